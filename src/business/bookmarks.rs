@@ -1,0 +1,179 @@
+//! The owner's bookmarks: keyed by message, surviving the message's edits and deletion.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::OwnerContext;
+use super::model::{DiscordId, Message};
+use crate::error::{Error, Result};
+use crate::instant::Instant;
+use crate::store::{BookmarkEvent, BookmarkKind, MessageRecord, Reader, Store};
+
+/// Bookmark a stored message, with an optional note, to come back to it later with
+/// `bookmarks_list`. The message's content at this moment is kept with the bookmark, so later
+/// edits or a deletion do not lose what was bookmarked. A message has at most one open bookmark.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AddBookmark {
+    /// The message to bookmark.
+    pub message_id: DiscordId,
+    /// Why it matters; up to 1000 characters. Default: no note.
+    #[schemars(length(max = 1000))]
+    pub note: Option<String>,
+}
+
+/// List the open bookmarks, oldest first, each with the message's content as it was when
+/// bookmarked and the message as it is now (edited, deleted).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ListBookmarks {}
+
+/// Resolve (close) the open bookmark of a message; it leaves `bookmarks_list` and the store
+/// keeps the record of when and from where it was resolved.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResolveBookmark {
+    /// The bookmarked message.
+    pub message_id: DiscordId,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Bookmark {
+    pub message_id: String,
+    pub note: Option<String>,
+    /// Where it was bookmarked from: `cli` or `mcp`.
+    pub source: String,
+    pub bookmarked_at: Instant,
+    pub content_when_bookmarked: String,
+    /// The message as it is now.
+    pub message: Message,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Bookmarks {
+    pub bookmarks: Vec<Bookmark>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedBookmark {
+    pub message_id: String,
+    pub note: Option<String>,
+    pub resolved_at: Instant,
+    /// Where it was resolved from: `cli` or `mcp`.
+    pub source: String,
+}
+
+/// The message, if it is stored and in the owner's scope.
+fn message_in_scope(
+    reader: &Reader<'_>,
+    message_id: &DiscordId,
+    context: &OwnerContext,
+) -> Result<MessageRecord> {
+    match reader.message(message_id.as_str())? {
+        Some(message) if context.in_scope(message.guild_id.as_deref()) => Ok(message),
+        _ => Err(Error::not_found(format!(
+            "No stored message has id {message_id}"
+        ))),
+    }
+}
+
+fn bookmark_view(
+    reader: &Reader<'_>,
+    event: BookmarkEvent,
+    message: &MessageRecord,
+    context: &OwnerContext,
+) -> Result<Bookmark> {
+    Ok(Bookmark {
+        message_id: event.message_id,
+        note: event.note,
+        source: event.source,
+        bookmarked_at: event.created_at,
+        content_when_bookmarked: event.content_when_bookmarked.unwrap_or_default(),
+        message: Message::from_record(message, &context.owner_view(reader)?),
+    })
+}
+
+pub fn add_bookmark(store: &Store, input: AddBookmark, context: &OwnerContext) -> Result<Bookmark> {
+    store.write(|writer| {
+        let (message, open) = {
+            let reader = writer.reader();
+            let message = message_in_scope(&reader, &input.message_id, context)?;
+            let open = reader
+                .latest_bookmark_event(input.message_id.as_str())?
+                .is_some_and(|event| event.kind == BookmarkKind::Added);
+            (message, open)
+        };
+        if open {
+            return Err(Error::conflict("That message is already bookmarked"));
+        }
+        let event = writer.append_bookmark_event(
+            &message.message_id,
+            BookmarkKind::Added,
+            input.note.as_deref(),
+            Some(message.current_content()),
+            context.source.as_str(),
+        )?;
+        bookmark_view(&writer.reader(), event, &message, context)
+    })
+}
+
+pub fn list_bookmarks(
+    store: &Store,
+    _input: ListBookmarks,
+    context: &OwnerContext,
+) -> Result<Bookmarks> {
+    store.read(|reader| {
+        let mut bookmarks = Vec::new();
+        for event in reader.open_bookmarks()? {
+            // A bookmark whose message left the scope (DISCORD_GUILD_IDS changed) is kept in
+            // the store but not shown.
+            let Some(message) = reader.message(&event.message_id)? else {
+                continue;
+            };
+            if context.in_scope(message.guild_id.as_deref()) {
+                bookmarks.push(bookmark_view(reader, event, &message, context)?);
+            }
+        }
+        Ok(Bookmarks { bookmarks })
+    })
+}
+
+pub fn resolve_bookmark(
+    store: &Store,
+    input: ResolveBookmark,
+    context: &OwnerContext,
+) -> Result<ResolvedBookmark> {
+    store.write(|writer| {
+        let latest = writer
+            .reader()
+            .latest_bookmark_event(input.message_id.as_str())?;
+        let note = match latest {
+            None => {
+                return Err(Error::not_found(format!(
+                    "Message {} has no bookmark",
+                    input.message_id
+                )));
+            }
+            Some(event) if event.kind == BookmarkKind::Resolved => {
+                return Err(Error::conflict("That bookmark is already resolved"));
+            }
+            Some(event) => event.note,
+        };
+        let event = writer.append_bookmark_event(
+            input.message_id.as_str(),
+            BookmarkKind::Resolved,
+            note.as_deref(),
+            None,
+            context.source.as_str(),
+        )?;
+        Ok(ResolvedBookmark {
+            message_id: event.message_id,
+            note,
+            resolved_at: event.created_at,
+            source: event.source,
+        })
+    })
+}

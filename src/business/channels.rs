@@ -1,0 +1,100 @@
+//! Channels and threads in the owner's scope, with how much is new in each.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{OwnerContext, since_or_default};
+use crate::error::Result;
+use crate::instant::Instant;
+use crate::store::{ChannelAccess, ChannelRecord, Store};
+
+/// List the channels and threads in scope: id, name, kind, parent, whether the bot can read
+/// each (and why not), when its newest message arrived and how many arrived since `since`.
+/// Use it to find a channel id, or to see where activity is before reading it with
+/// `messages_catch_up`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ListChannels {
+    /// Count messages that arrived at or after this instant (inclusive, on the store's arrival
+    /// clock). Default: 24 hours ago.
+    pub since: Option<Instant>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelList {
+    /// The instant the `newSince` counts start from.
+    pub since: Instant,
+    pub channels: Vec<ChannelSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelSummary {
+    pub channel_id: String,
+    /// Null for a direct-message channel.
+    pub guild_id: Option<String>,
+    pub name: String,
+    /// text, voice, category, news, forum, stage, public_thread, private_thread, news_thread, dm
+    pub kind: String,
+    /// The channel a thread belongs to, or the category a channel sits in.
+    pub parent_id: Option<String>,
+    /// Whether the bot can read this channel's messages.
+    pub readable: bool,
+    /// Why the bot cannot read it; null when it can.
+    pub unreadable_reason: Option<String>,
+    /// When the newest stored message of this channel arrived; null if none.
+    pub newest_arrival: Option<Instant>,
+    /// How many messages arrived at or after `since`.
+    pub new_since: u64,
+}
+
+/// Why the bot cannot read a channel, in the owner's words; None when it can.
+pub(crate) fn unreadable_reason(access: ChannelAccess) -> Option<&'static str> {
+    match access {
+        ChannelAccess::Readable => None,
+        ChannelAccess::NoView => Some("the bot cannot view this channel (View Channel is denied)"),
+        ChannelAccess::NoHistory => {
+            Some("the bot cannot read this channel's history (Read Message History is denied)")
+        }
+    }
+}
+
+/// Channels in the owner's scope that still exist, as last seen.
+pub(crate) fn channels_in_scope(
+    reader: &crate::store::Reader<'_>,
+    context: &OwnerContext,
+) -> Result<Vec<ChannelRecord>> {
+    Ok(reader
+        .channels()?
+        .into_iter()
+        .filter(|channel| !channel.removed && context.in_scope(channel.guild_id.as_deref()))
+        .collect())
+}
+
+pub fn list_channels(
+    store: &Store,
+    input: ListChannels,
+    context: &OwnerContext,
+) -> Result<ChannelList> {
+    let since = since_or_default(input.since);
+    store.read(|reader| {
+        let mut channels = Vec::new();
+        for channel in channels_in_scope(reader, context)? {
+            let (newest_arrival, new_since) =
+                reader.channel_arrivals(&channel.channel_id, since)?;
+            channels.push(ChannelSummary {
+                readable: channel.access == ChannelAccess::Readable,
+                unreadable_reason: unreadable_reason(channel.access).map(str::to_string),
+                channel_id: channel.channel_id,
+                guild_id: channel.guild_id,
+                name: channel.name,
+                kind: channel.kind,
+                parent_id: channel.parent_id,
+                newest_arrival,
+                new_since,
+            });
+        }
+        Ok(ChannelList { since, channels })
+    })
+}

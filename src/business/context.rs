@@ -1,0 +1,77 @@
+//! The owner context: who the owner is, what is in scope, and what this deployment may do.
+//! Built once at start-up; every capability receives it and every gate reads it.
+
+use serde::Serialize;
+
+use super::model::OwnerView;
+use crate::config::Config;
+use crate::error::Result;
+use crate::store::{Reader, Store};
+
+/// Which surface a call came through; recorded on what the owner creates (bookmarks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Cli,
+    Mcp,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Cli => "cli",
+            Source::Mcp => "mcp",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct OwnerContext {
+    /// The owner's Discord user id: `DISCORD_OWNER_ID`, else the application owner the store
+    /// learned from Discord (or from the demo seed).
+    pub owner_id: Option<String>,
+    /// Guilds in scope; empty means every guild the bot is in.
+    pub guild_ids: Vec<String>,
+    /// A bot token is configured (sending needs one).
+    pub token_configured: bool,
+    /// `DISCORD_MANAGER_READ_ONLY=1`: sending and scheduling are denied.
+    pub read_only: bool,
+    /// When set, sending is limited to these channels.
+    pub send_channel_ids: Option<Vec<String>>,
+    pub source: Source,
+}
+
+/// Builds the owner context from the configuration and what the store knows.
+pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Result<OwnerContext> {
+    let learned_owner = store.read(|reader| Ok(reader.identity()?.owner_user_id))?;
+    Ok(OwnerContext {
+        owner_id: config.owner_id.clone().or(learned_owner),
+        guild_ids: config.guild_ids.clone(),
+        token_configured: config.token.is_some(),
+        read_only: config.read_only,
+        send_channel_ids: config.send_channel_ids.clone(),
+        source,
+    })
+}
+
+impl OwnerContext {
+    /// Whether something in this guild (None: a direct message) is in the owner's scope.
+    pub fn in_scope(&self, guild_id: Option<&str>) -> bool {
+        match guild_id {
+            None => true,
+            Some(guild_id) => {
+                self.guild_ids.is_empty() || self.guild_ids.iter().any(|id| id == guild_id)
+            }
+        }
+    }
+
+    pub(crate) fn owner_view(&self, reader: &Reader<'_>) -> Result<OwnerView> {
+        Ok(match &self.owner_id {
+            Some(owner) => OwnerView {
+                user_id: Some(owner.clone()),
+                role_ids: reader.roles_held_by(owner)?,
+            },
+            None => OwnerView::default(),
+        })
+    }
+}

@@ -1,0 +1,145 @@
+//! The shapes every capability shares: Discord ids at the boundary, and the message as any
+//! result shows it. Field names are camelCase on both surfaces.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::instant::Instant;
+use crate::store::{MessageRecord, ReactionCount};
+
+/// A Discord id (a snowflake), always written as a string of digits: JSON numbers cannot hold
+/// every snowflake exactly.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct DiscordId(String);
+
+impl DiscordId {
+    pub fn parse(text: &str) -> Option<DiscordId> {
+        let valid = !text.is_empty()
+            && text.len() <= 20
+            && text.bytes().all(|byte| byte.is_ascii_digit())
+            && text.parse::<u64>().is_ok_and(|id| id > 0);
+        valid.then(|| DiscordId(text.to_string()))
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for DiscordId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for DiscordId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = Cow::<str>::deserialize(deserializer)?;
+        DiscordId::parse(&text).ok_or_else(|| serde::de::Error::custom("not a Discord id"))
+    }
+}
+
+impl JsonSchema for DiscordId {
+    fn schema_name() -> Cow<'static, str> {
+        "DiscordId".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "pattern": "^[0-9]{1,20}$" })
+    }
+}
+
+/// A reaction on a message: the emoji (a Unicode emoji, or `<:name:id>` for a custom one)
+/// and how many users currently react with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Reaction {
+    pub emoji: String,
+    pub count: u64,
+}
+
+/// A message as any result shows it: its current content, with flags for what happened to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Message {
+    pub message_id: String,
+    pub channel_id: String,
+    /// Null for a direct message.
+    pub guild_id: Option<String>,
+    pub author_id: String,
+    pub author_name: String,
+    /// The content as it is now (after the latest edit); kept even when the message was deleted.
+    pub content: String,
+    /// When the store recorded the message (the arrival clock that `since` compares against).
+    pub created_at: Instant,
+    /// Discord's own timestamp of the message.
+    pub sent_at: Instant,
+    /// Discord's timestamp of the latest edit; null if never edited.
+    pub edited_at: Option<Instant>,
+    pub deleted: bool,
+    /// The message this one replies to; null if it is not a reply.
+    pub reply_to_message_id: Option<String>,
+    pub reactions: Vec<Reaction>,
+    /// Whether the message mentions the owner: directly, through a role the owner holds,
+    /// with @everyone or @here, or by replying to the owner.
+    pub mentions_owner: bool,
+}
+
+/// What the business layer knows of the owner when it shapes a message.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OwnerView {
+    pub user_id: Option<String>,
+    pub role_ids: Vec<String>,
+}
+
+impl OwnerView {
+    pub(crate) fn is_mentioned_by(&self, message: &MessageRecord) -> bool {
+        let Some(owner) = &self.user_id else {
+            return false;
+        };
+        if &message.author_id == owner {
+            return false;
+        }
+        message.mention_everyone
+            || message.mentioned_user_ids.contains(owner)
+            || message.reply_to_author_id.as_ref() == Some(owner)
+            || message
+                .mentioned_role_ids
+                .iter()
+                .any(|role| self.role_ids.contains(role))
+    }
+}
+
+impl Message {
+    pub(crate) fn from_record(record: &MessageRecord, owner: &OwnerView) -> Message {
+        Message {
+            message_id: record.message_id.clone(),
+            channel_id: record.channel_id.clone(),
+            guild_id: record.guild_id.clone(),
+            author_id: record.author_id.clone(),
+            author_name: record.author_name.clone(),
+            content: record.current_content().to_string(),
+            created_at: record.created_at,
+            sent_at: record.sent_at,
+            edited_at: record.edited_at(),
+            deleted: record.deleted,
+            reply_to_message_id: record.reply_to_message_id.clone(),
+            reactions: record.reactions.iter().map(Reaction::from).collect(),
+            mentions_owner: owner.is_mentioned_by(record),
+        }
+    }
+}
+
+impl From<&ReactionCount> for Reaction {
+    fn from(count: &ReactionCount) -> Reaction {
+        Reaction {
+            emoji: count.emoji.clone(),
+            count: count.count,
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! The command line: the registry projected onto clap, plus the machine surfaces
+//! (`seed`, `mcp`, `completions`).
+//!
+//! A capability's command and options are built from its input schema, so every input field
+//! is an option (`--channel-id`) with the field's own description as help; the arguments are
+//! gathered back into the same JSON object an MCP client would send and go through the same
+//! validation and the same business call. Output is the capability's result rendered as a
+//! table, or with `--json` exactly the MCP tool's structured result.
+
+pub mod render;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use serde_json::{Map, Number, Value};
+
+use crate::business::{self, Source};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::registry::{self, Capability, Services};
+use crate::store::{self, Store};
+
+/// What the parent command of a group of capabilities says in `--help`.
+const GROUPS: &[(&str, &str)] = &[
+    (
+        "bookmarks",
+        "Keep messages to come back to: add, list, resolve",
+    ),
+    ("channels", "Channels and threads in scope"),
+    ("mentions", "Messages that mention you"),
+];
+
+/// The whole command tree: every capability, then the machine surfaces.
+pub fn command_tree() -> Command {
+    let mut root = Command::new("discord-manager")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("A self-hosted, single-owner Discord assistant: catch up, mentions, bookmarks, from a complete local store")
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .global(true)
+                .action(ArgAction::SetTrue)
+                .help("Print the result as JSON (exactly the MCP tool's structured result)"),
+        )
+        .arg(
+            Arg::new("db")
+                .long("db")
+                .global(true)
+                .value_name("PATH")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("The store's path [default: DISCORD_MANAGER_DB, else the user's data directory]"),
+        );
+    let mut groups: Vec<(&str, Vec<Command>)> = Vec::new();
+    for capability in registry::capabilities() {
+        match capability.command {
+            [name] => root = root.subcommand(capability_command(name, capability)),
+            [group, name] => {
+                let command = capability_command(name, capability);
+                match groups.iter_mut().find(|(existing, _)| existing == group) {
+                    Some((_, commands)) => commands.push(command),
+                    None => groups.push((group, vec![command])),
+                }
+            }
+            _ => unreachable!("capability commands are one or two words deep"),
+        }
+    }
+    for (group, commands) in groups {
+        let about = GROUPS
+            .iter()
+            .find(|(name, _)| *name == group)
+            .map_or("", |(_, about)| *about);
+        root = root.subcommand(
+            Command::new(group)
+                .about(about)
+                .subcommand_required(true)
+                .arg_required_else_help(true)
+                .subcommands(commands),
+        );
+    }
+    root.subcommand(
+        Command::new("seed")
+            .about("Build a demo store from the scripted feed in seed/ (no Discord token needed)")
+            .arg(
+                Arg::new("replace")
+                    .long("replace")
+                    .action(ArgAction::SetTrue)
+                    .help("Delete the store first if it is not empty"),
+            ),
+    )
+    .subcommand(Command::new("mcp").about("Serve every capability as an MCP tool over stdio"))
+    .subcommand(
+        Command::new("completions")
+            .about("Print a shell completion script")
+            .arg(
+                Arg::new("shell")
+                    .required(true)
+                    .value_parser(["bash", "zsh", "fish"])
+                    .help("The shell to complete for"),
+            ),
+    )
+}
+
+/// One capability's command: an option per input field, help from the field's description.
+fn capability_command(name: &'static str, capability: &Capability) -> Command {
+    let mut command = Command::new(name)
+        .about(first_sentence(&capability.description))
+        .long_about(capability.description.clone());
+    for (field, schema) in properties(capability) {
+        let help = schema
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let mut option = Arg::new(field.clone()).long(kebab_case(field)).help(help);
+        option = if field_type(schema) == "boolean" {
+            option.action(ArgAction::SetTrue)
+        } else {
+            option.value_name(value_name(schema)).action(ArgAction::Set)
+        };
+        if capability.positional == Some(field.as_str()) {
+            command = command.arg(
+                Arg::new(positional_id(field))
+                    .index(1)
+                    .value_name(value_name(schema))
+                    .conflicts_with(field.clone())
+                    .help(format!("The same as --{}", kebab_case(field))),
+            );
+        }
+        command = command.arg(option);
+    }
+    command
+}
+
+fn properties(capability: &Capability) -> impl Iterator<Item = (&String, &Value)> {
+    capability
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|properties| properties.iter())
+}
+
+fn field_type(schema: &Value) -> &str {
+    match schema.get("type") {
+        Some(Value::String(kind)) => kind,
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|kind| *kind != "null")
+            .unwrap_or("string"),
+        _ => "string",
+    }
+}
+
+fn value_name(schema: &Value) -> &'static str {
+    match field_type(schema) {
+        "integer" | "number" => "N",
+        _ if schema.get("format").and_then(Value::as_str) == Some("date-time") => "INSTANT",
+        _ if schema.get("pattern").is_some() => "ID",
+        _ => "TEXT",
+    }
+}
+
+fn positional_id(field: &str) -> String {
+    format!("{field} (positional)")
+}
+
+fn kebab_case(camel: &str) -> String {
+    let mut kebab = String::with_capacity(camel.len() + 4);
+    for character in camel.chars() {
+        if character.is_ascii_uppercase() {
+            kebab.push('-');
+            kebab.push(character.to_ascii_lowercase());
+        } else {
+            kebab.push(character);
+        }
+    }
+    kebab
+}
+
+fn first_sentence(text: &str) -> String {
+    match text.find(". ") {
+        Some(end) => text[..=end].to_string(),
+        None => text.to_string(),
+    }
+}
+
+/// Gathers a capability's options back into the JSON object an MCP client would send. Values
+/// are typed by the schema (a number stays a number if it parses as one); anything that does
+/// not fit is passed on as text for the business layer to refuse in the owner's words.
+fn arguments(capability: &Capability, matches: &ArgMatches) -> Value {
+    let mut object = Map::new();
+    for (field, schema) in properties(capability) {
+        let kind = field_type(schema);
+        if kind == "boolean" {
+            if matches.get_flag(field) {
+                object.insert(field.clone(), Value::Bool(true));
+            }
+            continue;
+        }
+        let given = matches.get_one::<String>(field).or_else(|| {
+            matches
+                .try_get_one::<String>(&positional_id(field))
+                .ok()
+                .flatten()
+        });
+        let Some(text) = given else { continue };
+        let value = match kind {
+            "integer" => text
+                .parse::<i64>()
+                .map(Number::from)
+                .map(Value::Number)
+                .ok(),
+            "number" => text
+                .parse::<f64>()
+                .ok()
+                .and_then(Number::from_f64)
+                .map(Value::Number),
+            _ => None,
+        };
+        object.insert(
+            field.clone(),
+            value.unwrap_or_else(|| Value::String(text.clone())),
+        );
+    }
+    Value::Object(object)
+}
+
+/// How the CLI ends: an owner-worded error, or a closed pipe (a quiet, successful exit).
+enum Failure {
+    Error(Error),
+    ClosedPipe,
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Failure {
+        Failure::Error(error)
+    }
+}
+
+/// Runs the command line and returns the exit code.
+pub fn main() -> ExitCode {
+    let matches = match command_tree().try_get_matches() {
+        Ok(matches) => matches,
+        Err(error) => {
+            // clap prints help, versions and usage errors itself, with its own exit codes.
+            let _ = error.print();
+            return ExitCode::from(error.exit_code().clamp(0, 255) as u8);
+        }
+    };
+    match run(&matches) {
+        Ok(()) | Err(Failure::ClosedPipe) => ExitCode::SUCCESS,
+        Err(Failure::Error(error)) => {
+            let prefix = if color_enabled() {
+                "\x1b[1;31merror:\x1b[0m"
+            } else {
+                "error:"
+            };
+            let _ = writeln!(std::io::stderr(), "{prefix} {}", error.message());
+            ExitCode::from(error.kind().exit_code())
+        }
+    }
+}
+
+/// Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org).
+fn color_enabled() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+        && std::io::stderr().is_terminal()
+}
+
+fn init_logging(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // Logs go to stderr: stdout carries results (and, for `mcp`, nothing but JSON-RPC).
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(color_enabled())
+        .try_init();
+}
+
+fn run(matches: &ArgMatches) -> Result<(), Failure> {
+    let json = matches.get_flag("json");
+    let db = matches.get_one::<PathBuf>("db").cloned();
+    let (name, sub) = matches.subcommand().expect("clap requires a subcommand");
+    match name {
+        "completions" => {
+            let shell = sub
+                .get_one::<String>("shell")
+                .expect("clap requires a shell");
+            let mut script = Vec::new();
+            write_completions(shell, &mut script);
+            write_stdout(&script)
+        }
+        "mcp" => {
+            init_logging("warn");
+            let config = Config::from_env()?;
+            let store = open_store(db, &config)?;
+            let context = business::context::build_owner_context(&config, &store, Source::Mcp)?;
+            crate::mcp::serve(Services {
+                store: Arc::new(store),
+                context,
+            })?;
+            Ok(())
+        }
+        "seed" => {
+            init_logging("warn");
+            let config = Config::from_env()?;
+            let path = store_path(db, &config)?;
+            let summary = crate::seed::seed_demo(&path, sub.get_flag("replace"))?;
+            write_stdout(format!("{summary}\n").as_bytes())
+        }
+        _ => {
+            init_logging("warn");
+            let (capability, leaf) = find_capability(name, sub);
+            let config = Config::from_env()?;
+            let store = open_store(db, &config)?;
+            let context = business::context::build_owner_context(&config, &store, Source::Cli)?;
+            let services = Services {
+                store: Arc::new(store),
+                context,
+            };
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
+            let outcome =
+                runtime.block_on(capability.call(arguments(capability, leaf), &services))?;
+            let text = if json {
+                let mut text = serde_json::to_string_pretty(&outcome.to_json())
+                    .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")))?;
+                text.push('\n');
+                text
+            } else {
+                outcome.render()
+            };
+            write_stdout(text.as_bytes())
+        }
+    }
+}
+
+/// The capability a parsed command names, and the matches holding its options.
+fn find_capability<'a>(name: &str, sub: &'a ArgMatches) -> (&'static Capability, &'a ArgMatches) {
+    let (path, leaf): (Vec<&str>, &ArgMatches) = match sub.subcommand() {
+        Some((child, leaf)) => (vec![name, child], leaf),
+        None => (vec![name], sub),
+    };
+    let capability = registry::capabilities()
+        .iter()
+        .find(|capability| capability.command == path.as_slice())
+        .expect("every command in the tree comes from the registry");
+    (capability, leaf)
+}
+
+pub(crate) fn write_completions(shell: &str, out: &mut Vec<u8>) {
+    let shell = match shell {
+        "bash" => clap_complete::Shell::Bash,
+        "zsh" => clap_complete::Shell::Zsh,
+        _ => clap_complete::Shell::Fish,
+    };
+    clap_complete::generate(shell, &mut command_tree(), "discord-manager", out);
+}
+
+fn store_path(db: Option<PathBuf>, config: &Config) -> Result<PathBuf> {
+    match db.or_else(|| config.db_path.clone()) {
+        Some(path) => Ok(path),
+        None => store::default_path(),
+    }
+}
+
+fn open_store(db: Option<PathBuf>, config: &Config) -> Result<Store> {
+    Store::open(&store_path(db, config)?)
+}
+
+/// Writes to stdout; a reader that went away (`| head`) ends the program quietly.
+fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure::ClosedPipe),
+        Err(error) => Err(Error::internal(format!("Cannot write to stdout: {error}")).into()),
+    }
+}

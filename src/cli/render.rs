@@ -1,0 +1,197 @@
+//! Human rendering of capability results: tables for people. `--json` bypasses all of this
+//! and prints the structured result the MCP tool returns.
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{ContentArrangement, Table};
+
+use crate::business::bookmarks::{Bookmark, Bookmarks, ResolvedBookmark};
+use crate::business::channels::ChannelList;
+use crate::business::mentions::Mentions;
+use crate::business::messages::CaughtUp;
+use crate::business::model::Message;
+use crate::instant::Instant;
+
+/// A result the CLI can show to a person.
+pub trait Render {
+    fn render(&self) -> String;
+}
+
+fn table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    table.set_header(header.iter().copied());
+    table
+}
+
+/// An instant to the second, for a table cell (JSON keeps the full instant).
+fn when(instant: Instant) -> String {
+    let iso = instant.to_iso();
+    format!("{} {}", &iso[..10], &iso[11..19])
+}
+
+/// The first line of a text, cut to `width` characters.
+fn excerpt(text: &str, width: usize) -> String {
+    let line = text.lines().next().unwrap_or("");
+    if line.chars().count() > width || text.lines().nth(1).is_some() {
+        format!(
+            "{}…",
+            line.chars()
+                .take(width.saturating_sub(1))
+                .collect::<String>()
+        )
+    } else {
+        line.to_string()
+    }
+}
+
+fn flags(message: &Message) -> String {
+    let mut flags = Vec::new();
+    if message.mentions_owner {
+        flags.push("@you".to_string());
+    }
+    if message.edited_at.is_some() {
+        flags.push("edited".to_string());
+    }
+    if message.deleted {
+        flags.push("deleted".to_string());
+    }
+    if message.reply_to_message_id.is_some() {
+        flags.push("reply".to_string());
+    }
+    for reaction in &message.reactions {
+        flags.push(format!("{}×{}", reaction.emoji, reaction.count));
+    }
+    flags.join(" ")
+}
+
+fn message_row(message: &Message) -> Vec<String> {
+    vec![
+        when(message.created_at),
+        message.author_name.clone(),
+        excerpt(&message.content, 72),
+        flags(message),
+        message.message_id.clone(),
+    ]
+}
+
+impl Render for ChannelList {
+    fn render(&self) -> String {
+        let mut out = table(&["channel", "kind", "readable", "new", "newest arrival", "id"]);
+        for channel in &self.channels {
+            out.add_row(vec![
+                channel.name.clone(),
+                channel.kind.clone(),
+                match &channel.unreadable_reason {
+                    None => "yes".to_string(),
+                    Some(reason) => format!("no: {reason}"),
+                },
+                channel.new_since.to_string(),
+                channel.newest_arrival.map(when).unwrap_or_default(),
+                channel.channel_id.clone(),
+            ]);
+        }
+        format!(
+            "{out}\n{} channels; new since {}\n",
+            self.channels.len(),
+            self.since
+        )
+    }
+}
+
+impl Render for CaughtUp {
+    fn render(&self) -> String {
+        let mut text = String::new();
+        if self.channels.is_empty() {
+            text.push_str("Nothing new.\n");
+        }
+        for channel in &self.channels {
+            let mut out = table(&["arrived", "author", "content", "", "id"]);
+            for message in &channel.messages {
+                out.add_row(message_row(message));
+            }
+            let more = if channel.more { " (more waiting)" } else { "" };
+            text.push_str(&format!(
+                "#{} — {} new{more}\n{out}\n",
+                channel.channel_name,
+                channel.messages.len()
+            ));
+        }
+        for skipped in &self.skipped_channels {
+            text.push_str(&format!(
+                "skipped #{}: {}\n",
+                skipped.channel_name, skipped.reason
+            ));
+        }
+        text.push_str(&format!(
+            "watermark: {} (pass it as --since next time)\n",
+            self.watermark
+        ));
+        text
+    }
+}
+
+impl Render for Mentions {
+    fn render(&self) -> String {
+        if self.mentions.is_empty() {
+            return "No mentions.\n".to_string();
+        }
+        let mut out = table(&["arrived", "author", "content", "", "id"]);
+        for message in &self.mentions {
+            out.add_row(message_row(message));
+        }
+        let more = if self.more { "; more are waiting" } else { "" };
+        format!("{out}\n{} mentions{more}\n", self.mentions.len())
+    }
+}
+
+fn bookmark_row(bookmark: &Bookmark) -> Vec<String> {
+    let now = &bookmark.message.content;
+    let state = if bookmark.message.deleted {
+        "deleted since".to_string()
+    } else if *now != bookmark.content_when_bookmarked {
+        format!("edited since: {}", excerpt(now, 48))
+    } else {
+        String::new()
+    };
+    vec![
+        when(bookmark.bookmarked_at),
+        excerpt(&bookmark.content_when_bookmarked, 56),
+        bookmark.note.clone().unwrap_or_default(),
+        state,
+        bookmark.message_id.clone(),
+    ]
+}
+
+impl Render for Bookmarks {
+    fn render(&self) -> String {
+        if self.bookmarks.is_empty() {
+            return "No open bookmarks.\n".to_string();
+        }
+        let mut out = table(&["bookmarked", "message", "note", "now", "id"]);
+        for bookmark in &self.bookmarks {
+            out.add_row(bookmark_row(bookmark));
+        }
+        format!("{out}\n{} open bookmarks\n", self.bookmarks.len())
+    }
+}
+
+impl Render for Bookmark {
+    fn render(&self) -> String {
+        format!(
+            "Bookmarked message {}: {}\n",
+            self.message_id,
+            excerpt(&self.content_when_bookmarked, 72)
+        )
+    }
+}
+
+impl Render for ResolvedBookmark {
+    fn render(&self) -> String {
+        format!(
+            "Resolved the bookmark of message {} at {}\n",
+            self.message_id, self.resolved_at
+        )
+    }
+}

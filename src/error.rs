@@ -1,0 +1,100 @@
+//! The one error type every layer returns, sorted into kinds once.
+//!
+//! A kind decides the CLI's exit code and nothing else: the message is always
+//! owner-worded and is shown as it is on both surfaces (stderr on the CLI, an
+//! `isError` tool result over MCP). Messages never carry the bot token, a raw
+//! serde message or a raw SQLite message for input the owner gave.
+
+use std::fmt;
+
+/// What went wrong, as far as the caller can act on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input was not what the capability accepts (a field named, what is wanted said).
+    Input,
+    /// Something named by the input does not exist in the store.
+    NotFound,
+    /// The request contradicts the current state ("That bookmark is already resolved").
+    Conflict,
+    /// The owner's configuration does not allow this call (read-only, no token, out of scope).
+    Denied,
+    /// The configuration itself is incomplete or invalid.
+    Config,
+    /// Discord refused or failed the request.
+    Discord,
+    /// The store or the machine failed; not the caller's fault.
+    Internal,
+}
+
+impl ErrorKind {
+    /// The CLI's exit code for this kind. 2 matches clap's own usage errors.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            ErrorKind::Internal => 1,
+            ErrorKind::Input => 2,
+            ErrorKind::NotFound => 3,
+            ErrorKind::Conflict => 4,
+            ErrorKind::Denied => 5,
+            ErrorKind::Config => 6,
+            ErrorKind::Discord => 7,
+        }
+    }
+}
+
+/// An owner-worded failure of a given kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+}
+
+impl Error {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+        }
+    }
+    pub fn input(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Input, message)
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::NotFound, message)
+    }
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Conflict, message)
+    }
+    pub fn denied(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Denied, message)
+    }
+    pub fn config(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Config, message)
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::Internal, message)
+    }
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<rusqlite::Error> for Error {
+    /// A store failure is never the caller's fault, so it is reported as internal,
+    /// with SQLite's own words kept for the bug report.
+    fn from(error: rusqlite::Error) -> Self {
+        Error::internal(format!("The store failed: {error}"))
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

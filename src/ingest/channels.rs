@@ -1,0 +1,164 @@
+//! Recorders for channels and threads: created, updated, deleted, and thread list syncs.
+
+use serenity::model::channel::{
+    ChannelType, GuildChannel, PartialGuildChannel, PermissionOverwriteType,
+};
+
+use super::Recorded;
+use super::permissions::channel_access;
+use crate::error::Result;
+use crate::store::{ChannelAccess, ChannelRecord, Overwrite, Store, Writer};
+
+fn is_thread(kind: ChannelType) -> bool {
+    matches!(
+        kind,
+        ChannelType::PublicThread | ChannelType::PrivateThread | ChannelType::NewsThread
+    )
+}
+
+pub(crate) fn kind_name(kind: ChannelType) -> &'static str {
+    match kind {
+        ChannelType::Text => "text",
+        ChannelType::Private => "dm",
+        ChannelType::Voice => "voice",
+        ChannelType::GroupDm => "group_dm",
+        ChannelType::Category => "category",
+        ChannelType::News => "news",
+        ChannelType::NewsThread => "news_thread",
+        ChannelType::PublicThread => "public_thread",
+        ChannelType::PrivateThread => "private_thread",
+        ChannelType::Stage => "stage",
+        ChannelType::Directory => "directory",
+        ChannelType::Forum => "forum",
+        _ => "other",
+    }
+}
+
+/// Computes a channel's access from what the store knows now: the guild's roles, the bot's
+/// roles and the channel's overwrites; a thread reads as its parent does.
+fn access_of(writer: &Writer<'_>, record: &ChannelRecord, thread: bool) -> Result<ChannelAccess> {
+    let reader = writer.reader();
+    if thread {
+        if let Some(parent) = record
+            .parent_id
+            .as_deref()
+            .map(|id| reader.channel(id))
+            .transpose()?
+            .flatten()
+        {
+            return Ok(parent.access);
+        }
+    }
+    let guild = record
+        .guild_id
+        .as_deref()
+        .map(|id| reader.guild(id))
+        .transpose()?
+        .flatten();
+    let bot = reader.identity()?.bot_user_id;
+    Ok(channel_access(
+        guild.as_ref(),
+        &record.overwrites,
+        bot.as_deref(),
+    ))
+}
+
+/// Records a channel or thread as seen, with its access computed; used by every recorder
+/// that carries channels.
+pub(crate) fn record_channel_in(writer: &mut Writer<'_>, channel: &GuildChannel) -> Result<bool> {
+    let mut record = ChannelRecord {
+        channel_id: channel.id.to_string(),
+        guild_id: Some(channel.guild_id.to_string()),
+        parent_id: channel.parent_id.map(|id| id.to_string()),
+        name: channel.name.clone(),
+        kind: kind_name(channel.kind).to_string(),
+        overwrites: channel
+            .permission_overwrites
+            .iter()
+            .map(|overwrite| {
+                let (kind, id) = match overwrite.kind {
+                    PermissionOverwriteType::Member(user) => ("member", user.to_string()),
+                    PermissionOverwriteType::Role(role) => ("role", role.to_string()),
+                    _ => ("other", String::new()),
+                };
+                Overwrite {
+                    id,
+                    kind: kind.to_string(),
+                    allow: overwrite.allow.bits(),
+                    deny: overwrite.deny.bits(),
+                }
+            })
+            .collect(),
+        access: ChannelAccess::Readable,
+        removed: false,
+    };
+    record.access = access_of(writer, &record, is_thread(channel.kind))?;
+    writer.record_channel(&record)
+}
+
+/// Recomputes the access of every channel of a guild (after its roles or the bot's roles
+/// changed), parents before their threads.
+pub(crate) fn refresh_guild_channels(writer: &mut Writer<'_>, guild_id: &str) -> Result<bool> {
+    let channels: Vec<ChannelRecord> = writer
+        .reader()
+        .channels()?
+        .into_iter()
+        .filter(|channel| channel.guild_id.as_deref() == Some(guild_id) && !channel.removed)
+        .collect();
+    let (threads, parents): (Vec<_>, Vec<_>) = channels
+        .into_iter()
+        .partition(|channel| channel.kind.ends_with("_thread"));
+    let mut changed = false;
+    for (mut channel, thread) in parents
+        .into_iter()
+        .map(|c| (c, false))
+        .chain(threads.into_iter().map(|c| (c, true)))
+    {
+        channel.access = access_of(writer, &channel, thread)?;
+        changed |= writer.record_channel(&channel)?;
+    }
+    Ok(changed)
+}
+
+fn record_removed(writer: &mut Writer<'_>, channel_id: &str) -> Result<bool> {
+    match writer.reader().channel(channel_id)? {
+        Some(mut known) if !known.removed => {
+            known.removed = true;
+            writer.record_channel(&known)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// CHANNEL_CREATE, CHANNEL_UPDATE, THREAD_CREATE, THREAD_UPDATE.
+pub fn record_channel(store: &Store, channel: &GuildChannel) -> Result<Recorded> {
+    store.write(|writer| {
+        let mut changed = record_channel_in(writer, channel)?;
+        // A channel's new overwrites change what its threads can read.
+        if !is_thread(channel.kind) {
+            changed |= refresh_guild_channels(writer, &channel.guild_id.to_string())?;
+        }
+        Ok(changed.into())
+    })
+}
+
+/// CHANNEL_DELETE.
+pub fn record_channel_deleted(store: &Store, channel: &GuildChannel) -> Result<Recorded> {
+    store.write(|writer| Ok(record_removed(writer, &channel.id.to_string())?.into()))
+}
+
+/// THREAD_DELETE.
+pub fn record_thread_deleted(store: &Store, thread: &PartialGuildChannel) -> Result<Recorded> {
+    store.write(|writer| Ok(record_removed(writer, &thread.id.to_string())?.into()))
+}
+
+/// THREAD_LIST_SYNC: the active threads of a guild.
+pub fn record_thread_list(store: &Store, threads: &[GuildChannel]) -> Result<Recorded> {
+    store.write(|writer| {
+        let mut changed = false;
+        for thread in threads {
+            changed |= record_channel_in(writer, thread)?;
+        }
+        Ok(changed.into())
+    })
+}

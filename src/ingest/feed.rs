@@ -1,0 +1,203 @@
+//! The scripted feed: the format of `seed/` and of the test suite's fake Discord.
+//!
+//! A feed is JSON Lines. A line is either a gateway dispatch exactly as Discord sends it,
+//! `{"t": "MESSAGE_CREATE", "d": {…}}`, or an owner action played through a capability,
+//! `{"tool": "bookmarks_add", "arguments": {…}}`. Blank lines and lines starting with `//`
+//! are skipped. Any string of the form `@now`, `@now-2h` or `@now-1d3h20m` becomes the
+//! ISO-8601 instant that far before the moment the feed is read, so a feed never goes stale.
+
+use serde_json::Value;
+use serenity::model::event::Event;
+
+use crate::error::{Error, Result};
+use crate::instant::Instant;
+
+/// One line of a feed.
+#[derive(Debug, Clone)]
+pub enum FeedLine {
+    /// A gateway dispatch: its type (`t`) and the whole payload (`{"t", "d"}`).
+    Dispatch {
+        line: usize,
+        kind: String,
+        payload: Value,
+    },
+    /// An owner action: a capability's tool name and its arguments.
+    Action {
+        line: usize,
+        tool: String,
+        arguments: Value,
+    },
+}
+
+/// Reads a feed, resolving `@now…` instants against `now`.
+pub fn parse_feed(text: &str, now: Instant) -> Result<Vec<FeedLine>> {
+    let mut lines = Vec::new();
+    for (index, raw) in text.lines().enumerate() {
+        let line = index + 1;
+        let raw = raw.trim();
+        if raw.is_empty() || raw.starts_with("//") {
+            continue;
+        }
+        let mut value: Value = serde_json::from_str(raw)
+            .map_err(|error| Error::internal(format!("Feed line {line} is not JSON: {error}")))?;
+        resolve_instants(&mut value, now)?;
+        if let Some(kind) = value.get("t").and_then(Value::as_str) {
+            lines.push(FeedLine::Dispatch {
+                line,
+                kind: kind.to_string(),
+                payload: value,
+            });
+        } else if let Some(tool) = value.get("tool").and_then(Value::as_str) {
+            let arguments = value.get("arguments").cloned().unwrap_or(Value::Null);
+            lines.push(FeedLine::Action {
+                line,
+                tool: tool.to_string(),
+                arguments,
+            });
+        } else {
+            return Err(Error::internal(format!(
+                "Feed line {line} is neither a dispatch (\"t\") nor an action (\"tool\")"
+            )));
+        }
+    }
+    Ok(lines)
+}
+
+/// Turns a dispatch payload into serenity's event, exactly as the gateway client would.
+/// serenity turns a payload it cannot parse into `Event::Unknown` without a word; for the
+/// kinds the store records, that is an error here, with serde's reason for the feed's author.
+pub fn decode_dispatch(line: usize, payload: &Value) -> Result<Event> {
+    let invalid = |reason: String| {
+        Error::internal(format!(
+            "Feed line {line} is not a valid Discord dispatch: {reason}"
+        ))
+    };
+    let event: Event =
+        serde_json::from_value(payload.clone()).map_err(|error| invalid(error.to_string()))?;
+    if let Event::Unknown(unknown) = &event {
+        if let Some(reason) = why_unparsed(&unknown.kind, &unknown.value) {
+            return Err(invalid(reason));
+        }
+    }
+    Ok(event)
+}
+
+/// serde's reason a dispatch of a recorded kind did not parse; None for kinds not recorded.
+pub fn why_unparsed(kind: &str, data: &Value) -> Option<String> {
+    use serenity::model::event as e;
+    fn reason<T: serde::de::DeserializeOwned>(data: &Value) -> Option<String> {
+        serde_json::from_value::<T>(data.clone())
+            .err()
+            .map(|error| error.to_string())
+    }
+    match kind {
+        "READY" => reason::<e::ReadyEvent>(data),
+        "GUILD_CREATE" => reason::<e::GuildCreateEvent>(data),
+        "GUILD_UPDATE" => reason::<e::GuildUpdateEvent>(data),
+        "GUILD_DELETE" => reason::<e::GuildDeleteEvent>(data),
+        "GUILD_ROLE_CREATE" => reason::<e::GuildRoleCreateEvent>(data),
+        "GUILD_ROLE_UPDATE" => reason::<e::GuildRoleUpdateEvent>(data),
+        "GUILD_ROLE_DELETE" => reason::<e::GuildRoleDeleteEvent>(data),
+        "GUILD_MEMBER_UPDATE" => reason::<e::GuildMemberUpdateEvent>(data),
+        "CHANNEL_CREATE" => reason::<e::ChannelCreateEvent>(data),
+        "CHANNEL_UPDATE" => reason::<e::ChannelUpdateEvent>(data),
+        "CHANNEL_DELETE" => reason::<e::ChannelDeleteEvent>(data),
+        "THREAD_CREATE" => reason::<e::ThreadCreateEvent>(data),
+        "THREAD_UPDATE" => reason::<e::ThreadUpdateEvent>(data),
+        "THREAD_DELETE" => reason::<e::ThreadDeleteEvent>(data),
+        "THREAD_LIST_SYNC" => reason::<e::ThreadListSyncEvent>(data),
+        "MESSAGE_CREATE" => reason::<e::MessageCreateEvent>(data),
+        "MESSAGE_UPDATE" => reason::<e::MessageUpdateEvent>(data),
+        "MESSAGE_DELETE" => reason::<e::MessageDeleteEvent>(data),
+        "MESSAGE_DELETE_BULK" => reason::<e::MessageDeleteBulkEvent>(data),
+        "MESSAGE_REACTION_ADD" => reason::<e::ReactionAddEvent>(data),
+        "MESSAGE_REACTION_REMOVE" => reason::<e::ReactionRemoveEvent>(data),
+        "MESSAGE_REACTION_REMOVE_ALL" => reason::<e::ReactionRemoveAllEvent>(data),
+        "MESSAGE_REACTION_REMOVE_EMOJI" => reason::<e::ReactionRemoveEmojiEvent>(data),
+        _ => None,
+    }
+}
+
+fn resolve_instants(value: &mut Value, now: Instant) -> Result<()> {
+    match value {
+        Value::String(text) if text.starts_with("@now") => {
+            let offset = parse_offset(&text[4..]).ok_or_else(|| {
+                Error::internal(format!(
+                    "Feed instant {text:?} is not @now or @now-<1d2h3m4s>"
+                ))
+            })?;
+            *text = now.minus_seconds(offset).to_iso();
+        }
+        Value::Array(items) => {
+            for item in items {
+                resolve_instants(item, now)?;
+            }
+        }
+        Value::Object(fields) => {
+            for item in fields.values_mut() {
+                resolve_instants(item, now)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `""` → 0, `"-1d2h3m4s"` → seconds.
+fn parse_offset(text: &str) -> Option<i64> {
+    if text.is_empty() {
+        return Some(0);
+    }
+    let mut rest = text.strip_prefix('-')?;
+    let mut seconds = 0;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+        let amount: i64 = rest[..digits].parse().ok()?;
+        let unit = match rest[digits..].chars().next()? {
+            'd' => 86_400,
+            'h' => 3_600,
+            'm' => 60,
+            's' => 1,
+            _ => return None,
+        };
+        seconds += amount * unit;
+        rest = &rest[digits + 1..];
+    }
+    Some(seconds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_relative_instants_against_now() {
+        let now = Instant::parse("2026-11-29T12:00:00Z").unwrap();
+        let lines = parse_feed(
+            "// a comment\n\n{\"t\":\"X\",\"d\":{\"at\":\"@now-1d2h3m4s\",\"then\":\"@now\"}}",
+            now,
+        )
+        .unwrap();
+        let FeedLine::Dispatch { line, payload, .. } = &lines[0] else {
+            panic!("a dispatch")
+        };
+        assert_eq!(*line, 3);
+        assert_eq!(payload["d"]["at"], "2026-11-28T09:56:56.000000Z");
+        assert_eq!(payload["d"]["then"], "2026-11-29T12:00:00.000000Z");
+    }
+
+    #[test]
+    fn names_the_line_that_is_wrong() {
+        let now = Instant::now();
+        let error = parse_feed("{\"t\":\"X\",\"d\":{}}\n{\"x\":1}", now).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Feed line 2 is neither a dispatch (\"t\") nor an action (\"tool\")"
+        );
+        let error = parse_feed("{\"t\":\"X\",\"d\":\"@now-3y\"}", now).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Feed instant \"@now-3y\" is not @now or @now-<1d2h3m4s>"
+        );
+    }
+}

@@ -1,0 +1,148 @@
+//! Recorders for messages: created, edited (partial updates too), deleted, bulk-deleted.
+
+use serenity::model::Timestamp;
+use serenity::model::channel::Message;
+use serenity::model::event::MessageUpdateEvent;
+use serenity::model::id::{ChannelId, MessageId};
+
+use super::{Origin, Recorded};
+use crate::error::{Error, Result};
+use crate::instant::Instant;
+use crate::store::{NewEdit, NewMessage, Store};
+
+fn instant_of(timestamp: &Timestamp) -> Result<Instant> {
+    timestamp
+        .to_rfc3339()
+        .as_deref()
+        .and_then(Instant::parse)
+        .ok_or_else(|| Error::internal("Discord sent a timestamp that is not an instant"))
+}
+
+/// The new-message row for a Discord message, whichever way it reached us.
+fn new_message(
+    message: &Message,
+    origin: Origin,
+    reply_author_in_store: Option<String>,
+) -> Result<NewMessage> {
+    let author_name = message
+        .member
+        .as_ref()
+        .and_then(|member| member.nick.clone())
+        .or_else(|| message.author.global_name.clone())
+        .unwrap_or_else(|| message.author.name.clone());
+    let reply_to_message_id = message
+        .message_reference
+        .as_ref()
+        .filter(|_| {
+            message.referenced_message.is_some()
+                || message.kind == serenity::model::channel::MessageType::InlineReply
+        })
+        .and_then(|reference| reference.message_id)
+        .map(|id| id.to_string());
+    let reply_to_author_id = message
+        .referenced_message
+        .as_ref()
+        .map(|referenced| referenced.author.id.to_string())
+        .or(reply_author_in_store);
+    Ok(NewMessage {
+        message_id: message.id.to_string(),
+        channel_id: message.channel_id.to_string(),
+        guild_id: message.guild_id.map(|id| id.to_string()),
+        author_id: message.author.id.to_string(),
+        author_name,
+        content: message.content.clone(),
+        sent_at: instant_of(&message.timestamp)?,
+        reply_to_message_id,
+        reply_to_author_id,
+        mention_everyone: message.mention_everyone,
+        mentioned_user_ids: message
+            .mentions
+            .iter()
+            .map(|user| user.id.to_string())
+            .collect(),
+        mentioned_role_ids: message
+            .mention_roles
+            .iter()
+            .map(|role| role.to_string())
+            .collect(),
+        origin: origin.as_str(),
+    })
+}
+
+/// MESSAGE_CREATE, a message fetched by a backfill, or one the bot just sent. A message that
+/// arrives already edited also records its current version as an edit.
+pub fn record_message(store: &Store, message: &Message, origin: Origin) -> Result<Recorded> {
+    store.write(|writer| {
+        let reply_author = match &message.message_reference {
+            Some(reference) if message.referenced_message.is_none() => match reference.message_id {
+                Some(id) => writer.reader().author_of(&id.to_string())?,
+                None => None,
+            },
+            _ => None,
+        };
+        let row = new_message(message, origin, reply_author)?;
+        let mut stored = writer.insert_message(&row)?;
+        if let Some(guild_id) = &row.guild_id {
+            if let Some(member) = &message.member {
+                let roles: Vec<String> = member.roles.iter().map(ToString::to_string).collect();
+                stored |= writer.record_member_roles(guild_id, &row.author_id, &roles)?;
+            }
+        }
+        Ok(stored.into())
+    })
+}
+
+/// MESSAGE_UPDATE. Only a change of content (with Discord's edit timestamp) is an edit;
+/// embed unfurls and pin changes arrive as partial updates without one and are ignored.
+pub fn record_message_update(store: &Store, update: &MessageUpdateEvent) -> Result<Recorded> {
+    let (Some(content), Some(edited_at)) = (&update.content, &update.edited_timestamp) else {
+        return Ok(Recorded::Ignored);
+    };
+    let edit = NewEdit {
+        message_id: update.id.to_string(),
+        channel_id: update.channel_id.to_string(),
+        content: content.clone(),
+        edited_at: instant_of(edited_at)?,
+        mentioned_user_ids: update
+            .mentions
+            .iter()
+            .flatten()
+            .map(|user| user.id.to_string())
+            .collect(),
+        mentioned_role_ids: update
+            .mention_roles
+            .iter()
+            .flatten()
+            .map(|role| role.to_string())
+            .collect(),
+    };
+    store.write(|writer| Ok(writer.insert_edit(&edit)?.into()))
+}
+
+/// MESSAGE_DELETE.
+pub fn record_message_deleted(
+    store: &Store,
+    channel_id: ChannelId,
+    message_id: MessageId,
+) -> Result<Recorded> {
+    store.write(|writer| {
+        Ok(writer
+            .insert_deletion(&message_id.to_string(), &channel_id.to_string(), false)?
+            .into())
+    })
+}
+
+/// MESSAGE_DELETE_BULK: all of them in one transaction.
+pub fn record_messages_bulk_deleted(
+    store: &Store,
+    channel_id: ChannelId,
+    message_ids: &[MessageId],
+) -> Result<Recorded> {
+    store.write(|writer| {
+        let mut stored = false;
+        for id in message_ids {
+            stored |= writer.insert_deletion(&id.to_string(), &channel_id.to_string(), true)?;
+        }
+        Ok(stored.into())
+    })
+}

@@ -1,0 +1,24 @@
+//! discord-manager: a self-hosted, single-owner Discord assistant.
+//!
+//! The crate is layered so that each layer knows only the one below it:
+//!
+//! - [`store`] owns the SQLite file: migrations, the arrival clock, and every SQL statement.
+//! - [`ingest`] turns Discord's own event payloads (serenity's model types) into store rows.
+//! - [`business`] holds the owner's capabilities: one function each, typed input, typed output.
+//! - [`registry`] lists every capability once; the CLI and the MCP server are both built from it.
+//! - [`cli`] and [`mcp`] are thin projections of the registry onto a terminal and onto stdio JSON-RPC.
+//!
+//! `ARCHITECTURE.md` at the repository root has the code map and the invariants.
+
+pub mod business;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod ingest;
+pub mod instant;
+pub mod mcp;
+pub mod registry;
+pub mod seed;
+pub mod store;
+
+pub use error::{Error, ErrorKind};

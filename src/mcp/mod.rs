@@ -1,0 +1,105 @@
+//! The MCP server: the registry served as tools over stdio JSON-RPC (rmcp).
+//!
+//! This is a thin adapter. Every registered capability is listed, always; a call is one
+//! registry call (validation and the business function) with the real owner context; a
+//! refusal is a tool result with `isError: true` carrying the business layer's exact message.
+//! Stdout carries nothing but JSON-RPC: logs go to stderr.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::registry::{self, Services};
+
+const INSTRUCTIONS: &str = "discord-manager answers from a complete local store of the owner's \
+Discord guilds, in milliseconds. Start with messages_catch_up (what is new since an instant) or \
+mentions_list; keep the returned watermark and pass it back as `since` next time. Instants are \
+ISO-8601 UTC; Discord ids are strings of digits.";
+
+/// The tool list as MCP clients see it, from the registry.
+pub fn tools() -> Vec<Tool> {
+    registry::capabilities()
+        .iter()
+        .map(|capability| {
+            Tool::new(
+                capability.name,
+                capability.description.clone(),
+                Arc::new(capability.input_schema.clone()),
+            )
+            .with_raw_output_schema(Arc::new(capability.output_schema.clone()))
+        })
+        .collect()
+}
+
+struct Server {
+    services: Services,
+    tools: Vec<Tool>,
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "discord-manager",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let outcome = match registry::find(&request.name) {
+            Ok(capability) => capability.call(arguments, &self.services).await,
+            Err(error) => Err(error),
+        };
+        Ok(match outcome {
+            Ok(outcome) => CallToolResult::structured(outcome.to_json()),
+            Err(error) => CallToolResult::error(vec![ContentBlock::text(error.message())]),
+        }
+        .into())
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes the connection.
+pub fn serve(services: Services) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
+    runtime.block_on(async {
+        let server = Server {
+            services,
+            tools: tools(),
+        };
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|error| {
+                Error::internal(format!("The MCP session failed to start: {error}"))
+            })?;
+        running
+            .waiting()
+            .await
+            .map_err(|error| Error::internal(format!("The MCP session failed: {error}")))?;
+        Ok(())
+    })
+}

@@ -1,0 +1,186 @@
+//! The one list of capabilities. The MCP tool list and the CLI command tree are both built
+//! from [`capabilities`], so the two surfaces cannot differ: same names, same input schema,
+//! same validation, same business call, same JSON result.
+//!
+//! Each entry names the business function it wraps; the macro writes that name from the very
+//! path it calls, so a `wraps` can never name a function that does not exist. Public business
+//! functions that are not capabilities are listed in [`exemptions`] with their reason, and
+//! `tests/parity.rs` holds the two lists against the source.
+
+pub mod exemptions;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, LazyLock};
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::business::{self, OwnerContext, input};
+use crate::cli::render::Render;
+use crate::error::{Error, Result};
+use crate::store::Store;
+
+/// What a capability call needs: the store and the owner context built at start-up.
+pub struct Services {
+    pub store: Arc<Store>,
+    pub context: OwnerContext,
+}
+
+/// A capability's result, ready for either surface.
+pub trait Outcome: Send {
+    /// The structured result: what MCP returns and what `--json` prints.
+    fn to_json(&self) -> Value;
+    /// The human rendering the CLI prints without `--json`.
+    fn render(&self) -> String;
+}
+
+impl<T: Serialize + Render + Send> Outcome for T {
+    fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+    fn render(&self) -> String {
+        Render::render(self)
+    }
+}
+
+pub type Invocation<'a> = Pin<Box<dyn Future<Output = Result<Box<dyn Outcome>>> + Send + 'a>>;
+type Invoke = Box<dyn for<'a> Fn(Value, &'a Services) -> Invocation<'a> + Send + Sync>;
+
+/// One capability: its names on both surfaces, its schemas, and the call.
+pub struct Capability {
+    /// The MCP tool name, `<domain>_<verb>`.
+    pub name: &'static str,
+    /// The CLI command path, e.g. `["bookmarks", "resolve"]`.
+    pub command: &'static [&'static str],
+    /// The input field the CLI also takes positionally, if any.
+    pub positional: Option<&'static str>,
+    /// The business function this capability is, as `business::<module>::<function>`.
+    pub wraps: &'static str,
+    /// What the caller gets and when to use it: the input type's doc comment.
+    pub description: String,
+    pub input_schema: Map<String, Value>,
+    pub output_schema: Map<String, Value>,
+    invoke: Invoke,
+}
+
+impl Capability {
+    fn new<I, O>(
+        name: &'static str,
+        command: &'static [&'static str],
+        positional: Option<&'static str>,
+        wraps: &'static str,
+        function: fn(&Store, I, &OwnerContext) -> Result<O>,
+    ) -> Capability
+    where
+        I: DeserializeOwned + JsonSchema + Send + 'static,
+        O: Serialize + JsonSchema + Render + Send + 'static,
+    {
+        let mut input_schema = schema_object(input::input_schema::<I>().to_value());
+        input_schema.remove("title");
+        let description = input_schema
+            .remove("description")
+            .and_then(|text| text.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let output_schema = schema_object(
+            SchemaSettings::draft2020_12()
+                .with(|settings| settings.meta_schema = None)
+                .for_serialize()
+                .into_generator()
+                .into_root_schema_for::<O>()
+                .to_value(),
+        );
+        let invoke: Invoke = Box::new(move |arguments, services| {
+            Box::pin(async move {
+                let input = input::parse_input::<I>(arguments)?;
+                let output = function(&services.store, input, &services.context)?;
+                Ok(Box::new(output) as Box<dyn Outcome>)
+            })
+        });
+        Capability {
+            name,
+            command,
+            positional,
+            wraps,
+            description,
+            input_schema,
+            output_schema,
+            invoke,
+        }
+    }
+
+    /// Validates `arguments` against the input type and calls the business function once.
+    pub fn call<'a>(&'a self, arguments: Value, services: &'a Services) -> Invocation<'a> {
+        (self.invoke)(arguments, services)
+    }
+}
+
+fn schema_object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+macro_rules! capability {
+    ($name:literal, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident) => {
+        Capability::new(
+            $name,
+            &[$($word),+],
+            $positional,
+            concat!("business::", stringify!($module), "::", stringify!($function)),
+            business::$module::$function,
+        )
+    };
+}
+
+/// Every capability, in the order the tool list and the help show them.
+pub fn capabilities() -> &'static [Capability] {
+    static CAPABILITIES: LazyLock<Vec<Capability>> = LazyLock::new(|| {
+        vec![
+            capability!(
+                "channels_list",
+                ["channels", "list"],
+                None,
+                channels::list_channels
+            ),
+            capability!("messages_catch_up", ["catch-up"], None, messages::catch_up),
+            capability!(
+                "mentions_list",
+                ["mentions", "list"],
+                None,
+                mentions::list_mentions
+            ),
+            capability!(
+                "bookmarks_add",
+                ["bookmarks", "add"],
+                Some("messageId"),
+                bookmarks::add_bookmark
+            ),
+            capability!(
+                "bookmarks_list",
+                ["bookmarks", "list"],
+                None,
+                bookmarks::list_bookmarks
+            ),
+            capability!(
+                "bookmarks_resolve",
+                ["bookmarks", "resolve"],
+                Some("messageId"),
+                bookmarks::resolve_bookmark
+            ),
+        ]
+    });
+    &CAPABILITIES
+}
+
+/// The capability with this MCP tool name.
+pub fn find(name: &str) -> Result<&'static Capability> {
+    capabilities()
+        .iter()
+        .find(|capability| capability.name == name)
+        .ok_or_else(|| Error::input(format!("There is no tool named `{name}`")))
+}

@@ -1,0 +1,103 @@
+//! The owner's bookmarks: added and resolved events, keyed by message.
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::{Reader, Writer};
+use crate::error::Result;
+use crate::instant::Instant;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BookmarkKind {
+    Added,
+    Resolved,
+}
+
+/// One bookmark event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookmarkEvent {
+    pub message_id: String,
+    pub kind: BookmarkKind,
+    pub note: Option<String>,
+    pub content_when_bookmarked: Option<String>,
+    pub source: String,
+    pub created_at: Instant,
+}
+
+fn bookmark_from_row(row: &Row<'_>) -> rusqlite::Result<BookmarkEvent> {
+    let kind: String = row.get(1)?;
+    let created_at: String = row.get(5)?;
+    Ok(BookmarkEvent {
+        message_id: row.get(0)?,
+        kind: if kind == "added" {
+            BookmarkKind::Added
+        } else {
+            BookmarkKind::Resolved
+        },
+        note: row.get(2)?,
+        content_when_bookmarked: row.get(3)?,
+        source: row.get(4)?,
+        created_at: Instant::parse(&created_at).ok_or_else(|| {
+            rusqlite::Error::InvalidColumnType(5, created_at, rusqlite::types::Type::Text)
+        })?,
+    })
+}
+
+const BOOKMARK_COLUMNS: &str =
+    "message_id, kind, note, content_when_bookmarked, source, created_at";
+
+impl Reader<'_> {
+    /// The newest bookmark event of a message, if it was ever bookmarked.
+    pub fn latest_bookmark_event(&self, message_id: &str) -> Result<Option<BookmarkEvent>> {
+        Ok(self
+            .connection
+            .prepare_cached(&format!(
+                "SELECT {BOOKMARK_COLUMNS} FROM bookmark_events WHERE message_id = ?1
+                 ORDER BY seq DESC LIMIT 1"
+            ))?
+            .query_row([message_id], bookmark_from_row)
+            .optional()?)
+    }
+
+    /// Open bookmarks (whose newest event is an addition), oldest first.
+    pub fn open_bookmarks(&self) -> Result<Vec<BookmarkEvent>> {
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT {BOOKMARK_COLUMNS} FROM bookmark_events
+             WHERE seq IN (SELECT max(seq) FROM bookmark_events GROUP BY message_id)
+               AND kind = 'added'
+             ORDER BY seq"
+        ))?;
+        let rows = statement.query_map([], bookmark_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+impl Writer<'_> {
+    /// Appends a bookmark event; the caller has checked that it makes sense.
+    pub fn append_bookmark_event(
+        &mut self,
+        message_id: &str,
+        kind: BookmarkKind,
+        note: Option<&str>,
+        content_when_bookmarked: Option<&str>,
+        source: &str,
+    ) -> Result<BookmarkEvent> {
+        let created_at = self.stamp();
+        let kind_text = match kind {
+            BookmarkKind::Added => "added",
+            BookmarkKind::Resolved => "resolved",
+        };
+        self.transaction.execute(
+            "INSERT INTO bookmark_events (created_at, message_id, kind, note, content_when_bookmarked, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![created_at.to_iso(), message_id, kind_text, note, content_when_bookmarked, source],
+        )?;
+        Ok(BookmarkEvent {
+            message_id: message_id.to_string(),
+            kind,
+            note: note.map(str::to_string),
+            content_when_bookmarked: content_when_bookmarked.map(str::to_string),
+            source: source.to_string(),
+            created_at,
+        })
+    }
+}

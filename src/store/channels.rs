@@ -1,0 +1,267 @@
+//! Guilds, channels (threads included) and members' roles, each as last seen.
+//!
+//! Every record is history: a change appends a row, an unchanged sighting appends nothing,
+//! and the current state of an entity is its newest row.
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+
+use super::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::instant::Instant;
+
+/// A role and the permission bits it grants guild-wide.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RolePermissions {
+    pub id: String,
+    pub permissions: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuildRecord {
+    pub guild_id: String,
+    pub name: String,
+    pub roles: Vec<RolePermissions>,
+    pub bot_role_ids: Vec<String>,
+    pub removed: bool,
+}
+
+/// A channel permission overwrite: `kind` is `role` or `member`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overwrite {
+    pub id: String,
+    pub kind: String,
+    pub allow: u64,
+    pub deny: u64,
+}
+
+/// Whether the bot can read a channel, and if not, what it lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelAccess {
+    Readable,
+    NoView,
+    NoHistory,
+}
+
+impl ChannelAccess {
+    fn as_str(self) -> &'static str {
+        match self {
+            ChannelAccess::Readable => "readable",
+            ChannelAccess::NoView => "no_view",
+            ChannelAccess::NoHistory => "no_history",
+        }
+    }
+    fn parse(text: &str) -> rusqlite::Result<ChannelAccess> {
+        match text {
+            "readable" => Ok(ChannelAccess::Readable),
+            "no_view" => Ok(ChannelAccess::NoView),
+            "no_history" => Ok(ChannelAccess::NoHistory),
+            other => Err(rusqlite::Error::InvalidColumnType(
+                0,
+                format!("access {other}"),
+                rusqlite::types::Type::Text,
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelRecord {
+    pub channel_id: String,
+    pub guild_id: Option<String>,
+    pub parent_id: Option<String>,
+    pub name: String,
+    pub kind: String,
+    pub overwrites: Vec<Overwrite>,
+    pub access: ChannelAccess,
+    pub removed: bool,
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String> {
+    serde_json::to_string(value)
+        .map_err(|error| Error::internal(format!("Cannot encode a store column: {error}")))
+}
+
+fn from_json<T: for<'de> Deserialize<'de>>(row: &Row<'_>, index: usize) -> rusqlite::Result<T> {
+    let text: String = row.get(index)?;
+    serde_json::from_str(&text).map_err(|error| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, error.into())
+    })
+}
+
+fn guild_from_row(row: &Row<'_>) -> rusqlite::Result<GuildRecord> {
+    Ok(GuildRecord {
+        guild_id: row.get(0)?,
+        name: row.get(1)?,
+        roles: from_json(row, 2)?,
+        bot_role_ids: from_json(row, 3)?,
+        removed: row.get(4)?,
+    })
+}
+
+fn channel_from_row(row: &Row<'_>) -> rusqlite::Result<ChannelRecord> {
+    Ok(ChannelRecord {
+        channel_id: row.get(0)?,
+        guild_id: row.get(1)?,
+        parent_id: row.get(2)?,
+        name: row.get(3)?,
+        kind: row.get(4)?,
+        overwrites: from_json(row, 5)?,
+        access: ChannelAccess::parse(&row.get::<_, String>(6)?)?,
+        removed: row.get(7)?,
+    })
+}
+
+const GUILD_COLUMNS: &str = "guild_id, name, roles, bot_role_ids, removed";
+const CHANNEL_COLUMNS: &str =
+    "channel_id, guild_id, parent_id, name, kind, overwrites, access, removed";
+
+impl Reader<'_> {
+    pub fn guild(&self, guild_id: &str) -> Result<Option<GuildRecord>> {
+        Ok(self
+            .connection
+            .prepare_cached(&format!(
+                "SELECT {GUILD_COLUMNS} FROM guild_events WHERE guild_id = ?1
+                 ORDER BY seq DESC LIMIT 1"
+            ))?
+            .query_row([guild_id], guild_from_row)
+            .optional()?)
+    }
+
+    pub fn channel(&self, channel_id: &str) -> Result<Option<ChannelRecord>> {
+        Ok(self
+            .connection
+            .prepare_cached(&format!(
+                "SELECT {CHANNEL_COLUMNS} FROM channel_events WHERE channel_id = ?1
+                 ORDER BY seq DESC LIMIT 1"
+            ))?
+            .query_row([channel_id], channel_from_row)
+            .optional()?)
+    }
+
+    /// Every channel and thread ever seen, as last seen, ordered by id.
+    pub fn channels(&self) -> Result<Vec<ChannelRecord>> {
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT {CHANNEL_COLUMNS} FROM channel_events
+             WHERE seq IN (SELECT max(seq) FROM channel_events GROUP BY channel_id)
+             ORDER BY length(channel_id), channel_id"
+        ))?;
+        let rows = statement.query_map([], channel_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// A member's roles in a guild, as last seen.
+    pub fn member_roles(&self, guild_id: &str, user_id: &str) -> Result<Option<Vec<String>>> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT role_ids FROM member_role_events WHERE guild_id = ?1 AND user_id = ?2
+                 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row([guild_id, user_id], |row| from_json(row, 0))
+            .optional()?)
+    }
+
+    /// Every role a user holds in any guild, as last seen.
+    pub fn roles_held_by(&self, user_id: &str) -> Result<Vec<String>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT role_ids FROM member_role_events
+             WHERE seq IN (SELECT max(seq) FROM member_role_events WHERE user_id = ?1
+                           GROUP BY guild_id)",
+        )?;
+        let lists = statement.query_map([user_id], |row| from_json::<Vec<String>>(row, 0))?;
+        let mut roles = Vec::new();
+        for list in lists {
+            roles.extend(list?);
+        }
+        Ok(roles)
+    }
+
+    /// The newest message arrival in a channel and how many messages arrived since `since`.
+    pub fn channel_arrivals(
+        &self,
+        channel_id: &str,
+        since: Instant,
+    ) -> Result<(Option<Instant>, u64)> {
+        let newest: Option<String> = self
+            .connection
+            .prepare_cached("SELECT max(created_at) FROM messages WHERE channel_id = ?1")?
+            .query_row([channel_id], |row| row.get(0))?;
+        let count: i64 = self
+            .connection
+            .prepare_cached(
+                "SELECT count(*) FROM messages WHERE channel_id = ?1 AND created_at >= ?2",
+            )?
+            .query_row(params![channel_id, since.to_iso()], |row| row.get(0))?;
+        Ok((newest.as_deref().and_then(Instant::parse), count as u64))
+    }
+}
+
+impl Writer<'_> {
+    /// Records a guild sighting if anything about it changed. Returns whether it did.
+    pub fn record_guild(&mut self, guild: &GuildRecord) -> Result<bool> {
+        if self.reader().guild(&guild.guild_id)?.as_ref() == Some(guild) {
+            return Ok(false);
+        }
+        let created_at = self.stamp().to_iso();
+        self.transaction.execute(
+            "INSERT INTO guild_events (created_at, guild_id, name, roles, bot_role_ids, removed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                created_at,
+                guild.guild_id,
+                guild.name,
+                to_json(&guild.roles)?,
+                to_json(&guild.bot_role_ids)?,
+                guild.removed
+            ],
+        )?;
+        Ok(true)
+    }
+
+    /// Records a channel sighting if anything about it changed. Returns whether it did.
+    pub fn record_channel(&mut self, channel: &ChannelRecord) -> Result<bool> {
+        if self.reader().channel(&channel.channel_id)?.as_ref() == Some(channel) {
+            return Ok(false);
+        }
+        let created_at = self.stamp().to_iso();
+        self.transaction.execute(
+            "INSERT INTO channel_events
+                 (created_at, channel_id, guild_id, parent_id, name, kind, overwrites, access, removed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                created_at,
+                channel.channel_id,
+                channel.guild_id,
+                channel.parent_id,
+                channel.name,
+                channel.kind,
+                to_json(&channel.overwrites)?,
+                channel.access.as_str(),
+                channel.removed
+            ],
+        )?;
+        Ok(true)
+    }
+
+    /// Records a member's roles if they changed. Returns whether it did.
+    pub fn record_member_roles(
+        &mut self,
+        guild_id: &str,
+        user_id: &str,
+        role_ids: &[String],
+    ) -> Result<bool> {
+        let mut sorted = role_ids.to_vec();
+        sorted.sort();
+        if self.reader().member_roles(guild_id, user_id)?.as_ref() == Some(&sorted) {
+            return Ok(false);
+        }
+        let created_at = self.stamp().to_iso();
+        self.transaction.execute(
+            "INSERT INTO member_role_events (created_at, guild_id, user_id, role_ids)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![created_at, guild_id, user_id, to_json(&sorted)?],
+        )?;
+        Ok(true)
+    }
+}

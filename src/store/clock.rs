@@ -1,0 +1,47 @@
+//! The arrival clock: `created_at` of every history row.
+//!
+//! Each write transaction starts from `max(wall clock, last handed out + 1 µs)` and hands out
+//! one microsecond more per row. Because the transaction already holds SQLite's write lock when
+//! it reads the high-water mark, no two processes can interleave: a later commit always gets a
+//! later instant, even within one millisecond and even if the wall clock steps back.
+
+use rusqlite::Transaction;
+
+use crate::error::Result;
+use crate::instant::Instant;
+
+pub(super) struct Clock {
+    next: i64,
+    handed_out: bool,
+}
+
+impl Clock {
+    pub(super) fn start(transaction: &Transaction<'_>, now: Instant) -> Result<Clock> {
+        let last: i64 =
+            transaction.query_row("SELECT last_micros FROM clock WHERE id = 1", [], |row| {
+                row.get(0)
+            })?;
+        Ok(Clock {
+            next: now.as_micros().max(last + 1),
+            handed_out: false,
+        })
+    }
+
+    pub(super) fn tick(&mut self) -> Instant {
+        let instant = Instant::from_micros(self.next);
+        self.next += 1;
+        self.handed_out = true;
+        instant
+    }
+
+    /// Records the high-water mark, if anything was stamped, in the same transaction.
+    pub(super) fn finish(self, transaction: &Transaction<'_>) -> Result<()> {
+        if self.handed_out {
+            transaction.execute(
+                "UPDATE clock SET last_micros = ?1 WHERE id = 1",
+                [self.next - 1],
+            )?;
+        }
+        Ok(())
+    }
+}

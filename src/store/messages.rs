@@ -1,0 +1,395 @@
+//! Messages: creation, edits, deletions and mentions, and the hydrated view readers get.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::reactions::{ReactionCount, reaction_counts};
+use super::{Reader, Writer};
+use crate::error::Result;
+use crate::instant::Instant;
+
+/// A message as Discord first delivered it (gateway, backfill, a send, or the demo seed).
+#[derive(Debug, Clone)]
+pub struct NewMessage {
+    pub message_id: String,
+    pub channel_id: String,
+    pub guild_id: Option<String>,
+    pub author_id: String,
+    pub author_name: String,
+    pub content: String,
+    pub sent_at: Instant,
+    pub reply_to_message_id: Option<String>,
+    pub reply_to_author_id: Option<String>,
+    pub mention_everyone: bool,
+    pub mentioned_user_ids: Vec<String>,
+    pub mentioned_role_ids: Vec<String>,
+    pub origin: &'static str,
+}
+
+/// A new version of a message's content.
+#[derive(Debug, Clone)]
+pub struct NewEdit {
+    pub message_id: String,
+    pub channel_id: String,
+    pub content: String,
+    pub edited_at: Instant,
+    pub mentioned_user_ids: Vec<String>,
+    pub mentioned_role_ids: Vec<String>,
+}
+
+/// One version of a message after its first: `edited_at` is Discord's, `created_at` ours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditRecord {
+    pub content: String,
+    pub edited_at: Instant,
+    pub created_at: Instant,
+}
+
+/// A stored message with everything that happened to it since.
+#[derive(Debug, Clone)]
+pub struct MessageRecord {
+    pub message_id: String,
+    pub channel_id: String,
+    pub guild_id: Option<String>,
+    pub author_id: String,
+    pub author_name: String,
+    pub original_content: String,
+    pub created_at: Instant,
+    pub sent_at: Instant,
+    pub reply_to_message_id: Option<String>,
+    pub reply_to_author_id: Option<String>,
+    pub mention_everyone: bool,
+    /// Edits in Discord's order (by `edited_at`), whatever order they arrived in.
+    pub edits: Vec<EditRecord>,
+    pub deleted: bool,
+    pub reactions: Vec<ReactionCount>,
+    pub mentioned_user_ids: Vec<String>,
+    pub mentioned_role_ids: Vec<String>,
+}
+
+impl MessageRecord {
+    /// The content as it is now: the latest edit's, or the original.
+    pub fn current_content(&self) -> &str {
+        self.edits
+            .last()
+            .map_or(&self.original_content, |edit| &edit.content)
+    }
+
+    pub fn edited_at(&self) -> Option<Instant> {
+        self.edits.last().map(|edit| edit.edited_at)
+    }
+}
+
+const MESSAGE_COLUMNS: &str = "message_id, channel_id, guild_id, author_id, author_name, content,
+     created_at, sent_at, reply_to_message_id, reply_to_author_id, mention_everyone";
+
+fn instant_at(row: &Row<'_>, index: usize) -> rusqlite::Result<Instant> {
+    let text: String = row.get(index)?;
+    Instant::parse(&text)
+        .ok_or_else(|| rusqlite::Error::InvalidColumnType(index, text, rusqlite::types::Type::Text))
+}
+
+fn message_from_row(row: &Row<'_>) -> rusqlite::Result<MessageRecord> {
+    Ok(MessageRecord {
+        message_id: row.get(0)?,
+        channel_id: row.get(1)?,
+        guild_id: row.get(2)?,
+        author_id: row.get(3)?,
+        author_name: row.get(4)?,
+        original_content: row.get(5)?,
+        created_at: instant_at(row, 6)?,
+        sent_at: instant_at(row, 7)?,
+        reply_to_message_id: row.get(8)?,
+        reply_to_author_id: row.get(9)?,
+        mention_everyone: row.get(10)?,
+        edits: Vec::new(),
+        deleted: false,
+        reactions: Vec::new(),
+        mentioned_user_ids: Vec::new(),
+        mentioned_role_ids: Vec::new(),
+    })
+}
+
+impl Reader<'_> {
+    pub fn message(&self, message_id: &str) -> Result<Option<MessageRecord>> {
+        let found = self
+            .connection
+            .prepare_cached(&format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE message_id = ?1"
+            ))?
+            .query_row([message_id], message_from_row)
+            .optional()?;
+        Ok(match found {
+            Some(message) => self.hydrate(vec![message])?.pop(),
+            None => None,
+        })
+    }
+
+    /// Up to `limit` messages of a channel that arrived at or after `since`, oldest first.
+    pub fn channel_messages_since(
+        &self,
+        channel_id: &str,
+        since: Instant,
+        limit: usize,
+    ) -> Result<Vec<MessageRecord>> {
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages
+             WHERE channel_id = ?1 AND created_at >= ?2
+             ORDER BY created_at LIMIT ?3"
+        ))?;
+        let rows = statement
+            .query_map(
+                params![channel_id, since.to_iso(), limit as i64],
+                message_from_row,
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        self.hydrate(rows)
+    }
+
+    /// Messages that mention `user_id` (directly, through one of `role_ids`, with @everyone or
+    /// @here, or by replying to them) and arrived at or after `since`, oldest first; the user's
+    /// own messages are left out.
+    pub fn mentions_since(
+        &self,
+        user_id: &str,
+        role_ids: &[String],
+        since: Instant,
+        limit: usize,
+    ) -> Result<Vec<MessageRecord>> {
+        // A UNION of indexed lookups: each arm reads only its own index range, where one
+        // WHERE with ORs would scan every message since `since`.
+        let mut statement = self.connection.prepare_cached(&format!(
+            "WITH hits(message_id) AS (
+                 SELECT message_id FROM message_mentions
+                 WHERE kind = 'user' AND target_id = ?1 AND created_at >= ?3
+                 UNION
+                 SELECT message_id FROM message_mentions
+                 WHERE kind = 'role' AND target_id IN (SELECT value FROM json_each(?2))
+                   AND created_at >= ?3
+                 UNION
+                 SELECT message_id FROM messages WHERE mention_everyone = 1 AND created_at >= ?3
+                 UNION
+                 SELECT message_id FROM messages WHERE reply_to_author_id = ?1 AND created_at >= ?3
+             )
+             SELECT {MESSAGE_COLUMNS} FROM messages JOIN hits USING (message_id)
+             WHERE author_id != ?1 AND created_at >= ?3
+             ORDER BY created_at LIMIT ?4"
+        ))?;
+        let roles = serde_json::to_string(role_ids).unwrap_or_else(|_| "[]".into());
+        let rows = statement
+            .query_map(
+                params![user_id, roles, since.to_iso(), limit as i64],
+                message_from_row,
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        self.hydrate(rows)
+    }
+
+    /// Who wrote a stored message.
+    pub fn author_of(&self, message_id: &str) -> Result<Option<String>> {
+        Ok(self
+            .connection
+            .prepare_cached("SELECT author_id FROM messages WHERE message_id = ?1")?
+            .query_row([message_id], |row| row.get(0))
+            .optional()?)
+    }
+
+    /// Adds edits, deletion, reactions and mentions to base rows, a few queries per page.
+    fn hydrate(&self, mut messages: Vec<MessageRecord>) -> Result<Vec<MessageRecord>> {
+        if messages.is_empty() {
+            return Ok(messages);
+        }
+        let ids: Vec<&str> = messages
+            .iter()
+            .map(|message| message.message_id.as_str())
+            .collect();
+        let ids = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
+        let position: HashMap<String, usize> = messages
+            .iter()
+            .enumerate()
+            .map(|(index, message)| (message.message_id.clone(), index))
+            .collect();
+
+        let mut edits = self.connection.prepare_cached(
+            "SELECT message_id, content, edited_at, created_at FROM message_edits
+             WHERE message_id IN (SELECT value FROM json_each(?1))
+             ORDER BY edited_at, seq",
+        )?;
+        let mut rows = edits.query([&ids])?;
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            if let Some(&index) = position.get(&id) {
+                messages[index].edits.push(EditRecord {
+                    content: row.get(1)?,
+                    edited_at: instant_at(row, 2)?,
+                    created_at: instant_at(row, 3)?,
+                });
+            }
+        }
+
+        let mut deletions = self.connection.prepare_cached(
+            "SELECT message_id FROM message_deletions
+             WHERE message_id IN (SELECT value FROM json_each(?1))",
+        )?;
+        let mut rows = deletions.query([&ids])?;
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            if let Some(&index) = position.get(&id) {
+                messages[index].deleted = true;
+            }
+        }
+
+        let mut mentions = self.connection.prepare_cached(
+            "SELECT message_id, kind, target_id FROM message_mentions
+             WHERE message_id IN (SELECT value FROM json_each(?1))
+             ORDER BY seq",
+        )?;
+        let mut rows = mentions.query([&ids])?;
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            let kind: String = row.get(1)?;
+            if let Some(&index) = position.get(&id) {
+                let target = row.get(2)?;
+                match kind.as_str() {
+                    "user" => messages[index].mentioned_user_ids.push(target),
+                    _ => messages[index].mentioned_role_ids.push(target),
+                }
+            }
+        }
+
+        for (id, counts) in reaction_counts(self.connection, &ids)? {
+            if let Some(&index) = position.get(&id) {
+                messages[index].reactions = counts;
+            }
+        }
+        Ok(messages)
+    }
+}
+
+impl Writer<'_> {
+    /// Records a message once: a replay or a second sighting (gateway and backfill) is a no-op.
+    /// Returns whether it was new.
+    pub fn insert_message(&mut self, message: &NewMessage) -> Result<bool> {
+        if self.reader().author_of(&message.message_id)?.is_some() {
+            return Ok(false);
+        }
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO messages (created_at, message_id, channel_id, guild_id, author_id,
+                 author_name, content, sent_at, reply_to_message_id, reply_to_author_id,
+                 mention_everyone, origin)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )?
+            .execute(params![
+                created_at,
+                message.message_id,
+                message.channel_id,
+                message.guild_id,
+                message.author_id,
+                message.author_name,
+                message.content,
+                message.sent_at.to_iso(),
+                message.reply_to_message_id,
+                message.reply_to_author_id,
+                message.mention_everyone,
+                message.origin
+            ])?;
+        self.insert_mentions(
+            &message.message_id,
+            &message.mentioned_user_ids,
+            &message.mentioned_role_ids,
+        )?;
+        Ok(true)
+    }
+
+    /// Records an edit once per Discord edit timestamp. Returns whether it was new.
+    pub fn insert_edit(&mut self, edit: &NewEdit) -> Result<bool> {
+        let known: bool = self
+            .transaction
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM message_edits WHERE message_id = ?1 AND edited_at = ?2)",
+            )?
+            .query_row(params![edit.message_id, edit.edited_at.to_iso()], |row| row.get(0))?;
+        if known {
+            return Ok(false);
+        }
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO message_edits (created_at, message_id, channel_id, content, edited_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![
+                created_at,
+                edit.message_id,
+                edit.channel_id,
+                edit.content,
+                edit.edited_at.to_iso()
+            ])?;
+        self.insert_mentions(
+            &edit.message_id,
+            &edit.mentioned_user_ids,
+            &edit.mentioned_role_ids,
+        )?;
+        Ok(true)
+    }
+
+    /// Records a deletion once. Returns whether it was new.
+    pub fn insert_deletion(
+        &mut self,
+        message_id: &str,
+        channel_id: &str,
+        bulk: bool,
+    ) -> Result<bool> {
+        let known: bool = self
+            .transaction
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM message_deletions WHERE message_id = ?1)",
+            )?
+            .query_row([message_id], |row| row.get(0))?;
+        if known {
+            return Ok(false);
+        }
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO message_deletions (created_at, message_id, channel_id, bulk)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![created_at, message_id, channel_id, bulk])?;
+        Ok(true)
+    }
+
+    fn insert_mentions(
+        &mut self,
+        message_id: &str,
+        user_ids: &[String],
+        role_ids: &[String],
+    ) -> Result<()> {
+        let targets = user_ids
+            .iter()
+            .map(|id| ("user", id))
+            .chain(role_ids.iter().map(|id| ("role", id)));
+        for (kind, target_id) in targets {
+            let known: bool = self
+                .transaction
+                .prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM message_mentions
+                                    WHERE kind = ?1 AND target_id = ?2 AND message_id = ?3)",
+                )?
+                .query_row(params![kind, target_id, message_id], |row| row.get(0))?;
+            if !known {
+                let created_at = self.stamp().to_iso();
+                self.transaction
+                    .prepare_cached(
+                        "INSERT INTO message_mentions (created_at, message_id, kind, target_id)
+                         VALUES (?1, ?2, ?3, ?4)",
+                    )?
+                    .execute(params![created_at, message_id, kind, target_id])?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,65 @@
+//! Numbered SQL migrations from `migrations/`, applied with `rusqlite_migration`.
+//!
+//! A shipped migration is never edited; a schema change is a new numbered file added to
+//! [`MIGRATIONS`]. A unit test keeps this list and the folder in step.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+use rusqlite_migration::{M, Migrations};
+
+use crate::error::{Error, Result};
+
+/// Every migration, in order; the file name's number is its position.
+const MIGRATIONS: &[(&str, &str)] = &[(
+    "0001_initial.sql",
+    include_str!("../../migrations/0001_initial.sql"),
+)];
+
+pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {
+    let migrations = Migrations::new(MIGRATIONS.iter().map(|(_, sql)| M::up(sql)).collect());
+    migrations
+        .to_latest(connection)
+        .map_err(|error| match error {
+            rusqlite_migration::Error::MigrationDefinition(
+                rusqlite_migration::MigrationDefinitionError::DatabaseTooFarAhead,
+            ) => Error::config(format!(
+                "The store at {} was written by a newer discord-manager; upgrade to read it",
+                path.display()
+            )),
+            other => Error::internal(format!(
+                "Cannot bring the store at {} up to date: {other}",
+                path.display()
+            )),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_in_the_migrations_folder_is_listed_in_order() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        let mut files: Vec<String> = std::fs::read_dir(folder)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .filter(|name| name.ends_with(".sql"))
+            .collect();
+        files.sort();
+        let listed: Vec<&str> = MIGRATIONS.iter().map(|(name, _)| *name).collect();
+        assert_eq!(files, listed);
+        for (position, name) in listed.iter().enumerate() {
+            assert!(
+                name.starts_with(&format!("{:04}_", position + 1)),
+                "{name} is out of order"
+            );
+        }
+    }
+
+    #[test]
+    fn the_migrations_are_valid() {
+        let migrations = Migrations::new(MIGRATIONS.iter().map(|(_, sql)| M::up(sql)).collect());
+        migrations.validate().unwrap();
+    }
+}

@@ -1,0 +1,162 @@
+//! Reactions as events, and the per-emoji counts derived by replaying them.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rusqlite::{Connection, params};
+
+use super::Writer;
+use crate::error::Result;
+
+/// One reaction event as Discord reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReactionChange {
+    Add {
+        message_id: String,
+        channel_id: String,
+        user_id: String,
+        emoji: String,
+    },
+    Remove {
+        message_id: String,
+        channel_id: String,
+        user_id: String,
+        emoji: String,
+    },
+    Clear {
+        message_id: String,
+        channel_id: String,
+    },
+    ClearEmoji {
+        message_id: String,
+        channel_id: String,
+        emoji: String,
+    },
+}
+
+/// How many users currently react to a message with an emoji.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReactionCount {
+    pub emoji: String,
+    pub count: u64,
+}
+
+/// Current reactors per emoji, from events replayed in arrival order.
+type Reactors = BTreeMap<String, BTreeSet<String>>;
+
+fn apply(reactors: &mut Reactors, kind: &str, user_id: Option<String>, emoji: Option<String>) {
+    match (kind, user_id, emoji) {
+        ("add", Some(user), Some(emoji)) => {
+            reactors.entry(emoji).or_default().insert(user);
+        }
+        ("remove", Some(user), Some(emoji)) => {
+            if let Some(users) = reactors.get_mut(&emoji) {
+                users.remove(&user);
+                if users.is_empty() {
+                    reactors.remove(&emoji);
+                }
+            }
+        }
+        ("clear", _, _) => reactors.clear(),
+        ("clear_emoji", _, Some(emoji)) => {
+            reactors.remove(&emoji);
+        }
+        _ => {}
+    }
+}
+
+fn counts(reactors: Reactors) -> Vec<ReactionCount> {
+    let mut counts: Vec<ReactionCount> = reactors
+        .into_iter()
+        .map(|(emoji, users)| ReactionCount {
+            emoji,
+            count: users.len() as u64,
+        })
+        .collect();
+    counts.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.emoji.cmp(&b.emoji)));
+    counts
+}
+
+/// Reaction counts for the messages whose ids are in the JSON array `ids`.
+pub(super) fn reaction_counts(
+    connection: &Connection,
+    ids: &str,
+) -> Result<HashMap<String, Vec<ReactionCount>>> {
+    let mut statement = connection.prepare_cached(
+        "SELECT message_id, kind, user_id, emoji FROM reaction_events
+         WHERE message_id IN (SELECT value FROM json_each(?1))
+         ORDER BY seq",
+    )?;
+    let mut rows = statement.query([ids])?;
+    let mut reactors: HashMap<String, Reactors> = HashMap::new();
+    while let Some(row) = rows.next()? {
+        let message_id: String = row.get(0)?;
+        let kind: String = row.get(1)?;
+        apply(
+            reactors.entry(message_id).or_default(),
+            &kind,
+            row.get(2)?,
+            row.get(3)?,
+        );
+    }
+    Ok(reactors
+        .into_iter()
+        .map(|(id, reactors)| (id, counts(reactors)))
+        .collect())
+}
+
+fn reactors_of(connection: &Connection, message_id: &str) -> Result<Reactors> {
+    let mut statement = connection.prepare_cached(
+        "SELECT kind, user_id, emoji FROM reaction_events WHERE message_id = ?1 ORDER BY seq",
+    )?;
+    let mut rows = statement.query([message_id])?;
+    let mut reactors = Reactors::new();
+    while let Some(row) = rows.next()? {
+        let kind: String = row.get(0)?;
+        apply(&mut reactors, &kind, row.get(1)?, row.get(2)?);
+    }
+    Ok(reactors)
+}
+
+impl Writer<'_> {
+    /// Records a reaction event if it changes the message's reactions, so a replayed event
+    /// is recorded once. Returns whether it was recorded.
+    pub fn record_reaction(&mut self, change: &ReactionChange) -> Result<bool> {
+        let (message_id, channel_id, kind, user_id, emoji) = match change {
+            ReactionChange::Add {
+                message_id,
+                channel_id,
+                user_id,
+                emoji,
+            } => (message_id, channel_id, "add", Some(user_id), Some(emoji)),
+            ReactionChange::Remove {
+                message_id,
+                channel_id,
+                user_id,
+                emoji,
+            } => (message_id, channel_id, "remove", Some(user_id), Some(emoji)),
+            ReactionChange::Clear {
+                message_id,
+                channel_id,
+            } => (message_id, channel_id, "clear", None, None),
+            ReactionChange::ClearEmoji {
+                message_id,
+                channel_id,
+                emoji,
+            } => (message_id, channel_id, "clear_emoji", None, Some(emoji)),
+        };
+        let before = reactors_of(&self.transaction, message_id)?;
+        let mut after = before.clone();
+        apply(&mut after, kind, user_id.cloned(), emoji.cloned());
+        if before == after {
+            return Ok(false);
+        }
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO reaction_events (created_at, message_id, channel_id, kind, user_id, emoji)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![created_at, message_id, channel_id, kind, user_id, emoji])?;
+        Ok(true)
+    }
+}
