@@ -20,5 +20,7 @@ pub mod mcp;
 pub mod registry;
 pub mod seed;
 pub mod store;
+#[cfg(test)]
+mod test_fixtures;
 
 pub use error::{Error, ErrorKind};

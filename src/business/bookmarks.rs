@@ -177,3 +177,140 @@ pub fn resolve_bookmark(
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::business::Source;
+    use crate::test_fixtures::{World, new_id};
+
+    fn id(text: &str) -> DiscordId {
+        DiscordId::parse(text).unwrap()
+    }
+
+    fn add(world: &World, message_id: &str, note: Option<&str>) -> Result<Bookmark> {
+        let input = AddBookmark {
+            message_id: id(message_id),
+            note: note.map(str::to_string),
+        };
+        add_bookmark(&world.store, input, &world.context())
+    }
+
+    fn resolve(world: &World, message_id: &str, source: Source) -> Result<ResolvedBookmark> {
+        let mut context = world.context();
+        context.source = source;
+        resolve_bookmark(
+            &world.store,
+            ResolveBookmark {
+                message_id: id(message_id),
+            },
+            &context,
+        )
+    }
+
+    fn open(world: &World) -> Vec<Bookmark> {
+        list_bookmarks(&world.store, ListBookmarks {}, &world.context())
+            .unwrap()
+            .bookmarks
+    }
+
+    #[test]
+    fn a_bookmark_survives_the_messages_edit_and_deletion() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let edited = world.post(&channel, "7", "as first written", json!({}));
+        let deleted = world.post(&channel, "7", "soon gone", json!({}));
+        add(&world, &edited, Some("check this")).unwrap();
+        add(&world, &deleted, None).unwrap();
+        world.edit(&channel, &edited, "rewritten", "2026-11-29T12:00:00Z");
+        world.delete(&channel, &deleted);
+
+        let bookmarks = open(&world);
+        assert_eq!(bookmarks.len(), 2);
+        assert_eq!(bookmarks[0].message_id, edited);
+        assert_eq!(bookmarks[0].content_when_bookmarked, "as first written");
+        assert_eq!(bookmarks[0].message.content, "rewritten");
+        assert_eq!(bookmarks[0].note.as_deref(), Some("check this"));
+        assert_eq!(bookmarks[0].source, "cli");
+        assert_eq!(bookmarks[1].message_id, deleted);
+        assert!(bookmarks[1].message.deleted);
+        assert_eq!(bookmarks[1].content_when_bookmarked, "soon gone");
+    }
+
+    #[test]
+    fn resolving_appends_an_event_with_its_source_and_closes_the_bookmark() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let message = world.post(&channel, "7", "todo", json!({}));
+        add(&world, &message, Some("later")).unwrap();
+        let resolved = resolve(&world, &message, Source::Mcp).unwrap();
+        assert_eq!(resolved.source, "mcp");
+        assert_eq!(resolved.note.as_deref(), Some("later"));
+        assert_eq!(open(&world).len(), 0);
+        let latest = world
+            .store
+            .read(|reader| reader.latest_bookmark_event(&message))
+            .unwrap()
+            .unwrap();
+        assert_eq!(latest.kind, BookmarkKind::Resolved);
+        assert_eq!(latest.source, "mcp");
+        assert_eq!(latest.created_at, resolved.resolved_at);
+    }
+
+    #[test]
+    fn resolving_twice_says_it_is_already_resolved() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let message = world.post(&channel, "7", "todo", json!({}));
+        add(&world, &message, None).unwrap();
+        resolve(&world, &message, Source::Cli).unwrap();
+        let error = resolve(&world, &message, Source::Cli).unwrap_err();
+        assert_eq!(error.message(), "That bookmark is already resolved");
+        assert_eq!(error.kind(), crate::ErrorKind::Conflict);
+    }
+
+    #[test]
+    fn a_message_can_be_bookmarked_again_once_resolved_but_not_twice_while_open() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let message = world.post(&channel, "7", "todo", json!({}));
+        add(&world, &message, None).unwrap();
+        let error = add(&world, &message, None).unwrap_err();
+        assert_eq!(error.message(), "That message is already bookmarked");
+        resolve(&world, &message, Source::Cli).unwrap();
+        add(&world, &message, Some("again")).unwrap();
+        assert_eq!(open(&world)[0].note.as_deref(), Some("again"));
+    }
+
+    #[test]
+    fn unknown_messages_and_missing_bookmarks_are_named() {
+        let world = World::new();
+        let missing = new_id();
+        let error = add(&world, &missing, None).unwrap_err();
+        assert_eq!(
+            error.message(),
+            format!("No stored message has id {missing}")
+        );
+        assert_eq!(error.kind(), crate::ErrorKind::NotFound);
+        let channel = world.channel("general");
+        let never = world.post(&channel, "7", "never bookmarked", json!({}));
+        let error = resolve(&world, &never, Source::Cli).unwrap_err();
+        assert_eq!(error.message(), format!("Message {never} has no bookmark"));
+        assert_eq!(error.kind(), crate::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn a_message_outside_the_scope_cannot_be_bookmarked() {
+        let world = World::new();
+        let elsewhere = World::new();
+        let channel = elsewhere.channel("theirs");
+        let foreign = elsewhere.post(&channel, "7", "not yours", json!({}));
+        let error = add(&world, &foreign, None).unwrap_err();
+        assert_eq!(
+            error.message(),
+            format!("No stored message has id {foreign}")
+        );
+    }
+}

@@ -98,3 +98,120 @@ pub fn list_channels(
         Ok(ChannelList { since, channels })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::test_fixtures::{HISTORY, World};
+
+    #[test]
+    fn lists_each_channel_with_readability_and_counts_since_inclusive() {
+        let world = World::new();
+        let general = world.channel("general");
+        let archive = world.channel_with(
+            "archive",
+            json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": HISTORY.to_string()}]),
+        );
+        world.post(&general, "7", "one", json!({}));
+        world.post(&general, "7", "two", json!({}));
+        let all = list_channels(
+            &world.store,
+            ListChannels {
+                since: Some(Instant::from_micros(0)),
+            },
+            &world.context(),
+        )
+        .unwrap();
+        assert_eq!(all.channels.len(), 2);
+        let general_summary = all
+            .channels
+            .iter()
+            .find(|c| c.channel_id == general)
+            .unwrap();
+        assert_eq!(general_summary.new_since, 2);
+        assert!(general_summary.readable);
+        assert_eq!(general_summary.kind, "text");
+        let newest = general_summary.newest_arrival.unwrap();
+        let archive_summary = all
+            .channels
+            .iter()
+            .find(|c| c.channel_id == archive)
+            .unwrap();
+        assert!(!archive_summary.readable);
+        assert_eq!(
+            archive_summary.unreadable_reason.as_deref(),
+            Some("the bot cannot read this channel's history (Read Message History is denied)")
+        );
+        assert_eq!(archive_summary.newest_arrival, None);
+
+        let at_newest = list_channels(
+            &world.store,
+            ListChannels {
+                since: Some(newest),
+            },
+            &world.context(),
+        )
+        .unwrap();
+        assert_eq!(
+            at_newest
+                .channels
+                .iter()
+                .find(|c| c.channel_id == general)
+                .unwrap()
+                .new_since,
+            1
+        );
+        let after = list_channels(
+            &world.store,
+            ListChannels {
+                since: Some(newest.plus_micros(1)),
+            },
+            &world.context(),
+        )
+        .unwrap();
+        assert_eq!(
+            after
+                .channels
+                .iter()
+                .find(|c| c.channel_id == general)
+                .unwrap()
+                .new_since,
+            0
+        );
+    }
+
+    #[test]
+    fn a_deleted_channel_leaves_the_list_and_a_thread_names_its_parent() {
+        let world = World::new();
+        let parent = world.channel("releases");
+        let gone = world.channel("gone");
+        let thread = crate::test_fixtures::new_id();
+        crate::test_fixtures::dispatch(
+            &world.store,
+            "THREAD_CREATE",
+            world.channel_payload(&thread, "rollout", 11, Some(&parent), json!([])),
+        );
+        crate::test_fixtures::dispatch(
+            &world.store,
+            "CHANNEL_DELETE",
+            world.channel_payload(&gone, "gone", 0, None, json!([])),
+        );
+        let list = list_channels(&world.store, ListChannels::default(), &world.context()).unwrap();
+        let ids: Vec<&str> = list
+            .channels
+            .iter()
+            .map(|c| c.channel_id.as_str())
+            .collect();
+        assert!(ids.contains(&parent.as_str()));
+        assert!(!ids.contains(&gone.as_str()));
+        let thread_summary = list
+            .channels
+            .iter()
+            .find(|c| c.channel_id == thread)
+            .unwrap();
+        assert_eq!(thread_summary.parent_id.as_deref(), Some(parent.as_str()));
+        assert_eq!(thread_summary.kind, "public_thread");
+    }
+}

@@ -82,3 +82,159 @@ pub fn list_mentions(
         Ok(Mentions { mentions, more })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::test_fixtures::{VIEW, World, new_id};
+
+    fn mentions_from(world: &World, since: Instant, limit: Option<u32>) -> Mentions {
+        list_mentions(
+            &world.store,
+            ListMentions {
+                since: Some(since),
+                limit,
+            },
+            &world.context(),
+        )
+        .unwrap()
+    }
+
+    fn ids(mentions: &Mentions) -> Vec<&str> {
+        mentions
+            .mentions
+            .iter()
+            .map(|message| message.message_id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn finds_direct_role_everyone_and_reply_mentions_but_never_the_owners_own() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let owner = world.owner_id.clone();
+        let direct = world.post(&channel, "7", "hey", json!({"mentions": [{"id": owner, "username": "o", "discriminator": "0", "avatar": null}]}));
+        world.post(&channel, "7", "not about you", json!({}));
+        let by_role = world.post(
+            &channel,
+            "7",
+            "maintainers!",
+            json!({"mention_roles": [world.owner_role_id]}),
+        );
+        let other_role = world.post(
+            &channel,
+            "7",
+            "someone else's role",
+            json!({"mention_roles": [new_id()]}),
+        );
+        let everyone = world.post(&channel, "7", "@here", json!({"mention_everyone": true}));
+        let own = world.post(
+            &channel,
+            &owner,
+            "my own @here",
+            json!({"mention_everyone": true}),
+        );
+        let reply = world.post(
+            &channel,
+            "8",
+            "answering you",
+            json!({"type": 19, "message_reference": {"message_id": own, "channel_id": channel}}),
+        );
+        let result = mentions_from(&world, Instant::from_micros(0), None);
+        assert_eq!(
+            ids(&result),
+            vec![
+                direct.as_str(),
+                by_role.as_str(),
+                everyone.as_str(),
+                reply.as_str()
+            ]
+        );
+        assert!(result.mentions.iter().all(|message| message.mentions_owner));
+        assert!(!ids(&result).contains(&other_role.as_str()));
+        assert!(!result.more);
+    }
+
+    #[test]
+    fn since_is_inclusive_on_the_arrival_clock() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let first = world.post(
+            &channel,
+            "7",
+            "@here one",
+            json!({"mention_everyone": true}),
+        );
+        let second = world.post(
+            &channel,
+            "7",
+            "@here two",
+            json!({"mention_everyone": true}),
+        );
+        let all = mentions_from(&world, Instant::from_micros(0), None);
+        assert_eq!(ids(&all), vec![first.as_str(), second.as_str()]);
+        let second_arrived = all.mentions[1].created_at;
+        assert_eq!(
+            ids(&mentions_from(&world, second_arrived, None)),
+            vec![second.as_str()]
+        );
+        assert_eq!(
+            mentions_from(&world, second_arrived.plus_micros(1), None)
+                .mentions
+                .len(),
+            0
+        );
+    }
+
+    #[test]
+    fn stops_at_the_limit_and_says_more_are_waiting() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let first = world.post(&channel, "7", "@here 1", json!({"mention_everyone": true}));
+        world.post(&channel, "7", "@here 2", json!({"mention_everyone": true}));
+        let result = mentions_from(&world, Instant::from_micros(0), Some(1));
+        assert_eq!(ids(&result), vec![first.as_str()]);
+        assert!(result.more);
+    }
+
+    #[test]
+    fn leaves_out_mentions_in_channels_the_bot_cannot_read() {
+        let world = World::new();
+        let readable = world.channel("open");
+        let hidden = world.channel_with(
+            "hidden",
+            json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": VIEW.to_string()}]),
+        );
+        world.post(
+            &hidden,
+            "7",
+            "@here hidden",
+            json!({"mention_everyone": true}),
+        );
+        let visible = world.post(
+            &readable,
+            "7",
+            "@here open",
+            json!({"mention_everyone": true}),
+        );
+        assert_eq!(
+            ids(&mentions_from(&world, Instant::from_micros(0), Some(1))),
+            vec![visible.as_str()]
+        );
+    }
+
+    #[test]
+    fn needs_the_owners_id() {
+        let world = World::new();
+        let mut context = world.context();
+        context.owner_id = None;
+        let error = list_mentions(&world.store, ListMentions::default(), &context).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Mentions need the owner's Discord user id: set DISCORD_OWNER_ID"
+        );
+        assert_eq!(error.kind(), crate::ErrorKind::Config);
+    }
+}

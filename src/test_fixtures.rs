@@ -1,0 +1,211 @@
+//! Unit-test fixtures: a world of one guild per test in the shared unit-test store, built
+//! through the real recorders from Discord-shaped payloads.
+//!
+//! Every test gets fresh ids and an owner context scoped to its own guild, so tests share one
+//! store without seeing each other's rows, and nothing is ever cleaned up.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use serenity::model::event::Event;
+
+use crate::business::{OwnerContext, Source};
+use crate::ingest::{Origin, Recorded, record_event};
+use crate::store::Store;
+use crate::store::testing::{fresh_id, shared_store};
+
+/// The bot's user id: the same in every test, because the bot's identity is store-wide.
+pub(crate) const BOT_ID: &str = "1100000000000000001";
+pub(crate) const VIEW: u64 = 1 << 10;
+pub(crate) const HISTORY: u64 = 1 << 16;
+const SEND: u64 = 1 << 11;
+
+pub(crate) struct World {
+    pub store: Arc<Store>,
+    pub guild_id: String,
+    pub owner_id: String,
+    /// A role the owner holds.
+    pub owner_role_id: String,
+}
+
+fn user(id: &str, name: &str) -> Value {
+    json!({"id": id, "username": name, "discriminator": "0", "global_name": name, "avatar": null, "bot": id == BOT_ID})
+}
+
+fn member(id: &str, roles: &[&str]) -> Value {
+    json!({"user": user(id, "member"), "roles": roles, "joined_at": "2026-01-01T00:00:00Z", "deaf": false, "mute": false, "flags": 0, "pending": false})
+}
+
+fn role(id: &str, permissions: u64) -> Value {
+    json!({"id": id, "name": "role", "color": 0, "colors": {"primary_color": 0, "secondary_color": null, "tertiary_color": null},
+           "hoist": false, "managed": false, "mentionable": true, "permissions": permissions.to_string(), "position": 1, "flags": 0})
+}
+
+/// Plays one dispatch through the real recorders; fails loudly if it does not parse.
+pub(crate) fn dispatch(store: &Store, kind: &str, data: Value) -> Recorded {
+    let payload = json!({"t": kind, "d": data});
+    let event = crate::ingest::feed::decode_dispatch(0, &payload).expect("a valid dispatch");
+    assert!(!matches!(event, Event::Unknown(_)), "{kind} did not parse");
+    record_event(store, &event, Origin::Gateway).expect("the recorder succeeds")
+}
+
+impl World {
+    /// A new guild with @everyone allowed to read, the owner holding one role.
+    pub(crate) fn new() -> World {
+        let store = Arc::new(shared_store());
+        let guild_id = fresh_id();
+        let owner_id = fresh_id();
+        let owner_role_id = fresh_id();
+        dispatch(
+            &store,
+            "READY",
+            json!({"v": 10, "user": user(BOT_ID, "keeper"), "guilds": [], "session_id": "s",
+                   "resume_gateway_url": "wss://gateway.invalid", "application": {"id": BOT_ID, "flags": 0}, "private_channels": []}),
+        );
+        dispatch(
+            &store,
+            "GUILD_CREATE",
+            json!({"id": guild_id, "name": "test guild", "icon": null, "icon_hash": null, "splash": null, "discovery_splash": null,
+                "owner_id": owner_id, "afk_channel_id": null, "afk_timeout": 300, "verification_level": 0,
+                "default_message_notifications": 0, "explicit_content_filter": 0,
+                "roles": [role(&guild_id, VIEW | HISTORY | SEND), role(&owner_role_id, VIEW | HISTORY | SEND)],
+                "emojis": [], "features": [], "mfa_level": 0, "application_id": null, "system_channel_id": null,
+                "system_channel_flags": 0, "rules_channel_id": null, "vanity_url_code": null, "description": null,
+                "banner": null, "premium_tier": 0, "preferred_locale": "en-US", "public_updates_channel_id": null,
+                "nsfw_level": 0, "stickers": [], "premium_progress_bar_enabled": false, "joined_at": "2026-01-01T00:00:00Z",
+                "large": false, "member_count": 2, "voice_states": [],
+                "members": [member(BOT_ID, &[]), member(&owner_id, &[&owner_role_id])],
+                "channels": [], "threads": [], "presences": [], "stage_instances": [], "guild_scheduled_events": []}),
+        );
+        World {
+            store,
+            guild_id,
+            owner_id,
+            owner_role_id,
+        }
+    }
+
+    /// The owner's context, scoped to this world's guild.
+    pub(crate) fn context(&self) -> OwnerContext {
+        OwnerContext {
+            owner_id: Some(self.owner_id.clone()),
+            guild_ids: vec![self.guild_id.clone()],
+            token_configured: false,
+            read_only: false,
+            send_channel_ids: None,
+            source: Source::Cli,
+        }
+    }
+
+    pub(crate) fn channel_payload(
+        &self,
+        id: &str,
+        name: &str,
+        kind: u8,
+        parent: Option<&str>,
+        overwrites: Value,
+    ) -> Value {
+        let mut channel = json!({"id": id, "guild_id": self.guild_id, "name": name, "type": kind, "position": 0,
+                                 "permission_overwrites": overwrites, "nsfw": false});
+        if let Some(parent) = parent {
+            channel["parent_id"] = json!(parent);
+        }
+        if kind == 11 {
+            channel["thread_metadata"] = json!({"archived": false, "auto_archive_duration": 1440,
+                "archive_timestamp": "2026-01-01T00:00:00Z", "locked": false});
+        }
+        channel
+    }
+
+    /// A text channel with these overwrites (`[{"id","type","allow","deny"}]`).
+    pub(crate) fn channel_with(&self, name: &str, overwrites: Value) -> String {
+        let id = fresh_id();
+        dispatch(
+            &self.store,
+            "CHANNEL_CREATE",
+            self.channel_payload(&id, name, 0, None, overwrites),
+        );
+        id
+    }
+
+    pub(crate) fn channel(&self, name: &str) -> String {
+        self.channel_with(name, json!([]))
+    }
+
+    /// A message payload; `extra` fields are merged over the defaults.
+    pub(crate) fn message_payload(
+        &self,
+        id: &str,
+        channel_id: &str,
+        author_id: &str,
+        content: &str,
+        extra: Value,
+    ) -> Value {
+        let mut message = json!({"id": id, "channel_id": channel_id, "guild_id": self.guild_id,
+            "author": user(author_id, "author"), "content": content, "timestamp": "2026-11-29T10:00:00Z",
+            "edited_timestamp": null, "tts": false, "mention_everyone": false, "mentions": [], "mention_roles": [],
+            "attachments": [], "embeds": [], "pinned": false, "type": 0, "flags": 0});
+        if let (Value::Object(message), Value::Object(extra)) = (&mut message, extra) {
+            message.extend(extra);
+        }
+        message
+    }
+
+    /// Posts a message through MESSAGE_CREATE and returns its id.
+    pub(crate) fn post(
+        &self,
+        channel_id: &str,
+        author_id: &str,
+        content: &str,
+        extra: Value,
+    ) -> String {
+        let id = fresh_id();
+        dispatch(
+            &self.store,
+            "MESSAGE_CREATE",
+            self.message_payload(&id, channel_id, author_id, content, extra),
+        );
+        id
+    }
+
+    pub(crate) fn edit(
+        &self,
+        channel_id: &str,
+        message_id: &str,
+        content: &str,
+        edited_at: &str,
+    ) -> Recorded {
+        dispatch(
+            &self.store,
+            "MESSAGE_UPDATE",
+            json!({"id": message_id, "channel_id": channel_id, "guild_id": self.guild_id, "content": content,
+                   "edited_timestamp": edited_at, "mentions": [], "mention_roles": []}),
+        )
+    }
+
+    pub(crate) fn delete(&self, channel_id: &str, message_id: &str) -> Recorded {
+        dispatch(
+            &self.store,
+            "MESSAGE_DELETE",
+            json!({"id": message_id, "channel_id": channel_id, "guild_id": self.guild_id}),
+        )
+    }
+
+    pub(crate) fn react(
+        &self,
+        kind: &str,
+        channel_id: &str,
+        message_id: &str,
+        user_id: &str,
+        emoji: &str,
+    ) -> Recorded {
+        dispatch(
+            &self.store,
+            kind,
+            json!({"user_id": user_id, "channel_id": channel_id, "message_id": message_id, "guild_id": self.guild_id,
+                   "emoji": {"id": null, "name": emoji}, "burst": false, "type": 0}),
+        )
+    }
+}
+
+pub(crate) use crate::store::testing::fresh_id as new_id;
