@@ -163,3 +163,276 @@ impl Writer<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+
+    use rusqlite::params;
+
+    use super::testing::{fresh_id, shared_store};
+    use super::*;
+    use crate::store::ReactionChange;
+
+    const HISTORY_TABLES: &[&str] = &[
+        "identity_events",
+        "guild_events",
+        "member_role_events",
+        "channel_events",
+        "messages",
+        "message_mentions",
+        "message_edits",
+        "message_deletions",
+        "reaction_events",
+        "bookmark_events",
+    ];
+
+    /// Writes at least one row into every history table, through the real recorders.
+    fn fill_every_table() -> crate::test_fixtures::World {
+        use serde_json::json;
+        let world = crate::test_fixtures::World::new();
+        let channel = world.channel("general");
+        let message = world.post(
+            &channel,
+            "7",
+            "hi",
+            json!({"mention_roles": [world.owner_role_id]}),
+        );
+        world.edit(&channel, &message, "hi!", "2026-11-29T12:00:00Z");
+        world.react("MESSAGE_REACTION_ADD", &channel, &message, "8", "👍");
+        let input = crate::business::bookmarks::AddBookmark {
+            message_id: crate::business::model::DiscordId::parse(&message).unwrap(),
+            note: None,
+        };
+        crate::business::bookmarks::add_bookmark(&world.store, input, &world.context()).unwrap();
+        world.delete(&channel, &message);
+        world
+    }
+
+    #[test]
+    fn every_history_table_rejects_update_and_delete() {
+        let world = fill_every_table();
+        let connection = world.store.lock();
+        for table in HISTORY_TABLES {
+            let newest = format!("WHERE rowid = (SELECT max(rowid) FROM {table})");
+            let error = connection
+                .execute(
+                    &format!("UPDATE {table} SET created_at = created_at {newest}"),
+                    [],
+                )
+                .unwrap_err();
+            assert!(
+                error
+                    .to_string()
+                    .contains(&format!("{table} is append-only")),
+                "{table}: {error}"
+            );
+            let error = connection
+                .execute(&format!("DELETE FROM {table} {newest}"), [])
+                .unwrap_err();
+            assert!(
+                error
+                    .to_string()
+                    .contains(&format!("{table} is append-only")),
+                "{table}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_table_of_the_schema_is_covered_by_the_append_only_test() {
+        let store = shared_store();
+        let connection = store.lock();
+        let mut statement = connection
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .unwrap();
+        let tables: Vec<String> = statement
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let mut expected: Vec<String> = HISTORY_TABLES.iter().map(|t| t.to_string()).collect();
+        expected.push("clock".to_string());
+        expected.sort();
+        assert_eq!(
+            tables, expected,
+            "a new table needs append-only triggers and a place here"
+        );
+    }
+
+    #[test]
+    fn the_clock_never_moves_back() {
+        let store = shared_store();
+        let connection = store.lock();
+        let error = connection
+            .execute("UPDATE clock SET last_micros = 1", [])
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("the arrival clock only moves forward"),
+            "{error}"
+        );
+        let error = connection.execute("DELETE FROM clock", []).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("the arrival clock is never deleted"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn stamps_within_one_transaction_are_consecutive_microseconds() {
+        let store = shared_store();
+        let (first, second) = store
+            .write(|writer| Ok((writer.stamp(), writer.stamp())))
+            .unwrap();
+        assert_eq!(second, first.plus_micros(1));
+        let third = store.write(|writer| Ok(writer.stamp())).unwrap();
+        assert!(third > second);
+    }
+
+    #[test]
+    fn a_later_commit_never_gets_an_earlier_instant_even_if_the_wall_clock_is_behind() {
+        let folder = tempfile::tempdir().unwrap();
+        let store = Store::open(&folder.path().join("clock.sqlite3")).unwrap();
+        let ahead = Instant::now().plus_seconds(3600);
+        store
+            .lock()
+            .execute("UPDATE clock SET last_micros = ?1", [ahead.as_micros()])
+            .unwrap();
+        let stamped = store.write(|writer| Ok(writer.stamp())).unwrap();
+        assert_eq!(stamped, ahead.plus_micros(1));
+    }
+
+    #[test]
+    fn a_failed_write_leaves_nothing_behind() {
+        let store = shared_store();
+        let message_id = fresh_id();
+        let result: Result<()> = store.write(|writer| {
+            writer.record_reaction(&ReactionChange::Add {
+                message_id: message_id.clone(),
+                channel_id: "1".into(),
+                user_id: "2".into(),
+                emoji: "👍".into(),
+            })?;
+            Err(Error::input("refused halfway"))
+        });
+        assert_eq!(result.unwrap_err().message(), "refused halfway");
+        let count: i64 = store
+            .lock()
+            .query_row(
+                "SELECT count(*) FROM reaction_events WHERE message_id = ?1",
+                [&message_id],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(count, 0);
+    }
+
+    #[test]
+    fn the_store_file_is_private_to_its_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("private.sqlite3");
+        Store::open(&path).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    /// Not a test on its own: the child half of the two-process clock test below, which runs
+    /// this binary twice with `CLOCK_CHILD_STORE` set.
+    #[test]
+    fn clock_writer_child() {
+        let Ok(path) = std::env::var("CLOCK_CHILD_STORE") else {
+            return;
+        };
+        let tag = std::env::var("CLOCK_CHILD_TAG").unwrap();
+        let other = if tag == "a" { "b" } else { "a" };
+        let store = Store::open(std::path::Path::new(&path)).unwrap();
+        // Write until the other process has been seen writing, and then once more: so the two
+        // processes' commits provably interleave, without any sleep.
+        let mut saw_other = false;
+        for round in 0.. {
+            assert!(round < 1_000_000, "the other writer never appeared");
+            store
+                .write(|writer| {
+                    for user in 0..2 {
+                        writer.record_reaction(&ReactionChange::Add {
+                            message_id: format!("{tag}-{round}"),
+                            channel_id: "1".into(),
+                            user_id: user.to_string(),
+                            emoji: "👍".into(),
+                        })?;
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            if saw_other && round >= 300 {
+                break;
+            }
+            saw_other = store
+                .lock()
+                .query_row(
+                    "SELECT EXISTS (SELECT 1 FROM reaction_events WHERE message_id LIKE ?1)",
+                    [format!("{other}-%")],
+                    |row| row.get(0),
+                )
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn the_arrival_clock_is_strictly_increasing_across_two_writing_processes() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("two-writers.sqlite3");
+        Store::open(&path).unwrap();
+        let children: Vec<_> = ["a", "b"]
+            .iter()
+            .map(|tag| {
+                Command::new(std::env::current_exe().unwrap())
+                    .args([
+                        "--exact",
+                        "store::tests::clock_writer_child",
+                        "--test-threads=1",
+                        "--quiet",
+                    ])
+                    .env("CLOCK_CHILD_STORE", &path)
+                    .env("CLOCK_CHILD_TAG", tag)
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for mut child in children {
+            assert!(child.wait().unwrap().success());
+        }
+        let store = Store::open(&path).unwrap();
+        let connection = store.lock();
+        let mut statement = connection
+            .prepare("SELECT message_id, created_at FROM reaction_events ORDER BY seq")
+            .unwrap();
+        let rows: Vec<(String, String)> = statement
+            .query_map(params![], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(rows.len() >= 2 * 300 * 2, "{} rows", rows.len());
+        for pair in rows.windows(2) {
+            assert!(
+                pair[0].1 < pair[1].1,
+                "commit order and clock order disagree: {pair:?}"
+            );
+        }
+        // Both processes really wrote concurrently: their commits interleave (a, b, a at least).
+        let switches = rows
+            .windows(2)
+            .filter(|pair| pair[0].0[..1] != pair[1].0[..1])
+            .count();
+        assert!(
+            switches >= 2,
+            "the two writers never interleaved; the test proved nothing"
+        );
+    }
+}
