@@ -1,0 +1,224 @@
+//! The parity test: the registry against the source.
+//!
+//! Every public function of the business and ingestion layers is wrapped by exactly one
+//! capability xor exempt with a reason; every capability has both a CLI command and an MCP
+//! tool; names are unique; nothing names a function that does not exist. And the layering
+//! invariants of ARCHITECTURE.md, checked against the source rather than trusted.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use discord_manager::registry::{capabilities, exemptions::EXEMPTIONS};
+
+fn source_files(folder: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+    let mut files = Vec::new();
+    let mut pending = vec![root];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// `business::bookmarks::add_bookmark` for every top-level `pub fn` (not `pub(crate)`) of the
+/// business and ingestion layers, outside `#[cfg(test)]` modules.
+fn public_functions() -> BTreeSet<String> {
+    let mut functions = BTreeSet::new();
+    for layer in ["business", "ingest"] {
+        for file in source_files(&format!("src/{layer}")) {
+            let parsed = syn::parse_file(&std::fs::read_to_string(&file).unwrap()).unwrap();
+            let module = file.file_stem().unwrap().to_str().unwrap();
+            let prefix = if module == "mod" {
+                layer.to_string()
+            } else {
+                format!("{layer}::{module}")
+            };
+            for item in parsed.items {
+                if let syn::Item::Fn(function) = item {
+                    if matches!(function.vis, syn::Visibility::Public(_)) {
+                        functions.insert(format!("{prefix}::{}", function.sig.ident));
+                    }
+                }
+            }
+        }
+    }
+    functions
+}
+
+#[test]
+fn every_public_function_is_wrapped_by_exactly_one_capability_xor_exempt() {
+    let functions = public_functions();
+    let mut wrapped: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for capability in capabilities() {
+        wrapped
+            .entry(capability.wraps)
+            .or_default()
+            .push(capability.name);
+    }
+    let exempt: BTreeSet<&str> = EXEMPTIONS
+        .iter()
+        .map(|exemption| exemption.function)
+        .collect();
+    let mut problems = Vec::new();
+    for function in &functions {
+        match (
+            wrapped.get(function.as_str()),
+            exempt.contains(function.as_str()),
+        ) {
+            (None, false) => problems.push(format!("{function} is neither wrapped nor exempt")),
+            (Some(tools), true) => {
+                problems.push(format!("{function} is wrapped by {tools:?} and exempt"))
+            }
+            (Some(tools), false) if tools.len() > 1 => problems.push(format!(
+                "{function} is wrapped by more than one capability: {tools:?}"
+            )),
+            _ => {}
+        }
+    }
+    for (function, tools) in &wrapped {
+        if !functions.contains(*function) {
+            problems.push(format!(
+                "{tools:?} wraps {function}, which is not a public function"
+            ));
+        }
+    }
+    for exemption in EXEMPTIONS {
+        if !functions.contains(exemption.function) {
+            problems.push(format!(
+                "the exemption of {} names no public function",
+                exemption.function
+            ));
+        }
+        if exemption.reason.trim().len() < 20 {
+            problems.push(format!(
+                "the exemption of {} needs a real reason",
+                exemption.function
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn names_and_commands_are_unique() {
+    let mut names = BTreeSet::new();
+    let mut commands = BTreeSet::new();
+    for capability in capabilities() {
+        assert!(
+            names.insert(capability.name),
+            "tool {} is registered twice",
+            capability.name
+        );
+        assert!(
+            commands.insert(capability.command),
+            "command {:?} is registered twice",
+            capability.command
+        );
+        let domain = capability.name.split('_').next().unwrap();
+        assert!(
+            capability.wraps.starts_with(&format!("business::{domain}")),
+            "{} should wrap a function of business::{domain}, not {}",
+            capability.name,
+            capability.wraps
+        );
+    }
+}
+
+#[test]
+fn every_capability_has_a_cli_command_and_an_mcp_tool() {
+    let tree = discord_manager::cli::command_tree();
+    let tools: BTreeSet<String> = discord_manager::mcp::tools()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    for capability in capabilities() {
+        let mut command = &tree;
+        for word in capability.command {
+            command = command.find_subcommand(word).unwrap_or_else(|| {
+                panic!(
+                    "{} has no CLI command {:?}",
+                    capability.name, capability.command
+                )
+            });
+        }
+        let options: BTreeSet<String> = command
+            .get_arguments()
+            .filter_map(|arg| arg.get_long())
+            .map(str::to_string)
+            .collect();
+        let fields = capability
+            .input_schema
+            .get("properties")
+            .and_then(|properties| properties.as_object())
+            .map_or(0, |properties| properties.len());
+        assert_eq!(
+            options
+                .iter()
+                .filter(|option| !["json", "db"].contains(&option.as_str()))
+                .count(),
+            fields,
+            "{}: one CLI option per input field",
+            capability.name
+        );
+        assert!(
+            tools.contains(capability.name),
+            "{} is not an MCP tool",
+            capability.name
+        );
+    }
+    assert_eq!(
+        tools.len(),
+        capabilities().len(),
+        "the MCP server lists exactly the registry"
+    );
+}
+
+fn uses(file: &Path, crate_name: &str) -> bool {
+    let text = std::fs::read_to_string(file).unwrap();
+    text.contains(&format!("{crate_name}::")) || text.contains(&format!("use {crate_name}"))
+}
+
+#[test]
+fn the_business_layer_knows_neither_mcp_nor_tables_nor_serenity() {
+    for file in source_files("src/business") {
+        for forbidden in ["rmcp", "comfy_table", "serenity", "clap"] {
+            assert!(
+                !uses(&file, forbidden),
+                "{} uses {forbidden}",
+                file.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn only_ingest_and_discord_know_serenity_and_only_the_store_knows_sqlite() {
+    for file in source_files("src") {
+        let relative = file
+            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let in_layer = |layer: &str| relative.starts_with(&format!("src/{layer}/"));
+        if uses(&file, "serenity") {
+            assert!(
+                in_layer("ingest") || in_layer("discord") || relative == "src/test_fixtures.rs",
+                "{relative} uses serenity"
+            );
+        }
+        if uses(&file, "rusqlite") {
+            assert!(
+                in_layer("store") || relative == "src/error.rs",
+                "{relative} uses rusqlite"
+            );
+        }
+    }
+}
