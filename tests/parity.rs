@@ -42,10 +42,10 @@ fn public_functions() -> BTreeSet<String> {
                 format!("{layer}::{module}")
             };
             for item in parsed.items {
-                if let syn::Item::Fn(function) = item {
-                    if matches!(function.vis, syn::Visibility::Public(_)) {
-                        functions.insert(format!("{prefix}::{}", function.sig.ident));
-                    }
+                if let syn::Item::Fn(function) = item
+                    && matches!(function.vis, syn::Visibility::Public(_))
+                {
+                    functions.insert(format!("{prefix}::{}", function.sig.ident));
                 }
             }
         }

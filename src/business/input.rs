@@ -39,10 +39,21 @@ pub fn parse_input<I: DeserializeOwned + JsonSchema>(value: Value) -> Result<I> 
         }
     };
     check_object(schema.as_value(), &object)?;
-    // Null means "not given" for an optional field: drop it so the default applies.
+    let properties = schema.get("properties").and_then(Value::as_object);
     let object: Map<String, Value> = object
         .into_iter()
+        // Null means "not given" for an optional field: drop it so the default applies.
         .filter(|(_, value)| !value.is_null())
+        // A client may write a whole number as 5.0; serde would refuse it for an integer.
+        .map(|(name, value)| {
+            let integer = properties
+                .and_then(|properties| properties.get(&name))
+                .is_some_and(|property| types(property).first() == Some(&"integer"));
+            match value.as_f64() {
+                Some(number) if integer && value.is_f64() => (name, Value::from(number as i64)),
+                _ => (name, value),
+            }
+        })
         .collect();
     serde_json::from_value(Value::Object(object))
         .map_err(|_| Error::input("The input does not match what this accepts"))

@@ -14,7 +14,7 @@ use crate::store::{ChannelAccess, Store};
 /// each with its current content, edited/deleted flags, reactions and reply target. Channels
 /// the bot cannot read are skipped and listed with the reason. Pass the returned `watermark`
 /// as `since` next time and nothing is ever skipped (the boundary message may be shown again).
-/// Use `activity_wait` instead to poll for counts of new activity.
+/// Use `mentions_list` instead for only what mentions the owner.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CatchUp {

@@ -38,16 +38,15 @@ pub(crate) fn kind_name(kind: ChannelType) -> &'static str {
 /// roles and the channel's overwrites; a thread reads as its parent does.
 fn access_of(writer: &Writer<'_>, record: &ChannelRecord, thread: bool) -> Result<ChannelAccess> {
     let reader = writer.reader();
-    if thread {
-        if let Some(parent) = record
+    if thread
+        && let Some(parent) = record
             .parent_id
             .as_deref()
             .map(|id| reader.channel(id))
             .transpose()?
             .flatten()
-        {
-            return Ok(parent.access);
-        }
+    {
+        return Ok(parent.access);
     }
     let guild = record
         .guild_id

@@ -74,10 +74,10 @@ pub fn decode_dispatch(line: usize, payload: &Value) -> Result<Event> {
     };
     let event: Event =
         serde_json::from_value(payload.clone()).map_err(|error| invalid(error.to_string()))?;
-    if let Event::Unknown(unknown) = &event {
-        if let Some(reason) = why_unparsed(&unknown.kind, &unknown.value) {
-            return Err(invalid(reason));
-        }
+    if let Event::Unknown(unknown) = &event
+        && let Some(reason) = why_unparsed(&unknown.kind, &unknown.value)
+    {
+        return Err(invalid(reason));
     }
     Ok(event)
 }

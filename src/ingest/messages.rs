@@ -82,11 +82,9 @@ pub fn record_message(store: &Store, message: &Message, origin: Origin) -> Resul
         };
         let row = new_message(message, origin, reply_author)?;
         let mut stored = writer.insert_message(&row)?;
-        if let Some(guild_id) = &row.guild_id {
-            if let Some(member) = &message.member {
-                let roles: Vec<String> = member.roles.iter().map(ToString::to_string).collect();
-                stored |= writer.record_member_roles(guild_id, &row.author_id, &roles)?;
-            }
+        if let (Some(guild_id), Some(member)) = (&row.guild_id, &message.member) {
+            let roles: Vec<String> = member.roles.iter().map(ToString::to_string).collect();
+            stored |= writer.record_member_roles(guild_id, &row.author_id, &roles)?;
         }
         Ok(stored.into())
     })

@@ -118,10 +118,36 @@ impl Capability {
     }
 }
 
-fn schema_object(value: Value) -> Map<String, Value> {
+fn schema_object(mut value: Value) -> Map<String, Value> {
+    unwrap_descriptions(&mut value);
     match value {
         Value::Object(map) => map,
         _ => Map::new(),
+    }
+}
+
+/// Doc comments are wrapped at 100 columns; a description is prose, so its lines are joined
+/// (paragraph breaks are kept).
+fn unwrap_descriptions(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map.iter_mut() {
+                match item {
+                    Value::String(text) if key == "description" => {
+                        *text = text
+                            .split("\n\n")
+                            .map(|paragraph| {
+                                paragraph.split_whitespace().collect::<Vec<_>>().join(" ")
+                            })
+                            .collect::<Vec<_>>()
+                            .join("\n\n");
+                    }
+                    other => unwrap_descriptions(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
+        _ => {}
     }
 }
 

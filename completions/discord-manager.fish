@@ -1,0 +1,113 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_discord_manager_global_optspecs
+    string join \n json db= h/help V/version
+end
+
+function __fish_discord_manager_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_discord_manager_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_discord_manager_using_subcommand
+    set -l cmd (__fish_discord_manager_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -s h -l help -d 'Print help'
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -s V -l version -d 'Print version'
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -f -a "catch-up" -d 'Catch up: the messages that arrived at or after `since`, grouped by channel, oldest first, each with its current content, edited/deleted flags, reactions and reply target.'
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -f -a "channels" -d 'Channels and threads in scope'
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -f -a "mentions" -d 'Messages that mention you'
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -f -a "bookmarks" -d 'Keep messages to come back to: add, list, resolve'
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -f -a "seed" -d 'Build a demo store from the scripted feed in seed/ (no Discord token needed)'
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -f -a "mcp" -d 'Serve every capability as an MCP tool over stdio'
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c discord-manager -n "__fish_discord_manager_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l channel-id -d 'Only this channel or thread. Default: every readable channel in scope.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l limit -d 'At most this many messages per channel; a channel with more says `more: true`. Default 50, from 1 to 500.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l since -d 'Messages that arrived at or after this instant (inclusive, on the store\'s arrival clock). Default: 24 hours ago.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and not __fish_seen_subcommand_from list help" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and not __fish_seen_subcommand_from list help" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and not __fish_seen_subcommand_from list help" -s h -l help -d 'Print help'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and not __fish_seen_subcommand_from list help" -f -a "list" -d 'List the channels and threads in scope: id, name, kind, parent, whether the bot can read each (and why not), when its newest message arrived and how many arrived since `since`. Use it to find a channel id, or to see where activity is before reading it with `messages_catch_up`.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and not __fish_seen_subcommand_from list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and __fish_seen_subcommand_from list" -l since -d 'Count messages that arrived at or after this instant (inclusive, on the store\'s arrival clock). Default: 24 hours ago.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and __fish_seen_subcommand_from list" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and __fish_seen_subcommand_from list" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the channels and threads in scope: id, name, kind, parent, whether the bot can read each (and why not), when its newest message arrived and how many arrived since `since`. Use it to find a channel id, or to see where activity is before reading it with `messages_catch_up`.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand channels; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and not __fish_seen_subcommand_from list help" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and not __fish_seen_subcommand_from list help" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and not __fish_seen_subcommand_from list help" -s h -l help -d 'Print help'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and not __fish_seen_subcommand_from list help" -f -a "list" -d 'List messages that mention the owner and arrived at or after `since`, oldest first: a direct mention, a role the owner holds, @everyone or @here, or a reply to one of the owner\'s messages.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and not __fish_seen_subcommand_from list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and __fish_seen_subcommand_from list" -l limit -d 'At most this many mentions; `more: true` says there are others. Default 50, from 1 to 500.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and __fish_seen_subcommand_from list" -l since -d 'Mentions that arrived at or after this instant (inclusive, on the store\'s arrival clock). Default: 24 hours ago.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and __fish_seen_subcommand_from list" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and __fish_seen_subcommand_from list" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and __fish_seen_subcommand_from help" -f -a "list" -d 'List messages that mention the owner and arrived at or after `since`, oldest first: a direct mention, a role the owner holds, @everyone or @here, or a reply to one of the owner\'s messages.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mentions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and not __fish_seen_subcommand_from add list resolve help" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and not __fish_seen_subcommand_from add list resolve help" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and not __fish_seen_subcommand_from add list resolve help" -s h -l help -d 'Print help'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and not __fish_seen_subcommand_from add list resolve help" -f -a "add" -d 'Bookmark a stored message, with an optional note, to come back to it later with `bookmarks_list`.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and not __fish_seen_subcommand_from add list resolve help" -f -a "list" -d 'List the open bookmarks, oldest first, each with the message\'s content as it was when bookmarked and the message as it is now (edited, deleted).'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and not __fish_seen_subcommand_from add list resolve help" -f -a "resolve" -d 'Resolve (close) the open bookmark of a message; it leaves `bookmarks_list` and the store keeps the record of when and from where it was resolved.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and not __fish_seen_subcommand_from add list resolve help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from add" -l message-id -d 'The message to bookmark.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from add" -l note -d 'Why it matters; up to 1000 characters. Default: no note.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from add" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from add" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from list" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from list" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from resolve" -l message-id -d 'The bookmarked message.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from resolve" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from resolve" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from resolve" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from help" -f -a "add" -d 'Bookmark a stored message, with an optional note, to come back to it later with `bookmarks_list`.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the open bookmarks, oldest first, each with the message\'s content as it was when bookmarked and the message as it is now (edited, deleted).'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from help" -f -a "resolve" -d 'Resolve (close) the open bookmark of a message; it leaves `bookmarks_list` and the store keeps the record of when and from where it was resolved.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand bookmarks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand seed" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand seed" -l replace -d 'Delete the store first if it is not empty'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand seed" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand seed" -s h -l help -d 'Print help'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mcp" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mcp" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand mcp" -s h -l help -d 'Print help'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand completions" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand completions" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and not __fish_seen_subcommand_from catch-up channels mentions bookmarks seed mcp completions help" -f -a "catch-up" -d 'Catch up: the messages that arrived at or after `since`, grouped by channel, oldest first, each with its current content, edited/deleted flags, reactions and reply target.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and not __fish_seen_subcommand_from catch-up channels mentions bookmarks seed mcp completions help" -f -a "channels" -d 'Channels and threads in scope'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and not __fish_seen_subcommand_from catch-up channels mentions bookmarks seed mcp completions help" -f -a "mentions" -d 'Messages that mention you'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and not __fish_seen_subcommand_from catch-up channels mentions bookmarks seed mcp completions help" -f -a "bookmarks" -d 'Keep messages to come back to: add, list, resolve'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and not __fish_seen_subcommand_from catch-up channels mentions bookmarks seed mcp completions help" -f -a "seed" -d 'Build a demo store from the scripted feed in seed/ (no Discord token needed)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and not __fish_seen_subcommand_from catch-up channels mentions bookmarks seed mcp completions help" -f -a "mcp" -d 'Serve every capability as an MCP tool over stdio'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and not __fish_seen_subcommand_from catch-up channels mentions bookmarks seed mcp completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and not __fish_seen_subcommand_from catch-up channels mentions bookmarks seed mcp completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and __fish_seen_subcommand_from channels" -f -a "list" -d 'List the channels and threads in scope: id, name, kind, parent, whether the bot can read each (and why not), when its newest message arrived and how many arrived since `since`. Use it to find a channel id, or to see where activity is before reading it with `messages_catch_up`.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and __fish_seen_subcommand_from mentions" -f -a "list" -d 'List messages that mention the owner and arrived at or after `since`, oldest first: a direct mention, a role the owner holds, @everyone or @here, or a reply to one of the owner\'s messages.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and __fish_seen_subcommand_from bookmarks" -f -a "add" -d 'Bookmark a stored message, with an optional note, to come back to it later with `bookmarks_list`.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and __fish_seen_subcommand_from bookmarks" -f -a "list" -d 'List the open bookmarks, oldest first, each with the message\'s content as it was when bookmarked and the message as it is now (edited, deleted).'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand help; and __fish_seen_subcommand_from bookmarks" -f -a "resolve" -d 'Resolve (close) the open bookmark of a message; it leaves `bookmarks_list` and the store keeps the record of when and from where it was resolved.'

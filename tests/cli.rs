@@ -1,0 +1,167 @@
+//! The command line as a whole process: exit codes by error kind, errors on stderr in the
+//! owner's words, global options anywhere, a closed pipe ending quietly.
+
+use std::process::Stdio;
+
+use assert_cmd::Command;
+
+fn seeded() -> (tempfile::TempDir, std::path::PathBuf) {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("demo.sqlite3");
+    cli().args(["seed", "--db"]).arg(&path).assert().success();
+    (folder, path)
+}
+
+fn cli() -> Command {
+    let mut command = Command::cargo_bin("discord-manager").unwrap();
+    command.env_clear();
+    command
+}
+
+fn stderr_of(assert: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8(assert.get_output().stderr.clone()).unwrap()
+}
+
+#[test]
+fn an_input_error_names_the_field_on_stderr_and_exits_2() {
+    let (_folder, db) = seeded();
+    let assert = cli()
+        .args(["catch-up", "--limit", "abc", "--db"])
+        .arg(&db)
+        .assert()
+        .failure()
+        .code(2);
+    assert_eq!(
+        stderr_of(&assert),
+        "error: `limit` must be a whole number from 1 to 500; got \"abc\"\n"
+    );
+    assert!(assert.get_output().stdout.is_empty());
+}
+
+#[test]
+fn not_found_exits_3_and_conflict_exits_4() {
+    let (_folder, db) = seeded();
+    let assert = cli()
+        .arg("--db")
+        .arg(&db)
+        .args(["bookmarks", "add", "1999999999999999999"])
+        .assert()
+        .failure()
+        .code(3);
+    assert_eq!(
+        stderr_of(&assert),
+        "error: No stored message has id 1999999999999999999\n"
+    );
+    // The demo resolved its bookmark of message …02 already.
+    let assert = cli()
+        .arg("--db")
+        .arg(&db)
+        .args(["bookmarks", "resolve", "1500000000000000002"])
+        .assert()
+        .failure()
+        .code(4);
+    assert_eq!(
+        stderr_of(&assert),
+        "error: That bookmark is already resolved\n"
+    );
+}
+
+#[test]
+fn global_options_work_before_and_after_the_command() {
+    let (_folder, db) = seeded();
+    let before = cli()
+        .arg("--json")
+        .arg("--db")
+        .arg(&db)
+        .args(["channels", "list", "--since", "2000-01-01T00:00:00Z"])
+        .output()
+        .unwrap();
+    let after = cli()
+        .args([
+            "channels",
+            "list",
+            "--since",
+            "2000-01-01T00:00:00Z",
+            "--json",
+            "--db",
+        ])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(before.status.success());
+    let before: serde_json::Value = serde_json::from_slice(&before.stdout).unwrap();
+    let after: serde_json::Value = serde_json::from_slice(&after.stdout).unwrap();
+    assert_eq!(before, after);
+    assert_eq!(before["channels"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn a_positional_main_argument_and_its_option_are_the_same_field() {
+    let (_folder, db) = seeded();
+    let positional = cli()
+        .arg("--db")
+        .arg(&db)
+        .args(["bookmarks", "add", "1500000000000000001", "--json"])
+        .output()
+        .unwrap();
+    assert!(positional.status.success());
+    let by_option = cli()
+        .arg("--db")
+        .arg(&db)
+        .args(["bookmarks", "add", "--message-id", "1500000000000000001"])
+        .assert()
+        .failure()
+        .code(4);
+    assert_eq!(
+        stderr_of(&by_option),
+        "error: That message is already bookmarked\n"
+    );
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let (_folder, db) = seeded();
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("discord-manager"))
+        .env_clear()
+        .arg("--db")
+        .arg(&db)
+        .args(["catch-up", "--json"])
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8(output.stderr).unwrap(), "");
+}
+
+#[test]
+fn errors_carry_no_colour_when_not_on_a_terminal_or_with_no_color() {
+    let (_folder, db) = seeded();
+    let assert = cli()
+        .env("NO_COLOR", "1")
+        .arg("--db")
+        .arg(&db)
+        .args(["catch-up", "--limit", "0"])
+        .assert()
+        .failure();
+    assert!(!stderr_of(&assert).contains('\u{1b}'));
+}
+
+#[test]
+fn a_malformed_configuration_variable_is_named() {
+    let (_folder, db) = seeded();
+    let assert = cli()
+        .env("DISCORD_OWNER_ID", "me")
+        .arg("--db")
+        .arg(&db)
+        .arg("catch-up")
+        .assert()
+        .failure()
+        .code(6);
+    assert_eq!(
+        stderr_of(&assert),
+        "error: DISCORD_OWNER_ID must be a Discord id (a string of digits); got \"me\"\n"
+    );
+}

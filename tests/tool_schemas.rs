@@ -1,0 +1,53 @@
+//! A snapshot of every tool as an MCP client sees it (name, description, input and output
+//! schema) and of its CLI command, so that any change to the surface shows up in review.
+//! After an intended change: `INSTA_UPDATE=always cargo test --test tool_schemas`, then
+//! read the diff of `tests/snapshots/`.
+
+use serde_json::json;
+
+#[test]
+fn every_tool_matches_its_snapshot() {
+    let tools = discord_manager::mcp::tools();
+    for capability in discord_manager::registry::capabilities() {
+        let tool = tools
+            .iter()
+            .find(|tool| tool.name == capability.name)
+            .unwrap();
+        let surface = json!({
+            "name": tool.name,
+            "cli": capability.command.join(" "),
+            "positional": capability.positional,
+            "wraps": capability.wraps,
+            "description": tool.description,
+            "inputSchema": tool.input_schema.as_ref(),
+            "outputSchema": tool.output_schema.as_deref(),
+        });
+        insta::assert_json_snapshot!(capability.name, surface);
+    }
+}
+
+#[test]
+fn every_field_and_tool_is_described_for_the_caller() {
+    for capability in discord_manager::registry::capabilities() {
+        assert!(
+            capability.description.len() > 60,
+            "{}: describe what the caller gets",
+            capability.name
+        );
+        let properties = capability
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object());
+        for (field, schema) in properties.into_iter().flatten() {
+            let description = schema
+                .get("description")
+                .and_then(|d| d.as_str())
+                .unwrap_or("");
+            assert!(
+                description.len() > 10,
+                "{}.{field} has no description",
+                capability.name
+            );
+        }
+    }
+}
