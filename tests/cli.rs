@@ -165,3 +165,30 @@ fn a_malformed_configuration_variable_is_named() {
         "error: DISCORD_OWNER_ID must be a Discord id (a string of digits); got \"me\"\n"
     );
 }
+
+#[test]
+fn the_configuration_is_also_read_from_a_dot_env_file_in_the_working_directory() {
+    let (folder, db) = seeded();
+    std::fs::write(folder.path().join(".env"), "DISCORD_OWNER_ID=not-an-id\n").unwrap();
+    let assert = cli()
+        .current_dir(folder.path())
+        .arg("--db")
+        .arg(&db)
+        .arg("catch-up")
+        .assert()
+        .failure()
+        .code(6);
+    assert_eq!(
+        stderr_of(&assert),
+        "error: DISCORD_OWNER_ID must be a Discord id (a string of digits); got \"not-an-id\"\n"
+    );
+    // The environment wins over .env.
+    cli()
+        .current_dir(folder.path())
+        .env("DISCORD_OWNER_ID", "1000000000000000001")
+        .arg("--db")
+        .arg(&db)
+        .arg("catch-up")
+        .assert()
+        .success();
+}
