@@ -28,8 +28,14 @@ _discord__manager() {
             discord__manager,completions)
                 cmd="discord__manager__subcmd__completions"
                 ;;
+            discord__manager,digest)
+                cmd="discord__manager__subcmd__digest"
+                ;;
             discord__manager,help)
                 cmd="discord__manager__subcmd__help"
+                ;;
+            discord__manager,history)
+                cmd="discord__manager__subcmd__history"
                 ;;
             discord__manager,mcp)
                 cmd="discord__manager__subcmd__mcp"
@@ -37,8 +43,14 @@ _discord__manager() {
             discord__manager,mentions)
                 cmd="discord__manager__subcmd__mentions"
                 ;;
+            discord__manager,search)
+                cmd="discord__manager__subcmd__search"
+                ;;
             discord__manager,seed)
                 cmd="discord__manager__subcmd__seed"
+                ;;
+            discord__manager,wait)
+                cmd="discord__manager__subcmd__wait"
                 ;;
             discord__manager__subcmd__bookmarks,add)
                 cmd="discord__manager__subcmd__bookmarks__subcmd__add"
@@ -88,8 +100,14 @@ _discord__manager() {
             discord__manager__subcmd__help,completions)
                 cmd="discord__manager__subcmd__help__subcmd__completions"
                 ;;
+            discord__manager__subcmd__help,digest)
+                cmd="discord__manager__subcmd__help__subcmd__digest"
+                ;;
             discord__manager__subcmd__help,help)
                 cmd="discord__manager__subcmd__help__subcmd__help"
+                ;;
+            discord__manager__subcmd__help,history)
+                cmd="discord__manager__subcmd__help__subcmd__history"
                 ;;
             discord__manager__subcmd__help,mcp)
                 cmd="discord__manager__subcmd__help__subcmd__mcp"
@@ -97,8 +115,14 @@ _discord__manager() {
             discord__manager__subcmd__help,mentions)
                 cmd="discord__manager__subcmd__help__subcmd__mentions"
                 ;;
+            discord__manager__subcmd__help,search)
+                cmd="discord__manager__subcmd__help__subcmd__search"
+                ;;
             discord__manager__subcmd__help,seed)
                 cmd="discord__manager__subcmd__help__subcmd__seed"
+                ;;
+            discord__manager__subcmd__help,wait)
+                cmd="discord__manager__subcmd__help__subcmd__wait"
                 ;;
             discord__manager__subcmd__help__subcmd__bookmarks,add)
                 cmd="discord__manager__subcmd__help__subcmd__bookmarks__subcmd__add"
@@ -112,14 +136,23 @@ _discord__manager() {
             discord__manager__subcmd__help__subcmd__channels,list)
                 cmd="discord__manager__subcmd__help__subcmd__channels__subcmd__list"
                 ;;
+            discord__manager__subcmd__help__subcmd__mentions,awaiting-reply)
+                cmd="discord__manager__subcmd__help__subcmd__mentions__subcmd__awaiting__subcmd__reply"
+                ;;
             discord__manager__subcmd__help__subcmd__mentions,list)
                 cmd="discord__manager__subcmd__help__subcmd__mentions__subcmd__list"
+                ;;
+            discord__manager__subcmd__mentions,awaiting-reply)
+                cmd="discord__manager__subcmd__mentions__subcmd__awaiting__subcmd__reply"
                 ;;
             discord__manager__subcmd__mentions,help)
                 cmd="discord__manager__subcmd__mentions__subcmd__help"
                 ;;
             discord__manager__subcmd__mentions,list)
                 cmd="discord__manager__subcmd__mentions__subcmd__list"
+                ;;
+            discord__manager__subcmd__mentions__subcmd__help,awaiting-reply)
+                cmd="discord__manager__subcmd__mentions__subcmd__help__subcmd__awaiting__subcmd__reply"
                 ;;
             discord__manager__subcmd__mentions__subcmd__help,help)
                 cmd="discord__manager__subcmd__mentions__subcmd__help__subcmd__help"
@@ -134,7 +167,7 @@ _discord__manager() {
 
     case "${cmd}" in
         discord__manager)
-            opts="-h -V --json --db --help --version catch-up channels mentions bookmarks seed mcp completions help"
+            opts="-h -V --json --db --help --version catch-up history search wait digest channels mentions bookmarks seed mcp completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -435,8 +468,34 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__digest)
+            opts="-h --since --until --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__help)
-            opts="catch-up channels mentions bookmarks seed mcp completions help"
+            opts="catch-up history search wait digest channels mentions bookmarks seed mcp completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -561,7 +620,35 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__help__subcmd__digest)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -590,8 +677,22 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help__subcmd__mentions)
-            opts="list"
+            opts="list awaiting-reply"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__mentions__subcmd__awaiting__subcmd__reply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -617,6 +718,20 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__help__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__help__subcmd__seed)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -624,6 +739,58 @@ _discord__manager() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__wait)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__history)
+            opts="-h --after --around --before --channel-id --limit --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --around)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --before)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -650,7 +817,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__mentions)
-            opts="-h --json --db --help list help"
+            opts="-h --json --db --help list awaiting-reply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -667,9 +834,53 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        discord__subcmd__manager__subcmd__mentions__subcmd__help)
-            opts="list help"
+        discord__subcmd__manager__subcmd__mentions__subcmd__awaiting__subcmd__reply)
+            opts="-h --limit --silence-minutes --since --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --silence-minutes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__mentions__subcmd__help)
+            opts="list awaiting-reply help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__mentions__subcmd__help__subcmd__awaiting__subcmd__reply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -735,6 +946,48 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__search)
+            opts="-h --author-id --channel-id --limit --query --since --until --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --author-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__seed)
             opts="-h --replace --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -742,6 +995,36 @@ _discord__manager() {
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__wait)
+            opts="-h --after --channel-id --wait-seconds --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channel-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --wait-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

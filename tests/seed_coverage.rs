@@ -116,6 +116,92 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
             )
         }),
         (
+            "messages_history",
+            json!({"channelId": "1400000000000000003"}),
+            |result| {
+                let messages = result["messages"].as_array().unwrap();
+                ensure(messages.len() >= 3, "the incidents channel's history")?;
+                ensure(
+                    messages.iter().any(|m| {
+                        m["edits"].as_array().is_some_and(|e| !e.is_empty())
+                            && m["originalContent"] != m["content"]
+                    }),
+                    "a message with its earlier version",
+                )?;
+                ensure(
+                    messages.iter().any(|m| m["deletedAt"].is_string()),
+                    "a deleted message with its deletion",
+                )
+            },
+        ),
+        (
+            "messages_search",
+            json!({"query": "cache node"}),
+            |result| {
+                let results = result["results"].as_array().unwrap();
+                ensure(!results.is_empty(), "a result")?;
+                ensure(
+                    results[0]["snippet"]
+                        .as_str()
+                        .is_some_and(|s| s.contains("[cache]")),
+                    "a snippet with the match marked",
+                )
+            },
+        ),
+        (
+            "mentions_awaiting_reply",
+            json!({"silenceMinutes": 0}),
+            |result| {
+                let mentions = result["mentions"].as_array().unwrap();
+                ensure(mentions.len() >= 3, "mentions awaiting a reply")?;
+                ensure(
+                    mentions
+                        .iter()
+                        .all(|m| m["messageId"] != "1500000000000000002"),
+                    "not the mention the owner answered",
+                )
+            },
+        ),
+        (
+            "activity_wait",
+            json!({"after": "2000-01-01T00:00:00Z"}),
+            |result| {
+                ensure(
+                    result["total"].as_u64() > Some(10),
+                    "counts of new activity",
+                )?;
+                ensure(
+                    result["channels"].as_array().unwrap().iter().any(|c| {
+                        c["edits"].as_u64() > Some(0) && c["reactions"].as_u64() > Some(0)
+                    }),
+                    "edits and reactions counted",
+                )?;
+                ensure(result["cutoff"].is_string(), "a cutoff")
+            },
+        ),
+        ("activity_digest", json!({}), |result| {
+            let channels = result["channels"].as_array().unwrap();
+            ensure(channels.len() >= 3, "busy channels")?;
+            ensure(
+                channels
+                    .iter()
+                    .any(|c| c["mostReacted"].as_array().is_some_and(|m| !m.is_empty())),
+                "most-reacted messages",
+            )?;
+            ensure(
+                result["unansweredMentions"]
+                    .as_array()
+                    .is_some_and(|m| !m.is_empty()),
+                "unanswered mentions",
+            )?;
+            ensure(
+                result["openBookmarks"]
+                    .as_array()
+                    .is_some_and(|b| b.len() >= 2),
+                "open bookmarks",
+            )
+        }),
+        (
             "bookmarks_add",
             json!({"messageId": "1500000000000000004", "note": "answer Margaret"}),
             |result| {

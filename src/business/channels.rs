@@ -3,8 +3,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::model::DiscordId;
 use super::{OwnerContext, since_or_default};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::{ChannelAccess, ChannelRecord, Store};
 
@@ -70,6 +71,28 @@ pub(crate) fn channels_in_scope(
         .into_iter()
         .filter(|channel| !channel.removed && context.in_scope(channel.guild_id.as_deref()))
         .collect())
+}
+
+/// The channels a call is about: the one named (which must be stored and in scope), or every
+/// channel in scope.
+pub(crate) fn chosen_channels(
+    reader: &crate::store::Reader<'_>,
+    context: &OwnerContext,
+    channel_id: Option<&DiscordId>,
+) -> Result<Vec<ChannelRecord>> {
+    let mut channels = channels_in_scope(reader, context)?;
+    if let Some(wanted) = channel_id {
+        channels.retain(|channel| channel.channel_id == wanted.as_str());
+        if channels.is_empty() {
+            return Err(match reader.channel(wanted.as_str())? {
+                Some(_) => Error::denied(format!(
+                    "Channel {wanted} is outside the guilds in scope (DISCORD_GUILD_IDS)"
+                )),
+                None => Error::not_found(format!("No channel with id {wanted} is in the store")),
+            });
+        }
+    }
+    Ok(channels)
 }
 
 pub fn list_channels(

@@ -14,6 +14,9 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::instant::{self, Instant};
 
+/// The JSON Schema `format` of a field that takes a message id or an instant.
+pub const MESSAGE_OR_INSTANT: &str = "message-id-or-date-time";
+
 /// The input schema of `I`, with every subschema inlined so each property stands alone.
 pub fn input_schema<I: JsonSchema>() -> Schema {
     SchemaSettings::draft2020_12()
@@ -141,6 +144,10 @@ fn fits(schema: &Value, value: &Value) -> bool {
         }),
         ("boolean", Value::Bool(_)) => true,
         ("string", Value::String(text)) => {
+            if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
+                return crate::business::model::DiscordId::parse(text).is_some()
+                    || Instant::parse(text).is_some();
+            }
             if schema.get("format").and_then(Value::as_str) == Some("date-time") {
                 return Instant::parse(text).is_some();
             }
@@ -171,7 +178,9 @@ pub fn expected(schema: &Value) -> String {
         Some("number") => "a number".to_string(),
         Some("boolean") => "true or false".to_string(),
         Some("string") => {
-            if schema.get("format").and_then(Value::as_str) == Some("date-time") {
+            if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
+                format!("a message id (a string of digits) or {}", instant::EXPECTED)
+            } else if schema.get("format").and_then(Value::as_str) == Some("date-time") {
                 instant::EXPECTED.to_string()
             } else if schema.get("pattern").is_some() {
                 "a Discord id: a string of digits such as \"1189078123456789012\"".to_string()

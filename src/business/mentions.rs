@@ -83,6 +83,118 @@ pub fn list_mentions(
     })
 }
 
+/// List the owner's mentions still awaiting an answer, oldest first: mentions (as
+/// `mentions_list` finds them: direct, a role the owner holds, @everyone/@here, replies to the
+/// owner) after which the owner has not written in that channel or thread, and that have been
+/// silent for longer than `silenceMinutes` (measured from Discord's time of the mention). Use
+/// `mentions_list` for every mention, answered or not.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AwaitingReply {
+    /// Mentions that arrived at or after this instant (inclusive, on the store's arrival
+    /// clock). Default: 7 days ago.
+    pub since: Option<Instant>,
+    /// Only mentions older than this many minutes. Default 60, from 0 to 10080 (a week).
+    #[schemars(range(min = 0, max = 10080))]
+    pub silence_minutes: Option<u32>,
+    /// At most this many mentions. Default 50, from 1 to 500.
+    #[schemars(range(min = 1, max = 500))]
+    pub limit: Option<u32>,
+}
+
+const DEFAULT_AWAITING_LOOKBACK_SECONDS: i64 = 7 * 24 * 60 * 60;
+const DEFAULT_SILENCE_MINUTES: u32 = 60;
+
+pub fn awaiting_reply(
+    store: &Store,
+    input: AwaitingReply,
+    context: &OwnerContext,
+) -> Result<Mentions> {
+    awaiting_reply_at(store, input, context, Instant::now())
+}
+
+/// [`awaiting_reply`] as of `now`.
+pub(crate) fn awaiting_reply_at(
+    store: &Store,
+    input: AwaitingReply,
+    context: &OwnerContext,
+    now: Instant,
+) -> Result<Mentions> {
+    let since = input
+        .since
+        .unwrap_or_else(|| now.minus_seconds(DEFAULT_AWAITING_LOOKBACK_SECONDS));
+    let silence = i64::from(input.silence_minutes.unwrap_or(DEFAULT_SILENCE_MINUTES)) * 60;
+    let quiet_before = now.minus_seconds(silence);
+    let limit = input.limit.unwrap_or(DEFAULT_LIMIT) as usize;
+    unanswered(store, context, since, None, limit, |record| {
+        record.sent_at < quiet_before
+    })
+}
+
+/// Mentions arrived in `[since, until)` that the owner has not answered and that `keep` accepts.
+pub(crate) fn unanswered(
+    store: &Store,
+    context: &OwnerContext,
+    since: Instant,
+    until: Option<Instant>,
+    limit: usize,
+    keep: impl Fn(&crate::store::MessageRecord) -> bool,
+) -> Result<Mentions> {
+    let Some(owner_id) = context.owner_id.clone() else {
+        return Err(Error::config(
+            "Mentions need the owner's Discord user id: set DISCORD_OWNER_ID",
+        ));
+    };
+    let all = list_mentions(
+        store,
+        ListMentions {
+            since: Some(since),
+            limit: Some(500),
+        },
+        context,
+    )?;
+    let mut pages = vec![all];
+    // Follow `more` until the window is exhausted: unanswered mentions may be few among many.
+    while let Some(last) = pages
+        .last()
+        .filter(|page| page.more)
+        .and_then(|page| page.mentions.last())
+    {
+        let next = last.created_at.plus_micros(1);
+        pages.push(list_mentions(
+            store,
+            ListMentions {
+                since: Some(next),
+                limit: Some(500),
+            },
+            context,
+        )?);
+    }
+    store.read(|reader| {
+        let mut mentions = Vec::new();
+        let mut more = false;
+        for message in pages.into_iter().flat_map(|page| page.mentions) {
+            if until.is_some_and(|until| message.created_at >= until) {
+                break;
+            }
+            let Some(record) = reader.message(&message.message_id)? else {
+                continue;
+            };
+            if !keep(&record)
+                || reader.spoke_after(&record.channel_id, &owner_id, record.sent_at)?
+            {
+                continue;
+            }
+            if mentions.len() == limit {
+                more = true;
+                break;
+            }
+            mentions.push(message);
+        }
+        Ok(Mentions { mentions, more })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

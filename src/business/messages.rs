@@ -3,12 +3,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::channels::{channels_in_scope, unreadable_reason};
-use super::model::{DiscordId, Message};
+use super::channels::{chosen_channels, unreadable_reason};
+use super::model::{DiscordId, HistoryPoint, Message, MessageWithHistory};
 use super::{OwnerContext, since_or_default};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
-use crate::store::{ChannelAccess, Store};
+use crate::store::{Anchor, ChannelAccess, Position, SearchFilter, Store};
 
 /// Catch up: the messages that arrived at or after `since`, grouped by channel, oldest first,
 /// each with its current content, edited/deleted flags, reactions and reply target. Channels
@@ -66,20 +66,7 @@ pub fn catch_up(store: &Store, input: CatchUp, context: &OwnerContext) -> Result
     let since = since_or_default(input.since);
     let limit = input.limit.unwrap_or(DEFAULT_LIMIT) as usize;
     store.read(|reader| {
-        let mut channels = channels_in_scope(reader, context)?;
-        if let Some(wanted) = &input.channel_id {
-            channels.retain(|channel| channel.channel_id == wanted.as_str());
-            if channels.is_empty() {
-                return Err(match reader.channel(wanted.as_str())? {
-                    Some(_) => Error::denied(format!(
-                        "Channel {wanted} is outside the guilds in scope (DISCORD_GUILD_IDS)"
-                    )),
-                    None => {
-                        Error::not_found(format!("No channel with id {wanted} is in the store"))
-                    }
-                });
-            }
-        }
+        let channels = chosen_channels(reader, context, input.channel_id.as_ref())?;
         let owner = context.owner_view(reader)?;
         let mut result = CaughtUp {
             channels: Vec::new(),
@@ -126,6 +113,217 @@ pub fn catch_up(store: &Store, input: CatchUp, context: &OwnerContext) -> Result
         }
         result.watermark = oldest_left_out.or(newest_returned).unwrap_or(since);
         Ok(result)
+    })
+}
+
+/// Read a channel's stored history around a point, oldest first: each message with every
+/// version of its content (`originalContent`, then `edits` with when each was made) and its
+/// deletion, so "what did it say before it was edited" is answerable. Anchor with at most one of
+/// `before`, `after` or `around`; without one, the newest messages. To page, pass `olderCursor`
+/// as `before`, or `newerCursor` as `after`. Use `messages_catch_up` for what is new across
+/// channels, `messages_search` to find a message by its words.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct History {
+    /// The channel or thread to read.
+    pub channel_id: DiscordId,
+    /// Messages strictly before this message id, or sent before this instant (Discord's time).
+    pub before: Option<HistoryPoint>,
+    /// Messages strictly after this message id, or sent at or after this instant (Discord's time).
+    pub after: Option<HistoryPoint>,
+    /// Messages around this message id or instant: half before, the rest from it on.
+    pub around: Option<HistoryPoint>,
+    /// At most this many messages. Default 50, from 1 to 200.
+    #[schemars(range(min = 1, max = 200))]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelHistory {
+    pub channel_id: String,
+    pub channel_name: String,
+    /// Oldest first, in Discord's order.
+    pub messages: Vec<MessageWithHistory>,
+    /// Pass as `before` for the page before this one; null when nothing older is stored.
+    pub older_cursor: Option<String>,
+    /// Pass as `after` for the page after this one; null when nothing newer is stored.
+    pub newer_cursor: Option<String>,
+}
+
+pub fn read_history(
+    store: &Store,
+    input: History,
+    context: &OwnerContext,
+) -> Result<ChannelHistory> {
+    let anchors = [&input.before, &input.after, &input.around];
+    if anchors.iter().filter(|anchor| anchor.is_some()).count() > 1 {
+        return Err(Error::input(
+            "Give at most one of `before`, `after` and `around`",
+        ));
+    }
+    let limit = input.limit.unwrap_or(DEFAULT_LIMIT) as usize;
+    store.read(|reader| {
+        let channel = chosen_channels(reader, context, Some(&input.channel_id))?.remove(0);
+        if let Some(reason) = unreadable_reason(channel.access) {
+            return Err(Error::denied(format!(
+                "Channel {} cannot be read: {reason}",
+                channel.name
+            )));
+        }
+        let position = |point: &HistoryPoint| -> Result<Position> {
+            Ok(match point {
+                HistoryPoint::Instant(at) => Position {
+                    sent_at: *at,
+                    message_id: String::new(),
+                },
+                HistoryPoint::Message(id) => match reader.message(id.as_str())? {
+                    Some(message) if message.channel_id == channel.channel_id => Position {
+                        sent_at: message.sent_at,
+                        message_id: message.message_id,
+                    },
+                    _ => {
+                        return Err(Error::not_found(format!(
+                            "No stored message of channel {} has id {id}",
+                            channel.name
+                        )));
+                    }
+                },
+            })
+        };
+        let anchor = match (&input.before, &input.after, &input.around) {
+            (Some(point), _, _) => Anchor::Before(position(point)?),
+            (_, Some(point), _) => Anchor::After(position(point)?),
+            (_, _, Some(point)) => Anchor::Around(position(point)?),
+            _ => Anchor::Latest,
+        };
+        let page = reader.channel_history(&channel.channel_id, &anchor, limit)?;
+        let owner = context.owner_view(reader)?;
+        Ok(ChannelHistory {
+            older_cursor: page
+                .messages
+                .first()
+                .filter(|_| page.has_older)
+                .map(|m| m.message_id.clone()),
+            newer_cursor: page
+                .messages
+                .last()
+                .filter(|_| page.has_newer)
+                .map(|m| m.message_id.clone()),
+            messages: page
+                .messages
+                .iter()
+                .map(|record| MessageWithHistory::from_record(record, &owner))
+                .collect(),
+            channel_id: channel.channel_id,
+            channel_name: channel.name,
+        })
+    })
+}
+
+/// Full-text search over every stored message, earlier versions of edited messages included,
+/// best match first, each with a snippet where the matched words are marked [like this]. Plain
+/// words find messages containing all of them (`cache node`), in any form of accents or case.
+/// Search syntax (SQLite FTS5) is also understood: "an exact phrase", `OR`, `NOT`, parentheses,
+/// `prefix*`, `NEAR(word other, 5)`. Only readable channels in scope are searched. Use
+/// `messages_history` with `around` to read the conversation around a result.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Search {
+    /// What to look for: words, or FTS5 search syntax; 1 to 500 characters.
+    #[schemars(length(min = 1, max = 500))]
+    pub query: String,
+    /// Only this channel or thread. Default: every readable channel in scope.
+    pub channel_id: Option<DiscordId>,
+    /// Only messages by this user.
+    pub author_id: Option<DiscordId>,
+    /// Only messages that arrived at or after this instant (the store's arrival clock).
+    pub since: Option<Instant>,
+    /// Only messages that arrived before this instant (the store's arrival clock).
+    pub until: Option<Instant>,
+    /// At most this many results. Default 20, from 1 to 100.
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResults {
+    /// The query as it was run (plain words are quoted so `eu-west` means the text, not syntax).
+    pub query: String,
+    pub results: Vec<SearchResult>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResult {
+    /// The best-matching version of the content, matches between `[` and `]`.
+    pub snippet: String,
+    /// The message as it is now.
+    pub message: Message,
+}
+
+const DEFAULT_SEARCH_LIMIT: u32 = 20;
+
+/// Plain text becomes a conjunction of quoted words, so characters FTS5 would read as syntax
+/// (`eu-west`, `node:3`) are just text; a query that uses search syntax is passed as written.
+fn fts_query(query: &str) -> String {
+    let syntax = query.contains(['"', '(', ')', '*', '^'])
+        || query
+            .split_whitespace()
+            .any(|word| matches!(word, "OR" | "AND" | "NOT") || word.starts_with("NEAR("));
+    if syntax {
+        return query.to_string();
+    }
+    query
+        .split_whitespace()
+        .map(|word| format!("\"{}\"", word.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn search_messages(
+    store: &Store,
+    input: Search,
+    context: &OwnerContext,
+) -> Result<SearchResults> {
+    if input.query.trim().is_empty() {
+        return Err(Error::input("`query` must have at least one word"));
+    }
+    if let (Some(since), Some(until)) = (input.since, input.until)
+        && until <= since
+    {
+        return Err(Error::input("`until` must be after `since`"));
+    }
+    let query = fts_query(&input.query);
+    let limit = input.limit.unwrap_or(DEFAULT_SEARCH_LIMIT) as usize;
+    store.read(|reader| {
+        let channel_ids = chosen_channels(reader, context, input.channel_id.as_ref())?
+            .into_iter()
+            .filter(|channel| channel.access == ChannelAccess::Readable)
+            .map(|channel| channel.channel_id)
+            .collect();
+        let filter = SearchFilter {
+            channel_ids,
+            author_id: input.author_id.as_ref().map(|id| id.as_str().to_string()),
+            since: input.since,
+            until: input.until,
+        };
+        let Some(hits) = reader.search(&query, &filter, limit)? else {
+            return Err(Error::input(
+                "`query` is not valid search syntax: use words, \"exact phrases\", OR, NOT, \
+                 parentheses, prefix* or NEAR(a b, 5), with quotes and parentheses balanced",
+            ));
+        };
+        let owner = context.owner_view(reader)?;
+        let results = hits
+            .iter()
+            .map(|hit| SearchResult {
+                snippet: hit.snippet.clone(),
+                message: Message::from_record(&hit.message, &owner),
+            })
+            .collect();
+        Ok(SearchResults { query, results })
     })
 }
 

@@ -5,6 +5,7 @@
 //! rules beyond the schema, scope, authorization. The CLI and the MCP server only call it and
 //! render what it returns. This layer knows nothing of rmcp, comfy-table or serenity.
 
+pub mod activity;
 pub mod bookmarks;
 pub mod channels;
 pub mod context;

@@ -143,3 +143,77 @@ impl From<&ReactionCount> for Reaction {
         }
     }
 }
+
+/// A point in a channel's history: a message id, or an instant (Discord's time of sending).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryPoint {
+    Message(DiscordId),
+    Instant(Instant),
+}
+
+impl<'de> Deserialize<'de> for HistoryPoint {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = Cow::<str>::deserialize(deserializer)?;
+        DiscordId::parse(&text)
+            .map(HistoryPoint::Message)
+            .or_else(|| Instant::parse(&text).map(HistoryPoint::Instant))
+            .ok_or_else(|| serde::de::Error::custom("not a message id or an instant"))
+    }
+}
+
+impl JsonSchema for HistoryPoint {
+    fn schema_name() -> Cow<'static, str> {
+        "HistoryPoint".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "format": crate::business::input::MESSAGE_OR_INSTANT })
+    }
+}
+
+/// One earlier or later version of a message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Edit {
+    /// The content after this edit.
+    pub content: String,
+    /// Discord's timestamp of the edit.
+    pub edited_at: Instant,
+    /// When the store recorded the edit.
+    pub created_at: Instant,
+}
+
+/// A message with everything that happened to it: every version and the deletion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageWithHistory {
+    #[serde(flatten)]
+    pub message: Message,
+    /// The content as first sent, before any edit.
+    pub original_content: String,
+    /// Every edit in Discord's order; empty if never edited.
+    pub edits: Vec<Edit>,
+    /// When the store recorded the deletion; null if not deleted.
+    pub deleted_at: Option<Instant>,
+}
+
+impl MessageWithHistory {
+    pub(crate) fn from_record(record: &MessageRecord, owner: &OwnerView) -> MessageWithHistory {
+        MessageWithHistory {
+            message: Message::from_record(record, owner),
+            original_content: record.original_content.clone(),
+            edits: record
+                .edits
+                .iter()
+                .map(|edit| Edit {
+                    content: edit.content.clone(),
+                    edited_at: edit.edited_at,
+                    created_at: edit.created_at,
+                })
+                .collect(),
+            deleted_at: record.deleted_at,
+        }
+    }
+}

@@ -4,10 +4,11 @@
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ContentArrangement, Table};
 
+use crate::business::activity::{Activity, DigestReport};
 use crate::business::bookmarks::{Bookmark, Bookmarks, ResolvedBookmark};
 use crate::business::channels::ChannelList;
 use crate::business::mentions::Mentions;
-use crate::business::messages::CaughtUp;
+use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
 use crate::business::model::Message;
 use crate::instant::Instant;
 
@@ -193,5 +194,151 @@ impl Render for ResolvedBookmark {
             "Resolved the bookmark of message {} at {}\n",
             self.message_id, self.resolved_at
         )
+    }
+}
+
+impl Render for ChannelHistory {
+    fn render(&self) -> String {
+        let mut text = format!("#{}\n", self.channel_name);
+        if self.messages.is_empty() {
+            text.push_str("No stored messages here.\n");
+        }
+        for entry in &self.messages {
+            let message = &entry.message;
+            text.push_str(&format!(
+                "{}  {}  [{}]{}\n",
+                when(message.sent_at),
+                message.author_name,
+                message.message_id,
+                if message.deleted { "  (deleted)" } else { "" }
+            ));
+            if entry.edits.is_empty() {
+                text.push_str(&format!(
+                    "    {}\n",
+                    message.content.replace('\n', "\n    ")
+                ));
+            } else {
+                text.push_str(&format!(
+                    "    originally: {}\n",
+                    entry.original_content.replace('\n', "\n    ")
+                ));
+                for edit in &entry.edits {
+                    text.push_str(&format!(
+                        "    edited {}: {}\n",
+                        when(edit.edited_at),
+                        edit.content.replace('\n', "\n    ")
+                    ));
+                }
+            }
+        }
+        if let Some(older) = &self.older_cursor {
+            text.push_str(&format!("older: --before {older}\n"));
+        }
+        if let Some(newer) = &self.newer_cursor {
+            text.push_str(&format!("newer: --after {newer}\n"));
+        }
+        text
+    }
+}
+
+impl Render for SearchResults {
+    fn render(&self) -> String {
+        if self.results.is_empty() {
+            return format!("Nothing matches {}.\n", self.query);
+        }
+        let mut out = table(&["arrived", "author", "match", "", "id"]);
+        for result in &self.results {
+            let mut row = message_row(&result.message);
+            row[2] = excerpt(&result.snippet, 72);
+            out.add_row(row);
+        }
+        format!("{out}\n{} results for {}\n", self.results.len(), self.query)
+    }
+}
+
+impl Render for Activity {
+    fn render(&self) -> String {
+        if self.total == 0 {
+            return format!("Nothing new. Next time: --after {}\n", self.cutoff);
+        }
+        let mut out = table(&["channel", "messages", "edits", "deletions", "reactions"]);
+        for channel in &self.channels {
+            out.add_row(vec![
+                channel.channel_name.clone(),
+                channel.messages.to_string(),
+                channel.edits.to_string(),
+                channel.deletions.to_string(),
+                channel.reactions.to_string(),
+            ]);
+        }
+        format!(
+            "{out}\n{} new. Next time: --after {}\n",
+            self.total, self.cutoff
+        )
+    }
+}
+
+impl Render for DigestReport {
+    fn render(&self) -> String {
+        let mut text = format!(
+            "Digest from {} to {}: {} messages\n\n",
+            when(self.since),
+            when(self.until),
+            self.total_messages
+        );
+        for channel in &self.channels {
+            let authors: Vec<String> = channel
+                .top_authors
+                .iter()
+                .map(|a| format!("{} ({})", a.author_name, a.messages))
+                .collect();
+            text.push_str(&format!(
+                "#{}: {} messages; most active: {}\n",
+                channel.channel_name,
+                channel.messages,
+                authors.join(", ")
+            ));
+            for message in &channel.most_reacted {
+                let reactions: Vec<String> = message
+                    .reactions
+                    .iter()
+                    .map(|r| format!("{}×{}", r.emoji, r.count))
+                    .collect();
+                text.push_str(&format!(
+                    "    {} {}: {}\n",
+                    reactions.join(" "),
+                    message.author_name,
+                    excerpt(&message.content, 60)
+                ));
+            }
+        }
+        text.push_str(&format!(
+            "\nAwaiting your reply: {}\n",
+            self.unanswered_mentions.len()
+        ));
+        for message in &self.unanswered_mentions {
+            text.push_str(&format!(
+                "    {} {}: {}\n",
+                when(message.created_at),
+                message.author_name,
+                excerpt(&message.content, 60)
+            ));
+        }
+        text.push_str(&format!(
+            "\nOpen bookmarks: {}\n",
+            self.open_bookmarks.len()
+        ));
+        for bookmark in &self.open_bookmarks {
+            let note = bookmark
+                .note
+                .as_deref()
+                .map(|note| format!(" — {note}"))
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "    {}{note}\n",
+                excerpt(&bookmark.content_when_bookmarked, 60)
+            ));
+        }
+        text
     }
 }

@@ -68,6 +68,7 @@ pub struct Capability {
 }
 
 impl Capability {
+    /// A capability whose business function is synchronous (it only reads or writes the store).
     fn new<I, O>(
         name: &'static str,
         command: &'static [&'static str],
@@ -79,6 +80,24 @@ impl Capability {
         I: DeserializeOwned + JsonSchema + Send + 'static,
         O: Serialize + JsonSchema + Render + Send + 'static,
     {
+        let invoke = invoke(move |arguments, services| {
+            Box::pin(async move {
+                let input = input::parse_input::<I>(arguments)?;
+                let output = function(&services.store, input, &services.context)?;
+                Ok(Box::new(output) as Box<dyn Outcome>)
+            })
+        });
+        Capability::described::<I, O>(name, command, positional, wraps, invoke)
+    }
+
+    /// The schemas and description from the input and output types, around a call.
+    fn described<I: JsonSchema, O: JsonSchema>(
+        name: &'static str,
+        command: &'static [&'static str],
+        positional: Option<&'static str>,
+        wraps: &'static str,
+        invoke: Invoke,
+    ) -> Capability {
         let mut input_schema = schema_object(input::input_schema::<I>().to_value());
         input_schema.remove("title");
         let description = input_schema
@@ -93,13 +112,6 @@ impl Capability {
                 .into_root_schema_for::<O>()
                 .to_value(),
         );
-        let invoke: Invoke = Box::new(move |arguments, services| {
-            Box::pin(async move {
-                let input = input::parse_input::<I>(arguments)?;
-                let output = function(&services.store, input, &services.context)?;
-                Ok(Box::new(output) as Box<dyn Outcome>)
-            })
-        });
         Capability {
             name,
             command,
@@ -151,7 +163,33 @@ fn unwrap_descriptions(value: &mut Value) {
     }
 }
 
+/// Boxes a call, fixing its signature so the closure is general over the services' lifetime.
+fn invoke<F>(call: F) -> Invoke
+where
+    F: for<'a> Fn(Value, &'a Services) -> Invocation<'a> + Send + Sync + 'static,
+{
+    Box::new(call)
+}
+
 macro_rules! capability {
+    // An async business function (it waits or talks to Discord): the types are named because
+    // an async fn's future cannot be named generically.
+    (async $name:literal, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
+        Capability::described::<$input, $output>(
+            $name,
+            &[$($word),+],
+            $positional,
+            concat!("business::", stringify!($module), "::", stringify!($function)),
+            invoke(|arguments, services| {
+                Box::pin(async move {
+                    let input = input::parse_input::<$input>(arguments)?;
+                    let output: $output =
+                        business::$module::$function(&services.store, input, &services.context).await?;
+                    Ok(Box::new(output) as Box<dyn Outcome>)
+                })
+            }),
+        )
+    };
     ($name:literal, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident) => {
         Capability::new(
             $name,
@@ -175,11 +213,37 @@ pub fn capabilities() -> &'static [Capability] {
             ),
             capability!("messages_catch_up", ["catch-up"], None, messages::catch_up),
             capability!(
+                "messages_history",
+                ["history"],
+                Some("channelId"),
+                messages::read_history
+            ),
+            capability!(
+                "messages_search",
+                ["search"],
+                Some("query"),
+                messages::search_messages
+            ),
+            capability!(
                 "mentions_list",
                 ["mentions", "list"],
                 None,
                 mentions::list_mentions
             ),
+            capability!(
+                "mentions_awaiting_reply",
+                ["mentions", "awaiting-reply"],
+                None,
+                mentions::awaiting_reply
+            ),
+            capability!(
+                async "activity_wait",
+                ["wait"],
+                None,
+                activity::wait_for_activity,
+                business::activity::WaitForActivity => business::activity::Activity
+            ),
+            capability!("activity_digest", ["digest"], None, activity::digest),
             capability!(
                 "bookmarks_add",
                 ["bookmarks", "add"],

@@ -63,6 +63,8 @@ pub struct MessageRecord {
     /// Edits in Discord's order (by `edited_at`), whatever order they arrived in.
     pub edits: Vec<EditRecord>,
     pub deleted: bool,
+    /// When the store recorded the deletion.
+    pub deleted_at: Option<Instant>,
     pub reactions: Vec<ReactionCount>,
     pub mentioned_user_ids: Vec<String>,
     pub mentioned_role_ids: Vec<String>,
@@ -81,30 +83,37 @@ impl MessageRecord {
     }
 }
 
-const MESSAGE_COLUMNS: &str = "message_id, channel_id, guild_id, author_id, author_name, content,
+pub(super) const MESSAGE_COLUMNS: &str =
+    "message_id, channel_id, guild_id, author_id, author_name, content,
      created_at, sent_at, reply_to_message_id, reply_to_author_id, mention_everyone";
 
-fn instant_at(row: &Row<'_>, index: usize) -> rusqlite::Result<Instant> {
+pub(super) fn instant_at(row: &Row<'_>, index: usize) -> rusqlite::Result<Instant> {
     let text: String = row.get(index)?;
     Instant::parse(&text)
         .ok_or_else(|| rusqlite::Error::InvalidColumnType(index, text, rusqlite::types::Type::Text))
 }
 
-fn message_from_row(row: &Row<'_>) -> rusqlite::Result<MessageRecord> {
+pub(super) fn message_from_row(row: &Row<'_>) -> rusqlite::Result<MessageRecord> {
+    message_from_row_at(row, 0)
+}
+
+/// Reads the [`MESSAGE_COLUMNS`] of a row, starting at column `at`.
+pub(super) fn message_from_row_at(row: &Row<'_>, at: usize) -> rusqlite::Result<MessageRecord> {
     Ok(MessageRecord {
-        message_id: row.get(0)?,
-        channel_id: row.get(1)?,
-        guild_id: row.get(2)?,
-        author_id: row.get(3)?,
-        author_name: row.get(4)?,
-        original_content: row.get(5)?,
-        created_at: instant_at(row, 6)?,
-        sent_at: instant_at(row, 7)?,
-        reply_to_message_id: row.get(8)?,
-        reply_to_author_id: row.get(9)?,
-        mention_everyone: row.get(10)?,
+        message_id: row.get(at)?,
+        channel_id: row.get(at + 1)?,
+        guild_id: row.get(at + 2)?,
+        author_id: row.get(at + 3)?,
+        author_name: row.get(at + 4)?,
+        original_content: row.get(at + 5)?,
+        created_at: instant_at(row, at + 6)?,
+        sent_at: instant_at(row, at + 7)?,
+        reply_to_message_id: row.get(at + 8)?,
+        reply_to_author_id: row.get(at + 9)?,
+        mention_everyone: row.get(at + 10)?,
         edits: Vec::new(),
         deleted: false,
+        deleted_at: None,
         reactions: Vec::new(),
         mentioned_user_ids: Vec::new(),
         mentioned_role_ids: Vec::new(),
@@ -196,7 +205,7 @@ impl Reader<'_> {
     }
 
     /// Adds edits, deletion, reactions and mentions to base rows, a few queries per page.
-    fn hydrate(&self, mut messages: Vec<MessageRecord>) -> Result<Vec<MessageRecord>> {
+    pub(super) fn hydrate(&self, mut messages: Vec<MessageRecord>) -> Result<Vec<MessageRecord>> {
         if messages.is_empty() {
             return Ok(messages);
         }
@@ -229,7 +238,7 @@ impl Reader<'_> {
         }
 
         let mut deletions = self.connection.prepare_cached(
-            "SELECT message_id FROM message_deletions
+            "SELECT message_id, created_at FROM message_deletions
              WHERE message_id IN (SELECT value FROM json_each(?1))",
         )?;
         let mut rows = deletions.query([&ids])?;
@@ -237,6 +246,7 @@ impl Reader<'_> {
             let id: String = row.get(0)?;
             if let Some(&index) = position.get(&id) {
                 messages[index].deleted = true;
+                messages[index].deleted_at = Some(instant_at(row, 1)?);
             }
         }
 
@@ -296,6 +306,7 @@ impl Writer<'_> {
                 message.mention_everyone,
                 message.origin
             ])?;
+        self.index_text(&message.message_id, &message.content)?;
         self.insert_mentions(
             &message.message_id,
             &message.mentioned_user_ids,
@@ -328,6 +339,7 @@ impl Writer<'_> {
                 edit.content,
                 edit.edited_at.to_iso()
             ])?;
+        self.index_text(&edit.message_id, &edit.content)?;
         self.insert_mentions(
             &edit.message_id,
             &edit.mentioned_user_ids,

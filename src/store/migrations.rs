@@ -11,10 +11,16 @@ use rusqlite_migration::{M, Migrations};
 use crate::error::{Error, Result};
 
 /// Every migration, in order; the file name's number is its position.
-const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_initial.sql",
-    include_str!("../../migrations/0001_initial.sql"),
-)];
+const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_initial.sql",
+        include_str!("../../migrations/0001_initial.sql"),
+    ),
+    (
+        "0002_search_and_history.sql",
+        include_str!("../../migrations/0002_search_and_history.sql"),
+    ),
+];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {
     let migrations = Migrations::new(MIGRATIONS.iter().map(|(_, sql)| M::up(sql)).collect());

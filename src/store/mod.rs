@@ -6,14 +6,17 @@
 //! lock first and then stamps every row from the arrival clock inside that same transaction,
 //! so commit order and clock order agree across processes.
 
+mod activity;
 mod bookmarks;
 mod channels;
 mod clock;
+mod history;
 mod identity;
 mod messages;
 mod migrations;
 mod paths;
 mod reactions;
+mod search;
 #[cfg(test)]
 pub(crate) mod testing;
 
@@ -28,12 +31,15 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 
+pub use activity::{AuthorCount, ChannelActivity};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions};
+pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
 pub use messages::{EditRecord, MessageRecord, NewEdit, NewMessage};
 pub use paths::default_path;
 pub use reactions::{ReactionChange, ReactionCount};
+pub use search::{SearchFilter, SearchHit};
 
 /// How long a writer waits for another process's write lock before giving up.
 /// Readers never wait: WAL lets them read the last committed state.
@@ -186,6 +192,16 @@ mod tests {
         "reaction_events",
         "bookmark_events",
     ];
+    /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
+    /// only ever inserts into it).
+    const SEARCH_TABLES: &[&str] = &[
+        "message_text",
+        "message_text_config",
+        "message_text_content",
+        "message_text_data",
+        "message_text_docsize",
+        "message_text_idx",
+    ];
 
     /// Writes at least one row into every history table, through the real recorders.
     fn fill_every_table() -> crate::test_fixtures::World {
@@ -253,6 +269,7 @@ mod tests {
             .collect();
         let mut expected: Vec<String> = HISTORY_TABLES.iter().map(|t| t.to_string()).collect();
         expected.push("clock".to_string());
+        expected.extend(SEARCH_TABLES.iter().map(|t| t.to_string()));
         expected.sort();
         assert_eq!(
             tables, expected,

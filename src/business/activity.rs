@@ -1,0 +1,478 @@
+//! Activity over time: the cursor tool that waits for something new, and the digest of a window.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::bookmarks::{Bookmark, ListBookmarks, list_bookmarks};
+use super::channels::chosen_channels;
+use super::mentions::unanswered;
+use super::model::{DiscordId, Message};
+use super::{DEFAULT_LOOKBACK_SECONDS, OwnerContext};
+use crate::error::{Error, Result};
+use crate::instant::Instant;
+use crate::store::{ChannelAccess, Store};
+
+/// Wait for activity (the cursor tool): counts of messages, edits, deletions and reactions
+/// stored strictly after `after`, per channel, and the `cutoff` to pass back. Recipe: call it,
+/// act on what it reports, then call it again with `after` set to the returned `cutoff`,
+/// exactly; while nothing new arrives it reads `total: 0`. With `waitSeconds` it blocks until
+/// something arrives or the time is up, and returns at once if something already has. History
+/// that a backfill stores late counts as new, because it arrived late. Use `messages_catch_up`
+/// to read the messages themselves.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WaitForActivity {
+    /// Count what the store recorded strictly after this instant (the store's arrival clock);
+    /// pass the previous call's `cutoff`. Default: now.
+    pub after: Option<Instant>,
+    /// Only this channel or thread. Default: every readable channel in scope.
+    pub channel_id: Option<DiscordId>,
+    /// Wait up to this many seconds for something to arrive. Default 0 (answer at once), from 0
+    /// to 60.
+    #[schemars(range(min = 0, max = 60))]
+    pub wait_seconds: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Activity {
+    /// Everything counted, all channels together.
+    pub total: u64,
+    /// Channels with something new.
+    pub channels: Vec<ChannelActivityCount>,
+    /// Pass this as `after` next time.
+    pub cutoff: Instant,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelActivityCount {
+    pub channel_id: String,
+    pub channel_name: String,
+    pub messages: u64,
+    pub edits: u64,
+    pub deletions: u64,
+    pub reactions: u64,
+}
+
+/// How often a waiting call looks at the store's clock: one one-row read, never a scan.
+pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(250);
+
+fn count_after(
+    store: &Store,
+    after: Instant,
+    channel_id: Option<&DiscordId>,
+    context: &OwnerContext,
+) -> Result<Activity> {
+    store.read(|reader| {
+        let mut activity = Activity {
+            total: 0,
+            channels: Vec::new(),
+            cutoff: after,
+        };
+        for channel in chosen_channels(reader, context, channel_id)? {
+            if channel.access != ChannelAccess::Readable {
+                continue;
+            }
+            let counts = reader.channel_activity_after(&channel.channel_id, after)?;
+            if counts.total() > 0 {
+                activity.total += counts.total();
+                activity.channels.push(ChannelActivityCount {
+                    channel_id: channel.channel_id,
+                    channel_name: channel.name,
+                    messages: counts.messages,
+                    edits: counts.edits,
+                    deletions: counts.deletions,
+                    reactions: counts.reactions,
+                });
+            }
+        }
+        // Read in the same snapshot as the counts: every later commit is stamped after it.
+        activity.cutoff = after.max(reader.clock_now()?);
+        Ok(activity)
+    })
+}
+
+pub async fn wait_for_activity(
+    store: &Store,
+    input: WaitForActivity,
+    context: &OwnerContext,
+) -> Result<Activity> {
+    let after = input.after.unwrap_or_else(Instant::now);
+    let deadline = tokio::time::Instant::now()
+        + Duration::from_secs(u64::from(input.wait_seconds.unwrap_or(0)));
+    loop {
+        let activity = count_after(store, after, input.channel_id.as_ref(), context)?;
+        if activity.total > 0 || tokio::time::Instant::now() >= deadline {
+            return Ok(activity);
+        }
+        // Sleep until the store's clock moves (something was written) or the time is up.
+        let seen = activity.cutoff;
+        loop {
+            tokio::time::sleep_until(deadline.min(tokio::time::Instant::now() + POLL_INTERVAL))
+                .await;
+            if tokio::time::Instant::now() >= deadline
+                || store.read(|reader| reader.clock_now())? > seen
+            {
+                break;
+            }
+        }
+    }
+}
+
+/// A digest of a window, deterministic (no language model): per channel the number of messages,
+/// the most active authors and the most-reacted messages; then the owner's mentions in the
+/// window still awaiting an answer, and every open bookmark. The window is on the store's
+/// arrival clock, `since` inclusive and `until` exclusive; by default the last 24 hours. Use
+/// `messages_catch_up` to read every message instead.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Digest {
+    /// The window's start, inclusive. Default: 24 hours before `until`.
+    pub since: Option<Instant>,
+    /// The window's end, exclusive. Default: now.
+    pub until: Option<Instant>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DigestReport {
+    pub since: Instant,
+    pub until: Instant,
+    /// Messages that arrived in the window, all channels together.
+    pub total_messages: u64,
+    /// Channels with messages in the window, busiest first.
+    pub channels: Vec<ChannelDigest>,
+    /// Mentions of the owner in the window with no answer from the owner since.
+    pub unanswered_mentions: Vec<Message>,
+    pub open_bookmarks: Vec<Bookmark>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelDigest {
+    pub channel_id: String,
+    pub channel_name: String,
+    pub messages: u64,
+    /// Up to five authors, most messages first.
+    pub top_authors: Vec<AuthorActivity>,
+    /// Up to three messages with the most reactions, most first.
+    pub most_reacted: Vec<Message>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorActivity {
+    pub author_id: String,
+    pub author_name: String,
+    pub messages: u64,
+}
+
+pub fn digest(store: &Store, input: Digest, context: &OwnerContext) -> Result<DigestReport> {
+    digest_at(store, input, context, Instant::now())
+}
+
+/// [`digest`] as of `now`.
+pub(crate) fn digest_at(
+    store: &Store,
+    input: Digest,
+    context: &OwnerContext,
+    now: Instant,
+) -> Result<DigestReport> {
+    let until = input.until.unwrap_or(now);
+    let since = input
+        .since
+        .unwrap_or_else(|| until.minus_seconds(DEFAULT_LOOKBACK_SECONDS));
+    if until <= since {
+        return Err(Error::input("`until` must be after `since`"));
+    }
+    let mut report = store.read(|reader| {
+        let owner = context.owner_view(reader)?;
+        let mut channels = Vec::new();
+        for channel in chosen_channels(reader, context, None)? {
+            if channel.access != ChannelAccess::Readable {
+                continue;
+            }
+            let messages = reader.window_count(&channel.channel_id, since, until)?;
+            if messages == 0 {
+                continue;
+            }
+            let mut reacted = reader.window_reacted_messages(&channel.channel_id, since, until)?;
+            let total = |record: &crate::store::MessageRecord| {
+                record.reactions.iter().map(|r| r.count).sum::<u64>()
+            };
+            reacted.retain(|record| total(record) > 0);
+            reacted.sort_by(|a, b| {
+                total(b)
+                    .cmp(&total(a))
+                    .then(a.created_at.cmp(&b.created_at))
+            });
+            reacted.truncate(3);
+            channels.push(ChannelDigest {
+                top_authors: reader
+                    .window_authors(&channel.channel_id, since, until, 5)?
+                    .into_iter()
+                    .map(|author| AuthorActivity {
+                        author_id: author.author_id,
+                        author_name: author.author_name,
+                        messages: author.messages,
+                    })
+                    .collect(),
+                most_reacted: reacted
+                    .iter()
+                    .map(|record| Message::from_record(record, &owner))
+                    .collect(),
+                channel_id: channel.channel_id,
+                channel_name: channel.name,
+                messages,
+            });
+        }
+        channels.sort_by(|a, b| {
+            b.messages
+                .cmp(&a.messages)
+                .then(a.channel_id.cmp(&b.channel_id))
+        });
+        Ok(DigestReport {
+            since,
+            until,
+            total_messages: channels.iter().map(|channel| channel.messages).sum(),
+            channels,
+            unanswered_mentions: Vec::new(),
+            open_bookmarks: Vec::new(),
+        })
+    })?;
+    if context.owner_id.is_some() {
+        report.unanswered_mentions =
+            unanswered(store, context, since, Some(until), 50, |_| true)?.mentions;
+    }
+    report.open_bookmarks = list_bookmarks(store, ListBookmarks {}, context)?.bookmarks;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::business::bookmarks::{AddBookmark, add_bookmark};
+    use crate::test_fixtures::World;
+
+    async fn poll(world: &World, after: Instant, wait_seconds: u32) -> Activity {
+        let input = WaitForActivity {
+            after: Some(after),
+            channel_id: None,
+            wait_seconds: Some(wait_seconds),
+        };
+        wait_for_activity(&world.store, input, &world.context())
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn polling_with_the_returned_cutoff_reads_zero_until_something_new_arrives() {
+        let world = World::new();
+        let channel = world.channel("general");
+        world.post(&channel, "7", "before we started", json!({}));
+        let first = poll(&world, Instant::from_micros(0), 0).await;
+        assert_eq!(first.total, 1);
+        let quiet = poll(&world, first.cutoff, 0).await;
+        assert_eq!((quiet.total, quiet.channels.len()), (0, 0));
+        assert_eq!(quiet.cutoff, first.cutoff.max(quiet.cutoff));
+        world.post(&channel, "7", "news", json!({}));
+        let news = poll(&world, quiet.cutoff, 0).await;
+        assert_eq!(news.total, 1);
+        assert_eq!(news.channels[0].messages, 1);
+        assert_eq!(news.channels[0].channel_id, channel);
+        assert_eq!(poll(&world, news.cutoff, 0).await.total, 0);
+    }
+
+    #[tokio::test]
+    async fn after_is_strictly_after_on_the_arrival_clock() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let id = world.post(&channel, "7", "the one", json!({}));
+        let arrived = world
+            .store
+            .read(|reader| reader.message(&id))
+            .unwrap()
+            .unwrap()
+            .created_at;
+        assert_eq!(poll(&world, arrived.plus_micros(-1), 0).await.total, 1);
+        assert_eq!(poll(&world, arrived, 0).await.total, 0);
+    }
+
+    #[tokio::test]
+    async fn counts_edits_deletions_and_reactions_apart() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let id = world.post(&channel, "7", "v1", json!({}));
+        let start = poll(&world, Instant::from_micros(0), 0).await.cutoff;
+        world.edit(&channel, &id, "v2", "2026-11-29T12:00:00Z");
+        world.react("MESSAGE_REACTION_ADD", &channel, &id, "8", "👍");
+        world.delete(&channel, &id);
+        let activity = poll(&world, start, 0).await;
+        let counts = &activity.channels[0];
+        assert_eq!(
+            (
+                counts.messages,
+                counts.edits,
+                counts.deletions,
+                counts.reactions
+            ),
+            (0, 1, 1, 1)
+        );
+        assert_eq!(activity.total, 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waiting_with_nothing_new_returns_when_the_time_is_up() {
+        let world = World::new();
+        world.channel("general");
+        let cutoff = poll(&world, Instant::from_micros(0), 0).await.cutoff;
+        let started = tokio::time::Instant::now();
+        let activity = poll(&world, cutoff, 5).await;
+        assert_eq!(activity.total, 0);
+        assert_eq!(started.elapsed(), Duration::from_secs(5));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waiting_returns_at_once_when_something_is_already_there() {
+        let world = World::new();
+        let channel = world.channel("general");
+        world.post(&channel, "7", "already here", json!({}));
+        let started = tokio::time::Instant::now();
+        assert_eq!(poll(&world, Instant::from_micros(0), 30).await.total, 1);
+        assert_eq!(started.elapsed(), Duration::ZERO);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waiting_wakes_within_one_poll_of_an_arrival() {
+        let world = Arc::new(World::new());
+        let channel = world.channel("general");
+        let cutoff = poll(&world, Instant::from_micros(0), 0).await.cutoff;
+        let writer = Arc::clone(&world);
+        let started = tokio::time::Instant::now();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            writer.post(&channel, "7", "while you waited", json!({}));
+        });
+        let activity = poll(&world, cutoff, 60).await;
+        assert_eq!(activity.total, 1);
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed >= Duration::from_secs(2) && elapsed <= Duration::from_secs(2) + POLL_INTERVAL,
+            "{elapsed:?}"
+        );
+    }
+
+    fn report(world: &World, since: Instant, until: Instant) -> DigestReport {
+        digest_at(
+            &world.store,
+            Digest {
+                since: Some(since),
+                until: Some(until),
+            },
+            &world.context(),
+            until,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_digest_window_includes_since_and_excludes_until() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let first = world.post(&channel, "7", "first", json!({}));
+        let second = world.post(&channel, "8", "second", json!({}));
+        let at = |id: &str| {
+            world
+                .store
+                .read(|reader| reader.message(id))
+                .unwrap()
+                .unwrap()
+                .created_at
+        };
+        let (first_at, second_at) = (at(&first), at(&second));
+        assert_eq!(report(&world, first_at, second_at).total_messages, 1);
+        assert_eq!(
+            report(&world, first_at, second_at.plus_micros(1)).total_messages,
+            2
+        );
+        assert_eq!(
+            report(&world, first_at.plus_micros(1), second_at.plus_micros(1)).total_messages,
+            1
+        );
+        let error = digest_at(
+            &world.store,
+            Digest {
+                since: Some(second_at),
+                until: Some(first_at),
+            },
+            &world.context(),
+            second_at,
+        )
+        .unwrap_err();
+        assert_eq!(error.message(), "`until` must be after `since`");
+    }
+
+    #[test]
+    fn the_digest_counts_authors_ranks_reactions_and_lists_what_waits_for_the_owner() {
+        let world = World::new();
+        let busy = world.channel("busy");
+        let calm = world.channel("calm");
+        let start = poll_now(&world);
+        world.post(&busy, "7", "a", json!({}));
+        world.post(&busy, "7", "b", json!({}));
+        let popular = world.post(&busy, "8", "popular", json!({}));
+        let liked = world.post(&calm, "9", "liked", json!({"mention_everyone": true}));
+        for user in ["1", "2", "3"] {
+            world.react("MESSAGE_REACTION_ADD", &busy, &popular, user, "🎉");
+        }
+        world.react("MESSAGE_REACTION_ADD", &calm, &liked, "1", "👍");
+        let input = AddBookmark {
+            message_id: DiscordId::parse(&liked).unwrap(),
+            note: None,
+        };
+        add_bookmark(&world.store, input, &world.context()).unwrap();
+        let end = poll_now(&world).plus_micros(1);
+        let digest = report(&world, start, end);
+        assert_eq!(digest.total_messages, 4);
+        let channels: Vec<(&str, u64)> = digest
+            .channels
+            .iter()
+            .map(|c| (c.channel_name.as_str(), c.messages))
+            .collect();
+        assert_eq!(channels, vec![("busy", 3), ("calm", 1)]);
+        let authors: Vec<(&str, u64)> = digest.channels[0]
+            .top_authors
+            .iter()
+            .map(|a| (a.author_id.as_str(), a.messages))
+            .collect();
+        assert_eq!(authors, vec![("7", 2), ("8", 1)]);
+        assert_eq!(digest.channels[0].most_reacted[0].message_id, popular);
+        assert_eq!(digest.channels[0].most_reacted.len(), 1);
+        assert_eq!(
+            digest
+                .unanswered_mentions
+                .iter()
+                .map(|m| m.message_id.as_str())
+                .collect::<Vec<_>>(),
+            vec![liked.as_str()]
+        );
+        assert_eq!(digest.open_bookmarks.len(), 1);
+        assert_eq!(digest.open_bookmarks[0].message_id, liked);
+    }
+
+    /// The store's clock now, for windows built around a test's own rows.
+    fn poll_now(world: &World) -> Instant {
+        world
+            .store
+            .read(|reader| reader.clock_now())
+            .unwrap()
+            .plus_micros(1)
+    }
+}

@@ -1,0 +1,126 @@
+//! A channel's history in Discord's order (its timestamp, then the id), around an anchor.
+
+use rusqlite::params;
+
+use super::messages::{MESSAGE_COLUMNS, message_from_row};
+use super::{MessageRecord, Reader};
+use crate::error::Result;
+use crate::instant::Instant;
+
+/// A place in a channel's history: a message (its timestamp and id), or an instant alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    pub sent_at: Instant,
+    /// Empty for an instant: then "after" includes messages sent at that very instant.
+    pub message_id: String,
+}
+
+/// Where to read a channel's history from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Anchor {
+    /// The newest messages.
+    Latest,
+    /// Strictly before the position.
+    Before(Position),
+    /// After the position (at or after, for an instant).
+    After(Position),
+    /// Half before the position, half from it on.
+    Around(Position),
+}
+
+/// A page of history, oldest first, and whether more lies beyond each end.
+#[derive(Debug, Clone)]
+pub struct HistoryPage {
+    pub messages: Vec<MessageRecord>,
+    pub has_older: bool,
+    pub has_newer: bool,
+}
+
+impl Reader<'_> {
+    fn older(&self, channel_id: &str, at: &Position, limit: usize) -> Result<Vec<MessageRecord>> {
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages
+             WHERE channel_id = ?1 AND (sent_at < ?2 OR (sent_at = ?2 AND message_id < ?3))
+             ORDER BY sent_at DESC, message_id DESC LIMIT ?4"
+        ))?;
+        let mut rows = statement
+            .query_map(
+                params![channel_id, at.sent_at.to_iso(), at.message_id, limit as i64],
+                message_from_row,
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.reverse();
+        Ok(rows)
+    }
+
+    fn newer(
+        &self,
+        channel_id: &str,
+        at: &Position,
+        inclusive: bool,
+        limit: usize,
+    ) -> Result<Vec<MessageRecord>> {
+        let comparison = if inclusive { ">=" } else { ">" };
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages
+             WHERE channel_id = ?1 AND (sent_at > ?2 OR (sent_at = ?2 AND message_id {comparison} ?3))
+             ORDER BY sent_at, message_id LIMIT ?4"
+        ))?;
+        let rows = statement
+            .query_map(
+                params![channel_id, at.sent_at.to_iso(), at.message_id, limit as i64],
+                message_from_row,
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    fn position_of(message: &MessageRecord) -> Position {
+        Position {
+            sent_at: message.sent_at,
+            message_id: message.message_id.clone(),
+        }
+    }
+
+    /// Up to `limit` messages of a channel around `anchor`, oldest first, hydrated.
+    pub fn channel_history(
+        &self,
+        channel_id: &str,
+        anchor: &Anchor,
+        limit: usize,
+    ) -> Result<HistoryPage> {
+        // The last instant ISO-8601 can write: after every message.
+        let newest = Position {
+            sent_at: Instant::from_micros(253_402_300_799_999_999),
+            message_id: String::new(),
+        };
+        let messages = match anchor {
+            Anchor::Latest => self.older(channel_id, &newest, limit)?,
+            Anchor::Before(at) => self.older(channel_id, at, limit)?,
+            Anchor::After(at) => self.newer(channel_id, at, false, limit)?,
+            Anchor::Around(at) => {
+                let before = limit / 2;
+                let mut page = self.older(channel_id, at, before)?;
+                page.extend(self.newer(channel_id, at, true, limit - before)?);
+                page
+            }
+        };
+        let has_older = match messages.first() {
+            Some(first) => !self
+                .older(channel_id, &Self::position_of(first), 1)?
+                .is_empty(),
+            None => false,
+        };
+        let has_newer = match messages.last() {
+            Some(last) => !self
+                .newer(channel_id, &Self::position_of(last), false, 1)?
+                .is_empty(),
+            None => false,
+        };
+        Ok(HistoryPage {
+            messages: self.hydrate(messages)?,
+            has_older,
+            has_newer,
+        })
+    }
+}
