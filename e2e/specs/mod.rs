@@ -1,5 +1,10 @@
 //! Every spec, one behaviour per file, each file named as the sentence it proves. A file here
 //! that is not listed below fails the run before any spec starts.
+//!
+//! A spec is `pub async fn spec()` in `e2e/specs/<sentence_in_snake_case>.rs`: it builds its
+//! guild and feed with `support::feed`, plays them into its own `support::Store`, and observes
+//! the product only through `store.mcp()` or `store.cli()`, asserting the values its feed
+//! produced. It never writes SQL, never reads the database and never reads the environment.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -30,6 +35,7 @@ macro_rules! specs {
 }
 
 specs! {
+    a_bookmark_note_may_be_up_to_1000_characters,
     a_bookmarked_message_survives_its_deletion,
     a_bookmarked_message_survives_the_authors_edit,
     a_channel_the_bot_loses_access_to_is_skipped_from_then_on,

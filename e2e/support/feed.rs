@@ -466,8 +466,7 @@ impl Feed {
 
     /// GUILD_CREATE: the guild with its roles, members, channels and active threads.
     pub fn guild_create(&mut self, guild: &Guild) {
-        let feed = self;
-        let joined = feed.anchor.minus_minutes(30 * 24 * 60).wire();
+        let joined = self.anchor.minus_minutes(30 * 24 * 60).wire();
         let members: Vec<Value> = guild
             .members
             .iter()
@@ -477,6 +476,7 @@ impl Feed {
                 payload
             })
             .collect();
+        // Discord names the guild's owner; the first human member plays that part.
         let owner_id = guild
             .members
             .iter()
@@ -484,7 +484,7 @@ impl Feed {
             .unwrap_or(&guild.bot)
             .id
             .clone();
-        let archived = feed.anchor.minus_minutes(60).wire();
+        let archived = self.anchor.minus_minutes(60).wire();
         let channels: Vec<Value> = guild
             .channels
             .iter()
@@ -496,7 +496,7 @@ impl Feed {
             .iter()
             .map(|thread| thread.payload(0, &owner_id, &archived))
             .collect();
-        feed.dispatch(
+        self.dispatch(
             "GUILD_CREATE",
             json!({
                 "id": guild.id,
