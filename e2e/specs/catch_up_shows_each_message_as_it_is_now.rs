@@ -1,0 +1,122 @@
+//! `messages_catch_up` shows each message as it is now: the current content after an edit with
+//! Discord's edit time (a link preview is not an edit), deleted messages flagged with their
+//! content kept (one by one or purged in bulk), the reactions people still hold (custom emoji
+//! in message syntax), the reply target, and whether it mentions the owner.
+
+use serde_json::json;
+
+use crate::support::feed::Posted;
+use crate::support::{CaughtUp, Emoji, Feed, Guild, Message, Post, Reaction, Store};
+
+/// The message as the product should report it, from what the feed posted; `createdAt` is the
+/// one value only the store knows.
+fn reported(posted: &Posted, created_at: &str) -> Message {
+    Message {
+        message_id: posted.id.clone(),
+        channel_id: posted.channel_id.clone(),
+        guild_id: Some(posted.guild_id.clone()),
+        author_id: posted.author.id.clone(),
+        author_name: posted.author.global_name.clone(),
+        content: posted.content.clone(),
+        created_at: created_at.to_string(),
+        sent_at: posted.sent_at.clone(),
+        edited_at: None,
+        deleted: false,
+        reply_to_message_id: None,
+        reactions: Vec::new(),
+        mentions_owner: false,
+    }
+}
+
+pub async fn spec() {
+    let mut guild = Guild::new("Lighthouse Labs");
+    let owner = guild.member("ada", &[]);
+    let grace = guild.member("grace", &[]);
+    let linus = guild.member("linus", &[]);
+    let margaret = guild.member("margaret", &[]);
+    let general = guild.text_channel("general");
+    let mut feed = Feed::joining(&guild);
+    let question = feed.post(Post::new(&general, &owner, "Can someone own the rollout?"));
+    let answer = feed.post(
+        Post::new(&general, &margaret, "I will, starting at 10%.").replying_to(&question),
+    );
+    let release = feed.post(Post::new(&general, &grace, "v2.4.0 is tagged. Notes to follow."));
+    let typo = feed.post(Post::new(&general, &linus, "ignore this, wrong channel"));
+    let spam = feed.post(Post::new(&general, &linus, "free nitro at example.invalid"));
+    let more_spam = feed.post(Post::new(&general, &linus, "free nitro, last chance"));
+    feed.unfurl(&question);
+    let edit = feed.edit(
+        &release,
+        "v2.4.0 is tagged. Release notes: https://example.invalid/releases/2.4.0",
+        10,
+    );
+    feed.delete(&typo);
+    feed.delete_bulk(&[&spam, &more_spam]);
+    let party = Emoji::unicode("🎉");
+    let parrot = Emoji::custom("partyparrot");
+    let eyes = Emoji::unicode("👀");
+    feed.react(&release, &linus, &party);
+    feed.react(&release, &margaret, &party);
+    feed.react(&release, &owner, &party);
+    feed.unreact(&release, &margaret, &party);
+    feed.react(&release, &grace, &parrot);
+    feed.react(&release, &linus, &eyes);
+    feed.unreact(&release, &linus, &eyes);
+    let store = Store::for_owner(&owner);
+    store.play(&feed).await;
+    let mcp = store.mcp().await;
+
+    let caught_up: CaughtUp = mcp
+        .call_ok("messages_catch_up", json!({"since": feed.opened_at()}))
+        .await;
+
+    let messages = caught_up.messages_in(&general.id);
+    assert_eq!(
+        caught_up.ids_in(&general.id),
+        [&question.id, &answer.id, &release.id, &typo.id, &spam.id, &more_spam.id]
+    );
+    assert_eq!(*messages[0], reported(&question, &messages[0].created_at));
+    assert_eq!(
+        *messages[1],
+        Message {
+            reply_to_message_id: Some(question.id.clone()),
+            mentions_owner: true,
+            ..reported(&answer, &messages[1].created_at)
+        }
+    );
+    assert_eq!(
+        *messages[2],
+        Message {
+            content: edit.content.clone(),
+            edited_at: Some(edit.edited_at.clone()),
+            reactions: vec![
+                Reaction {
+                    emoji: party.in_message_syntax(),
+                    count: 2,
+                },
+                Reaction {
+                    emoji: parrot.in_message_syntax(),
+                    count: 1,
+                },
+            ],
+            ..reported(&release, &messages[2].created_at)
+        }
+    );
+    assert_eq!(
+        *messages[3],
+        Message {
+            deleted: true,
+            ..reported(&typo, &messages[3].created_at)
+        }
+    );
+    for (index, purged) in [(4, &spam), (5, &more_spam)] {
+        assert_eq!(
+            *messages[index],
+            Message {
+                deleted: true,
+                ..reported(purged, &messages[index].created_at)
+            }
+        );
+    }
+    mcp.stop().await;
+}

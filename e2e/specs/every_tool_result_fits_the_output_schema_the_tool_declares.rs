@@ -1,0 +1,64 @@
+//! Every tool answers with `structuredContent` (and the same JSON as text) that fits the output
+//! schema it declares in `tools/list`, with every field it sends declared there.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::support::schema::violations;
+use crate::support::{Emoji, Feed, Guild, Post, Store};
+
+pub async fn spec() {
+    let mut guild = Guild::new("Lighthouse Labs");
+    let maintainers = guild.role("maintainers");
+    let owner = guild.member("ada", &[&maintainers]);
+    let grace = guild.member("grace", &[]);
+    let general = guild.text_channel("general");
+    guild.channel_without_history("old-announcements");
+    let mut feed = Feed::joining(&guild);
+    let asked = feed.post(Post::new(&general, &owner, "Who takes the release?"));
+    let answer = feed.post(
+        Post::new(&general, &grace, format!("{} me!", owner.mention()))
+            .mentioning(&owner)
+            .replying_to(&asked),
+    );
+    feed.edit(&answer, "Me, starting Monday!", 2);
+    feed.react(&answer, &owner, &Emoji::unicode("🙏"));
+    let store = Store::for_owner(&owner);
+    store.play(&feed).await;
+    let since = feed.opened_at();
+    let mcp = store.mcp().await;
+    let schemas: BTreeMap<String, Value> = mcp
+        .tools()
+        .await
+        .into_iter()
+        .map(|tool| {
+            let schema = tool
+                .output_schema
+                .unwrap_or_else(|| panic!("{} declares an output schema", tool.name));
+            (tool.name.to_string(), Value::Object((*schema).clone()))
+        })
+        .collect();
+
+    let calls = [
+        ("channels_list", json!({"since": since})),
+        ("messages_catch_up", json!({"since": since})),
+        ("mentions_list", json!({"since": since})),
+        ("bookmarks_add", json!({"messageId": answer.id, "note": "thank Grace"})),
+        ("bookmarks_list", json!({})),
+        ("bookmarks_resolve", json!({"messageId": answer.id})),
+    ];
+
+    for (tool, arguments) in calls {
+        let result = mcp.call(tool, arguments).await;
+        let structured = result.structured();
+        let schema = schemas[tool].as_object().expect("an object schema");
+        assert_eq!(
+            violations(schema, structured),
+            Vec::<String>::new(),
+            "{tool}'s result fits its output schema: {structured:#}"
+        );
+    }
+    assert_eq!(schemas.len(), 6, "the calls above reach every listed tool");
+    mcp.stop().await;
+}

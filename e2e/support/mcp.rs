@@ -1,0 +1,219 @@
+//! The MCP client harness: the real `discord-manager mcp` spawned over stdio and driven by
+//! rmcp's own client, as the owner's assistant drives it. Every tool call is recorded for the
+//! tool coverage gate.
+
+use std::future::Future;
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, Implementation, Tool};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::io::AsyncReadExt;
+use tokio::task::JoinHandle;
+
+use super::record;
+use super::store::Store;
+
+/// The binary under test, built by cargo for this test target.
+pub const BINARY: &str = env!("CARGO_BIN_EXE_discord-manager");
+
+/// A safety net, not a measurement: a server that stops answering fails the spec instead of
+/// hanging the run. No assertion depends on how long anything took.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+async fn patiently<F: Future>(what: &str, future: F) -> F::Output {
+    tokio::time::timeout(PATIENCE, future)
+        .await
+        .unwrap_or_else(|_| panic!("{what} got no answer within {PATIENCE:?}"))
+}
+
+/// One MCP session with one server process.
+pub struct Mcp {
+    client: RunningService<RoleClient, ()>,
+    stderr: JoinHandle<String>,
+}
+
+/// A tool's answer, as the client received it.
+#[derive(Debug, Clone)]
+pub struct ToolResult {
+    pub tool: String,
+    pub is_error: bool,
+    /// The text content blocks, in order.
+    pub texts: Vec<String>,
+    pub structured: Option<Value>,
+    /// Content blocks that are not text (a tool here never sends any).
+    pub other_blocks: usize,
+}
+
+impl ToolResult {
+    fn from(tool: &str, result: CallToolResult) -> ToolResult {
+        let mut texts = Vec::new();
+        let mut other_blocks = 0;
+        for block in &result.content {
+            match block.as_text() {
+                Some(text) => texts.push(text.text.clone()),
+                None => other_blocks += 1,
+            }
+        }
+        ToolResult {
+            tool: tool.to_string(),
+            is_error: result.is_error == Some(true),
+            texts,
+            structured: result.structured_content,
+            other_blocks,
+        }
+    }
+
+    /// The structured result of a call that succeeded. Fails the spec if the call was
+    /// refused, carries no structured content, or its text block is not the same JSON.
+    pub fn structured(&self) -> &Value {
+        assert!(
+            !self.is_error,
+            "{} was refused: {:?}",
+            self.tool, self.texts
+        );
+        let structured = self
+            .structured
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} answered without structuredContent", self.tool));
+        // MCP: a tool returning structured content also returns it serialized in a text block.
+        assert_eq!(self.other_blocks, 0, "{} sent non-text content", self.tool);
+        assert_eq!(
+            self.texts.len(),
+            1,
+            "{} sends its structured result as exactly one text block",
+            self.tool
+        );
+        let text: Value = serde_json::from_str(&self.texts[0]).unwrap_or_else(|error| {
+            panic!(
+                "{}'s text block is not JSON ({error}): {}",
+                self.tool, self.texts[0]
+            )
+        });
+        assert_eq!(
+            &text, structured,
+            "{}'s text block and structuredContent differ",
+            self.tool
+        );
+        structured
+    }
+
+    /// The owner-worded message of a refused call. Fails the spec if the call succeeded or
+    /// the refusal is not exactly one text block without structured content.
+    pub fn refusal(&self) -> &str {
+        assert!(
+            self.is_error,
+            "{} was expected to refuse but answered {:?}",
+            self.tool, self.structured
+        );
+        assert_eq!(
+            self.structured, None,
+            "{}'s refusal carries structuredContent",
+            self.tool
+        );
+        assert_eq!(
+            (self.texts.len(), self.other_blocks),
+            (1, 0),
+            "{}'s refusal is one text block: {:?}",
+            self.tool,
+            self.texts
+        );
+        &self.texts[0]
+    }
+}
+
+impl Mcp {
+    pub(super) async fn start(store: &Store) -> Mcp {
+        let mut command = tokio::process::Command::new(BINARY);
+        command
+            .arg("--db")
+            .arg(store.path())
+            .arg("mcp")
+            .env_clear()
+            .envs(store.env())
+            .current_dir(store.folder());
+        let (transport, stderr) = TokioChildProcess::builder(command)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|error| panic!("{BINARY} mcp did not start: {error}"));
+        let mut stderr = stderr.expect("the server's stderr is piped");
+        let stderr = tokio::spawn(async move {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text).await;
+            text
+        });
+        match patiently("initialize", ().serve(transport)).await {
+            Ok(client) => Mcp { client, stderr },
+            Err(error) => {
+                let stderr = patiently("the server's stderr", stderr)
+                    .await
+                    .unwrap_or_default();
+                panic!("the MCP session did not initialize: {error}; the server said: {stderr}")
+            }
+        }
+    }
+
+    /// Who the server said it is in the initialize handshake.
+    pub fn server_info(&self) -> Implementation {
+        self.client
+            .peer_info()
+            .and_then(|info| info.server_info.clone())
+            .expect("the server names itself when it initializes")
+    }
+
+    /// `tools/list`, every page.
+    pub async fn tools(&self) -> Vec<Tool> {
+        patiently("tools/list", self.client.list_all_tools())
+            .await
+            .unwrap_or_else(|error| panic!("tools/list failed: {error}"))
+    }
+
+    /// `tools/call`; recorded for the coverage gate once the server has answered.
+    pub async fn call(&self, tool: &str, arguments: Value) -> ToolResult {
+        let mut request = CallToolRequestParams::new(tool.to_string());
+        match arguments {
+            Value::Object(arguments) => request = request.with_arguments(arguments),
+            Value::Null => {}
+            other => panic!("tool arguments are a JSON object, not {other}"),
+        }
+        let result = patiently(tool, self.client.call_tool(request))
+            .await
+            .unwrap_or_else(|error| panic!("calling {tool} failed at the protocol level: {error}"));
+        record::called(tool);
+        ToolResult::from(tool, result)
+    }
+
+    /// Calls a tool that must succeed and reads its structured result as `T` (a spec's local
+    /// response type, which refuses fields it does not know).
+    pub async fn call_ok<T: DeserializeOwned>(&self, tool: &str, arguments: Value) -> T {
+        let result = self.call(tool, arguments).await;
+        decode(tool, result.structured())
+    }
+
+    /// Calls a tool that must refuse and returns its owner-worded message.
+    pub async fn call_err(&self, tool: &str, arguments: Value) -> String {
+        self.call(tool, arguments).await.refusal().to_string()
+    }
+
+    /// Ends the session as a client does (closing the server's stdin) and returns what the
+    /// server wrote to stderr.
+    pub async fn stop(self) -> String {
+        patiently("closing the session", self.client.cancel())
+            .await
+            .unwrap_or_else(|error| panic!("the MCP session did not close: {error}"));
+        patiently("the server's stderr", self.stderr)
+            .await
+            .unwrap_or_default()
+    }
+}
+
+/// Reads a structured result as `T`, naming the tool and the JSON when it does not fit.
+pub fn decode<T: DeserializeOwned>(tool: &str, value: &Value) -> T {
+    serde_json::from_value(value.clone()).unwrap_or_else(|error| {
+        panic!("{tool}'s result does not read as the spec expects ({error}): {value:#}")
+    })
+}

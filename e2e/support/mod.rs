@@ -1,0 +1,17 @@
+//! The harness every spec uses: a per-spec store seeded from scripted feeds, an MCP client
+//! over the real server, a CLI runner, the specs' reading of results, and the record of which
+//! tools the run called.
+
+pub mod cli;
+pub mod feed;
+pub mod mcp;
+pub mod model;
+pub mod record;
+pub mod schema;
+pub mod store;
+pub mod time;
+
+pub use feed::{Emoji, Feed, Guild, Post, fresh_id};
+pub use model::*;
+pub use store::Store;
+pub use time::micro_after;

@@ -1,0 +1,105 @@
+//! A store per spec: a fresh SQLite file in its own temporary folder, filled by playing
+//! scripted feeds through the real ingestion functions in this process
+//! (`discord_manager::seed::play_feed`), exactly as the gateway would have recorded them.
+//!
+//! The store also decides the environment the product runs with: it is passed explicitly to
+//! every process a spec starts, over an emptied environment, so no variable of the machine
+//! running the suite (a real `DISCORD_TOKEN`, a `.env` file) can reach the product.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use discord_manager::ingest::Origin;
+use discord_manager::seed::play_feed;
+
+use super::cli::Cli;
+use super::feed::{Feed, User};
+use super::mcp::Mcp;
+
+pub struct Store {
+    folder: tempfile::TempDir,
+    path: PathBuf,
+    owner_id: Option<String>,
+    guild_scope: Option<String>,
+}
+
+impl Store {
+    /// An empty, migrated store whose owner (`DISCORD_OWNER_ID`) is `owner`.
+    pub fn for_owner(owner: &User) -> Store {
+        Store::create(Some(owner.id.clone()))
+    }
+
+    /// An empty, migrated store with no owner configured.
+    pub fn without_owner() -> Store {
+        Store::create(None)
+    }
+
+    fn create(owner_id: Option<String>) -> Store {
+        let folder = tempfile::tempdir().expect("a temporary folder for the spec's store");
+        let path = folder.path().join("store.sqlite3");
+        discord_manager::store::Store::open(&path).expect("the spec's store opens and migrates");
+        Store {
+            folder,
+            path,
+            owner_id,
+            guild_scope: None,
+        }
+    }
+
+    /// Limits the product to these guilds (`DISCORD_GUILD_IDS`).
+    pub fn scoped_to(mut self, guild_ids: &[&str]) -> Store {
+        self.guild_scope = Some(guild_ids.join(","));
+        self
+    }
+
+    /// Plays `feed` into the store through the real recorders (and the real capabilities for
+    /// its owner actions). Fails the spec if any line fails or is not an event the store keeps.
+    pub async fn play(&self, feed: &Feed) {
+        let store = Arc::new(
+            discord_manager::store::Store::open(&self.path).expect("the spec's store opens"),
+        );
+        let summary = play_feed(&store, &feed.to_jsonl(), Origin::Gateway)
+            .await
+            .unwrap_or_else(|error| panic!("the spec's feed did not play: {error}"));
+        assert_eq!(
+            summary.ignored, feed.expected_ignored,
+            "every line of a spec's feed but those it expects ignored is recorded: {summary}"
+        );
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The folder processes run in: nothing else is in it, so no `.env` is picked up.
+    pub fn folder(&self) -> &Path {
+        self.folder.path()
+    }
+
+    /// The complete environment of a product process started for this spec.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        let mut env = vec![
+            ("PATH", "/usr/local/bin:/usr/bin:/bin".to_string()),
+            ("HOME", self.folder().display().to_string()),
+            ("NO_COLOR", "1".to_string()),
+            ("DISCORD_MANAGER_DB", self.path.display().to_string()),
+        ];
+        if let Some(owner) = &self.owner_id {
+            env.push(("DISCORD_OWNER_ID", owner.clone()));
+        }
+        if let Some(guilds) = &self.guild_scope {
+            env.push(("DISCORD_GUILD_IDS", guilds.clone()));
+        }
+        env
+    }
+
+    /// Starts `discord-manager mcp` on this store and initializes an MCP session with it.
+    pub async fn mcp(&self) -> Mcp {
+        Mcp::start(self).await
+    }
+
+    /// Runs `discord-manager` commands on this store.
+    pub fn cli(&self) -> Cli<'_> {
+        Cli::new(self)
+    }
+}
