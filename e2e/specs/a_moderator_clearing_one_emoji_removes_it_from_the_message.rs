@@ -2,9 +2,8 @@
 //! shape Discord documents it: no `burst`, no `type`), that emoji leaves the message's
 //! reactions and the others stay.
 //!
-//! Known bug (see `KNOWN_BUGS` in `specs/mod.rs`): serenity 0.12.5 reads this dispatch into
-//! its `Reaction`, which requires `burst` and `type`, so Discord's own payload does not parse
-//! and the event is lost.
+//! serenity 0.12.5 reads this dispatch into its `Reaction`, which requires `burst` and `type`;
+//! `ingest::feed::repair_unparsed` parses Discord's own payload instead of losing it.
 
 use serde_json::json;
 

@@ -12,12 +12,7 @@ use std::pin::Pin;
 /// Specs that fail because of a reported product bug not fixed yet, each with the bug. They
 /// run only when asked for (`-- --include-ignored`), so the suite stays green and the bug stays
 /// in sight; the entry goes in the change that fixes the bug.
-pub const KNOWN_BUGS: &[(&str, &str)] = &[(
-    "a_moderator_clearing_one_emoji_removes_it_from_the_message",
-    "serenity 0.12.5 cannot parse Discord's MESSAGE_REACTION_REMOVE_EMOJI (its Reaction \
-     requires `burst` and `type`), so the event never reaches \
-     ingest::reactions::record_reaction_emoji_cleared",
-)];
+pub const KNOWN_BUGS: &[(&str, &str)] = &[];
 
 pub struct Spec {
     pub name: &'static str,

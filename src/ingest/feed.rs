@@ -74,12 +74,34 @@ pub fn decode_dispatch(line: usize, payload: &Value) -> Result<Event> {
     };
     let event: Event =
         serde_json::from_value(payload.clone()).map_err(|error| invalid(error.to_string()))?;
-    if let Event::Unknown(unknown) = &event
-        && let Some(reason) = why_unparsed(&unknown.kind, &unknown.value)
-    {
-        return Err(invalid(reason));
+    let Event::Unknown(unknown) = &event else {
+        return Ok(event);
+    };
+    if let Some(repaired) = repair_unparsed(&unknown.kind, &unknown.value) {
+        return Ok(repaired);
     }
-    Ok(event)
+    match why_unparsed(&unknown.kind, &unknown.value) {
+        Some(reason) => Err(invalid(reason)),
+        None => Ok(event),
+    }
+}
+
+/// Parses a dispatch that serenity 0.12.5 turned into `Event::Unknown` although Discord sent
+/// it as documented. Today: MESSAGE_REACTION_REMOVE_EMOJI, which Discord sends without the
+/// `burst` and `type` fields serenity's `Reaction` requires. The live gateway's raw-event
+/// path calls this too, so both see the event.
+pub fn repair_unparsed(kind: &str, data: &Value) -> Option<Event> {
+    if kind != "MESSAGE_REACTION_REMOVE_EMOJI" {
+        return None;
+    }
+    let mut data = data.as_object()?.clone();
+    data.entry("burst").or_insert(Value::Bool(false));
+    data.entry("type").or_insert(Value::from(0));
+    let payload = serde_json::json!({"t": kind, "d": data});
+    match serde_json::from_value::<Event>(payload) {
+        Ok(Event::Unknown(_)) | Err(_) => None,
+        Ok(event) => Some(event),
+    }
 }
 
 /// serde's reason a dispatch of a recorded kind did not parse; None for kinds not recorded.

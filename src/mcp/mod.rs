@@ -39,7 +39,7 @@ pub fn tools() -> Vec<Tool> {
 }
 
 struct Server {
-    services: Services,
+    services: Arc<Services>,
     tools: Vec<Tool>,
 }
 
@@ -66,13 +66,25 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // An unknown tool is a protocol error (the request cannot be routed), not a tool result.
+        let capability = registry::find(&request.name)
+            .map_err(|error| ErrorData::invalid_params(error.message().to_string(), None))?;
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let outcome = match registry::find(&request.name) {
-            Ok(capability) => capability.call(arguments, &self.services).await,
-            Err(error) => Err(error),
-        };
+        let services = Arc::clone(&self.services);
+        // Run the call as its own task so that a panic (a bug) becomes an error result
+        // instead of a request the client waits on for ever.
+        let outcome = tokio::spawn(async move {
+            capability.call(arguments, &services).await.map(|outcome| outcome.to_json())
+        })
+        .await
+        .unwrap_or_else(|_| {
+            Err(Error::internal(format!(
+                "`{}` failed unexpectedly (a bug in discord-manager; the log on stderr has details)",
+                request.name
+            )))
+        });
         Ok(match outcome {
-            Ok(outcome) => CallToolResult::structured(outcome.to_json()),
+            Ok(json) => CallToolResult::structured(json),
             Err(error) => CallToolResult::error(vec![ContentBlock::text(error.message())]),
         }
         .into())
@@ -86,10 +98,7 @@ pub fn serve(services: Services) -> Result<()> {
         .build()
         .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
     runtime.block_on(async {
-        let server = Server {
-            services,
-            tools: tools(),
-        };
+        let server = Server { services: Arc::new(services), tools: tools() };
         let running = server
             .serve(rmcp::transport::stdio())
             .await
