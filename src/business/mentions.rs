@@ -349,4 +349,78 @@ mod tests {
         );
         assert_eq!(error.kind(), crate::ErrorKind::Config);
     }
+
+    #[test]
+    fn awaiting_reply_keeps_unanswered_mentions_silent_for_longer_than_the_window() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let other = world.channel("other");
+        let owner = world.owner_id.clone();
+        let sent = "2026-11-29T10:00:00Z";
+        let at = Instant::parse(sent).unwrap();
+        let everyone =
+            |text: &str| json!({"mention_everyone": true, "timestamp": sent, "content": text});
+        let answered = world.post(&channel, "7", "@here answered", everyone("answered"));
+        world.post(
+            &channel,
+            &owner,
+            "my answer",
+            json!({"timestamp": "2026-11-29T10:05:00Z"}),
+        );
+        let waiting = world.post(&other, "7", "@here waiting", everyone("waiting"));
+        let ask = |now: Instant| {
+            let input = AwaitingReply {
+                since: Some(Instant::from_micros(0)),
+                silence_minutes: Some(30),
+                limit: None,
+            };
+            let result = awaiting_reply_at(&world.store, input, &world.context(), now).unwrap();
+            result
+                .mentions
+                .into_iter()
+                .map(|m| m.message_id)
+                .collect::<Vec<_>>()
+        };
+        // Silent for exactly 30 minutes is not longer than 30 minutes; a microsecond more is.
+        assert_eq!(ask(at.plus_seconds(30 * 60)), Vec::<String>::new());
+        assert_eq!(
+            ask(at.plus_seconds(30 * 60).plus_micros(1)),
+            vec![waiting.clone()]
+        );
+        assert!(!ask(at.plus_seconds(3600)).contains(&answered));
+    }
+
+    #[test]
+    fn an_owner_message_before_the_mention_is_not_an_answer() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let owner = world.owner_id.clone();
+        world.post(
+            &channel,
+            &owner,
+            "earlier",
+            json!({"timestamp": "2026-11-29T09:00:00Z"}),
+        );
+        let mention = world.post(
+            &channel,
+            "7",
+            "@here later",
+            json!({"mention_everyone": true, "timestamp": "2026-11-29T10:00:00Z"}),
+        );
+        let input = AwaitingReply {
+            since: Some(Instant::from_micros(0)),
+            silence_minutes: Some(0),
+            limit: None,
+        };
+        let now = Instant::parse("2026-11-29T11:00:00Z").unwrap();
+        let result = awaiting_reply_at(&world.store, input, &world.context(), now).unwrap();
+        assert_eq!(
+            result
+                .mentions
+                .iter()
+                .map(|m| m.message_id.as_str())
+                .collect::<Vec<_>>(),
+            vec![mention.as_str()]
+        );
+    }
 }

@@ -507,4 +507,285 @@ mod tests {
         );
         assert_eq!(error.kind(), crate::ErrorKind::Denied);
     }
+
+    fn search(
+        world: &World,
+        query: &str,
+        change: impl FnOnce(&mut Search),
+    ) -> Result<SearchResults> {
+        let mut input = Search {
+            query: query.to_string(),
+            channel_id: None,
+            author_id: None,
+            since: None,
+            until: None,
+            limit: None,
+        };
+        change(&mut input);
+        search_messages(&world.store, input, &world.context())
+    }
+
+    fn found(results: &SearchResults) -> Vec<&str> {
+        results
+            .results
+            .iter()
+            .map(|result| result.message.message_id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn search_finds_words_in_earlier_versions_and_marks_the_match() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let needle = crate::test_fixtures::new_id();
+        let id = world.post(
+            &channel,
+            "7",
+            &format!("the cache node w{needle} failed"),
+            json!({}),
+        );
+        world.edit(&channel, &id, "all good now", "2026-11-29T12:00:00Z");
+        let results = search(&world, &format!("w{needle}"), |_| ()).unwrap();
+        assert_eq!(found(&results), vec![id.as_str()]);
+        assert_eq!(
+            results.results[0].snippet,
+            format!("the cache node [w{needle}] failed")
+        );
+        assert_eq!(results.results[0].message.content, "all good now");
+    }
+
+    #[test]
+    fn search_takes_plain_text_literally_and_refuses_broken_syntax_in_the_owners_words() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let needle = crate::test_fixtures::new_id();
+        let id = world.post(
+            &channel,
+            "7",
+            &format!("latency in eu-west{needle}"),
+            json!({}),
+        );
+        assert_eq!(
+            found(&search(&world, &format!("eu-west{needle}"), |_| ()).unwrap()),
+            vec![id.as_str()]
+        );
+        assert_eq!(
+            found(&search(&world, &format!("\"eu west{needle}\""), |_| ()).unwrap()),
+            vec![id.as_str()]
+        );
+        let error = search(&world, "\"unbalanced", |_| ()).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "`query` is not valid search syntax: use words, \"exact phrases\", OR, NOT, parentheses, \
+             prefix* or NEAR(a b, 5), with quotes and parentheses balanced"
+        );
+        assert_eq!(error.kind(), crate::ErrorKind::Input);
+    }
+
+    #[test]
+    fn search_filters_by_author_channel_and_arrival_window() {
+        let world = World::new();
+        let general = world.channel("general");
+        let other = world.channel("other");
+        let needle = format!("n{}", crate::test_fixtures::new_id());
+        let first = world.post(&general, "7", &needle, json!({}));
+        let second = world.post(&general, "8", &needle, json!({}));
+        let third = world.post(&other, "7", &needle, json!({}));
+        let at = |id: &str| {
+            world
+                .store
+                .read(|reader| reader.message(id))
+                .unwrap()
+                .unwrap()
+                .created_at
+        };
+        let mut by_author = found(
+            &search(&world, &needle, |input| {
+                input.author_id = DiscordId::parse("7")
+            })
+            .unwrap(),
+        )
+        .into_iter()
+        .map(str::to_string)
+        .collect::<Vec<_>>();
+        by_author.sort();
+        let mut expected = vec![first.clone(), third.clone()];
+        expected.sort();
+        assert_eq!(by_author, expected);
+        let in_channel = search(&world, &needle, |input| {
+            input.channel_id = DiscordId::parse(&other)
+        })
+        .unwrap();
+        assert_eq!(found(&in_channel), vec![third.as_str()]);
+        let window = |since: Instant, until: Instant| {
+            let results = search(&world, &needle, |input| {
+                input.since = Some(since);
+                input.until = Some(until);
+            })
+            .unwrap();
+            found(&results)
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(window(at(&second), at(&third)), vec![second.clone()]);
+        assert_eq!(window(at(&second).plus_micros(1), at(&third)).len(), 0);
+        assert_eq!(window(at(&second), at(&third).plus_micros(1)).len(), 2);
+        let error = search(&world, &needle, |input| {
+            input.since = Some(at(&third));
+            input.until = Some(at(&third));
+        })
+        .unwrap_err();
+        assert_eq!(error.message(), "`until` must be after `since`");
+    }
+
+    #[test]
+    fn search_leaves_out_channels_the_bot_cannot_read() {
+        let world = World::new();
+        let hidden = world.channel_with(
+            "hidden",
+            json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": VIEW.to_string()}]),
+        );
+        let needle = format!("n{}", crate::test_fixtures::new_id());
+        world.post(&hidden, "7", &needle, json!({}));
+        assert_eq!(search(&world, &needle, |_| ()).unwrap().results.len(), 0);
+    }
+
+    fn history(
+        world: &World,
+        channel: &str,
+        change: impl FnOnce(&mut History),
+    ) -> Result<ChannelHistory> {
+        let mut input = History {
+            channel_id: DiscordId::parse(channel).unwrap(),
+            before: None,
+            after: None,
+            around: None,
+            limit: None,
+        };
+        change(&mut input);
+        read_history(&world.store, input, &world.context())
+    }
+
+    fn listed(page: &ChannelHistory) -> Vec<&str> {
+        page.messages
+            .iter()
+            .map(|entry| entry.message.message_id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn history_shows_every_version_and_the_deletion() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let id = world.post(&channel, "7", "v1", json!({}));
+        world.edit(&channel, &id, "v3", "2026-11-29T13:00:00Z");
+        world.edit(&channel, &id, "v2", "2026-11-29T12:00:00Z");
+        world.delete(&channel, &id);
+        let page = history(&world, &channel, |_| ()).unwrap();
+        let entry = &page.messages[0];
+        assert_eq!(entry.original_content, "v1");
+        let versions: Vec<&str> = entry
+            .edits
+            .iter()
+            .map(|edit| edit.content.as_str())
+            .collect();
+        assert_eq!(versions, vec!["v2", "v3"]);
+        assert_eq!(entry.message.content, "v3");
+        assert!(entry.deleted_at.is_some());
+        assert!(entry.message.deleted);
+    }
+
+    #[test]
+    fn history_pages_through_a_channel_in_discords_order_with_its_cursors() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let sent = |minute: u32| json!({"timestamp": format!("2026-11-29T10:{minute:02}:00Z")});
+        // Posted out of order: history follows Discord's time, not arrival.
+        let ids: Vec<String> = [3, 1, 4, 2, 5]
+            .iter()
+            .map(|m| world.post(&channel, "7", &format!("m{m}"), sent(*m)))
+            .collect();
+        let in_order = [&ids[1], &ids[3], &ids[0], &ids[2], &ids[4]];
+        let newest = history(&world, &channel, |input| input.limit = Some(2)).unwrap();
+        assert_eq!(
+            listed(&newest),
+            vec![in_order[3].as_str(), in_order[4].as_str()]
+        );
+        assert_eq!(newest.newer_cursor, None);
+        let older = history(&world, &channel, |input| {
+            input.limit = Some(2);
+            input.before = newest
+                .older_cursor
+                .as_deref()
+                .and_then(DiscordId::parse)
+                .map(HistoryPoint::Message);
+        })
+        .unwrap();
+        assert_eq!(
+            listed(&older),
+            vec![in_order[1].as_str(), in_order[2].as_str()]
+        );
+        let around = history(&world, &channel, |input| {
+            input.limit = Some(3);
+            input.around = DiscordId::parse(in_order[2]).map(HistoryPoint::Message);
+        })
+        .unwrap();
+        assert_eq!(
+            listed(&around),
+            vec![
+                in_order[1].as_str(),
+                in_order[2].as_str(),
+                in_order[3].as_str()
+            ]
+        );
+        let after_instant = history(&world, &channel, |input| {
+            input.after = Instant::parse("2026-11-29T10:04:00Z").map(HistoryPoint::Instant);
+        })
+        .unwrap();
+        assert_eq!(
+            listed(&after_instant),
+            vec![in_order[3].as_str(), in_order[4].as_str()]
+        );
+        assert_eq!(
+            after_instant.older_cursor.as_deref(),
+            Some(in_order[3].as_str())
+        );
+    }
+
+    #[test]
+    fn history_refuses_two_anchors_an_unknown_message_and_an_unreadable_channel() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let id = world.post(&channel, "7", "x", json!({}));
+        let point = || DiscordId::parse(&id).map(HistoryPoint::Message);
+        let error = history(&world, &channel, |input| {
+            input.before = point();
+            input.after = point();
+        })
+        .unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Give at most one of `before`, `after` and `around`"
+        );
+        let missing = crate::test_fixtures::new_id();
+        let error = history(&world, &channel, |input| {
+            input.around = DiscordId::parse(&missing).map(HistoryPoint::Message)
+        })
+        .unwrap_err();
+        assert_eq!(
+            error.message(),
+            format!("No stored message of channel general has id {missing}")
+        );
+        let hidden = world.channel_with(
+            "hidden",
+            json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": VIEW.to_string()}]),
+        );
+        let error = history(&world, &hidden, |_| ()).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Channel hidden cannot be read: the bot cannot view this channel (View Channel is denied)"
+        );
+        assert_eq!(error.kind(), crate::ErrorKind::Denied);
+    }
 }

@@ -98,7 +98,10 @@ pub fn serve(services: Services) -> Result<()> {
         .build()
         .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
     runtime.block_on(async {
-        let server = Server { services: Arc::new(services), tools: tools() };
+        let server = Server {
+            services: Arc::new(services),
+            tools: tools(),
+        };
         let running = server
             .serve(rmcp::transport::stdio())
             .await
