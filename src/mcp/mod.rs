@@ -19,9 +19,10 @@ use crate::error::{Error, Result};
 use crate::registry::{self, Services};
 
 const INSTRUCTIONS: &str = "discord-manager answers from a complete local store of the owner's \
-Discord guilds, in milliseconds. Start with messages_catch_up (what is new since an instant) or \
-mentions_list; keep the returned watermark and pass it back as `since` next time. Instants are \
-ISO-8601 UTC; Discord ids are strings of digits.";
+Discord guilds, in milliseconds. To catch up, call messages_catch_up and keep its watermark as the \
+next `since`; mentions_awaiting_reply lists what still needs the owner's answer; to watch for news, \
+call activity_wait and pass its cutoff back as `after`. messages_search and messages_history read \
+older history. Instants are ISO-8601 UTC; Discord ids are strings of digits.";
 
 /// The tool list as MCP clients see it, from the registry.
 pub fn tools() -> Vec<Tool> {
