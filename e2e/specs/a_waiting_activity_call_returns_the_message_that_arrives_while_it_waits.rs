@@ -5,7 +5,9 @@
 //! second, non-waiting call on the same session. The server reads requests in order, so the
 //! second answer (zero) proves the message was not there after the server had received the
 //! waiting call; only then does the feed deliver it. The waiting call can only have seen it
-//! while it waited.
+//! while it waited. (That it wakes within one poll of the arrival, rather than at the end of
+//! `waitSeconds`, is a matter of time: the unit test
+//! `activity::tests::waiting_wakes_within_one_poll_of_an_arrival` pins it on a virtual clock.)
 
 use serde_json::json;
 

@@ -4,7 +4,7 @@
 //! The mentions here were sent 90 and 30 minutes before the spec ran, clearly either side of
 //! each window it asks for, so the spec cannot depend on how long it runs; the boundary to the
 //! microsecond is pinned by the unit test
-//! `mentions::tests::awaiting_reply_needs_silence_strictly_longer_than_the_window`.
+//! `mentions::tests::awaiting_reply_keeps_unanswered_mentions_silent_for_longer_than_the_window`.
 
 use serde_json::json;
 
