@@ -1,10 +1,11 @@
 //! For the same input, `--json` on the CLI prints exactly the MCP tool's structured result:
 //! the two are equal as JSON values for every reading tool, on a store with edits, deletions,
-//! reactions, replies, mentions, an unreadable channel and bookmarks.
+//! reactions, replies, mentions, an unreadable channel and bookmarks. Inputs that default to
+//! "now" are given explicitly (from the store's own answers), so both surfaces ask the same.
 
 use serde_json::json;
 
-use crate::support::{Emoji, Feed, Guild, Post, Store};
+use crate::support::{CaughtUp, Emoji, Feed, Guild, Post, Store, micro_after};
 
 pub async fn spec() {
     let mut guild = Guild::new("Lighthouse Labs");
@@ -39,6 +40,9 @@ pub async fn spec() {
     let since = feed.opened_at();
     let cli = store.cli();
     let mcp = store.mcp().await;
+    let everything: CaughtUp = mcp.call_ok("messages_catch_up", json!({"since": since})).await;
+    // After every arrival: the end of the digest's window.
+    let until = micro_after(&everything.watermark);
 
     let cases = [
         ("channels_list", json!({"since": since}), vec!["channels", "list", "--since", &since]),
@@ -54,6 +58,44 @@ pub async fn spec() {
             vec!["mentions", "list", "--since", &since, "--limit", "5"],
         ),
         ("bookmarks_list", json!({}), vec!["bookmarks", "list"]),
+        (
+            "messages_history",
+            json!({"channelId": general.id}),
+            vec!["history", &general.id],
+        ),
+        (
+            "messages_history",
+            json!({"channelId": general.id, "around": review.id, "limit": 2}),
+            vec!["history", "--channel-id", &general.id, "--around", &review.id, "--limit", "2"],
+        ),
+        ("messages_search", json!({"query": "rollout"}), vec!["search", "rollout"]),
+        (
+            "messages_search",
+            json!({
+                "query": "tagged", "channelId": releases.id, "authorId": grace.id,
+                "since": since, "until": until,
+            }),
+            vec![
+                "search", "--query", "tagged", "--channel-id", &releases.id, "--author-id", &grace.id,
+                "--since", &since, "--until", &until,
+            ],
+        ),
+        (
+            "mentions_awaiting_reply",
+            json!({"since": since, "silenceMinutes": 0}),
+            vec!["mentions", "awaiting-reply", "--since", &since, "--silence-minutes", "0"],
+        ),
+        ("activity_wait", json!({"after": since}), vec!["wait", "--after", &since]),
+        (
+            "activity_wait",
+            json!({"after": since, "channelId": releases.id, "waitSeconds": 0}),
+            vec!["wait", "--after", &since, "--channel-id", &releases.id, "--wait-seconds", "0"],
+        ),
+        (
+            "activity_digest",
+            json!({"since": since, "until": until}),
+            vec!["digest", "--since", &since, "--until", &until],
+        ),
     ];
     for (tool, arguments, command) in cases {
         let over_mcp = mcp.call(tool, arguments.clone()).await;

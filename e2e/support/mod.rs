@@ -14,4 +14,4 @@ pub mod time;
 pub use feed::{Emoji, Feed, Guild, Post, fresh_id};
 pub use model::*;
 pub use store::Store;
-pub use time::micro_after;
+pub use time::{micro_after, micro_before};

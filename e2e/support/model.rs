@@ -131,7 +131,7 @@ pub struct ChannelSummary {
     pub new_since: u64,
 }
 
-/// `mentions_list`.
+/// `mentions_list` and `mentions_awaiting_reply`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Mentions {
@@ -176,4 +176,158 @@ pub struct ResolvedBookmark {
     pub note: Option<String>,
     pub resolved_at: String,
     pub source: String,
+}
+
+/// `activity_wait`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Activity {
+    pub total: u64,
+    pub channels: Vec<ChannelActivity>,
+    pub cutoff: String,
+}
+
+impl Activity {
+    /// The counts of `channel_id`; fails the spec if the channel is not listed exactly once.
+    pub fn channel(&self, channel_id: &str) -> &ChannelActivity {
+        let found: Vec<&ChannelActivity> = self
+            .channels
+            .iter()
+            .filter(|channel| channel.channel_id == channel_id)
+            .collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "channel {channel_id} is listed once: {self:#?}"
+        );
+        found[0]
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ChannelActivity {
+    pub channel_id: String,
+    pub channel_name: String,
+    pub messages: u64,
+    pub edits: u64,
+    pub deletions: u64,
+    pub reactions: u64,
+}
+
+/// `messages_history`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct History {
+    pub channel_id: String,
+    pub channel_name: String,
+    pub messages: Vec<HistoryMessage>,
+    pub older_cursor: Option<String>,
+    pub newer_cursor: Option<String>,
+}
+
+impl History {
+    /// The ids of the page's messages, in the order returned.
+    pub fn ids(&self) -> Vec<&str> {
+        self.messages
+            .iter()
+            .map(|message| message.message_id.as_str())
+            .collect()
+    }
+
+    /// The one message of the page with this id; fails the spec if it is missing.
+    pub fn message(&self, message_id: &str) -> &HistoryMessage {
+        self.messages
+            .iter()
+            .find(|message| message.message_id == message_id)
+            .unwrap_or_else(|| panic!("message {message_id} is on the page: {self:#?}"))
+    }
+}
+
+/// A message as `messages_history` shows it: every field of [`Message`], and its history.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HistoryMessage {
+    pub message_id: String,
+    pub channel_id: String,
+    pub guild_id: Option<String>,
+    pub author_id: String,
+    pub author_name: String,
+    pub content: String,
+    pub created_at: String,
+    pub sent_at: String,
+    pub edited_at: Option<String>,
+    pub deleted: bool,
+    pub reply_to_message_id: Option<String>,
+    pub reactions: Vec<Reaction>,
+    pub mentions_owner: bool,
+    pub original_content: String,
+    pub edits: Vec<Edit>,
+    pub deleted_at: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Edit {
+    pub content: String,
+    pub edited_at: String,
+    pub created_at: String,
+}
+
+/// `messages_search`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SearchResults {
+    pub query: String,
+    pub results: Vec<SearchResult>,
+}
+
+impl SearchResults {
+    /// The ids of the messages found, sorted (for filters, where the rank order is not the point).
+    pub fn sorted_ids(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = self
+            .results
+            .iter()
+            .map(|result| result.message.message_id.as_str())
+            .collect();
+        ids.sort();
+        ids
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SearchResult {
+    pub snippet: String,
+    pub message: Message,
+}
+
+/// `activity_digest`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Digest {
+    pub since: String,
+    pub until: String,
+    pub total_messages: u64,
+    pub channels: Vec<ChannelDigest>,
+    pub unanswered_mentions: Vec<Message>,
+    pub open_bookmarks: Vec<Bookmark>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ChannelDigest {
+    pub channel_id: String,
+    pub channel_name: String,
+    pub messages: u64,
+    pub top_authors: Vec<AuthorActivity>,
+    pub most_reacted: Vec<Message>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AuthorActivity {
+    pub author_id: String,
+    pub author_name: String,
+    pub messages: u64,
 }

@@ -90,3 +90,8 @@ impl Stamp {
 pub fn micro_after(iso: &str) -> String {
     Stamp::parse(iso).plus_micros(1).iso()
 }
+
+/// The instant one microsecond before `iso`, written as the product writes instants.
+pub fn micro_before(iso: &str) -> String {
+    Stamp::parse(iso).plus_micros(-1).iso()
+}

@@ -1,6 +1,6 @@
-//! An MCP client that connects sees exactly the six capabilities of the registry as tools, in
-//! the registry's order, each described for the caller, with an input schema that refuses
-//! unknown fields and a declared output schema.
+//! An MCP client that connects sees exactly the eleven capabilities as tools, in the registry's
+//! order, the same set whose surfaces are reviewed in `tests/snapshots/`, each described for the
+//! caller, with an input schema that refuses unknown fields and a declared output schema.
 
 use serde_json::Value;
 
@@ -18,12 +18,31 @@ pub async fn spec() {
         [
             "channels_list",
             "messages_catch_up",
+            "messages_history",
+            "messages_search",
             "mentions_list",
+            "mentions_awaiting_reply",
+            "activity_wait",
+            "activity_digest",
             "bookmarks_add",
             "bookmarks_list",
             "bookmarks_resolve",
         ]
     );
+    let snapshots = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let mut reviewed: Vec<String> = std::fs::read_dir(&snapshots)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", snapshots.display()))
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter_map(|file| {
+            file.strip_prefix("tool_schemas__")?
+                .strip_suffix(".snap")
+                .map(str::to_string)
+        })
+        .collect();
+    reviewed.sort();
+    let mut listed: Vec<String> = names.iter().map(|name| name.to_string()).collect();
+    listed.sort();
+    assert_eq!(listed, reviewed, "every listed tool, and only those, has a reviewed snapshot");
     for tool in &tools {
         let description = tool.description.as_deref().unwrap_or_default();
         assert!(
