@@ -47,7 +47,7 @@ pub async fn spec() {
     );
     assert_eq!(
         search(json!({"authorId": grace.id, "channelId": general.id})).await,
-        [grace_general.id.clone()]
+        vec![grace_general.id.clone()]
     );
     assert_eq!(search(json!({"authorId": linus.id, "channelId": ci.id})).await, Vec::<String>::new());
     mcp.stop().await;

@@ -32,15 +32,15 @@ pub async fn spec() {
     };
 
     assert_eq!(search(json!({"since": arrived})).await, [second.id.clone(), third.id.clone()]);
-    assert_eq!(search(json!({"since": micro_after(&arrived)})).await, [third.id.clone()]);
-    assert_eq!(search(json!({"until": arrived})).await, [first.id.clone()]);
+    assert_eq!(search(json!({"since": micro_after(&arrived)})).await, vec![third.id.clone()]);
+    assert_eq!(search(json!({"until": arrived})).await, vec![first.id.clone()]);
     assert_eq!(
         search(json!({"until": micro_after(&arrived)})).await,
         [first.id.clone(), second.id.clone()]
     );
     assert_eq!(
         search(json!({"since": arrived, "until": micro_after(&arrived)})).await,
-        [second.id.clone()]
+        vec![second.id.clone()]
     );
     mcp.stop().await;
 }
