@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::bookmarks::{Bookmark, ListBookmarks, list_bookmarks};
-use super::channels::chosen_channels;
+use super::channels::{chosen_channels, chosen_readable_channels};
 use super::mentions::unanswered;
 use super::model::{DiscordId, Message};
 use super::{DEFAULT_LOOKBACK_SECONDS, OwnerContext};
@@ -72,10 +72,7 @@ fn count_after(
             channels: Vec::new(),
             cutoff: after,
         };
-        for channel in chosen_channels(reader, context, channel_id)? {
-            if channel.access != ChannelAccess::Readable {
-                continue;
-            }
+        for channel in chosen_readable_channels(reader, context, channel_id)? {
             let counts = reader.channel_activity_after(&channel.channel_id, after)?;
             if counts.total() > 0 {
                 activity.total += counts.total();
@@ -474,5 +471,27 @@ mod tests {
             .read(|reader| reader.clock_now())
             .unwrap()
             .plus_micros(1)
+    }
+
+    #[tokio::test]
+    async fn waiting_on_a_channel_the_bot_cannot_read_is_refused_with_the_reason() {
+        let world = World::new();
+        let hidden = world.channel_with(
+            "hidden",
+            json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": crate::test_fixtures::VIEW.to_string()}]),
+        );
+        let input = WaitForActivity {
+            after: None,
+            channel_id: DiscordId::parse(&hidden),
+            wait_seconds: None,
+        };
+        let error = wait_for_activity(&world.store, input, &world.context())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Channel hidden cannot be read: the bot cannot view this channel (View Channel is denied)"
+        );
+        assert_eq!(error.kind(), crate::ErrorKind::Denied);
     }
 }

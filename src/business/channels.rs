@@ -95,6 +95,28 @@ pub(crate) fn chosen_channels(
     Ok(channels)
 }
 
+/// Like [`chosen_channels`], but a channel named explicitly must also be readable: asking for
+/// one the bot cannot read is refused with the reason, never answered with silence.
+pub(crate) fn chosen_readable_channels(
+    reader: &crate::store::Reader<'_>,
+    context: &OwnerContext,
+    channel_id: Option<&DiscordId>,
+) -> Result<Vec<ChannelRecord>> {
+    let channels = chosen_channels(reader, context, channel_id)?;
+    if channel_id.is_some()
+        && let Some(reason) = unreadable_reason(channels[0].access)
+    {
+        return Err(Error::denied(format!(
+            "Channel {} cannot be read: {reason}",
+            channels[0].name
+        )));
+    }
+    Ok(channels
+        .into_iter()
+        .filter(|channel| channel.access == ChannelAccess::Readable)
+        .collect())
+}
+
 pub fn list_channels(
     store: &Store,
     input: ListChannels,

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::channels::{chosen_channels, unreadable_reason};
+use super::channels::{chosen_channels, chosen_readable_channels, unreadable_reason};
 use super::model::{DiscordId, HistoryPoint, Message, MessageWithHistory};
 use super::{OwnerContext, since_or_default};
 use crate::error::{Error, Result};
@@ -164,13 +164,7 @@ pub fn read_history(
     }
     let limit = input.limit.unwrap_or(DEFAULT_LIMIT) as usize;
     store.read(|reader| {
-        let channel = chosen_channels(reader, context, Some(&input.channel_id))?.remove(0);
-        if let Some(reason) = unreadable_reason(channel.access) {
-            return Err(Error::denied(format!(
-                "Channel {} cannot be read: {reason}",
-                channel.name
-            )));
-        }
+        let channel = chosen_readable_channels(reader, context, Some(&input.channel_id))?.remove(0);
         let position = |point: &HistoryPoint| -> Result<Position> {
             Ok(match point {
                 HistoryPoint::Instant(at) => Position {
@@ -298,9 +292,8 @@ pub fn search_messages(
     let query = fts_query(&input.query);
     let limit = input.limit.unwrap_or(DEFAULT_SEARCH_LIMIT) as usize;
     store.read(|reader| {
-        let channel_ids = chosen_channels(reader, context, input.channel_id.as_ref())?
+        let channel_ids = chosen_readable_channels(reader, context, input.channel_id.as_ref())?
             .into_iter()
-            .filter(|channel| channel.access == ChannelAccess::Readable)
             .map(|channel| channel.channel_id)
             .collect();
         let filter = SearchFilter {
@@ -649,6 +642,14 @@ mod tests {
         let needle = format!("n{}", crate::test_fixtures::new_id());
         world.post(&hidden, "7", &needle, json!({}));
         assert_eq!(search(&world, &needle, |_| ()).unwrap().results.len(), 0);
+        let error = search(&world, &needle, |input| {
+            input.channel_id = DiscordId::parse(&hidden)
+        })
+        .unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Channel hidden cannot be read: the bot cannot view this channel (View Channel is denied)"
+        );
     }
 
     fn history(

@@ -281,10 +281,10 @@ impl Render for Activity {
 impl Render for DigestReport {
     fn render(&self) -> String {
         let mut text = format!(
-            "Digest from {} to {}: {} messages\n\n",
+            "Digest from {} to {}: {}\n\n",
             when(self.since),
             when(self.until),
-            self.total_messages
+            plural(self.total_messages, "message")
         );
         for channel in &self.channels {
             let authors: Vec<String> = channel
@@ -293,9 +293,9 @@ impl Render for DigestReport {
                 .map(|a| format!("{} ({})", a.author_name, a.messages))
                 .collect();
             text.push_str(&format!(
-                "#{}: {} messages; most active: {}\n",
+                "#{}: {}; most active: {}\n",
                 channel.channel_name,
-                channel.messages,
+                plural(channel.messages, "message"),
                 authors.join(", ")
             ));
             for message in &channel.most_reacted {
@@ -340,5 +340,14 @@ impl Render for DigestReport {
             ));
         }
         text
+    }
+}
+
+/// "1 message", "2 messages".
+fn plural(count: u64, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }
