@@ -235,7 +235,12 @@ fn bench_size(config: &BenchConfig) -> Value {
         budget: Duration::from_secs(2),
     };
     let mut readers = serde_json::Map::new();
-    for (tool, arguments) in support::readers(day_ago) {
+    for (tool, arguments) in support::readers(
+        last,
+        &built["produced"]["busiestReadableChannel"]
+            .as_str()
+            .unwrap_or_default(),
+    ) {
         eprintln!("bench: {tool} in-process ...");
         let business = support::measure(repeat, || {
             support::call_unrendered(&runtime, &services, tool, &arguments)
@@ -282,6 +287,8 @@ fn bench_size(config: &BenchConfig) -> Value {
             "eventsPerSecond": (events / floor_s).round(),
             "tables": floor.tables.iter().map(|(name, rows)| json!({"table": name, "rows": rows})).collect::<Vec<_>>(),
             "virtualTables": floor.virtual_tables,
+            "fullTextRows": floor.text_rows,
+            "fullTextRowsInStore": floor.text_rows_in_source,
         },
         "ingestToFloor": round3(floor_s / recording_s),
         "storeBytes": store_bytes,

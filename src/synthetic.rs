@@ -25,7 +25,6 @@ use std::time::{Duration, Instant as Stopwatch};
 
 use serde::Serialize;
 use serde_json::{Value, json};
-use serenity::model::event::Event;
 
 use crate::business::bookmarks::{AddBookmark, ResolveBookmark, add_bookmark, resolve_bookmark};
 use crate::business::model::DiscordId;
@@ -73,6 +72,10 @@ const DELETE_PPM: u64 = 10_000;
 const REACTED_PPM: u64 = 100_000;
 const REACTION_REMOVED_PPM: u64 = 150_000;
 const OWNER_WRITES_PPM: u64 = 10_000;
+const RARE_WORD_PPM: u64 = 300_000;
+/// Words in the long tail, and the rank of the one searched for.
+const VOCABULARY: u64 = 20_000;
+const SEARCH_WORD_RANK: u64 = 100;
 
 /// What to generate.
 #[derive(Debug, Clone)]
@@ -107,6 +110,8 @@ impl Plan {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Produced {
+    /// The readable channel with the most traffic.
+    pub busiest_readable_channel: String,
     pub guilds: u64,
     /// Channels and threads, readable or not.
     pub channels: u64,
@@ -204,7 +209,8 @@ fn flush(
         return Ok(());
     }
     let decoding = Stopwatch::now();
-    let events: Vec<(Instant, Event)> = pending
+    // The decoded events stay opaque here: what the feed decodes, the recorders take.
+    let events: Vec<(Instant, _)> = pending
         .drain(..)
         .map(|(at, payload)| Ok((at, decode_dispatch(0, &payload)?)))
         .collect::<Result<_>>()?;
@@ -335,6 +341,7 @@ struct Generator {
     message_channels: Vec<usize>,
     channel_weights: Skewed,
     author_weights: Skewed,
+    vocabulary: Skewed,
     follow_ups: BinaryHeap<Reverse<(i64, u64, usize)>>,
     follow_up_bodies: HashMap<usize, FollowUp>,
     next_follow_up: usize,
@@ -359,6 +366,30 @@ const WORDS: &[&str] = &[
     "draft", "is", "ready", "for", "comments", "nice", "work", "everyone", "incident", "closed",
 ];
 const EMOJI: &[&str] = &["👍", "🎉", "👀", "🚀", "❤️", "😂", "🙏", "✅"];
+
+/// The `rank`-th word of the long tail: pronounceable, unique per rank, never one of [`WORDS`].
+pub fn rare_word(rank: u64) -> String {
+    const SYLLABLES: &[&str] = &[
+        "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "xe", "zu", "bra", "dre", "fli", "gro",
+        "ple", "qua", "shi", "tro", "wen", "yul",
+    ];
+    let mut word = String::from("z");
+    let mut rest = rank;
+    loop {
+        word.push_str(SYLLABLES[(rest % SYLLABLES.len() as u64) as usize]);
+        rest /= SYLLABLES.len() as u64;
+        if rest == 0 {
+            break;
+        }
+    }
+    word
+}
+
+/// A word of the long tail that about one message in 3,000 contains: what the benchmark's
+/// one-word search looks for.
+pub fn search_word() -> String {
+    rare_word(SEARCH_WORD_RANK)
+}
 
 fn snowflake(at: Instant, sequence: u64) -> String {
     let ms = at.as_micros() / 1_000 - DISCORD_EPOCH_MS;
@@ -465,7 +496,13 @@ impl Generator {
             .filter(|&index| channels[index].thread_of.is_some())
             .collect();
         threads_to_open.sort_by_key(|&index| Reverse(channels[index].created_at_message));
+        let busiest_readable_channel = message_channels
+            .iter()
+            .find(|&&index| channels[index].access == Access::Readable)
+            .map(|&index| channels[index].id.clone())
+            .unwrap_or_default();
         let produced = Produced {
+            busiest_readable_channel,
             guilds: GUILDS,
             channels: channels.len() as u64,
             threads: GUILDS * THREADS_PER_GUILD,
@@ -486,6 +523,7 @@ impl Generator {
             gap,
             channel_weights: Skewed::new(message_channels.len() as u64),
             author_weights: Skewed::new(AUTHORS - 1),
+            vocabulary: Skewed::new(VOCABULARY),
             channels,
             message_channels,
             follow_ups: BinaryHeap::new(),
@@ -613,6 +651,12 @@ impl Generator {
                 text.push(' ');
             }
             text.push_str(WORDS[self.rng.below(WORDS.len() as u64) as usize]);
+        }
+        // Real chatter also names things (projects, hosts, people): a long tail of rarer words,
+        // which is what a search looks for.
+        if self.rng.chance(RARE_WORD_PPM) {
+            text.push(' ');
+            text.push_str(&rare_word(self.vocabulary.pick(&mut self.rng) as u64));
         }
         text
     }

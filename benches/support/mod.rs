@@ -16,7 +16,7 @@ use discord_manager::business::{OwnerContext, Source};
 use discord_manager::instant::Instant;
 use discord_manager::registry::{self, Services};
 use discord_manager::store::Store;
-use discord_manager::synthetic::OWNER_ID;
+use discord_manager::synthetic::{self, OWNER_ID};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
@@ -95,15 +95,27 @@ pub fn measure<T, E: std::fmt::Debug>(
 }
 
 /// Every reading capability the benchmark measures, as its tool name and the arguments an
-/// owner would send: what is new in the last day, as of the newest arrival in the store.
+/// owner would send: mostly "the last day", as of the newest arrival in the store (`newest`).
 /// A new reading capability is one more line here.
-pub fn readers(day_ago: Instant) -> Vec<(&'static str, Value)> {
-    let since = day_ago.to_iso();
+pub fn readers(newest: Instant, busiest_channel: &str) -> Vec<(&'static str, Value)> {
+    let day_ago = newest.minus_seconds(86_400).to_iso();
+    let week_ago = newest.minus_seconds(7 * 86_400).to_iso();
     vec![
-        ("messages_catch_up", json!({"since": since})),
-        ("mentions_list", json!({"since": since})),
-        ("channels_list", json!({"since": since})),
+        ("messages_catch_up", json!({"since": day_ago})),
+        ("mentions_list", json!({"since": day_ago})),
+        ("channels_list", json!({"since": day_ago})),
         ("bookmarks_list", json!({})),
+        ("messages_history", json!({"channelId": busiest_channel})),
+        (
+            "messages_search",
+            json!({"query": synthetic::search_word()}),
+        ),
+        ("mentions_awaiting_reply", json!({"since": week_ago})),
+        ("activity_wait", json!({"after": day_ago})),
+        (
+            "activity_digest",
+            json!({"since": day_ago, "until": newest.plus_micros(1).to_iso()}),
+        ),
     ]
 }
 
@@ -173,9 +185,11 @@ pub struct Floor {
     pub writing: Duration,
     /// The tables copied, with their row counts.
     pub tables: Vec<(String, u64)>,
-    /// Virtual tables (full-text indexes) found: filled in the floor only by the triggers that
-    /// fill them in the product, if any.
+    /// Virtual tables (full-text indexes) of the schema.
     pub virtual_tables: Vec<String>,
+    /// Rows written into the full-text index `message_text`, and how many the product wrote.
+    pub text_rows: u64,
+    pub text_rows_in_source: u64,
 }
 
 const COPY_CHUNK: usize = 4_096;
@@ -185,6 +199,11 @@ const COPY_CHUNK: usize = 4_096;
 /// triggers and full-text tables) with plain cached INSERTs, in `transactions` transactions
 /// of equal size and in arrival order, as fast as SQLite itself can take them. Only the write
 /// transactions are timed; reading the rows back is not.
+///
+/// The full-text index `message_text` is a virtual table the store fills itself (it cannot
+/// carry triggers): each message's and each edit's non-empty content is indexed as the row is
+/// inserted. The floor does the same, right after the same rows, and counts what it wrote so
+/// a caller can check it against the product's own index.
 pub fn floor(source: &Path, target: &Path, transactions: u64) -> rusqlite::Result<Floor> {
     drop(Store::open(target).expect("the floor store opens and migrates"));
     let reader = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
@@ -269,7 +288,30 @@ pub fn floor(source: &Path, target: &Path, transactions: u64) -> rusqlite::Resul
         writing: Duration::ZERO,
         tables: tables.iter().map(|(name, _)| (name.clone(), 0)).collect(),
         virtual_tables,
+        text_rows: 0,
+        text_rows_in_source: 0,
     };
+    let indexes_text = floor
+        .virtual_tables
+        .iter()
+        .any(|name| name == "message_text");
+    if indexes_text {
+        floor.text_rows_in_source =
+            reader.query_row("SELECT count(*) FROM message_text", [], |row| {
+                row.get::<_, i64>(0)
+            })? as u64;
+    }
+    // Where the content and the message id sit in `messages` and `message_edits` rows.
+    let text_columns: Vec<Option<(usize, usize)>> = tables
+        .iter()
+        .map(|(name, columns)| {
+            let at = |wanted: &str| columns.iter().position(|column| column == wanted);
+            match name.as_str() {
+                "messages" | "message_edits" if indexes_text => at("content").zip(at("message_id")),
+                _ => None,
+            }
+        })
+        .collect();
     let mut chunk: Vec<(usize, Vec<SqlValue>)> = Vec::with_capacity(COPY_CHUNK);
     let mut transaction_open = false;
     loop {
@@ -302,6 +344,17 @@ pub fn floor(source: &Path, target: &Path, transactions: u64) -> rusqlite::Resul
             writer
                 .prepare_cached(&inserts[*table])?
                 .execute(rusqlite::params_from_iter(values.iter()))?;
+            if let Some((content, message_id)) = text_columns[*table] {
+                let is_empty = matches!(&values[content], SqlValue::Text(text) if text.is_empty());
+                if !is_empty {
+                    writer
+                        .prepare_cached(
+                            "INSERT INTO message_text (content, message_id) VALUES (?1, ?2)",
+                        )?
+                        .execute([&values[content], &values[message_id]])?;
+                    floor.text_rows += 1;
+                }
+            }
             floor.tables[*table].1 += 1;
             floor.rows += 1;
             if floor.rows == boundary(floor.transactions) {
