@@ -7,6 +7,7 @@
 //! - [`business`] holds the owner's capabilities: one function each, typed input, typed output.
 //! - [`registry`] lists every capability once; the CLI and the MCP server are both built from it.
 //! - [`cli`] and [`mcp`] are thin projections of the registry onto a terminal and onto stdio JSON-RPC.
+//! - [`synthetic`] generates large realistic stores through the recorders, for the benchmark.
 //!
 //! `ARCHITECTURE.md` at the repository root has the code map and the invariants.
 
@@ -20,6 +21,7 @@ pub mod mcp;
 pub mod registry;
 pub mod seed;
 pub mod store;
+pub mod synthetic;
 #[cfg(test)]
 mod test_fixtures;
 

@@ -131,33 +131,57 @@ fn record_removed(writer: &mut Writer<'_>, channel_id: &str) -> Result<bool> {
 
 /// CHANNEL_CREATE, CHANNEL_UPDATE, THREAD_CREATE, THREAD_UPDATE.
 pub fn record_channel(store: &Store, channel: &GuildChannel) -> Result<Recorded> {
-    store.write(|writer| {
-        let mut changed = record_channel_in(writer, channel)?;
-        // A channel's new overwrites change what its threads can read.
-        if !is_thread(channel.kind) {
-            changed |= refresh_guild_channels(writer, &channel.guild_id.to_string())?;
-        }
-        Ok(changed.into())
-    })
+    store.write(|writer| record_channel_event_in(writer, channel))
+}
+
+pub(super) fn record_channel_event_in(
+    writer: &mut Writer<'_>,
+    channel: &GuildChannel,
+) -> Result<Recorded> {
+    let mut changed = record_channel_in(writer, channel)?;
+    // A channel's new overwrites change what its threads can read.
+    if !is_thread(channel.kind) {
+        changed |= refresh_guild_channels(writer, &channel.guild_id.to_string())?;
+    }
+    Ok(changed.into())
 }
 
 /// CHANNEL_DELETE.
 pub fn record_channel_deleted(store: &Store, channel: &GuildChannel) -> Result<Recorded> {
-    store.write(|writer| Ok(record_removed(writer, &channel.id.to_string())?.into()))
+    store.write(|writer| record_channel_deleted_in(writer, channel))
+}
+
+pub(super) fn record_channel_deleted_in(
+    writer: &mut Writer<'_>,
+    channel: &GuildChannel,
+) -> Result<Recorded> {
+    Ok(record_removed(writer, &channel.id.to_string())?.into())
 }
 
 /// THREAD_DELETE.
 pub fn record_thread_deleted(store: &Store, thread: &PartialGuildChannel) -> Result<Recorded> {
-    store.write(|writer| Ok(record_removed(writer, &thread.id.to_string())?.into()))
+    store.write(|writer| record_thread_deleted_in(writer, thread))
+}
+
+pub(super) fn record_thread_deleted_in(
+    writer: &mut Writer<'_>,
+    thread: &PartialGuildChannel,
+) -> Result<Recorded> {
+    Ok(record_removed(writer, &thread.id.to_string())?.into())
 }
 
 /// THREAD_LIST_SYNC: the active threads of a guild.
 pub fn record_thread_list(store: &Store, threads: &[GuildChannel]) -> Result<Recorded> {
-    store.write(|writer| {
-        let mut changed = false;
-        for thread in threads {
-            changed |= record_channel_in(writer, thread)?;
-        }
-        Ok(changed.into())
-    })
+    store.write(|writer| record_thread_list_in(writer, threads))
+}
+
+pub(super) fn record_thread_list_in(
+    writer: &mut Writer<'_>,
+    threads: &[GuildChannel],
+) -> Result<Recorded> {
+    let mut changed = false;
+    for thread in threads {
+        changed |= record_channel_in(writer, thread)?;
+    }
+    Ok(changed.into())
 }

@@ -8,7 +8,7 @@ use serenity::model::id::{ChannelId, MessageId};
 use super::{Origin, Recorded};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
-use crate::store::{NewEdit, NewMessage, Store};
+use crate::store::{NewEdit, NewMessage, Store, Writer};
 
 fn instant_of(timestamp: &Timestamp) -> Result<Instant> {
     timestamp
@@ -72,31 +72,55 @@ fn new_message(
 /// MESSAGE_CREATE, a message fetched by a backfill, or one the bot just sent. A message that
 /// arrives already edited also records its current version as an edit.
 pub fn record_message(store: &Store, message: &Message, origin: Origin) -> Result<Recorded> {
-    store.write(|writer| {
-        let reply_author = match &message.message_reference {
-            Some(reference) if message.referenced_message.is_none() => match reference.message_id {
-                Some(id) => writer.reader().author_of(&id.to_string())?,
-                None => None,
-            },
-            _ => None,
-        };
-        let row = new_message(message, origin, reply_author)?;
-        let mut stored = writer.insert_message(&row)?;
-        if let (Some(guild_id), Some(member)) = (&row.guild_id, &message.member) {
-            let roles: Vec<String> = member.roles.iter().map(ToString::to_string).collect();
-            stored |= writer.record_member_roles(guild_id, &row.author_id, &roles)?;
-        }
-        Ok(stored.into())
-    })
+    store.write(|writer| record_message_in(writer, message, origin))
+}
+
+pub(super) fn record_message_in(
+    writer: &mut Writer<'_>,
+    message: &Message,
+    origin: Origin,
+) -> Result<Recorded> {
+    let reply_author = match &message.message_reference {
+        Some(reference) if message.referenced_message.is_none() => match reference.message_id {
+            Some(id) => writer.reader().author_of(&id.to_string())?,
+            None => None,
+        },
+        _ => None,
+    };
+    let row = new_message(message, origin, reply_author)?;
+    let mut stored = writer.insert_message(&row)?;
+    if let (Some(guild_id), Some(member)) = (&row.guild_id, &message.member) {
+        let roles: Vec<String> = member.roles.iter().map(ToString::to_string).collect();
+        stored |= writer.record_member_roles(guild_id, &row.author_id, &roles)?;
+    }
+    Ok(stored.into())
 }
 
 /// MESSAGE_UPDATE. Only a change of content (with Discord's edit timestamp) is an edit;
 /// embed unfurls and pin changes arrive as partial updates without one and are ignored.
 pub fn record_message_update(store: &Store, update: &MessageUpdateEvent) -> Result<Recorded> {
-    let (Some(content), Some(edited_at)) = (&update.content, &update.edited_timestamp) else {
+    if edit_of(update)?.is_none() {
         return Ok(Recorded::Ignored);
+    }
+    store.write(|writer| record_message_update_in(writer, update))
+}
+
+pub(super) fn record_message_update_in(
+    writer: &mut Writer<'_>,
+    update: &MessageUpdateEvent,
+) -> Result<Recorded> {
+    match edit_of(update)? {
+        Some(edit) => Ok(writer.insert_edit(&edit)?.into()),
+        None => Ok(Recorded::Ignored),
+    }
+}
+
+/// The edit a MESSAGE_UPDATE carries, if it is one.
+fn edit_of(update: &MessageUpdateEvent) -> Result<Option<NewEdit>> {
+    let (Some(content), Some(edited_at)) = (&update.content, &update.edited_timestamp) else {
+        return Ok(None);
     };
-    let edit = NewEdit {
+    Ok(Some(NewEdit {
         message_id: update.id.to_string(),
         channel_id: update.channel_id.to_string(),
         content: content.clone(),
@@ -113,8 +137,7 @@ pub fn record_message_update(store: &Store, update: &MessageUpdateEvent) -> Resu
             .flatten()
             .map(|role| role.to_string())
             .collect(),
-    };
-    store.write(|writer| Ok(writer.insert_edit(&edit)?.into()))
+    }))
 }
 
 /// MESSAGE_DELETE.
@@ -123,11 +146,17 @@ pub fn record_message_deleted(
     channel_id: ChannelId,
     message_id: MessageId,
 ) -> Result<Recorded> {
-    store.write(|writer| {
-        Ok(writer
-            .insert_deletion(&message_id.to_string(), &channel_id.to_string(), false)?
-            .into())
-    })
+    store.write(|writer| record_message_deleted_in(writer, channel_id, message_id))
+}
+
+pub(super) fn record_message_deleted_in(
+    writer: &mut Writer<'_>,
+    channel_id: ChannelId,
+    message_id: MessageId,
+) -> Result<Recorded> {
+    Ok(writer
+        .insert_deletion(&message_id.to_string(), &channel_id.to_string(), false)?
+        .into())
 }
 
 /// MESSAGE_DELETE_BULK: all of them in one transaction.
@@ -136,11 +165,17 @@ pub fn record_messages_bulk_deleted(
     channel_id: ChannelId,
     message_ids: &[MessageId],
 ) -> Result<Recorded> {
-    store.write(|writer| {
-        let mut stored = false;
-        for id in message_ids {
-            stored |= writer.insert_deletion(&id.to_string(), &channel_id.to_string(), true)?;
-        }
-        Ok(stored.into())
-    })
+    store.write(|writer| record_messages_bulk_deleted_in(writer, channel_id, message_ids))
+}
+
+pub(super) fn record_messages_bulk_deleted_in(
+    writer: &mut Writer<'_>,
+    channel_id: ChannelId,
+    message_ids: &[MessageId],
+) -> Result<Recorded> {
+    let mut stored = false;
+    for id in message_ids {
+        stored |= writer.insert_deletion(&id.to_string(), &channel_id.to_string(), true)?;
+    }
+    Ok(stored.into())
 }

@@ -17,7 +17,7 @@ pub mod reactions;
 use serenity::model::event::Event;
 
 use crate::error::Result;
-use crate::store::Store;
+use crate::store::{Store, Writer};
 
 /// Where an event came from; kept on each message row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,43 +60,67 @@ impl From<bool> for Recorded {
     }
 }
 
-/// Records one gateway dispatch through the recorder for its kind.
+/// Records one gateway dispatch through the recorder for its kind, in a transaction of its own.
 pub fn record_event(store: &Store, event: &Event, origin: Origin) -> Result<Recorded> {
+    store.write(|writer| record_event_in(writer, event, origin))
+}
+
+/// Records several gateway dispatches in one transaction, in order: what a daemon does with
+/// the events that queued up while the previous commit was being written, so a burst costs
+/// one commit instead of one per event. All or nothing: if one event fails, none is kept
+/// (record them one by one to find the one that fails).
+pub fn record_events(store: &Store, events: &[Event], origin: Origin) -> Result<Vec<Recorded>> {
+    store.write(|writer| {
+        events
+            .iter()
+            .map(|event| record_event_in(writer, event, origin))
+            .collect()
+    })
+}
+
+/// Records one gateway dispatch inside a write transaction the caller holds: the single path
+/// of [`record_event`], [`record_events`] and the synthetic store generator, so batching
+/// callers record exactly what one-by-one callers do.
+pub fn record_event_in(writer: &mut Writer<'_>, event: &Event, origin: Origin) -> Result<Recorded> {
     match event {
-        Event::Ready(ready) => guilds::record_ready(store, &ready.ready),
-        Event::GuildCreate(create) => guilds::record_guild(store, &create.guild),
-        Event::GuildUpdate(update) => guilds::record_guild_update(store, &update.guild),
-        Event::GuildDelete(delete) => guilds::record_guild_removed(store, &delete.guild),
-        Event::GuildRoleCreate(create) => guilds::record_role(store, &create.role),
-        Event::GuildRoleUpdate(update) => guilds::record_role(store, &update.role),
+        Event::Ready(ready) => guilds::record_ready_in(writer, &ready.ready),
+        Event::GuildCreate(create) => guilds::record_guild_in(writer, &create.guild),
+        Event::GuildUpdate(update) => guilds::record_guild_update_in(writer, &update.guild),
+        Event::GuildDelete(delete) => guilds::record_guild_removed_in(writer, &delete.guild),
+        Event::GuildRoleCreate(create) => guilds::record_role_in(writer, &create.role),
+        Event::GuildRoleUpdate(update) => guilds::record_role_in(writer, &update.role),
         Event::GuildRoleDelete(delete) => {
-            guilds::record_role_deleted(store, delete.guild_id, delete.role_id)
+            guilds::record_role_deleted_in(writer, delete.guild_id, delete.role_id)
         }
-        Event::GuildMemberUpdate(update) => guilds::record_member_update(store, update),
-        Event::ChannelCreate(create) => channels::record_channel(store, &create.channel),
-        Event::ChannelUpdate(update) => channels::record_channel(store, &update.channel),
-        Event::ChannelDelete(delete) => channels::record_channel_deleted(store, &delete.channel),
-        Event::ThreadCreate(create) => channels::record_channel(store, &create.thread),
-        Event::ThreadUpdate(update) => channels::record_channel(store, &update.thread),
-        Event::ThreadDelete(delete) => channels::record_thread_deleted(store, &delete.thread),
-        Event::ThreadListSync(sync) => channels::record_thread_list(store, &sync.threads),
-        Event::MessageCreate(create) => messages::record_message(store, &create.message, origin),
-        Event::MessageUpdate(update) => messages::record_message_update(store, update),
+        Event::GuildMemberUpdate(update) => guilds::record_member_update_in(writer, update),
+        Event::ChannelCreate(create) => channels::record_channel_event_in(writer, &create.channel),
+        Event::ChannelUpdate(update) => channels::record_channel_event_in(writer, &update.channel),
+        Event::ChannelDelete(delete) => {
+            channels::record_channel_deleted_in(writer, &delete.channel)
+        }
+        Event::ThreadCreate(create) => channels::record_channel_event_in(writer, &create.thread),
+        Event::ThreadUpdate(update) => channels::record_channel_event_in(writer, &update.thread),
+        Event::ThreadDelete(delete) => channels::record_thread_deleted_in(writer, &delete.thread),
+        Event::ThreadListSync(sync) => channels::record_thread_list_in(writer, &sync.threads),
+        Event::MessageCreate(create) => {
+            messages::record_message_in(writer, &create.message, origin)
+        }
+        Event::MessageUpdate(update) => messages::record_message_update_in(writer, update),
         Event::MessageDelete(delete) => {
-            messages::record_message_deleted(store, delete.channel_id, delete.message_id)
+            messages::record_message_deleted_in(writer, delete.channel_id, delete.message_id)
         }
         Event::MessageDeleteBulk(bulk) => {
-            messages::record_messages_bulk_deleted(store, bulk.channel_id, &bulk.ids)
+            messages::record_messages_bulk_deleted_in(writer, bulk.channel_id, &bulk.ids)
         }
-        Event::ReactionAdd(add) => reactions::record_reaction_added(store, &add.reaction),
+        Event::ReactionAdd(add) => reactions::record_reaction_added_in(writer, &add.reaction),
         Event::ReactionRemove(remove) => {
-            reactions::record_reaction_removed(store, &remove.reaction)
+            reactions::record_reaction_removed_in(writer, &remove.reaction)
         }
         Event::ReactionRemoveAll(all) => {
-            reactions::record_reactions_cleared(store, all.channel_id, all.message_id)
+            reactions::record_reactions_cleared_in(writer, all.channel_id, all.message_id)
         }
         Event::ReactionRemoveEmoji(emoji) => {
-            reactions::record_reaction_emoji_cleared(store, &emoji.reaction)
+            reactions::record_reaction_emoji_cleared_in(writer, &emoji.reaction)
         }
         _ => Ok(Recorded::Ignored),
     }

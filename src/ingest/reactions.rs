@@ -5,7 +5,7 @@ use serenity::model::id::{ChannelId, MessageId};
 
 use super::Recorded;
 use crate::error::Result;
-use crate::store::{ReactionChange, Store};
+use crate::store::{ReactionChange, Store, Writer};
 
 /// A Unicode emoji as itself, a custom one as Discord writes it in a message (`<:name:id>`).
 pub(crate) fn emoji_text(emoji: &ReactionType) -> String {
@@ -20,40 +20,61 @@ pub(crate) fn emoji_text(emoji: &ReactionType) -> String {
     }
 }
 
-fn record(store: &Store, change: ReactionChange) -> Result<Recorded> {
-    store.write(|writer| Ok(writer.record_reaction(&change)?.into()))
+fn record(store: &Store, change: Option<ReactionChange>) -> Result<Recorded> {
+    match change {
+        Some(change) => store.write(|writer| Ok(writer.record_reaction(&change)?.into())),
+        None => Ok(Recorded::Ignored),
+    }
+}
+
+fn record_in(writer: &mut Writer<'_>, change: Option<ReactionChange>) -> Result<Recorded> {
+    match change {
+        Some(change) => Ok(writer.record_reaction(&change)?.into()),
+        None => Ok(Recorded::Ignored),
+    }
+}
+
+fn added(reaction: &Reaction) -> Option<ReactionChange> {
+    Some(ReactionChange::Add {
+        message_id: reaction.message_id.to_string(),
+        channel_id: reaction.channel_id.to_string(),
+        user_id: reaction.user_id?.to_string(),
+        emoji: emoji_text(&reaction.emoji),
+    })
+}
+
+fn removed(reaction: &Reaction) -> Option<ReactionChange> {
+    Some(ReactionChange::Remove {
+        message_id: reaction.message_id.to_string(),
+        channel_id: reaction.channel_id.to_string(),
+        user_id: reaction.user_id?.to_string(),
+        emoji: emoji_text(&reaction.emoji),
+    })
+}
+
+fn cleared(channel_id: ChannelId, message_id: MessageId) -> Option<ReactionChange> {
+    Some(ReactionChange::Clear {
+        message_id: message_id.to_string(),
+        channel_id: channel_id.to_string(),
+    })
+}
+
+fn emoji_cleared(reaction: &Reaction) -> Option<ReactionChange> {
+    Some(ReactionChange::ClearEmoji {
+        message_id: reaction.message_id.to_string(),
+        channel_id: reaction.channel_id.to_string(),
+        emoji: emoji_text(&reaction.emoji),
+    })
 }
 
 /// MESSAGE_REACTION_ADD.
 pub fn record_reaction_added(store: &Store, reaction: &Reaction) -> Result<Recorded> {
-    let Some(user) = reaction.user_id else {
-        return Ok(Recorded::Ignored);
-    };
-    record(
-        store,
-        ReactionChange::Add {
-            message_id: reaction.message_id.to_string(),
-            channel_id: reaction.channel_id.to_string(),
-            user_id: user.to_string(),
-            emoji: emoji_text(&reaction.emoji),
-        },
-    )
+    record(store, added(reaction))
 }
 
 /// MESSAGE_REACTION_REMOVE.
 pub fn record_reaction_removed(store: &Store, reaction: &Reaction) -> Result<Recorded> {
-    let Some(user) = reaction.user_id else {
-        return Ok(Recorded::Ignored);
-    };
-    record(
-        store,
-        ReactionChange::Remove {
-            message_id: reaction.message_id.to_string(),
-            channel_id: reaction.channel_id.to_string(),
-            user_id: user.to_string(),
-            emoji: emoji_text(&reaction.emoji),
-        },
-    )
+    record(store, removed(reaction))
 }
 
 /// MESSAGE_REACTION_REMOVE_ALL.
@@ -62,23 +83,39 @@ pub fn record_reactions_cleared(
     channel_id: ChannelId,
     message_id: MessageId,
 ) -> Result<Recorded> {
-    record(
-        store,
-        ReactionChange::Clear {
-            message_id: message_id.to_string(),
-            channel_id: channel_id.to_string(),
-        },
-    )
+    record(store, cleared(channel_id, message_id))
 }
 
 /// MESSAGE_REACTION_REMOVE_EMOJI.
 pub fn record_reaction_emoji_cleared(store: &Store, reaction: &Reaction) -> Result<Recorded> {
-    record(
-        store,
-        ReactionChange::ClearEmoji {
-            message_id: reaction.message_id.to_string(),
-            channel_id: reaction.channel_id.to_string(),
-            emoji: emoji_text(&reaction.emoji),
-        },
-    )
+    record(store, emoji_cleared(reaction))
+}
+
+pub(super) fn record_reaction_added_in(
+    writer: &mut Writer<'_>,
+    reaction: &Reaction,
+) -> Result<Recorded> {
+    record_in(writer, added(reaction))
+}
+
+pub(super) fn record_reaction_removed_in(
+    writer: &mut Writer<'_>,
+    reaction: &Reaction,
+) -> Result<Recorded> {
+    record_in(writer, removed(reaction))
+}
+
+pub(super) fn record_reactions_cleared_in(
+    writer: &mut Writer<'_>,
+    channel_id: ChannelId,
+    message_id: MessageId,
+) -> Result<Recorded> {
+    record_in(writer, cleared(channel_id, message_id))
+}
+
+pub(super) fn record_reaction_emoji_cleared_in(
+    writer: &mut Writer<'_>,
+    reaction: &Reaction,
+) -> Result<Recorded> {
+    record_in(writer, emoji_cleared(reaction))
 }

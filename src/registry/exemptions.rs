@@ -33,6 +33,14 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: RECORDER,
     },
     Exemption {
+        function: "ingest::record_events",
+        reason: RECORDER,
+    },
+    Exemption {
+        function: "ingest::record_event_in",
+        reason: RECORDER,
+    },
+    Exemption {
         function: "ingest::channels::record_channel",
         reason: RECORDER,
     },

@@ -27,6 +27,12 @@ impl Clock {
         })
     }
 
+    /// Moves the next instant forward to `at` if `at` is later; never backward, so every
+    /// instant still comes after every instant handed out before.
+    pub(super) fn advance_to(&mut self, at: Instant) {
+        self.next = self.next.max(at.as_micros());
+    }
+
     pub(super) fn tick(&mut self) -> Instant {
         let instant = Instant::from_micros(self.next);
         self.next += 1;

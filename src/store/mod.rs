@@ -113,9 +113,35 @@ impl Store {
 
     /// Runs `write` inside one IMMEDIATE transaction: it commits entirely or not at all.
     pub fn write<T>(&self, write: impl FnOnce(&mut Writer<'_>) -> Result<T>) -> Result<T> {
+        self.write_from(Instant::now(), write)
+    }
+
+    /// Like [`write`](Store::write), but the arrival clock starts from `start` instead of the
+    /// wall clock: the transaction's first instant is `max(start, last handed out + 1 µs)`.
+    ///
+    /// Only the synthetic store generator ([`crate::synthetic`]) calls this, to lay months of
+    /// generated history at the instants it was planned for (in the past of the wall clock);
+    /// together with [`Writer::advance_clock_to`] each event of a batch gets its own instant.
+    /// Live ingestion never does: its events arrive when they arrive. The clock's guarantees
+    /// hold all the same, because they are relative to what was handed out, not to the wall
+    /// clock: instants stay strictly increasing across the whole store, never earlier than the
+    /// last one handed out, and a later commit (of any process) still gets a later instant.
+    pub fn write_at<T>(
+        &self,
+        start: Instant,
+        write: impl FnOnce(&mut Writer<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.write_from(start, write)
+    }
+
+    fn write_from<T>(
+        &self,
+        start: Instant,
+        write: impl FnOnce(&mut Writer<'_>) -> Result<T>,
+    ) -> Result<T> {
         let mut connection = self.lock();
         let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let clock = clock::Clock::start(&transaction, Instant::now())?;
+        let clock = clock::Clock::start(&transaction, start)?;
         let mut writer = Writer { transaction, clock };
         let result = write(&mut writer)?;
         let Writer { transaction, clock } = writer;
@@ -160,6 +186,18 @@ impl Writer<'_> {
     /// The next arrival instant: strictly after every instant the store has handed out.
     pub fn stamp(&mut self) -> Instant {
         self.clock.tick()
+    }
+
+    /// Moves the arrival clock forward so the next [`stamp`](Writer::stamp) is `at`, if `at`
+    /// is later than the next instant it would hand out; an earlier `at` changes nothing.
+    ///
+    /// Only the synthetic store generator ([`crate::synthetic`]) calls this, with
+    /// [`Store::write_at`]: it lays months of generated history in a few minutes, several
+    /// events per transaction as the daemon batches them, each at its own planned instant.
+    /// Live ingestion never does. The clock only ever moves forward, so instants stay strictly
+    /// increasing and never earlier than the last one handed out.
+    pub fn advance_clock_to(&mut self, at: Instant) {
+        self.clock.advance_to(at);
     }
 
     /// Reads within the write transaction, seeing this transaction's own rows.
@@ -451,5 +489,104 @@ mod tests {
             switches >= 2,
             "the two writers never interleaved; the test proved nothing"
         );
+    }
+
+    /// A store of its own: these tests move the clock an hour ahead of the wall clock, which
+    /// would shift every "now"-relative window of tests sharing the unit-test store.
+    fn private_store() -> (tempfile::TempDir, Store) {
+        let folder = tempfile::tempdir().unwrap();
+        let store = Store::open(&folder.path().join("clock.sqlite3")).unwrap();
+        (folder, store)
+    }
+
+    #[test]
+    fn advancing_the_clock_makes_the_next_stamp_that_instant() {
+        let (_folder, store) = private_store();
+        let (first, target, advanced, next) = store
+            .write(|writer| {
+                let first = writer.stamp();
+                let target = first.plus_seconds(3600);
+                writer.advance_clock_to(target);
+                let advanced = writer.stamp();
+                Ok((first, target, advanced, writer.stamp()))
+            })
+            .unwrap();
+        assert!(target > first);
+        assert_eq!(advanced, target);
+        assert_eq!(next, target.plus_micros(1));
+    }
+
+    #[test]
+    fn advancing_the_clock_to_an_earlier_or_equal_instant_changes_nothing() {
+        let (_folder, store) = private_store();
+        let stamps = store
+            .write(|writer| {
+                let first = writer.stamp();
+                // The next instant is first + 1 µs: advancing to it exactly, or to anything
+                // earlier, leaves it where it is.
+                writer.advance_clock_to(first.plus_micros(1));
+                let second = writer.stamp();
+                writer.advance_clock_to(first);
+                let third = writer.stamp();
+                writer.advance_clock_to(Instant::from_micros(0));
+                Ok([first, second, third, writer.stamp()])
+            })
+            .unwrap();
+        let first = stamps[0];
+        assert_eq!(
+            stamps,
+            [
+                first,
+                first.plus_micros(1),
+                first.plus_micros(2),
+                first.plus_micros(3)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_write_at_an_earlier_instant_starts_there_on_a_fresh_store() {
+        let (_folder, store) = private_store();
+        let past = Instant::parse("2025-01-01T00:00:00Z").unwrap();
+        let stamps = store
+            .write_at(past, |writer| Ok([writer.stamp(), writer.stamp()]))
+            .unwrap();
+        assert_eq!(stamps, [past, past.plus_micros(1)]);
+    }
+
+    #[test]
+    fn a_write_at_never_starts_before_the_last_instant_handed_out() {
+        let (_folder, store) = private_store();
+        let past = Instant::parse("2025-01-01T00:00:00Z").unwrap();
+        let last = store
+            .write_at(past.plus_seconds(60), |writer| Ok(writer.stamp()))
+            .unwrap();
+        // An instant before the last one handed out, and the last one itself: both continue
+        // just after it.
+        let before = store.write_at(past, |writer| Ok(writer.stamp())).unwrap();
+        assert_eq!(before, last.plus_micros(1));
+        let same = store.write_at(before, |writer| Ok(writer.stamp())).unwrap();
+        assert_eq!(same, before.plus_micros(1));
+        // One microsecond after the next instant is taken as it is.
+        let ahead = same.plus_micros(2);
+        let taken = store.write_at(ahead, |writer| Ok(writer.stamp())).unwrap();
+        assert_eq!(taken, ahead);
+    }
+
+    #[test]
+    fn a_later_transaction_continues_after_an_advanced_clock() {
+        let (_folder, store) = private_store();
+        let ahead = Instant::now().plus_seconds(3600);
+        let last = store
+            .write(|writer| {
+                writer.advance_clock_to(ahead);
+                Ok(writer.stamp())
+            })
+            .unwrap();
+        assert_eq!(last, ahead);
+        // The wall clock is an hour behind the store's clock now; the next commit still
+        // comes after everything handed out.
+        let next = store.write(|writer| Ok(writer.stamp())).unwrap();
+        assert_eq!(next, ahead.plus_micros(1));
     }
 }

@@ -1,0 +1,743 @@
+//! `cargo bench`: what the product costs on stores of 10k, 100k and 1M messages, measured,
+//! never asserted, next to what SQLite itself does on the same machine.
+//!
+//! For each store size it builds a synthetic store through the real recorders (in a child
+//! process, so its peak memory is the recorders' own), copies the same rows into a fresh
+//! store with raw rusqlite (the floor), times every reading capability in-process, drives the
+//! real `discord-manager mcp` over stdio with JSON-RPC lines, and runs `catch-up --json` as a
+//! whole process. It prints Markdown tables and writes the same figures as JSON to
+//! `bench-results/latest.json`.
+//!
+//! Knobs (environment variables):
+//! - `BENCH_SIZES` (default `10000,100000,1000000`): message counts;
+//! - `BENCH_SEED` (default 1), `BENCH_PER_DAY` (default 2000 messages a day),
+//!   `BENCH_BATCH` (default 64 events per transaction);
+//! - `BENCH_REPS` (default 200): most runs of an in-process reading measurement (at least 20,
+//!   within about 2 s each); `BENCH_PROCESS_REPS` (default 20): MCP sessions and CLI runs;
+//! - `BENCH_REUSE=1`: reuse stores built by an earlier run (under `target/bench-stores/`)
+//!   and report the ingest figures recorded when they were built.
+//!
+//! The `discord-manager` binary it drives is the one Cargo builds for benches
+//! (`target/release/discord-manager`).
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant as Stopwatch};
+
+use discord_manager::instant::Instant;
+use discord_manager::store::Store;
+use discord_manager::synthetic::{self, Plan, Produced};
+use serde_json::{Value, json};
+
+use support::{Repeat, Samples, round3};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_discord-manager");
+const DAY_SECONDS: i64 = 86_400;
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.trim().replace('_', "").parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() {
+    if std::env::var_os("BENCH_CHILD_BUILD").is_some() {
+        child_build();
+        return;
+    }
+    let sizes: Vec<u64> = std::env::var("BENCH_SIZES")
+        .unwrap_or_else(|_| "10000,100000,1000000".into())
+        .split(',')
+        .filter_map(|size| size.trim().replace('_', "").parse().ok())
+        .collect();
+    let seed = env_number("BENCH_SEED", 1);
+    let per_day = env_number("BENCH_PER_DAY", 2_000);
+    let batch = env_number("BENCH_BATCH", 64);
+    let reps = env_number("BENCH_REPS", 200) as usize;
+    let process_reps = env_number("BENCH_PROCESS_REPS", 20) as usize;
+    let reuse = std::env::var("BENCH_REUSE").is_ok_and(|value| value == "1");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let stores = root.join("target").join("bench-stores");
+    std::fs::create_dir_all(&stores).expect("target/bench-stores can be created");
+
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split(':').nth(1))
+                .map(|name| name.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    eprintln!(
+        "bench: {cores} cores ({cpu}); sizes {sizes:?}, seed {seed}, {per_day}/day, batch {batch}"
+    );
+
+    let mut results = Vec::new();
+    for &messages in &sizes {
+        results.push(bench_size(&BenchConfig {
+            messages,
+            seed,
+            per_day,
+            batch,
+            reps,
+            process_reps,
+            reuse,
+            stores: stores.clone(),
+        }));
+    }
+
+    let report = json!({
+        "command": command_line(&sizes),
+        "machine": {"cores": cores, "cpu": cpu},
+        "commit": git_commit(root),
+        "measuredAt": Instant::now().to_iso(),
+        "config": {"seed": seed, "messagesPerDay": per_day, "batch": batch,
+                   "reps": reps, "processReps": process_reps, "reused": reuse},
+        "sizes": results,
+    });
+    let markdown = markdown(&report);
+    println!("{markdown}");
+    let out = root.join("bench-results");
+    std::fs::create_dir_all(&out).expect("bench-results can be created");
+    std::fs::write(
+        out.join("latest.json"),
+        serde_json::to_string_pretty(&report).expect("the report is JSON") + "\n",
+    )
+    .expect("bench-results/latest.json can be written");
+    std::fs::write(out.join("latest.md"), markdown + "\n")
+        .expect("bench-results/latest.md can be written");
+    eprintln!("bench: wrote bench-results/latest.json and bench-results/latest.md");
+}
+
+fn command_line(sizes: &[u64]) -> String {
+    let mut knobs = Vec::new();
+    for name in [
+        "BENCH_SEED",
+        "BENCH_PER_DAY",
+        "BENCH_BATCH",
+        "BENCH_REPS",
+        "BENCH_PROCESS_REPS",
+        "BENCH_REUSE",
+    ] {
+        if let Ok(value) = std::env::var(name) {
+            knobs.push(format!("{name}={value}"));
+        }
+    }
+    let sizes: Vec<String> = sizes.iter().map(u64::to_string).collect();
+    format!(
+        "BENCH_SIZES={} {}cargo bench --bench store",
+        sizes.join(","),
+        knobs
+            .iter()
+            .map(|knob| format!("{knob} "))
+            .collect::<String>()
+    )
+}
+
+fn git_commit(root: &Path) -> Option<String> {
+    let output = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()?;
+    let dirty = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .is_some_and(|status| !status.stdout.is_empty());
+    let commit = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    Some(if dirty {
+        format!("{commit}+dirty")
+    } else {
+        commit
+    })
+}
+
+struct BenchConfig {
+    messages: u64,
+    seed: u64,
+    per_day: u64,
+    batch: u64,
+    reps: usize,
+    process_reps: usize,
+    reuse: bool,
+    stores: PathBuf,
+}
+
+fn remove_store(path: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
+fn bench_size(config: &BenchConfig) -> Value {
+    let name = format!(
+        "synthetic-{}-seed{}-{}perday-batch{}",
+        config.messages, config.seed, config.per_day, config.batch
+    );
+    let path = config.stores.join(format!("{name}.sqlite3"));
+    let sidecar = config.stores.join(format!("{name}.json"));
+
+    // 1. Ingest: build the store through the recorders in a child process.
+    let built: Value = match std::fs::read_to_string(&sidecar) {
+        Ok(text) if config.reuse && path.exists() => {
+            eprintln!("bench: reusing {}", path.display());
+            serde_json::from_str(&text).expect("the sidecar is JSON")
+        }
+        _ => {
+            remove_store(&path);
+            eprintln!("bench: building {} messages ...", config.messages);
+            let output = Command::new(std::env::current_exe().expect("the bench's own path"))
+                .env("BENCH_CHILD_BUILD", &path)
+                .env("BENCH_CHILD_MESSAGES", config.messages.to_string())
+                .env("BENCH_CHILD_SEED", config.seed.to_string())
+                .env("BENCH_CHILD_PER_DAY", config.per_day.to_string())
+                .env("BENCH_CHILD_BATCH", config.batch.to_string())
+                .stderr(Stdio::inherit())
+                .output()
+                .expect("the build child runs");
+            assert!(output.status.success(), "the build child failed");
+            let text = String::from_utf8(output.stdout).expect("the child prints UTF-8");
+            std::fs::write(&sidecar, &text).expect("the sidecar can be written");
+            serde_json::from_str(&text).expect("the child prints JSON")
+        }
+    };
+    let produced: Produced = produced_from(&built["produced"]);
+    let recording_s = built["recordingSeconds"].as_f64().unwrap_or(f64::NAN);
+    let events = produced.events as f64;
+
+    // 2. The floor: the same rows with raw rusqlite, in as many transactions.
+    let floor_path = config.stores.join(format!("{name}-floor.sqlite3"));
+    remove_store(&floor_path);
+    eprintln!("bench: raw floor ...");
+    let floor = support::floor(&path, &floor_path, produced.transactions).expect("the floor runs");
+    remove_store(&floor_path);
+    let floor_s = floor.writing.as_secs_f64();
+    let store_bytes = support::checkpointed_size(&path).expect("the store checkpoints");
+
+    // 3. Reading capabilities in-process.
+    let last = produced.last_arrival.expect("the store has history");
+    let day_ago = last.minus_seconds(DAY_SECONDS);
+    let services = support::services(&path);
+    let runtime = support::runtime();
+    let repeat = Repeat {
+        warmup: 3,
+        min: 20.min(config.reps),
+        max: config.reps,
+        budget: Duration::from_secs(2),
+    };
+    let mut readers = serde_json::Map::new();
+    for (tool, arguments) in support::readers(
+        last,
+        &built["produced"]["busiestReadableChannel"]
+            .as_str()
+            .unwrap_or_default(),
+    ) {
+        eprintln!("bench: {tool} in-process ...");
+        let business = support::measure(repeat, || {
+            support::call_unrendered(&runtime, &services, tool, &arguments)
+        })
+        .expect("the capability answers");
+        let with_json = support::measure(repeat, || {
+            support::call(&runtime, &services, tool, &arguments)
+        })
+        .expect("the capability answers");
+        let result = support::call(&runtime, &services, tool, &arguments).expect("answers");
+        let mut figures = business.to_json();
+        figures["withJson"] = with_json.to_json();
+        figures["resultBytes"] = json!(result.to_string().len());
+        figures["shape"] = shape(tool, &result);
+        readers.insert(tool.to_string(), figures);
+    }
+    drop(services);
+
+    // 4. MCP over a real stdio session, and 5. the CLI as a whole process.
+    eprintln!("bench: MCP sessions ...");
+    let catch_up_arguments = json!({"since": day_ago.to_iso()});
+    let mcp = mcp_sessions(&path, &catch_up_arguments, config.process_reps);
+    eprintln!("bench: CLI processes ...");
+    let cli = cli_runs(&path, &day_ago, config.process_reps);
+
+    json!({
+        "messages": config.messages,
+        "produced": built["produced"],
+        "ingest": {
+            "events": produced.events,
+            "transactions": produced.transactions,
+            "recordingSeconds": round3(recording_s),
+            "eventsPerSecond": (events / recording_s).round(),
+            "decodingSeconds": built["decodingSeconds"],
+            "totalSeconds": built["totalSeconds"],
+            "peakRssKb": built["peakRssKb"],
+            "rssNote": "the generator and the recorders in one process (the ingest daemon is not merged yet)",
+        },
+        "floor": {
+            "rows": floor.rows,
+            "transactions": floor.transactions,
+            "writingSeconds": round3(floor_s),
+            "rowsPerSecond": (floor.rows as f64 / floor_s).round(),
+            "eventsPerSecond": (events / floor_s).round(),
+            "tables": floor.tables.iter().map(|(name, rows)| json!({"table": name, "rows": rows})).collect::<Vec<_>>(),
+            "virtualTables": floor.virtual_tables,
+            "fullTextRows": floor.text_rows,
+            "fullTextRowsInStore": floor.text_rows_in_source,
+        },
+        "ingestToFloor": round3(floor_s / recording_s),
+        "storeBytes": store_bytes,
+        "bytesPerMillionMessages": (store_bytes as f64 * 1e6 / config.messages as f64).round(),
+        "readers": readers,
+        "mcp": mcp,
+        "cli": cli,
+        "window": {"since": day_ago.to_iso(), "newestArrival": last.to_iso()},
+    })
+}
+
+fn produced_from(value: &Value) -> Produced {
+    let number = |name: &str| value[name].as_u64().unwrap_or(0);
+    let instant = |name: &str| value[name].as_str().and_then(Instant::parse);
+    Produced {
+        messages: number("messages"),
+        events: number("events"),
+        transactions: number("transactions"),
+        first_arrival: instant("firstArrival"),
+        last_arrival: instant("lastArrival"),
+        ..Produced::default()
+    }
+}
+
+/// How big an answer was, so a figure is read with what it returned.
+fn shape(tool: &str, result: &Value) -> Value {
+    let count = |field: &str| result[field].as_array().map_or(0, Vec::len);
+    match tool {
+        "messages_catch_up" => json!({
+            "channels": count("channels"),
+            "messages": result["channels"].as_array().map_or(0, |channels| channels
+                .iter()
+                .map(|c| c["messages"].as_array().map_or(0, Vec::len))
+                .sum::<usize>()),
+            "skippedChannels": count("skippedChannels"),
+        }),
+        "mentions_list" => json!({"mentions": count("mentions")}),
+        "channels_list" => json!({"channels": count("channels")}),
+        "bookmarks_list" => json!({"bookmarks": count("bookmarks")}),
+        _ => json!({}),
+    }
+}
+
+/// The child that builds one store and reports what it took.
+fn child_build() {
+    let path = PathBuf::from(std::env::var_os("BENCH_CHILD_BUILD").expect("a path"));
+    let plan = Plan {
+        messages: env_number("BENCH_CHILD_MESSAGES", 10_000),
+        seed: env_number("BENCH_CHILD_SEED", 1),
+        messages_per_day: env_number("BENCH_CHILD_PER_DAY", 2_000),
+        batch: env_number("BENCH_CHILD_BATCH", 64) as usize,
+        end: Instant::now(),
+    };
+    let store = Store::open(&path).expect("the store opens");
+    let (produced, timing) = synthetic::build(&store, &plan).expect("the generator runs");
+    drop(store);
+    let report = json!({
+        "produced": produced,
+        "recordingSeconds": timing.recording.as_secs_f64(),
+        "decodingSeconds": round3(timing.decoding.as_secs_f64()),
+        "totalSeconds": round3(timing.total.as_secs_f64()),
+        "peakRssKb": support::peak_rss_kb(std::process::id()),
+    });
+    println!("{report}");
+}
+
+/// A JSON-RPC client over a child's stdio, one line per message.
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Session {
+    fn spawn(store: &Path, scratch: &Path) -> Session {
+        let mut command = Command::new(BINARY);
+        command
+            .arg("--db")
+            .arg(store)
+            .arg("mcp")
+            .current_dir(scratch)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        clean_environment(&mut command);
+        let mut child = command.spawn().expect("discord-manager mcp starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Session {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        }
+    }
+
+    /// Sends a request and reads lines until its response; returns the raw line.
+    fn request(&mut self, method: &str, params: Value) -> String {
+        let id = self.next_id;
+        self.next_id += 1;
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{line}").expect("the server reads");
+        self.stdin.flush().expect("the server reads");
+        let marker = format!("\"id\":{id}");
+        loop {
+            let mut response = String::new();
+            let read = self
+                .stdout
+                .read_line(&mut response)
+                .expect("the server answers");
+            assert!(
+                read > 0,
+                "the server closed stdout before answering {method}"
+            );
+            // Only the response's head is inspected, so the client's own cost stays tiny.
+            let head: String = response.chars().take(64).collect();
+            if head.contains(&marker) || response.contains(&marker) {
+                return response;
+            }
+        }
+    }
+
+    fn notify(&mut self, method: &str) {
+        let line = json!({"jsonrpc": "2.0", "method": method});
+        writeln!(self.stdin, "{line}").expect("the server reads");
+        self.stdin.flush().expect("the server reads");
+    }
+
+    fn close(self) {
+        let Session {
+            mut child, stdin, ..
+        } = self;
+        drop(stdin);
+        let _ = child.wait();
+    }
+}
+
+fn clean_environment(command: &mut Command) {
+    for name in [
+        "DISCORD_TOKEN",
+        "DISCORD_OWNER_ID",
+        "DISCORD_GUILD_IDS",
+        "DISCORD_MANAGER_DB",
+        "DISCORD_MANAGER_READ_ONLY",
+        "DISCORD_MANAGER_SEND_CHANNELS",
+        "DISCORD_API_BASE",
+        "RUST_LOG",
+    ] {
+        command.env_remove(name);
+    }
+}
+
+fn initialize_params() -> Value {
+    json!({"protocolVersion": "2025-06-18", "capabilities": {},
+           "clientInfo": {"name": "discord-manager-bench", "version": "0"}})
+}
+
+fn mcp_sessions(store: &Path, catch_up: &Value, sessions: usize) -> Value {
+    let scratch = tempfile::tempdir().expect("a scratch folder");
+    let mut initialize = Vec::new();
+    let mut list = Vec::new();
+    let mut call = Vec::new();
+    let mut rss = Vec::new();
+    let mut checked = false;
+    for session_index in 0..sessions.max(1) + 1 {
+        let started = Stopwatch::now();
+        let mut session = Session::spawn(store, scratch.path());
+        let answer = session.request("initialize", initialize_params());
+        let initialized = started.elapsed();
+        assert!(answer.contains("\"result\""), "initialize failed: {answer}");
+        session.notify("notifications/initialized");
+        for _ in 0..10 {
+            let at = Stopwatch::now();
+            let answer = session.request("tools/list", json!({}));
+            if session_index > 0 {
+                list.push(at.elapsed());
+            }
+            assert!(answer.contains("messages_catch_up"), "tools/list failed");
+        }
+        for _ in 0..5 {
+            let at = Stopwatch::now();
+            let answer = session.request(
+                "tools/call",
+                json!({"name": "messages_catch_up", "arguments": catch_up}),
+            );
+            if session_index > 0 {
+                call.push(at.elapsed());
+            }
+            if !checked {
+                let parsed: Value = serde_json::from_str(&answer).expect("the answer is JSON");
+                assert_eq!(
+                    parsed["result"]["isError"].as_bool(),
+                    Some(false),
+                    "catch-up failed over MCP: {answer:.400}"
+                );
+                checked = true;
+            }
+        }
+        if let Some(kb) = support::peak_rss_kb(session.child.id()) {
+            rss.push(kb);
+        }
+        // The first session warms the page cache and the binary; it is not counted.
+        if session_index > 0 {
+            initialize.push(initialized);
+        }
+        session.close();
+    }
+    rss.sort_unstable();
+    json!({
+        "spawnToInitialize": Samples::new(initialize).to_json(),
+        "toolsList": Samples::new(list).to_json(),
+        "catchUpCall": Samples::new(call).to_json(),
+        "peakRssKb": rss.last(),
+    })
+}
+
+fn cli_runs(store: &Path, since: &Instant, runs: usize) -> Value {
+    let scratch = tempfile::tempdir().expect("a scratch folder");
+    let mut durations = Vec::new();
+    let mut bytes = 0;
+    for run in 0..runs.max(1) + 1 {
+        let mut command = Command::new(BINARY);
+        command
+            .arg("--db")
+            .arg(store)
+            .args(["catch-up", "--json", "--since", &since.to_iso()])
+            .current_dir(scratch.path())
+            .stdin(Stdio::null())
+            .stderr(Stdio::null());
+        clean_environment(&mut command);
+        let started = Stopwatch::now();
+        let output = command.output().expect("discord-manager catch-up runs");
+        let elapsed = started.elapsed();
+        assert!(output.status.success(), "catch-up --json failed");
+        bytes = output.stdout.len();
+        // The first run warms the page cache: a warm process is what is quoted.
+        if run > 0 {
+            durations.push(elapsed);
+        }
+    }
+    let mut figures = Samples::new(durations).to_json();
+    figures["outputBytes"] = json!(bytes);
+    figures
+}
+
+// ---------------------------------------------------------------------------------------
+// The report.
+
+fn ms(value: &Value) -> String {
+    match value.as_f64() {
+        Some(ms) if ms >= 100.0 => format!("{ms:.0}"),
+        Some(ms) if ms >= 10.0 => format!("{ms:.1}"),
+        Some(ms) => format!("{ms:.2}"),
+        None => "–".into(),
+    }
+}
+
+fn thousands(value: f64) -> String {
+    let whole = value.round() as i64;
+    let digits = whole.abs().to_string();
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    if whole < 0 { format!("-{out}") } else { out }
+}
+
+fn size_label(messages: u64) -> String {
+    match messages {
+        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
+        n => n.to_string(),
+    }
+}
+
+fn markdown(report: &Value) -> String {
+    let sizes = report["sizes"].as_array().cloned().unwrap_or_default();
+    let mut out = String::new();
+    let push = |out: &mut String, line: String| {
+        out.push_str(&line);
+        out.push('\n');
+    };
+    push(
+        &mut out,
+        format!(
+            "Machine: {} cores ({}); commit {}; {} synthetic messages a day, seed {}, {} events per transaction.",
+            report["machine"]["cores"],
+            report["machine"]["cpu"].as_str().unwrap_or("?"),
+            report["commit"].as_str().unwrap_or("?"),
+            report["config"]["messagesPerDay"],
+            report["config"]["seed"],
+            report["config"]["batch"],
+        ),
+    );
+    push(&mut out, String::new());
+    push(
+        &mut out,
+        "| ingest | events | recorders events/s | raw rusqlite floor events/s (rows/s) | recorders ÷ floor (target ≥ 0.80) | peak RSS | store on disk | per 1M messages |".into(),
+    );
+    push(&mut out, "|---|---:|---:|---:|---:|---:|---:|---:|".into());
+    for size in &sizes {
+        let ingest = &size["ingest"];
+        let floor = &size["floor"];
+        push(
+            &mut out,
+            format!(
+                "| {} messages | {} | {} | {} ({}) | {:.2} | {} MB | {} MB | {} MB |",
+                size_label(size["messages"].as_u64().unwrap_or(0)),
+                thousands(ingest["events"].as_f64().unwrap_or(0.0)),
+                thousands(ingest["eventsPerSecond"].as_f64().unwrap_or(0.0)),
+                thousands(floor["eventsPerSecond"].as_f64().unwrap_or(0.0)),
+                thousands(floor["rowsPerSecond"].as_f64().unwrap_or(0.0)),
+                size["ingestToFloor"].as_f64().unwrap_or(f64::NAN),
+                ingest["peakRssKb"]
+                    .as_u64()
+                    .map_or("–".into(), |kb| format!("{:.0}", kb as f64 / 1024.0)),
+                format!(
+                    "{:.0}",
+                    size["storeBytes"].as_f64().unwrap_or(0.0) / 1_048_576.0
+                ),
+                format!(
+                    "{:.0}",
+                    size["bytesPerMillionMessages"].as_f64().unwrap_or(0.0) / 1_048_576.0
+                ),
+            ),
+        );
+    }
+    push(&mut out, String::new());
+    let mut header = "| in-process, p50 / p95 ms |".to_string();
+    let mut rule = "|---|".to_string();
+    for size in &sizes {
+        header.push_str(&format!(
+            " {} |",
+            size_label(size["messages"].as_u64().unwrap_or(0))
+        ));
+        rule.push_str("---:|");
+    }
+    header.push_str(" target (largest store) |");
+    rule.push_str("---|");
+    push(&mut out, header);
+    push(&mut out, rule);
+    let tools: Vec<String> = sizes
+        .first()
+        .and_then(|size| size["readers"].as_object())
+        .map(|readers| readers.keys().cloned().collect())
+        .unwrap_or_default();
+    for tool in &tools {
+        let mut line = format!("| {tool} |");
+        for size in &sizes {
+            let figures = &size["readers"][tool];
+            line.push_str(&format!(
+                " {} / {} |",
+                ms(&figures["p50Ms"]),
+                ms(&figures["p95Ms"])
+            ));
+        }
+        let target = match tool.as_str() {
+            "messages_catch_up" => "p50 ≤ 5 ms",
+            "mentions_list" => "p50 ≤ 1 ms",
+            _ => "flat with size",
+        };
+        line.push_str(&format!(" {target} |"));
+        push(&mut out, line);
+    }
+    for tool in &tools {
+        let mut line = format!("| {tool} + JSON |");
+        for size in &sizes {
+            let figures = &size["readers"][tool]["withJson"];
+            line.push_str(&format!(
+                " {} / {} |",
+                ms(&figures["p50Ms"]),
+                ms(&figures["p95Ms"])
+            ));
+        }
+        line.push_str(" |");
+        push(&mut out, line);
+    }
+    let mut line = "| what one day returns |".to_string();
+    for size in &sizes {
+        let shape = &size["readers"]["messages_catch_up"]["shape"];
+        line.push_str(&format!(
+            " {} msgs in {} channels, {} mentions |",
+            shape["messages"],
+            shape["channels"],
+            size["readers"]["mentions_list"]["shape"]["mentions"]
+        ));
+    }
+    line.push_str(" |");
+    push(&mut out, line);
+    push(&mut out, String::new());
+    let mut header = "| whole processes, p50 / p95 ms |".to_string();
+    let mut rule = "|---|".to_string();
+    for size in &sizes {
+        header.push_str(&format!(
+            " {} |",
+            size_label(size["messages"].as_u64().unwrap_or(0))
+        ));
+        rule.push_str("---:|");
+    }
+    header.push_str(" target |");
+    rule.push_str("---|");
+    push(&mut out, header);
+    push(&mut out, rule);
+    let rows: [(&str, &str, &str); 4] = [
+        ("MCP spawn → initialize", "spawnToInitialize", "≤ 20 ms"),
+        ("MCP tools/list", "toolsList", "≤ 1 ms"),
+        (
+            "MCP messages_catch_up call",
+            "catchUpCall",
+            "≤ in-process + 1 ms",
+        ),
+        ("CLI `catch-up --json`", "", "≤ 10 ms (1M, warm)"),
+    ];
+    for (label, key, target) in rows {
+        let mut line = format!("| {label} |");
+        for size in &sizes {
+            let figures = if key.is_empty() {
+                &size["cli"]
+            } else {
+                &size["mcp"][key]
+            };
+            line.push_str(&format!(
+                " {} / {} |",
+                ms(&figures["p50Ms"]),
+                ms(&figures["p95Ms"])
+            ));
+        }
+        line.push_str(&format!(" {target} |"));
+        push(&mut out, line);
+    }
+    let mut line = "| MCP server peak RSS |".to_string();
+    for size in &sizes {
+        line.push_str(&format!(
+            " {} MB |",
+            size["mcp"]["peakRssKb"]
+                .as_u64()
+                .map_or("–".into(), |kb| format!("{:.1}", kb as f64 / 1024.0))
+        ));
+    }
+    line.push_str(" ≤ 30 MB |");
+    push(&mut out, line);
+    push(&mut out, String::new());
+    push(
+        &mut out,
+        format!("Command: `{}`", report["command"].as_str().unwrap_or("")),
+    );
+    out
+}

@@ -1,0 +1,418 @@
+//! Measurement code shared by the benchmark (`benches/store.rs`) and its smoke test
+//! (`tests/benchmark_smoke.rs`, which includes this file), so the code that produces the
+//! published figures runs in every `cargo test` and cannot rot.
+//!
+//! It owns: timing samples and their percentiles, the list of reading capabilities measured
+//! (one line each), calling a capability in-process exactly as both surfaces do, and the raw
+//! rusqlite floor that ingestion is compared with. It never asserts a duration.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant as Stopwatch};
+
+use discord_manager::business::{OwnerContext, Source};
+use discord_manager::instant::Instant;
+use discord_manager::registry::{self, Services};
+use discord_manager::store::Store;
+use discord_manager::synthetic::{self, OWNER_ID};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OpenFlags};
+use serde_json::{Value, json};
+
+/// Durations of repeated runs of one thing.
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    sorted: Vec<Duration>,
+}
+
+impl Samples {
+    pub fn new(mut durations: Vec<Duration>) -> Samples {
+        durations.sort();
+        Samples { sorted: durations }
+    }
+
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// The `p`-th percentile (nearest rank), in milliseconds.
+    pub fn percentile_ms(&self, p: f64) -> f64 {
+        if self.sorted.is_empty() {
+            return f64::NAN;
+        }
+        let rank = ((p / 100.0) * self.sorted.len() as f64).ceil() as usize;
+        let index = rank.clamp(1, self.sorted.len()) - 1;
+        self.sorted[index].as_secs_f64() * 1_000.0
+    }
+
+    pub fn p50_ms(&self) -> f64 {
+        self.percentile_ms(50.0)
+    }
+
+    pub fn p95_ms(&self) -> f64 {
+        self.percentile_ms(95.0)
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({"p50Ms": round3(self.p50_ms()), "p95Ms": round3(self.p95_ms()), "samples": self.len()})
+    }
+}
+
+pub fn round3(value: f64) -> f64 {
+    (value * 1_000.0).round() / 1_000.0
+}
+
+/// How many times to repeat a measurement: at least `min` runs, then more until `budget` is
+/// spent or `max` runs are done; `warmup` unmeasured runs first.
+#[derive(Debug, Clone, Copy)]
+pub struct Repeat {
+    pub warmup: usize,
+    pub min: usize,
+    pub max: usize,
+    pub budget: Duration,
+}
+
+/// Runs `run` as `repeat` says and returns the measured durations.
+pub fn measure<T, E: std::fmt::Debug>(
+    repeat: Repeat,
+    mut run: impl FnMut() -> Result<T, E>,
+) -> Result<Samples, E> {
+    for _ in 0..repeat.warmup {
+        run()?;
+    }
+    let started = Stopwatch::now();
+    let mut durations = Vec::new();
+    while durations.len() < repeat.min
+        || (durations.len() < repeat.max && started.elapsed() < repeat.budget)
+    {
+        let at = Stopwatch::now();
+        run()?;
+        durations.push(at.elapsed());
+    }
+    Ok(Samples::new(durations))
+}
+
+/// Every reading capability the benchmark measures, as its tool name and the arguments an
+/// owner would send: mostly "the last day", as of the newest arrival in the store (`newest`).
+/// A new reading capability is one more line here.
+pub fn readers(newest: Instant, busiest_channel: &str) -> Vec<(&'static str, Value)> {
+    let day_ago = newest.minus_seconds(86_400).to_iso();
+    let week_ago = newest.minus_seconds(7 * 86_400).to_iso();
+    vec![
+        ("messages_catch_up", json!({"since": day_ago})),
+        ("mentions_list", json!({"since": day_ago})),
+        ("channels_list", json!({"since": day_ago})),
+        ("bookmarks_list", json!({})),
+        ("messages_history", json!({"channelId": busiest_channel})),
+        (
+            "messages_search",
+            json!({"query": synthetic::search_word()}),
+        ),
+        ("mentions_awaiting_reply", json!({"since": week_ago})),
+        ("activity_wait", json!({"after": day_ago})),
+        (
+            "activity_digest",
+            json!({"since": day_ago, "until": newest.plus_micros(1).to_iso()}),
+        ),
+    ]
+}
+
+/// The owner's context on a synthetic store, as the CLI builds it.
+pub fn owner_context() -> OwnerContext {
+    OwnerContext {
+        owner_id: Some(OWNER_ID.to_string()),
+        guild_ids: Vec::new(),
+        token_configured: false,
+        read_only: false,
+        send_channel_ids: None,
+        source: Source::Cli,
+    }
+}
+
+/// The store and context every in-process call uses.
+pub fn services(path: &Path) -> Services {
+    Services {
+        store: Arc::new(Store::open(path).expect("the benchmark store opens")),
+        context: owner_context(),
+    }
+}
+
+/// Calls a capability in-process through the registry: the same validation and business
+/// call as the CLI and the MCP server, without their rendering. Returns the structured result.
+pub fn call(
+    runtime: &tokio::runtime::Runtime,
+    services: &Services,
+    tool: &str,
+    arguments: &Value,
+) -> Result<Value, String> {
+    let capability = registry::find(tool).map_err(|error| error.message().to_string())?;
+    runtime
+        .block_on(capability.call(arguments.clone(), services))
+        .map(|outcome| outcome.to_json())
+        .map_err(|error| error.message().to_string())
+}
+
+/// The same call, keeping the typed result: what the business function costs.
+pub fn call_unrendered(
+    runtime: &tokio::runtime::Runtime,
+    services: &Services,
+    tool: &str,
+    arguments: &Value,
+) -> Result<(), String> {
+    let capability = registry::find(tool).map_err(|error| error.message().to_string())?;
+    runtime
+        .block_on(capability.call(arguments.clone(), services))
+        .map(drop)
+        .map_err(|error| error.message().to_string())
+}
+
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+/// What the raw floor did.
+#[derive(Debug, Clone)]
+pub struct Floor {
+    /// Rows written, over every history table.
+    pub rows: u64,
+    pub transactions: u64,
+    /// Time inside the write transactions, commit included.
+    pub writing: Duration,
+    /// The tables copied, with their row counts.
+    pub tables: Vec<(String, u64)>,
+    /// Virtual tables (full-text indexes) of the schema.
+    pub virtual_tables: Vec<String>,
+    /// Rows written into the full-text index `message_text`, and how many the product wrote.
+    pub text_rows: u64,
+    pub text_rows_in_source: u64,
+}
+
+const COPY_CHUNK: usize = 4_096;
+
+/// The raw rusqlite floor for what a store holds: every row of every history table of
+/// `source`, written into a fresh store at `target` (the same migrations, so the same indexes,
+/// triggers and full-text tables) with plain cached INSERTs, in `transactions` transactions
+/// of equal size and in arrival order, as fast as SQLite itself can take them. Only the write
+/// transactions are timed; reading the rows back is not.
+///
+/// The full-text index `message_text` is a virtual table the store fills itself (it cannot
+/// carry triggers): each message's and each edit's non-empty content is indexed as the row is
+/// inserted. The floor does the same, right after the same rows, and counts what it wrote so
+/// a caller can check it against the product's own index.
+pub fn floor(source: &Path, target: &Path, transactions: u64) -> rusqlite::Result<Floor> {
+    drop(Store::open(target).expect("the floor store opens and migrates"));
+    let reader = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let writer = Connection::open(target)?;
+    writer.pragma_update(None, "journal_mode", "WAL")?;
+    writer.pragma_update(None, "synchronous", "NORMAL")?;
+
+    let schema: Vec<(String, String)> = reader
+        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name")?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let virtual_tables: Vec<String> = schema
+        .iter()
+        .filter(|(_, sql)| sql.to_ascii_uppercase().starts_with("CREATE VIRTUAL TABLE"))
+        .map(|(name, _)| name.clone())
+        .collect();
+    let mut tables: Vec<(String, Vec<String>)> = Vec::new();
+    for (name, _) in &schema {
+        let internal = name.starts_with("sqlite_")
+            || virtual_tables
+                .iter()
+                .any(|v| name == v || name.starts_with(&format!("{v}_")));
+        if internal {
+            continue;
+        }
+        let columns: Vec<String> = reader
+            .prepare(&format!("SELECT name FROM pragma_table_info('{name}')"))?
+            .query_map([], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        // History tables carry the arrival clock; the clock's own counter row does not.
+        if columns.iter().any(|column| column == "created_at") {
+            tables.push((name.clone(), columns));
+        }
+    }
+    let total: u64 = tables
+        .iter()
+        .map(|(name, _)| {
+            reader.query_row(&format!("SELECT count(*) FROM {name}"), [], |row| {
+                row.get::<_, i64>(0)
+            })
+        })
+        .sum::<rusqlite::Result<i64>>()? as u64;
+    // Transaction k ends after row ⌊(k+1)·total/transactions⌋: as many commits as the
+    // recorders made, of (nearly) equal size.
+    let transactions = transactions.clamp(1, total.max(1));
+    let boundary =
+        |k: u64| (u128::from(k + 1) * u128::from(total) / u128::from(transactions)) as u64;
+
+    // One cursor per table in arrival order, merged so rows go in as they arrived.
+    let mut statements = Vec::new();
+    for (name, _) in &tables {
+        statements.push(reader.prepare(&format!("SELECT * FROM {name} ORDER BY created_at"))?);
+    }
+    let mut cursors = Vec::new();
+    for statement in &mut statements {
+        cursors.push(statement.query([])?);
+    }
+    let widths: Vec<usize> = tables.iter().map(|(_, columns)| columns.len()).collect();
+    let mut heads: Vec<Option<(String, Vec<SqlValue>)>> = Vec::new();
+    let arrival_columns: Vec<usize> = tables
+        .iter()
+        .map(|(_, columns)| columns.iter().position(|c| c == "created_at").unwrap_or(0))
+        .collect();
+    for (index, cursor) in cursors.iter_mut().enumerate() {
+        heads.push(next_row(cursor, widths[index], arrival_columns[index])?);
+    }
+    let inserts: Vec<String> = tables
+        .iter()
+        .map(|(name, columns)| {
+            let marks: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+            format!(
+                "INSERT INTO {name} ({}) VALUES ({})",
+                columns.join(", "),
+                marks.join(", ")
+            )
+        })
+        .collect();
+
+    let mut floor = Floor {
+        rows: 0,
+        transactions: 0,
+        writing: Duration::ZERO,
+        tables: tables.iter().map(|(name, _)| (name.clone(), 0)).collect(),
+        virtual_tables,
+        text_rows: 0,
+        text_rows_in_source: 0,
+    };
+    let indexes_text = floor
+        .virtual_tables
+        .iter()
+        .any(|name| name == "message_text");
+    if indexes_text {
+        floor.text_rows_in_source =
+            reader.query_row("SELECT count(*) FROM message_text", [], |row| {
+                row.get::<_, i64>(0)
+            })? as u64;
+    }
+    // Where the content and the message id sit in `messages` and `message_edits` rows.
+    let text_columns: Vec<Option<(usize, usize)>> = tables
+        .iter()
+        .map(|(name, columns)| {
+            let at = |wanted: &str| columns.iter().position(|column| column == wanted);
+            match name.as_str() {
+                "messages" | "message_edits" if indexes_text => at("content").zip(at("message_id")),
+                _ => None,
+            }
+        })
+        .collect();
+    let mut chunk: Vec<(usize, Vec<SqlValue>)> = Vec::with_capacity(COPY_CHUNK);
+    let mut transaction_open = false;
+    loop {
+        // Read the next rows (untimed).
+        chunk.clear();
+        while chunk.len() < COPY_CHUNK {
+            let Some(table) = heads
+                .iter()
+                .enumerate()
+                .filter_map(|(index, head)| head.as_ref().map(|(at, _)| (index, at)))
+                .min_by(|a, b| a.1.cmp(b.1))
+                .map(|(index, _)| index)
+            else {
+                break;
+            };
+            let (_, values) = heads[table].take().expect("the chosen head exists");
+            chunk.push((table, values));
+            heads[table] = next_row(&mut cursors[table], widths[table], arrival_columns[table])?;
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        // Write them (timed), committing every `per_transaction` rows.
+        let started = Stopwatch::now();
+        for (table, values) in &chunk {
+            if !transaction_open {
+                writer.execute_batch("BEGIN IMMEDIATE")?;
+                transaction_open = true;
+            }
+            writer
+                .prepare_cached(&inserts[*table])?
+                .execute(rusqlite::params_from_iter(values.iter()))?;
+            if let Some((content, message_id)) = text_columns[*table] {
+                let is_empty = matches!(&values[content], SqlValue::Text(text) if text.is_empty());
+                if !is_empty {
+                    writer
+                        .prepare_cached(
+                            "INSERT INTO message_text (content, message_id) VALUES (?1, ?2)",
+                        )?
+                        .execute([&values[content], &values[message_id]])?;
+                    floor.text_rows += 1;
+                }
+            }
+            floor.tables[*table].1 += 1;
+            floor.rows += 1;
+            if floor.rows == boundary(floor.transactions) {
+                writer.execute_batch("COMMIT")?;
+                transaction_open = false;
+                floor.transactions += 1;
+            }
+        }
+        floor.writing += started.elapsed();
+    }
+    if transaction_open {
+        let started = Stopwatch::now();
+        writer.execute_batch("COMMIT")?;
+        floor.writing += started.elapsed();
+        floor.transactions += 1;
+    }
+    drop(cursors);
+    drop(statements);
+    // Keep the writer's handle alive until here so the WAL is checkpointed on close.
+    writer.close().map_err(|(_, error)| error)?;
+    Ok(floor)
+}
+
+fn next_row(
+    rows: &mut rusqlite::Rows<'_>,
+    width: usize,
+    arrival_column: usize,
+) -> rusqlite::Result<Option<(String, Vec<SqlValue>)>> {
+    let Some(row) = rows.next()? else {
+        return Ok(None);
+    };
+    let values: Vec<SqlValue> = (0..width)
+        .map(|index| row.get::<_, SqlValue>(index))
+        .collect::<rusqlite::Result<_>>()?;
+    let arrival = match &values[arrival_column] {
+        SqlValue::Text(text) => text.clone(),
+        _ => String::new(),
+    };
+    Ok(Some((arrival, values)))
+}
+
+/// Folds the write-ahead log into the database file and returns the file's size in bytes.
+pub fn checkpointed_size(path: &Path) -> rusqlite::Result<u64> {
+    let connection = Connection::open(path)?;
+    connection.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+    drop(connection);
+    let wal = std::fs::metadata(format!("{}-wal", path.display()))
+        .map(|m| m.len())
+        .unwrap_or(0);
+    Ok(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) + wal)
+}
+
+/// Peak resident memory (VmHWM) of a running process, in kB.
+pub fn peak_rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|line| line.starts_with("VmHWM:"))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse().ok())
+}

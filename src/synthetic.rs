@@ -1,0 +1,996 @@
+//! The synthetic store generator: realistic Discord history of any size, deterministic from a
+//! seed number, recorded through the real recorders.
+//!
+//! This module owns the shape of that history (guilds, ~500 channels and threads, ~2,000
+//! authors, who writes where and when, which messages mention the owner, get edited, deleted,
+//! reacted to, replied to or bookmarked) and the tally of what it produced, so the benchmark
+//! (`benches/store.rs`) and the test suite (`tests/benchmark_smoke.rs`) can build stores of
+//! 10k to 1M messages and check the store holds exactly that.
+//!
+//! Nothing here writes SQL. Every Discord event is a gateway dispatch written as Discord's own
+//! JSON, turned into serenity's event by [`decode_dispatch`] (exactly like a line of the
+//! scripted feed in `seed/`) and recorded by [`record_event_in`], several events per
+//! transaction as the daemon batches them. The owner's bookmarks go through the bookmark
+//! capabilities. The one thing the generator does that live ingestion does not is choose when
+//! each event arrives: history spans months at a steady rate in the past of the wall clock, so
+//! each transaction starts the arrival clock at its first event's instant
+//! ([`Store::write_at`]) and moves it forward to each next event's instant
+//! ([`Writer::advance_clock_to`]); neither ever moves it backward. Which events happen
+//! depends only on the plan's message count and seed; when they arrive depends on its rate
+//! and end instant too.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::time::{Duration, Instant as Stopwatch};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::business::bookmarks::{AddBookmark, ResolveBookmark, add_bookmark, resolve_bookmark};
+use crate::business::model::DiscordId;
+use crate::business::{OwnerContext, Source};
+use crate::error::{Error, Result};
+use crate::ingest::feed::decode_dispatch;
+use crate::ingest::guilds::record_application_owner_in;
+use crate::ingest::{Origin, Recorded, record_event_in};
+use crate::instant::Instant;
+use crate::store::{Store, Writer};
+
+/// Guilds the history spans.
+pub const GUILDS: u64 = 5;
+/// Text and news channels per guild, of which [`NO_VIEW_PER_GUILD`] the bot cannot see and
+/// [`NO_HISTORY_PER_GUILD`] it can see but not read.
+pub const CHANNELS_PER_GUILD: u64 = 90;
+pub const NO_VIEW_PER_GUILD: u64 = 6;
+pub const NO_HISTORY_PER_GUILD: u64 = 4;
+/// Threads per guild, created as history goes on; one per guild under a channel without
+/// history access, so it is unreadable too.
+pub const THREADS_PER_GUILD: u64 = 10;
+/// People who write messages; the owner is one of them.
+pub const AUTHORS: u64 = 2_000;
+/// Bookmarks the owner adds at most (fewer for small stores), and every third is resolved.
+pub const MAX_BOOKMARKS: u64 = 120;
+
+/// The owner's Discord user id in every synthetic store.
+pub const OWNER_ID: &str = "1000000000000000000";
+/// The bot's user id.
+pub const BOT_ID: &str = "1100000000000000001";
+
+const DISCORD_EPOCH_MS: i64 = 1_420_070_400_000;
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+/// Permission bits: VIEW_CHANNEL, SEND_MESSAGES, READ_MESSAGE_HISTORY, ADD_REACTIONS.
+const VIEW: u64 = 1 << 10;
+const HISTORY: u64 = 1 << 16;
+const MEMBER_PERMISSIONS: u64 = VIEW | (1 << 11) | HISTORY | (1 << 6);
+
+// Per-million chances of what happens to a message.
+const MENTION_OWNER_PPM: u64 = 20_000;
+const REPLY_PPM: u64 = 120_000;
+const EDIT_PPM: u64 = 50_000;
+const EDIT_TWICE_PPM: u64 = 100_000;
+const DELETE_PPM: u64 = 10_000;
+const REACTED_PPM: u64 = 100_000;
+const REACTION_REMOVED_PPM: u64 = 150_000;
+const OWNER_WRITES_PPM: u64 = 10_000;
+const RARE_WORD_PPM: u64 = 300_000;
+/// Words in the long tail, and the rank of the one searched for.
+const VOCABULARY: u64 = 20_000;
+const SEARCH_WORD_RANK: u64 = 100;
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// How many messages.
+    pub messages: u64,
+    /// The seed number: the same seed and count give the same history, event for event.
+    pub seed: u64,
+    /// The steady rate of history: the store covers `messages / messages_per_day` days.
+    pub messages_per_day: u64,
+    /// Events per write transaction, as the daemon batches them.
+    pub batch: usize,
+    /// When the newest event of history arrives (later events — edits, deletions and
+    /// reactions of the last messages, then the bookmarks — arrive just after).
+    pub end: Instant,
+}
+
+impl Plan {
+    /// `messages` messages from `seed`, 2,000 a day, 64 events per transaction, ending now.
+    pub fn new(messages: u64, seed: u64) -> Plan {
+        Plan {
+            messages,
+            seed,
+            messages_per_day: 2_000,
+            batch: 64,
+            end: Instant::now(),
+        }
+    }
+}
+
+/// What the generator produced, tallied as it went: the store must hold exactly this.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Produced {
+    /// The readable channel with the most traffic.
+    pub busiest_readable_channel: String,
+    pub guilds: u64,
+    /// Channels and threads, readable or not.
+    pub channels: u64,
+    pub threads: u64,
+    /// Channels and threads the bot cannot see (View Channel denied).
+    pub no_view_channels: u64,
+    /// Channels and threads the bot can see but not read (Read Message History denied).
+    pub no_history_channels: u64,
+    pub messages: u64,
+    /// Distinct authors of at least one message.
+    pub authors: u64,
+    pub messages_by_owner: u64,
+    pub replies: u64,
+    /// Messages (not the owner's) that mention the owner in any way `mentions_list` counts:
+    /// directly, through a role the owner holds, with @here, or by replying to the owner.
+    pub owner_mentions: u64,
+    /// Of those, the ones in channels the bot can read: what `mentions_list` lists.
+    pub owner_mentions_readable: u64,
+    /// User mentions of the owner (rows of the mention side table), including in edits.
+    pub owner_user_mentions: u64,
+    pub messages_edited: u64,
+    pub edits: u64,
+    pub deletions: u64,
+    pub messages_with_reactions: u64,
+    /// Reaction events that changed a message's reactions (adds and removes).
+    pub reaction_events: u64,
+    pub bookmarks_added: u64,
+    pub bookmarks_resolved: u64,
+    /// Gateway dispatches recorded (every one changes the store).
+    pub events: u64,
+    /// Write transactions they took.
+    pub transactions: u64,
+    /// Arrival instants of the first and last history event (bookmarks come after).
+    pub first_arrival: Option<Instant>,
+    pub last_arrival: Option<Instant>,
+}
+
+/// Where the generator's time went. Only `recording` is the recorders' (write transactions,
+/// commit included); generating and decoding the payloads is the gateway's share of the work.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timing {
+    pub recording: Duration,
+    pub decoding: Duration,
+    pub total: Duration,
+}
+
+/// Builds a synthetic history into an empty store.
+pub fn build(store: &Store, plan: &Plan) -> Result<(Produced, Timing)> {
+    let started = Stopwatch::now();
+    if !store.read(|reader| reader.is_empty())? {
+        return Err(Error::conflict(format!(
+            "The store at {} is not empty: the generator writes only into an empty store",
+            store.path().display()
+        )));
+    }
+    if plan.batch == 0 || plan.messages_per_day == 0 {
+        return Err(Error::input(
+            "The plan needs at least one event per transaction and one message a day",
+        ));
+    }
+    let mut generator = Generator::new(plan);
+    let mut timing = Timing::default();
+    // The owner, as the daemon learns it from the application, when history begins.
+    store.write_at(generator.start.minus_seconds(3 * 3_600), |writer| {
+        record_application_owner_in(writer, OWNER_ID, "synthetic")
+    })?;
+    let mut pending: Vec<(Instant, Value)> = Vec::with_capacity(plan.batch);
+    generator.opening(&mut pending);
+    flush(store, &mut pending, &mut generator.produced, &mut timing)?;
+    for index in 0..plan.messages {
+        generator.message(index, &mut pending);
+        if pending.len() >= plan.batch {
+            flush(store, &mut pending, &mut generator.produced, &mut timing)?;
+        }
+    }
+    generator.drain(&mut pending);
+    for chunk in pending.split_off(0).chunks(plan.batch) {
+        let mut chunk = chunk.to_vec();
+        flush(store, &mut chunk, &mut generator.produced, &mut timing)?;
+    }
+    generator.bookmarks(store)?;
+    generator.produced.authors = generator.authors_seen.len() as u64;
+    timing.total = started.elapsed();
+    Ok((generator.produced, timing))
+}
+
+/// Decodes a batch of dispatches and records them in one transaction, each at its instant.
+fn flush(
+    store: &Store,
+    pending: &mut Vec<(Instant, Value)>,
+    produced: &mut Produced,
+    timing: &mut Timing,
+) -> Result<()> {
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let decoding = Stopwatch::now();
+    // The decoded events stay opaque here: what the feed decodes, the recorders take.
+    let events: Vec<(Instant, _)> = pending
+        .drain(..)
+        .map(|(at, payload)| Ok((at, decode_dispatch(0, &payload)?)))
+        .collect::<Result<_>>()?;
+    timing.decoding += decoding.elapsed();
+    let recording = Stopwatch::now();
+    let outcomes = store.write_at(events[0].0, |writer: &mut Writer<'_>| {
+        events
+            .iter()
+            .map(|(at, event)| {
+                writer.advance_clock_to(*at);
+                record_event_in(writer, event, Origin::Gateway)
+            })
+            .collect::<Result<Vec<Recorded>>>()
+    })?;
+    timing.recording += recording.elapsed();
+    if let Some(position) = outcomes.iter().position(|o| *o != Recorded::Stored) {
+        return Err(Error::internal(format!(
+            "The generator's event at {} was {:?}, not stored: the generator and the recorders disagree",
+            events[position].0, outcomes[position]
+        )));
+    }
+    produced.events += events.len() as u64;
+    produced.transactions += 1;
+    if produced.first_arrival.is_none() {
+        produced.first_arrival = events.first().map(|(at, _)| *at);
+    }
+    produced.last_arrival = events.last().map(|(at, _)| *at);
+    Ok(())
+}
+
+/// splitmix64: tiny, fast and fully deterministic.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A whole number in `0..n`.
+    fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
+    }
+
+    fn between(&mut self, low: i64, high: i64) -> i64 {
+        low + self.below((high - low) as u64 + 1) as i64
+    }
+
+    fn chance(&mut self, per_million: u64) -> bool {
+        self.below(1_000_000) < per_million
+    }
+}
+
+/// Zipf-like weights (1/(k+1)): a few busy channels and prolific authors, a long quiet tail.
+struct Skewed {
+    cumulative: Vec<u64>,
+}
+
+impl Skewed {
+    fn new(count: u64) -> Skewed {
+        let mut total = 0;
+        let cumulative = (0..count)
+            .map(|k| {
+                total += 1_000_000_000 / (k + 1);
+                total
+            })
+            .collect();
+        Skewed { cumulative }
+    }
+
+    fn pick(&self, rng: &mut Rng) -> usize {
+        let total = *self.cumulative.last().unwrap_or(&1);
+        let target = rng.below(total);
+        self.cumulative.partition_point(|&sum| sum <= target)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Readable,
+    NoView,
+    NoHistory,
+}
+
+struct Channel {
+    id: String,
+    guild: u64,
+    access: Access,
+    /// For a thread: its parent's position in the channel list, and when it is created.
+    thread_of: Option<usize>,
+    created_at_message: u64,
+    /// The last few messages, for replies: id, author, content.
+    recent: Vec<(String, u64, String)>,
+}
+
+/// Something that happens to a message after it arrived.
+enum FollowUp {
+    Edit {
+        message_id: String,
+        channel: usize,
+        content: String,
+        edited_at: Instant,
+        mentions_owner: bool,
+    },
+    Delete {
+        message_id: String,
+        channel: usize,
+    },
+    React {
+        message_id: String,
+        channel: usize,
+        user: u64,
+        emoji: &'static str,
+        add: bool,
+    },
+}
+
+struct Generator {
+    rng: Rng,
+    plan: Plan,
+    start: Instant,
+    gap: i64,
+    channels: Vec<Channel>,
+    /// Channels messages go to (the bot sees no message of a channel it cannot view).
+    message_channels: Vec<usize>,
+    channel_weights: Skewed,
+    author_weights: Skewed,
+    vocabulary: Skewed,
+    follow_ups: BinaryHeap<Reverse<(i64, u64, usize)>>,
+    follow_up_bodies: HashMap<usize, FollowUp>,
+    next_follow_up: usize,
+    /// Threads not created yet, the next one last.
+    threads_to_open: Vec<usize>,
+    bookmark_at: BTreeSet<u64>,
+    bookmarked: Vec<String>,
+    authors_seen: BTreeSet<u64>,
+    produced: Produced,
+}
+
+#[rustfmt::skip]
+const WORDS: &[&str] = &[
+    "the", "build", "is", "green", "again", "after", "the", "cache", "fix", "can", "someone",
+    "review", "my", "pull", "request", "today", "release", "notes", "are", "up", "deploy",
+    "rolled", "back", "because", "latency", "spiked", "on", "eu-west", "thanks", "for", "the",
+    "quick", "turnaround", "meeting", "moved", "to", "thursday", "who", "owns", "the", "storage",
+    "layer", "now", "benchmarks", "look", "good", "flaky", "test", "in", "ci", "again", "lunch",
+    "anyone", "docs", "updated", "with", "examples", "migration", "ran", "fine", "on", "staging",
+    "please", "sign", "off", "before", "we", "ship", "it", "looks", "like", "a", "race", "in",
+    "the", "scheduler", "i", "will", "take", "a", "look", "tomorrow", "morning", "postmortem",
+    "draft", "is", "ready", "for", "comments", "nice", "work", "everyone", "incident", "closed",
+];
+const EMOJI: &[&str] = &["👍", "🎉", "👀", "🚀", "❤️", "😂", "🙏", "✅"];
+
+/// The `rank`-th word of the long tail: pronounceable, unique per rank, never one of [`WORDS`].
+pub fn rare_word(rank: u64) -> String {
+    const SYLLABLES: &[&str] = &[
+        "ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "xe", "zu", "bra", "dre", "fli", "gro",
+        "ple", "qua", "shi", "tro", "wen", "yul",
+    ];
+    let mut word = String::from("z");
+    let mut rest = rank;
+    loop {
+        word.push_str(SYLLABLES[(rest % SYLLABLES.len() as u64) as usize]);
+        rest /= SYLLABLES.len() as u64;
+        if rest == 0 {
+            break;
+        }
+    }
+    word
+}
+
+/// A word of the long tail that about one message in 3,000 contains: what the benchmark's
+/// one-word search looks for.
+pub fn search_word() -> String {
+    rare_word(SEARCH_WORD_RANK)
+}
+
+fn snowflake(at: Instant, sequence: u64) -> String {
+    let ms = at.as_micros() / 1_000 - DISCORD_EPOCH_MS;
+    (((ms.max(0) as u64) << 22) | (sequence & 0x3F_FFFF)).to_string()
+}
+
+fn user_id(author: u64) -> String {
+    (1_000_000_000_000_000_000u64 + author).to_string()
+}
+
+fn guild_id(guild: u64) -> String {
+    (1_200_000_000_000_000_001u64 + guild).to_string()
+}
+
+/// Each guild has @everyone (the guild's id), a team role the owner holds, and a bots role.
+fn team_role_id(guild: u64) -> String {
+    (1_300_000_000_000_000_000u64 + guild * 10).to_string()
+}
+
+fn bots_role_id(guild: u64) -> String {
+    (1_300_000_000_000_000_001u64 + guild * 10).to_string()
+}
+
+fn user_json(author: u64) -> Value {
+    json!({
+        "id": user_id(author),
+        "username": format!("user{author:04}"),
+        "discriminator": "0",
+        "global_name": if author == 0 { "Owner".to_string() } else { format!("User {author:04}") },
+        "avatar": null,
+        "bot": false
+    })
+}
+
+/// The roles an author holds in a guild: the owner and every tenth author are on the team.
+fn member_roles(author: u64, guild: u64) -> Vec<String> {
+    if author.is_multiple_of(10) {
+        vec![team_role_id(guild)]
+    } else {
+        Vec::new()
+    }
+}
+
+impl Generator {
+    fn new(plan: &Plan) -> Generator {
+        let mut rng = Rng(plan.seed);
+        let gap = (MICROS_PER_DAY / plan.messages_per_day as i64).max(2);
+        let start = plan.end.plus_micros(-gap * plan.messages as i64);
+        let mut channels = Vec::new();
+        for guild in 0..GUILDS {
+            for position in 0..CHANNELS_PER_GUILD {
+                let access = if position < NO_VIEW_PER_GUILD {
+                    Access::NoView
+                } else if position < NO_VIEW_PER_GUILD + NO_HISTORY_PER_GUILD {
+                    Access::NoHistory
+                } else {
+                    Access::Readable
+                };
+                channels.push(Channel {
+                    id: (1_400_000_000_000_000_000u64 + guild * 1_000 + position).to_string(),
+                    guild,
+                    access,
+                    thread_of: None,
+                    created_at_message: 0,
+                    recent: Vec::new(),
+                });
+            }
+        }
+        for guild in 0..GUILDS {
+            for thread in 0..THREADS_PER_GUILD {
+                let first = (guild * CHANNELS_PER_GUILD) as usize;
+                let parent = if thread == 0 {
+                    first + NO_VIEW_PER_GUILD as usize
+                } else {
+                    first
+                        + (NO_VIEW_PER_GUILD + NO_HISTORY_PER_GUILD) as usize
+                        + rng.below(20) as usize
+                };
+                let index = guild * THREADS_PER_GUILD + thread;
+                channels.push(Channel {
+                    id: (1_400_000_000_000_000_000u64 + guild * 1_000 + 500 + thread).to_string(),
+                    guild,
+                    access: channels[parent].access,
+                    thread_of: Some(parent),
+                    created_at_message: plan.messages * index / (GUILDS * THREADS_PER_GUILD),
+                    recent: Vec::new(),
+                });
+            }
+        }
+        // Busy channels are scattered over the guilds rather than all in the first.
+        let mut message_channels: Vec<usize> = (0..channels.len())
+            .filter(|&index| channels[index].access != Access::NoView)
+            .collect();
+        for index in (1..message_channels.len()).rev() {
+            let other = rng.below(index as u64 + 1) as usize;
+            message_channels.swap(index, other);
+        }
+        let mut bookmark_at = BTreeSet::new();
+        let wanted = MAX_BOOKMARKS.min(plan.messages / 50);
+        while (bookmark_at.len() as u64) < wanted {
+            bookmark_at.insert(rng.below(plan.messages));
+        }
+        let mut threads_to_open: Vec<usize> = (0..channels.len())
+            .filter(|&index| channels[index].thread_of.is_some())
+            .collect();
+        threads_to_open.sort_by_key(|&index| Reverse(channels[index].created_at_message));
+        let busiest_readable_channel = message_channels
+            .iter()
+            .find(|&&index| channels[index].access == Access::Readable)
+            .map(|&index| channels[index].id.clone())
+            .unwrap_or_default();
+        let produced = Produced {
+            busiest_readable_channel,
+            guilds: GUILDS,
+            channels: channels.len() as u64,
+            threads: GUILDS * THREADS_PER_GUILD,
+            no_view_channels: channels
+                .iter()
+                .filter(|c| c.access == Access::NoView)
+                .count() as u64,
+            no_history_channels: channels
+                .iter()
+                .filter(|c| c.access == Access::NoHistory)
+                .count() as u64,
+            ..Produced::default()
+        };
+        Generator {
+            rng,
+            plan: plan.clone(),
+            start,
+            gap,
+            channel_weights: Skewed::new(message_channels.len() as u64),
+            author_weights: Skewed::new(AUTHORS - 1),
+            vocabulary: Skewed::new(VOCABULARY),
+            channels,
+            message_channels,
+            follow_ups: BinaryHeap::new(),
+            follow_up_bodies: HashMap::new(),
+            next_follow_up: 0,
+            threads_to_open,
+            bookmark_at,
+            bookmarked: Vec::new(),
+            authors_seen: BTreeSet::new(),
+            produced,
+        }
+    }
+
+    fn channel_json(&self, index: usize) -> Value {
+        let channel = &self.channels[index];
+        let guild = guild_id(channel.guild);
+        let overwrites = match (channel.thread_of, channel.access) {
+            (Some(_), _) | (None, Access::Readable) => json!([]),
+            (None, Access::NoView) => {
+                json!([{"id": guild, "type": 0, "allow": "0", "deny": VIEW.to_string()}])
+            }
+            (None, Access::NoHistory) => {
+                json!([{"id": guild, "type": 0, "allow": "0", "deny": HISTORY.to_string()}])
+            }
+        };
+        let position = index % CHANNELS_PER_GUILD as usize;
+        let name = format!(
+            "{}-{}",
+            WORDS[position % WORDS.len()],
+            WORDS[(position * 7 + 3) % WORDS.len()]
+        );
+        match channel.thread_of {
+            None => json!({
+                "id": channel.id, "guild_id": guild, "name": name,
+                "type": if position % 10 == 9 { 5 } else { 0 },
+                "position": position, "permission_overwrites": overwrites, "nsfw": false
+            }),
+            Some(parent) => json!({
+                "id": channel.id, "guild_id": guild, "name": format!("thread {name}"),
+                "type": 11, "position": 0, "permission_overwrites": overwrites, "nsfw": false,
+                "parent_id": self.channels[parent].id,
+                "thread_metadata": {"archived": false, "auto_archive_duration": 1440,
+                                    "archive_timestamp": self.start.to_iso(), "locked": false},
+                "owner_id": user_id(1), "member_count": 3, "message_count": 0,
+                "newly_created": true
+            }),
+        }
+    }
+
+    /// READY, then each guild with its roles, the owner and the bot, and its channels.
+    fn opening(&mut self, pending: &mut Vec<(Instant, Value)>) {
+        let ready_at = self.start.minus_seconds(7_200);
+        pending.push((
+            ready_at,
+            json!({"t": "READY", "d": {
+                "v": 10,
+                "user": {"id": BOT_ID, "username": "keeper", "discriminator": "0",
+                         "global_name": "Keeper", "avatar": null, "bot": true,
+                         "verified": true, "mfa_enabled": false},
+                "guilds": (0..GUILDS).map(|g| json!({"id": guild_id(g), "unavailable": true})).collect::<Vec<_>>(),
+                "session_id": "synthetic", "resume_gateway_url": "wss://gateway.discord.invalid",
+                "application": {"id": BOT_ID, "flags": 0}, "private_channels": []
+            }}),
+        ));
+        for guild in 0..GUILDS {
+            let id = guild_id(guild);
+            let role = |id: String, name: &str, permissions: u64| {
+                json!({"id": id, "name": name, "color": 0, "hoist": false, "managed": false,
+                       "mentionable": true, "permissions": permissions.to_string(),
+                       "position": 1, "flags": 0,
+                       "colors": {"primary_color": 0, "secondary_color": null, "tertiary_color": null}})
+            };
+            let member = |user: Value, roles: Vec<String>| {
+                json!({"user": user, "roles": roles, "joined_at": self.start.minus_seconds(86_400).to_iso(),
+                       "deaf": false, "mute": false, "flags": 0, "pending": false})
+            };
+            let bot = json!({"id": BOT_ID, "username": "keeper", "discriminator": "0",
+                             "global_name": "Keeper", "avatar": null, "bot": true});
+            let channels: Vec<Value> = (0..self.channels.len())
+                .filter(|&index| {
+                    self.channels[index].guild == guild && self.channels[index].thread_of.is_none()
+                })
+                .map(|index| self.channel_json(index))
+                .collect();
+            pending.push((
+                ready_at.plus_seconds(60 * (guild as i64 + 1)),
+                json!({"t": "GUILD_CREATE", "d": {
+                    "id": id, "name": format!("Synthetic guild {guild}"), "icon": null,
+                    "icon_hash": null, "splash": null, "discovery_splash": null,
+                    "owner_id": OWNER_ID, "afk_channel_id": null, "afk_timeout": 300,
+                    "verification_level": 1, "default_message_notifications": 1,
+                    "explicit_content_filter": 0,
+                    "roles": [
+                        role(id.clone(), "@everyone", MEMBER_PERMISSIONS),
+                        role(team_role_id(guild), "team", MEMBER_PERMISSIONS),
+                        role(bots_role_id(guild), "bots", MEMBER_PERMISSIONS)
+                    ],
+                    "emojis": [], "features": [], "mfa_level": 0, "application_id": null,
+                    "system_channel_id": null, "system_channel_flags": 0,
+                    "rules_channel_id": null, "vanity_url_code": null, "description": null,
+                    "banner": null, "premium_tier": 0, "preferred_locale": "en-US",
+                    "public_updates_channel_id": null, "nsfw_level": 0, "stickers": [],
+                    "premium_progress_bar_enabled": false,
+                    "joined_at": self.start.minus_seconds(86_400).to_iso(), "large": true,
+                    "member_count": AUTHORS + 1, "voice_states": [],
+                    "members": [member(user_json(0), member_roles(0, guild)),
+                                member(bot, vec![bots_role_id(guild)])],
+                    "channels": channels, "threads": [], "presences": [],
+                    "stage_instances": [], "guild_scheduled_events": []
+                }}),
+            ));
+        }
+    }
+
+    fn content(&mut self) -> String {
+        // Mostly short chatter, sometimes a paragraph.
+        let words = if self.rng.chance(100_000) {
+            self.rng.between(25, 80)
+        } else {
+            self.rng.between(3, 18)
+        };
+        let mut text = String::new();
+        for position in 0..words {
+            if position > 0 {
+                text.push(' ');
+            }
+            text.push_str(WORDS[self.rng.below(WORDS.len() as u64) as usize]);
+        }
+        // Real chatter also names things (projects, hosts, people): a long tail of rarer words,
+        // which is what a search looks for.
+        if self.rng.chance(RARE_WORD_PPM) {
+            text.push(' ');
+            text.push_str(&rare_word(self.vocabulary.pick(&mut self.rng) as u64));
+        }
+        text
+    }
+
+    fn schedule(&mut self, at: i64, follow_up: FollowUp) {
+        let id = self.next_follow_up;
+        self.next_follow_up += 1;
+        self.follow_ups.push(Reverse((at, id as u64, id)));
+        self.follow_up_bodies.insert(id, follow_up);
+    }
+
+    /// Emits every follow-up due at or before `until`.
+    fn due(&mut self, until: i64, pending: &mut Vec<(Instant, Value)>) {
+        while let Some(Reverse((at, _, id))) = self.follow_ups.peek().copied() {
+            if at > until {
+                break;
+            }
+            self.follow_ups.pop();
+            let body = self
+                .follow_up_bodies
+                .remove(&id)
+                .expect("every scheduled follow-up has a body");
+            let payload = self.follow_up_json(body);
+            pending.push((Instant::from_micros(at), payload));
+        }
+    }
+
+    fn follow_up_json(&mut self, follow_up: FollowUp) -> Value {
+        match follow_up {
+            FollowUp::Edit {
+                message_id,
+                channel,
+                content,
+                edited_at,
+                mentions_owner,
+            } => {
+                let channel = &self.channels[channel];
+                let mentions = if mentions_owner {
+                    vec![user_json(0)]
+                } else {
+                    Vec::new()
+                };
+                json!({"t": "MESSAGE_UPDATE", "d": {
+                    "id": message_id, "channel_id": channel.id, "guild_id": guild_id(channel.guild),
+                    "content": content, "edited_timestamp": edited_at.to_iso(),
+                    "mentions": mentions, "mention_roles": []
+                }})
+            }
+            FollowUp::Delete {
+                message_id,
+                channel,
+            } => {
+                let channel = &self.channels[channel];
+                json!({"t": "MESSAGE_DELETE", "d": {
+                    "id": message_id, "channel_id": channel.id, "guild_id": guild_id(channel.guild)
+                }})
+            }
+            FollowUp::React {
+                message_id,
+                channel,
+                user,
+                emoji,
+                add,
+            } => {
+                let channel = &self.channels[channel];
+                json!({"t": if add { "MESSAGE_REACTION_ADD" } else { "MESSAGE_REACTION_REMOVE" }, "d": {
+                    "user_id": user_id(user), "channel_id": channel.id, "message_id": message_id,
+                    "guild_id": guild_id(channel.guild), "emoji": {"id": null, "name": emoji},
+                    "burst": false, "type": 0
+                }})
+            }
+        }
+    }
+
+    /// The `index`-th message, the thread it may open, and the follow-ups due before it.
+    fn message(&mut self, index: u64, pending: &mut Vec<(Instant, Value)>) {
+        let arrival = self.start.as_micros()
+            + self.gap * index as i64
+            + self.rng.below((self.gap / 2) as u64) as i64;
+        self.due(arrival, pending);
+        // Threads open at their planned point of history, just before this message.
+        while let Some(&thread) = self.threads_to_open.last() {
+            if self.channels[thread].created_at_message > index {
+                break;
+            }
+            self.threads_to_open.pop();
+            pending.push((
+                Instant::from_micros(arrival - 1),
+                json!({"t": "THREAD_CREATE", "d": self.channel_json(thread)}),
+            ));
+        }
+        let mut channel = self.message_channels[self.channel_weights.pick(&mut self.rng)];
+        if let Some(parent) = self.channels[channel].thread_of {
+            // A thread that does not exist yet: the conversation is still in its parent.
+            if self.channels[channel].created_at_message > index {
+                channel = parent;
+            }
+        }
+        let guild = self.channels[channel].guild;
+        let owner_writes = self.rng.chance(OWNER_WRITES_PPM);
+        let author = if owner_writes {
+            0
+        } else {
+            1 + self.author_weights.pick(&mut self.rng) as u64
+        };
+        let mut content = self.content();
+        let mut mentions = Vec::new();
+        let mut mention_roles = Vec::new();
+        let mut mention_everyone = false;
+        let mut reply_to: Option<(String, u64, String)> = None;
+        let roll = self.rng.below(1_000_000);
+        if roll < MENTION_OWNER_PPM && author != 0 {
+            let kind = self.rng.below(100);
+            let owner_message = self.channels[channel]
+                .recent
+                .iter()
+                .rev()
+                .find(|(_, by, _)| *by == 0)
+                .cloned();
+            match (kind, owner_message) {
+                (0..=9, _) => {
+                    content = format!("<@&{}> {content}", team_role_id(guild));
+                    mention_roles.push(team_role_id(guild));
+                }
+                (10..=14, _) => {
+                    content = format!("@here {content}");
+                    mention_everyone = true;
+                }
+                (15..=24, Some(target)) => reply_to = Some(target),
+                _ => {
+                    content = format!("<@{OWNER_ID}> {content}");
+                    mentions.push(user_json(0));
+                }
+            }
+        } else if roll < MENTION_OWNER_PPM + REPLY_PPM && !self.channels[channel].recent.is_empty()
+        {
+            let recent = &self.channels[channel].recent;
+            let pick = self.rng.below(recent.len() as u64) as usize;
+            reply_to = Some(recent[pick].clone());
+        }
+        let sent_at = Instant::from_micros(arrival - self.rng.between(0, 1_500_000));
+        let message_id = snowflake(sent_at, index);
+        let channel_id = self.channels[channel].id.clone();
+        let mut payload = json!({
+            "id": message_id, "channel_id": channel_id, "guild_id": guild_id(guild),
+            "author": user_json(author),
+            "member": {"roles": member_roles(author, guild),
+                       "joined_at": self.start.minus_seconds(86_400).to_iso(),
+                       "deaf": false, "mute": false, "flags": 0, "pending": false},
+            "content": content, "timestamp": sent_at.to_iso(), "edited_timestamp": null,
+            "tts": false, "mention_everyone": mention_everyone, "mentions": mentions,
+            "mention_roles": mention_roles, "attachments": [], "embeds": [], "pinned": false,
+            "type": 0, "flags": 0
+        });
+        if let Some((target_id, target_author, target_content)) = &reply_to {
+            payload["type"] = json!(19);
+            payload["message_reference"] = json!({
+                "message_id": target_id, "channel_id": channel_id, "guild_id": guild_id(guild)
+            });
+            payload["referenced_message"] = json!({
+                "id": target_id, "channel_id": channel_id, "guild_id": guild_id(guild),
+                "author": user_json(*target_author), "content": target_content,
+                "timestamp": sent_at.to_iso(), "edited_timestamp": null, "tts": false,
+                "mention_everyone": false, "mentions": [], "mention_roles": [],
+                "attachments": [], "embeds": [], "pinned": false, "type": 0, "flags": 0
+            });
+        }
+        pending.push((
+            Instant::from_micros(arrival),
+            json!({"t": "MESSAGE_CREATE", "d": payload}),
+        ));
+
+        // The tally, as `mentions_list` and the store will see it.
+        let produced = &mut self.produced;
+        produced.messages += 1;
+        self.authors_seen.insert(author);
+        if author == 0 {
+            produced.messages_by_owner += 1;
+        }
+        if reply_to.is_some() {
+            produced.replies += 1;
+        }
+        let user_mention = !mentions.is_empty();
+        if user_mention {
+            produced.owner_user_mentions += 1;
+        }
+        let mentions_owner = author != 0
+            && (user_mention
+                || mention_everyone
+                || !mention_roles.is_empty()
+                || reply_to.as_ref().is_some_and(|(_, by, _)| *by == 0));
+        if mentions_owner {
+            produced.owner_mentions += 1;
+            if self.channels[channel].access == Access::Readable {
+                produced.owner_mentions_readable += 1;
+            }
+        }
+        let recent = &mut self.channels[channel].recent;
+        if recent.len() == 16 {
+            recent.remove(0);
+        }
+        let snippet: String = content.chars().take(80).collect();
+        recent.push((message_id.clone(), author, snippet));
+        if self.bookmark_at.contains(&index) {
+            self.bookmarked.push(message_id.clone());
+        }
+
+        // What happens to it later.
+        let end = self.plan.end.as_micros();
+        let mut last_edit = arrival;
+        if self.rng.chance(EDIT_PPM) {
+            let times = if self.rng.chance(EDIT_TWICE_PPM) {
+                2
+            } else {
+                1
+            };
+            self.produced.messages_edited += 1;
+            for round in 0..times {
+                last_edit += self.rng.between(30_000_000, 3_600_000_000);
+                // Discord's edit timestamp: distinct per edit, which is what makes it an edit.
+                let edited_at = Instant::from_micros(sent_at.as_micros() + (last_edit - arrival));
+                self.produced.edits += 1;
+                // Discord sends the mentions again with each edit; the store keeps one row.
+                self.schedule(
+                    last_edit.min(end),
+                    FollowUp::Edit {
+                        message_id: message_id.clone(),
+                        channel,
+                        content: format!("{content} (edit {})", round + 1),
+                        edited_at,
+                        mentions_owner: user_mention,
+                    },
+                );
+            }
+        }
+        if self.rng.chance(REACTED_PPM) {
+            self.produced.messages_with_reactions += 1;
+            let reactions = self.rng.between(1, 6);
+            let mut given: Vec<(u64, &'static str)> = Vec::new();
+            let mut at = arrival;
+            for _ in 0..reactions {
+                let user = 1 + self.author_weights.pick(&mut self.rng) as u64;
+                let emoji = EMOJI[self.rng.below(EMOJI.len() as u64) as usize];
+                at = (at + self.rng.between(1_000_000, 1_800_000_000)).min(end);
+                if given.contains(&(user, emoji)) {
+                    continue;
+                }
+                given.push((user, emoji));
+                self.produced.reaction_events += 1;
+                self.schedule(
+                    at,
+                    FollowUp::React {
+                        message_id: message_id.clone(),
+                        channel,
+                        user,
+                        emoji,
+                        add: true,
+                    },
+                );
+            }
+            if self.rng.chance(REACTION_REMOVED_PPM) {
+                let (user, emoji) = given[self.rng.below(given.len() as u64) as usize];
+                self.produced.reaction_events += 1;
+                self.schedule(
+                    (at + 60_000_000).min(end),
+                    FollowUp::React {
+                        message_id: message_id.clone(),
+                        channel,
+                        user,
+                        emoji,
+                        add: false,
+                    },
+                );
+            }
+        }
+        if self.rng.chance(DELETE_PPM) {
+            self.produced.deletions += 1;
+            let at = (last_edit + self.rng.between(60_000_000, 86_400_000_000)).min(end);
+            self.schedule(
+                at,
+                FollowUp::Delete {
+                    message_id,
+                    channel,
+                },
+            );
+        }
+    }
+
+    /// Every follow-up still waiting, at the end of history.
+    fn drain(&mut self, pending: &mut Vec<(Instant, Value)>) {
+        self.due(i64::MAX, pending);
+    }
+
+    /// The owner's bookmarks, through the bookmark capabilities: added from the CLI and the
+    /// MCP server in turn, and every third resolved.
+    fn bookmarks(&mut self, store: &Store) -> Result<()> {
+        let context = |source| OwnerContext {
+            owner_id: Some(OWNER_ID.to_string()),
+            guild_ids: Vec::new(),
+            token_configured: false,
+            read_only: false,
+            send_channel_ids: None,
+            source,
+        };
+        let id = |message_id: &str| {
+            DiscordId::parse(message_id)
+                .ok_or_else(|| Error::internal(format!("{message_id} is not a Discord id")))
+        };
+        for (position, message_id) in self.bookmarked.iter().enumerate() {
+            let source = if position % 2 == 0 {
+                Source::Cli
+            } else {
+                Source::Mcp
+            };
+            add_bookmark(
+                store,
+                AddBookmark {
+                    message_id: id(message_id)?,
+                    note: Some(format!("synthetic bookmark {position}")),
+                },
+                &context(source),
+            )?;
+            self.produced.bookmarks_added += 1;
+        }
+        for message_id in self.bookmarked.iter().step_by(3) {
+            resolve_bookmark(
+                store,
+                ResolveBookmark {
+                    message_id: id(message_id)?,
+                },
+                &context(Source::Mcp),
+            )?;
+            self.produced.bookmarks_resolved += 1;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,395 @@
+//! The benchmark's smoke run, inside the normal test suite so its code cannot rot: a
+//! 10k-message synthetic store built through the real recorders, checked row for row against
+//! what the generator says it produced (exact values, fixed by the seed), and one pass of the
+//! benchmark's own measurements over it. No duration is ever asserted.
+
+#[path = "../benches/support/mod.rs"]
+mod support;
+
+use std::path::PathBuf;
+use std::sync::LazyLock;
+
+use discord_manager::business::bookmarks::{ListBookmarks, list_bookmarks};
+use discord_manager::business::mentions::{ListMentions, list_mentions};
+use discord_manager::business::messages::{CatchUp, catch_up};
+use discord_manager::instant::Instant;
+use discord_manager::store::Store;
+use discord_manager::synthetic::{self, OWNER_ID, Plan, Produced};
+use rusqlite::{Connection, OpenFlags};
+
+const SEED: u64 = 20_261_129;
+
+struct Built {
+    _folder: tempfile::TempDir,
+    path: PathBuf,
+    produced: Produced,
+}
+
+/// One 10k store for every test of this file, built once.
+static TEN_THOUSAND: LazyLock<Built> = LazyLock::new(|| {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let path = folder.path().join("synthetic.sqlite3");
+    let store = Store::open(&path).expect("the store opens");
+    let (produced, _timing) =
+        synthetic::build(&store, &Plan::new(10_000, SEED)).expect("the generator runs");
+    Built {
+        _folder: folder,
+        path,
+        produced,
+    }
+});
+
+fn count(connection: &Connection, sql: &str) -> u64 {
+    connection
+        .query_row(sql, [], |row| row.get::<_, i64>(0))
+        .unwrap_or_else(|error| panic!("{sql}: {error}")) as u64
+}
+
+fn read_only(path: &PathBuf) -> Connection {
+    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).expect("the store opens")
+}
+
+#[test]
+fn the_seed_fixes_what_the_generator_produces() {
+    let produced = Produced {
+        first_arrival: None,
+        last_arrival: None,
+        ..TEN_THOUSAND.produced.clone()
+    };
+    assert_eq!(
+        produced,
+        Produced {
+            busiest_readable_channel: "1400000000000004071".into(),
+            guilds: 5,
+            channels: 500,
+            threads: 50,
+            no_view_channels: 30,
+            no_history_channels: 25,
+            messages: 10_000,
+            authors: 1_460,
+            messages_by_owner: 100,
+            replies: 1_176,
+            owner_mentions: 208,
+            owner_mentions_readable: 192,
+            owner_user_mentions: 177,
+            messages_edited: 482,
+            edits: 524,
+            deletions: 111,
+            messages_with_reactions: 998,
+            reaction_events: 3_716,
+            bookmarks_added: 120,
+            bookmarks_resolved: 40,
+            events: 14_407,
+            transactions: 225,
+            first_arrival: None,
+            last_arrival: None,
+        }
+    );
+}
+
+#[test]
+fn the_store_holds_exactly_what_the_generator_produced() {
+    let built = &*TEN_THOUSAND;
+    let produced = &built.produced;
+    let db = read_only(&built.path);
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM messages"),
+        produced.messages
+    );
+    assert_eq!(
+        count(&db, "SELECT count(DISTINCT author_id) FROM messages"),
+        produced.authors
+    );
+    assert_eq!(
+        count(
+            &db,
+            &format!("SELECT count(*) FROM messages WHERE author_id = '{OWNER_ID}'")
+        ),
+        produced.messages_by_owner
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM messages WHERE reply_to_message_id IS NOT NULL"
+        ),
+        produced.replies
+    );
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM message_edits"),
+        produced.edits
+    );
+    assert_eq!(
+        count(&db, "SELECT count(DISTINCT message_id) FROM message_edits"),
+        produced.messages_edited
+    );
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM message_deletions"),
+        produced.deletions
+    );
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM reaction_events"),
+        produced.reaction_events
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(DISTINCT message_id) FROM reaction_events"
+        ),
+        produced.messages_with_reactions
+    );
+    assert_eq!(
+        count(
+            &db,
+            &format!(
+                "SELECT count(*) FROM message_mentions WHERE kind = 'user' AND target_id = '{OWNER_ID}'"
+            )
+        ),
+        produced.owner_user_mentions
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM bookmark_events WHERE kind = 'added'"
+        ),
+        produced.bookmarks_added
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM bookmark_events WHERE kind = 'resolved'"
+        ),
+        produced.bookmarks_resolved
+    );
+    let latest = "SELECT access FROM channel_events
+                  WHERE seq IN (SELECT max(seq) FROM channel_events GROUP BY channel_id)";
+    assert_eq!(
+        count(&db, &format!("SELECT count(*) FROM ({latest})")),
+        produced.channels
+    );
+    assert_eq!(
+        count(
+            &db,
+            &format!("SELECT count(*) FROM ({latest}) WHERE access = 'no_view'")
+        ),
+        produced.no_view_channels
+    );
+    assert_eq!(
+        count(
+            &db,
+            &format!("SELECT count(*) FROM ({latest}) WHERE access = 'no_history'")
+        ),
+        produced.no_history_channels
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(DISTINCT channel_id) FROM channel_events WHERE kind = 'public_thread'"
+        ),
+        produced.threads
+    );
+}
+
+#[test]
+fn the_capabilities_read_back_what_the_generator_produced() {
+    let built = &*TEN_THOUSAND;
+    let produced = &built.produced;
+    let store = Store::open(&built.path).expect("the store opens");
+    let context = support::owner_context();
+    let since = produced.first_arrival.expect("history has a first arrival");
+
+    let mentions = list_mentions(
+        &store,
+        ListMentions {
+            since: Some(since),
+            limit: Some(500),
+        },
+        &context,
+    )
+    .expect("mentions_list answers");
+    assert!(!mentions.more);
+    assert_eq!(
+        mentions.mentions.len() as u64,
+        produced.owner_mentions_readable
+    );
+    assert!(
+        mentions
+            .mentions
+            .iter()
+            .all(|message| message.mentions_owner)
+    );
+
+    let bookmarks = list_bookmarks(&store, ListBookmarks {}, &context).expect("bookmarks_list");
+    assert_eq!(
+        bookmarks.bookmarks.len() as u64,
+        produced.bookmarks_added - produced.bookmarks_resolved
+    );
+
+    let caught_up = catch_up(
+        &store,
+        CatchUp {
+            since: Some(since),
+            channel_id: None,
+            limit: Some(500),
+        },
+        &context,
+    )
+    .expect("messages_catch_up answers");
+    assert_eq!(
+        caught_up.skipped_channels.len() as u64,
+        produced.no_view_channels + produced.no_history_channels
+    );
+}
+
+#[test]
+fn the_same_seed_builds_the_same_history_and_another_seed_does_not() {
+    let end = Instant::parse("2026-11-29T12:00:00Z").expect("an instant");
+    let history =
+        |seed: u64| {
+            let folder = tempfile::tempdir().expect("a temporary folder");
+            let path = folder.path().join("small.sqlite3");
+            let store = Store::open(&path).expect("the store opens");
+            let plan = Plan {
+                end,
+                ..Plan::new(1_000, seed)
+            };
+            let (produced, _) = synthetic::build(&store, &plan).expect("the generator runs");
+            drop(store);
+            let db = read_only(&path);
+            let rows: Vec<(String, String, String, String)> = db
+            .prepare(
+                "SELECT message_id, channel_id, author_id, created_at FROM messages ORDER BY seq",
+            )
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+            (produced, rows)
+        };
+    let (first, first_rows) = history(7);
+    let (again, again_rows) = history(7);
+    let (other, other_rows) = history(8);
+    assert_eq!(first, again);
+    assert_eq!(first_rows, again_rows);
+    assert_eq!(first_rows.len(), 1_000);
+    assert_ne!(first_rows, other_rows);
+    assert_ne!(first.owner_mentions, other.owner_mentions);
+}
+
+#[test]
+fn history_arrives_at_a_steady_rate_up_to_the_planned_end() {
+    let end = Instant::parse("2026-11-29T12:00:00Z").expect("an instant");
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let path = folder.path().join("steady.sqlite3");
+    let store = Store::open(&path).expect("the store opens");
+    // 1,000 messages at 2,000 a day: twelve hours of history, one message every 43.2 s.
+    let plan = Plan {
+        end,
+        ..Plan::new(1_000, 3)
+    };
+    let (produced, _) = synthetic::build(&store, &plan).expect("the generator runs");
+    let start = end.minus_seconds(12 * 3_600);
+    // READY arrives two hours before the first message, the last follow-up at the end.
+    assert_eq!(produced.first_arrival, Some(start.minus_seconds(7_200)));
+    assert_eq!(produced.last_arrival, Some(end));
+    drop(store);
+    let db = read_only(&path);
+    let arrivals = |sql: &str| -> String { db.query_row(sql, [], |row| row.get(0)).unwrap() };
+    let first = Instant::parse(&arrivals("SELECT min(created_at) FROM messages")).unwrap();
+    let last = Instant::parse(&arrivals("SELECT max(created_at) FROM messages")).unwrap();
+    // Each message arrives within the first half of its 43.2 s slot.
+    assert!(first >= start && first < start.plus_micros(21_600_000));
+    let last_slot = start.plus_micros(999 * 43_200_000);
+    assert!(last >= last_slot && last < last_slot.plus_micros(21_600_000));
+    // Half the messages arrived in the last six hours (the slot boundary falls between two).
+    let since = end.minus_seconds(6 * 3_600).to_iso();
+    assert_eq!(
+        count(
+            &db,
+            &format!("SELECT count(*) FROM messages WHERE created_at >= '{since}'")
+        ),
+        500
+    );
+}
+
+#[test]
+fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
+    let built = &*TEN_THOUSAND;
+    let produced = &built.produced;
+    let last = produced.last_arrival.expect("history has a last arrival");
+    let services = support::services(&built.path);
+    let runtime = support::runtime();
+    let once = support::Repeat {
+        warmup: 1,
+        min: 2,
+        max: 2,
+        budget: std::time::Duration::ZERO,
+    };
+    let readers = support::readers(last, &produced.busiest_readable_channel);
+    // Every reading capability of the registry is measured (the writing ones are not).
+    let mut tools: Vec<&str> = readers.iter().map(|(tool, _)| *tool).collect();
+    tools.sort_unstable();
+    let mut reading: Vec<&str> = discord_manager::registry::capabilities()
+        .iter()
+        .map(|capability| capability.name)
+        .filter(|name| !["bookmarks_add", "bookmarks_resolve", "messages_send"].contains(name))
+        .filter(|name| !name.starts_with("schedules_"))
+        .collect();
+    reading.sort_unstable();
+    assert_eq!(tools, reading);
+    for (tool, arguments) in &readers {
+        let samples = support::measure(once, || {
+            support::call_unrendered(&runtime, &services, tool, arguments)
+        })
+        .unwrap_or_else(|error| panic!("{tool}: {error}"));
+        assert_eq!(samples.len(), 2, "{tool}");
+        let answer = support::call(&runtime, &services, tool, arguments).unwrap();
+        assert!(answer.is_object(), "{tool}");
+    }
+    let day = support::call(&runtime, &services, "messages_catch_up", &readers[0].1).unwrap();
+    assert!(
+        !day["channels"].as_array().unwrap().is_empty(),
+        "the last day has messages"
+    );
+    let search = readers
+        .iter()
+        .find(|(tool, _)| *tool == "messages_search")
+        .unwrap();
+    let found = support::call(&runtime, &services, "messages_search", &search.1).unwrap();
+    assert!(
+        !found["results"].as_array().unwrap().is_empty(),
+        "the searched word is in the store"
+    );
+
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let floor = support::floor(
+        &built.path,
+        &folder.path().join("floor.sqlite3"),
+        produced.transactions,
+    )
+    .expect("the floor runs");
+    let db = read_only(&built.path);
+    let mut expected = Vec::new();
+    for (table, _) in &floor.tables {
+        expected.push((
+            table.clone(),
+            count(&db, &format!("SELECT count(*) FROM {table}")),
+        ));
+    }
+    assert_eq!(floor.tables, expected);
+    assert!(
+        expected
+            .iter()
+            .any(|(table, rows)| table == "messages" && *rows == produced.messages)
+    );
+    assert_eq!(
+        floor.rows,
+        expected.iter().map(|(_, rows)| rows).sum::<u64>()
+    );
+    assert_eq!(floor.transactions, produced.transactions);
+    // The floor fills the full-text index exactly as the store does; a schema with another
+    // full-text table needs the floor taught to fill it too.
+    assert_eq!(floor.virtual_tables, ["message_text"]);
+    assert_eq!(floor.text_rows, floor.text_rows_in_source);
+    assert_eq!(floor.text_rows, produced.messages + produced.edits);
+}
