@@ -8,9 +8,9 @@ use serenity::model::id::{ChannelId, MessageId};
 use super::{Origin, Recorded};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
-use crate::store::{NewEdit, NewMessage, Store};
+use crate::store::{NewEdit, NewMessage, Store, Writer};
 
-fn instant_of(timestamp: &Timestamp) -> Result<Instant> {
+pub(crate) fn instant_of(timestamp: &Timestamp) -> Result<Instant> {
     timestamp
         .to_rfc3339()
         .as_deref()
@@ -72,22 +72,30 @@ fn new_message(
 /// MESSAGE_CREATE, a message fetched by a backfill, or one the bot just sent. A message that
 /// arrives already edited also records its current version as an edit.
 pub fn record_message(store: &Store, message: &Message, origin: Origin) -> Result<Recorded> {
-    store.write(|writer| {
-        let reply_author = match &message.message_reference {
-            Some(reference) if message.referenced_message.is_none() => match reference.message_id {
-                Some(id) => writer.reader().author_of(&id.to_string())?,
-                None => None,
-            },
-            _ => None,
-        };
-        let row = new_message(message, origin, reply_author)?;
-        let mut stored = writer.insert_message(&row)?;
-        if let (Some(guild_id), Some(member)) = (&row.guild_id, &message.member) {
-            let roles: Vec<String> = member.roles.iter().map(ToString::to_string).collect();
-            stored |= writer.record_member_roles(guild_id, &row.author_id, &roles)?;
-        }
-        Ok(stored.into())
-    })
+    store.write(|writer| Ok(record_message_in(writer, message, origin)?.into()))
+}
+
+/// [`record_message`] inside a caller's transaction (a backfill records a page in one).
+/// Returns whether anything was new.
+pub(crate) fn record_message_in(
+    writer: &mut Writer<'_>,
+    message: &Message,
+    origin: Origin,
+) -> Result<bool> {
+    let reply_author = match &message.message_reference {
+        Some(reference) if message.referenced_message.is_none() => match reference.message_id {
+            Some(id) => writer.reader().author_of(&id.to_string())?,
+            None => None,
+        },
+        _ => None,
+    };
+    let row = new_message(message, origin, reply_author)?;
+    let mut stored = writer.insert_message(&row)?;
+    if let (Some(guild_id), Some(member)) = (&row.guild_id, &message.member) {
+        let roles: Vec<String> = member.roles.iter().map(ToString::to_string).collect();
+        stored |= writer.record_member_roles(guild_id, &row.author_id, &roles)?;
+    }
+    Ok(stored)
 }
 
 /// MESSAGE_UPDATE. Only a change of content (with Discord's edit timestamp) is an edit;

@@ -11,6 +11,7 @@ mod bookmarks;
 mod channels;
 mod clock;
 mod history;
+mod coverage;
 mod identity;
 mod messages;
 mod migrations;
@@ -35,6 +36,9 @@ pub use activity::{AuthorCount, ChannelActivity};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions};
 pub use history::{Anchor, HistoryPage, Position};
+pub use coverage::{
+    ChannelCoverage, GapKind, GapRecord, GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
+};
 pub use identity::Identity;
 pub use messages::{EditRecord, MessageRecord, NewEdit, NewMessage};
 pub use paths::default_path;
