@@ -142,15 +142,13 @@ impl Writer {
         let Received { event, at } = received;
         let previous = state.last_received.replace(at);
         let event = match event {
-            Event::Unknown(unknown) => {
-                match repair_unparsed(&unknown.kind, &unknown.value) {
-                    Some(repaired) => repaired,
-                    None => {
-                        self.skip_unknown(&unknown.kind, &unknown.value);
-                        return;
-                    }
+            Event::Unknown(unknown) => match repair_unparsed(&unknown.kind, &unknown.value) {
+                Some(repaired) => repaired,
+                None => {
+                    self.skip_unknown(&unknown.kind, &unknown.value);
+                    return;
                 }
-            }
+            },
             event => event,
         };
         let kind = kind_of(&event);

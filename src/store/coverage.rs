@@ -497,48 +497,4 @@ mod tests {
         assert_eq!(found[0].after_message_id, Some(1_500_000_000_000_000_001));
         assert_eq!(found[0].detail, "Discord answered 503 five times");
     }
-
-    #[test]
-    fn the_history_tables_are_append_only() {
-        let store = shared_store();
-        store
-            .write(|writer| {
-                // Triggers fire per row: make sure every table has one.
-                writer.record_gateway_event(GatewayEventKind::Alive, None, Some("test"))?;
-                writer.record_coverage(&NewCoverage {
-                    channel_id: fresh_id(),
-                    started_after: 1,
-                    complete_through: 2,
-                    fetched: 0,
-                    stored: 0,
-                    reason: "start",
-                })?;
-                writer.record_gap(&NewGap {
-                    kind: GapKind::Event,
-                    channel_id: None,
-                    from_at: Instant::now(),
-                    until_at: Instant::now(),
-                    after_message_id: None,
-                    detail: "test".into(),
-                })
-            })
-            .unwrap();
-        for (table, statement) in [
-            ("gateway_events", "UPDATE gateway_events SET kind = 'stop'"),
-            ("gateway_events", "DELETE FROM gateway_events"),
-            ("channel_coverage", "UPDATE channel_coverage SET stored = 0"),
-            ("channel_coverage", "DELETE FROM channel_coverage"),
-            ("coverage_gaps", "UPDATE coverage_gaps SET detail = ''"),
-            ("coverage_gaps", "DELETE FROM coverage_gaps"),
-        ] {
-            let error = store
-                .write(|writer| Ok(writer.transaction.execute(statement, [])?))
-                .unwrap_err();
-            assert_eq!(
-                error.message(),
-                format!("The store failed: {table} is append-only"),
-                "{statement}"
-            );
-        }
-    }
 }

@@ -208,16 +208,15 @@ impl FakeDiscord {
             .enable_all()
             .build()
             .expect("the fake Discord's runtime starts");
-        let (http, ws) = runtime.block_on(async {
-            (
-                TcpListener::bind("127.0.0.1:0")
-                    .await
-                    .expect("an HTTP port"),
-                TcpListener::bind("127.0.0.1:0")
-                    .await
-                    .expect("a WebSocket port"),
-            )
-        });
+        // Bound here, synchronously, so the fake can start from inside a test's runtime too.
+        let bind = || {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+            listener
+                .set_nonblocking(true)
+                .expect("a non-blocking listener");
+            listener
+        };
+        let (http, ws) = (bind(), bind());
         let http_url = format!("http://{}", http.local_addr().unwrap());
         let ws_url = format!("ws://{}", ws.local_addr().unwrap());
         let lines = discord_manager::ingest::feed::parse_feed(
@@ -262,8 +261,15 @@ impl FakeDiscord {
             token: options.token,
             ws_url,
         });
-        runtime.spawn(serve_http(http, Arc::clone(&inner)));
-        runtime.spawn(serve_gateway(ws, Arc::clone(&inner)));
+        let (serving_http, serving_ws) = (Arc::clone(&inner), Arc::clone(&inner));
+        runtime.spawn(async move {
+            let listener = TcpListener::from_std(http).expect("the HTTP listener");
+            serve_http(listener, serving_http).await;
+        });
+        runtime.spawn(async move {
+            let listener = TcpListener::from_std(ws).expect("the WebSocket listener");
+            serve_gateway(listener, serving_ws).await;
+        });
         FakeDiscord {
             inner,
             http_url,
@@ -511,25 +517,24 @@ impl FakeDiscord {
                 }
             }
             Some("MESSAGE_UPDATE") => {
-                if let (Some(channel), Some(message)) = (id(&data["channel_id"]), id(&data["id"])) {
-                    if let Some(stored) = state
+                if let (Some(channel), Some(message)) = (id(&data["channel_id"]), id(&data["id"]))
+                    && let Some(stored) = state
                         .history
                         .get_mut(&channel)
                         .and_then(|messages| messages.get_mut(&message))
-                    {
-                        for field in ["content", "edited_timestamp", "mentions", "mention_roles"] {
-                            if let Some(value) = data.get(field) {
-                                stored[field] = value.clone();
-                            }
+                {
+                    for field in ["content", "edited_timestamp", "mentions", "mention_roles"] {
+                        if let Some(value) = data.get(field) {
+                            stored[field] = value.clone();
                         }
                     }
                 }
             }
             Some("MESSAGE_DELETE") => {
-                if let (Some(channel), Some(message)) = (id(&data["channel_id"]), id(&data["id"])) {
-                    if let Some(messages) = state.history.get_mut(&channel) {
-                        messages.remove(&message);
-                    }
+                if let (Some(channel), Some(message)) = (id(&data["channel_id"]), id(&data["id"]))
+                    && let Some(messages) = state.history.get_mut(&channel)
+                {
+                    messages.remove(&message);
                 }
             }
             _ => {}
@@ -985,10 +990,8 @@ async fn handle_gateway(stream: TcpStream, inner: Arc<Inner>) -> Result<(), Stri
                 let payload: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
                 inner.record_frame(frame_of(number, Direction::In, payload.clone()));
                 match payload["op"].as_u64() {
-                    Some(1) => {
-                        if !inner.lock().unacked.contains(&number) {
-                            send!(json!({"op": 11, "s": null, "t": null, "d": null}));
-                        }
+                    Some(1) if !inner.lock().unacked.contains(&number) => {
+                        send!(json!({"op": 11, "s": null, "t": null, "d": null}));
                     }
                     Some(2) => {
                         let token = payload["d"]["token"].as_str().unwrap_or("");
@@ -1033,10 +1036,11 @@ async fn handle_gateway(stream: TcpStream, inner: Arc<Inner>) -> Result<(), Stri
                                     .map(|(_, framed)| framed.clone())
                                     .collect::<Vec<_>>()
                             });
-                            if replay.is_some() {
-                                if let Some(connection) = state.current.as_mut().filter(|c| c.number == number) {
-                                    connection.session = Some(session_id.clone());
-                                }
+                            if replay.is_some()
+                                && let Some(connection) =
+                                    state.current.as_mut().filter(|c| c.number == number)
+                            {
+                                connection.session = Some(session_id.clone());
                             }
                             replay
                         };

@@ -1,81 +1,34 @@
-//! Driving the real binary: `discord-manager ingest` as a child process pointed at the fake
-//! Discord, and the CLI's `--json` output as the only window on the store.
+//! Live ingestion: the real `discord-manager ingest` (serenity's own gateway and REST code) as
+//! a child process pointed at the fake Discord (`fake_discord`) with `DISCORD_API_BASE`, and
+//! the product's own `--json` answers as the window on the store.
 //!
 //! Waits are on deterministic signals: a line the daemon logs, a record of the fake, or the
 //! product's own answer polled until it holds (the poll's pauses are never the proof).
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::fake_discord::FakeDiscord;
-
-pub const BINARY: &str = env!("CARGO_BIN_EXE_discord-manager");
+use super::fake_discord::FakeDiscord;
+use super::mcp::BINARY;
+use super::store::Store;
 /// How long a spec waits for something the product should do within a second or two.
 pub const PATIENCE: Duration = Duration::from_secs(30);
 
-/// A temporary folder with the spec's store in it.
-pub struct Scratch {
-    pub dir: tempfile::TempDir,
-    pub db: PathBuf,
-}
-
-impl Scratch {
-    pub fn new() -> Scratch {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let db = dir.path().join("store.sqlite3");
-        Scratch { dir, db }
-    }
-}
-
-/// A command for the binary with nothing from the developer's environment: no `.env` (the
-/// working directory is the scratch folder), no variables but those given.
-pub fn command(scratch: &Scratch) -> Command {
-    let mut command = Command::new(BINARY);
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", scratch.dir.path())
-        .env("NO_COLOR", "1")
-        .current_dir(scratch.dir.path())
-        .arg("--db")
-        .arg(&scratch.db);
-    command
-}
-
-/// Runs a capability with `--json` and returns its result; panics with stderr on failure.
-pub fn cli(scratch: &Scratch, arguments: &[&str]) -> Value {
-    let output = command(scratch)
-        .args(arguments)
-        .arg("--json")
-        .output()
-        .expect("the CLI runs");
-    assert!(
-        output.status.success(),
-        "discord-manager {arguments:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("the CLI prints JSON")
-}
-
 /// The messages `catch-up` shows for one channel since an instant (up to 500).
-pub fn caught_up(scratch: &Scratch, channel: &str, since: &str) -> Vec<Value> {
-    let result = cli(
-        scratch,
-        &[
-            "catch-up",
-            "--channel-id",
-            channel,
-            "--since",
-            since,
-            "--limit",
-            "500",
-        ],
-    );
+pub fn caught_up(store: &Store, channel: &str, since: &str) -> Vec<Value> {
+    let result = store.cli().json_value(&[
+        "catch-up",
+        "--channel-id",
+        channel,
+        "--since",
+        since,
+        "--limit",
+        "500",
+    ]);
     result["channels"]
         .as_array()
         .and_then(|channels| channels.first())
@@ -86,28 +39,21 @@ pub fn caught_up(scratch: &Scratch, channel: &str, since: &str) -> Vec<Value> {
 /// The beginning of time, for a catch-up of everything.
 pub const EVER: &str = "2000-01-01T00:00:00Z";
 
-/// Polls `check` until it returns `Some`, or panics after `timeout` naming what was awaited.
-pub fn eventually<T>(what: &str, timeout: Duration, mut check: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(value) = check() {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "waited {timeout:?} for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+/// The store's status (`status --json`).
+pub fn status(store: &Store) -> Value {
+    store.cli().json_value(&["status"])
 }
 
 /// Polls catch-up of one channel until `done` holds on its messages; returns them.
 pub fn caught_up_until(
-    scratch: &Scratch,
+    store: &Store,
     channel: &str,
     what: &str,
     done: impl Fn(&[Value]) -> bool,
 ) -> Vec<Value> {
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let messages = caught_up(scratch, channel, EVER);
+        let messages = caught_up(store, channel, EVER);
         if done(&messages) {
             return messages;
         }
@@ -156,10 +102,10 @@ pub struct Start<'a> {
 
 impl Daemon {
     /// Starts `ingest` against the fake, with the fake's token.
-    pub fn start(fake: &FakeDiscord, scratch: &Scratch) -> Daemon {
+    pub fn start(fake: &FakeDiscord, store: &Store) -> Daemon {
         Daemon::start_with(
             fake,
-            scratch,
+            store,
             Start {
                 token: fake.token(),
                 rust_log: "warn,discord_manager=info",
@@ -168,8 +114,11 @@ impl Daemon {
         )
     }
 
-    pub fn start_with(fake: &FakeDiscord, scratch: &Scratch, start: Start<'_>) -> Daemon {
-        let mut child = command(scratch)
+    pub fn start_with(fake: &FakeDiscord, store: &Store, start: Start<'_>) -> Daemon {
+        let mut child = Command::new(BINARY)
+            .env_clear()
+            .envs(store.env())
+            .current_dir(store.folder())
             .arg("ingest")
             .args(start.arguments)
             .env("DISCORD_TOKEN", start.token)
@@ -319,11 +268,4 @@ impl Drop for Daemon {
             let _ = self.child.wait();
         }
     }
-}
-
-/// The store's path, for specs that look at the file itself (its size).
-pub fn wal_of(db: &Path) -> PathBuf {
-    let mut path = db.as_os_str().to_owned();
-    path.push("-wal");
-    PathBuf::from(path)
 }

@@ -1,11 +1,11 @@
-use crate::fake_discord::{FakeDiscord, GENERAL, GRACE, LINUS};
-use crate::harness::{Daemon, EVER, Scratch, caught_up, caught_up_until, cli, ids};
+use crate::support::fake_discord::{FakeDiscord, GENERAL, GRACE, LINUS};
+use crate::support::Store;
+use crate::support::live::{Daemon, EVER, caught_up, caught_up_until, ids};
 
-#[test]
-fn after_kill_9_a_restart_backfills_what_was_posted_while_down_exactly_once_and_as_new() {
+pub async fn spec() {
     let fake = FakeDiscord::start();
-    let scratch = Scratch::new();
-    let mut daemon = Daemon::start(&fake, &scratch);
+    let store = Store::without_owner();
+    let mut daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
 
     // One message the gateway never delivers, below one it does: the newest stored message
@@ -22,8 +22,8 @@ fn after_kill_9_a_restart_backfills_what_was_posted_while_down_exactly_once_and_
         GRACE,
         "delivered",
     ));
-    caught_up_until(&scratch, GENERAL, "the delivered message", |m| m.len() == 1);
-    let watermark = cli(&scratch, &["catch-up", "--since", EVER])["watermark"]
+    caught_up_until(&store, GENERAL, "the delivered message", |m| m.len() == 1);
+    let watermark = store.cli().json_value(&["catch-up", "--since", EVER])["watermark"]
         .as_str()
         .unwrap()
         .to_string();
@@ -36,10 +36,10 @@ fn after_kill_9_a_restart_backfills_what_was_posted_while_down_exactly_once_and_
         ]
         .join("\n"),
     );
-    let daemon = Daemon::start(&fake, &scratch);
+    let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
 
-    let everything = caught_up(&scratch, GENERAL, EVER);
+    let everything = caught_up(&store, GENERAL, EVER);
     let mut stored = ids(&everything);
     stored.sort();
     let mut expected = vec![
@@ -51,7 +51,7 @@ fn after_kill_9_a_restart_backfills_what_was_posted_while_down_exactly_once_and_
     expected.sort();
     assert_eq!(stored, expected, "every message exactly once");
     // A poller holding the watermark from before the crash sees the backfilled ones as new.
-    let since_crash = caught_up(&scratch, GENERAL, &watermark);
+    let since_crash = caught_up(&store, GENERAL, &watermark);
     let new: Vec<String> = ids(&since_crash)
         .into_iter()
         .filter(|id| *id != fake.id("seen"))

@@ -1,15 +1,15 @@
-use crate::fake_discord::FakeDiscord;
-use crate::harness::{Daemon, PATIENCE, Scratch, Start};
+use crate::support::fake_discord::FakeDiscord;
+use crate::support::Store;
+use crate::support::live::{Daemon, PATIENCE, Start};
 
-#[test]
-fn a_rejected_token_ends_ingest_promptly_with_an_error_that_never_shows_the_token() {
+pub async fn spec() {
     let fake = FakeDiscord::start();
     fake.reject_identify(true);
-    let scratch = Scratch::new();
+    let store = Store::without_owner();
     // Everything logged, serenity's internals included, to show the token is never among it.
     let mut daemon = Daemon::start_with(
         &fake,
-        &scratch,
+        &store,
         Start {
             token: fake.token(),
             rust_log: "trace",

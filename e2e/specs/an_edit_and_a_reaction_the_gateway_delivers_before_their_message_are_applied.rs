@@ -1,13 +1,13 @@
 use serde_json::json;
 
-use crate::fake_discord::{FakeDiscord, GENERAL, GRACE, GUILD, LINUS};
-use crate::harness::{Daemon, Scratch, caught_up_until, ids};
+use crate::support::fake_discord::{FakeDiscord, GENERAL, GRACE, GUILD, LINUS};
+use crate::support::Store;
+use crate::support::live::{Daemon, caught_up_until, ids};
 
-#[test]
-fn an_edit_and_a_reaction_that_arrive_before_their_message_are_applied() {
+pub async fn spec() {
     let fake = FakeDiscord::start();
-    let scratch = Scratch::new();
-    let daemon = Daemon::start(&fake, &scratch);
+    let store = Store::without_owner();
+    let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
 
     // Discord does not promise order: the edit and a reaction come first.
@@ -26,7 +26,7 @@ fn an_edit_and_a_reaction_that_arrive_before_their_message_are_applied() {
     ));
     let late = fake.id("late");
 
-    let messages = caught_up_until(&scratch, GENERAL, "the early edit applied", |m| {
+    let messages = caught_up_until(&store, GENERAL, "the early edit applied", |m| {
         m.len() == 1 && m[0]["editedAt"].is_string() && m[0]["reactions"] != json!([])
     });
     assert_eq!(ids(&messages), vec![late]);

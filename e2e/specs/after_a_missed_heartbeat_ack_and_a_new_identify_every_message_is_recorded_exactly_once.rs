@@ -1,11 +1,11 @@
-use crate::fake_discord::{FakeDiscord, GENERAL, GRACE, LINUS};
-use crate::harness::{Daemon, Scratch, caught_up_until, cli, ids};
+use crate::support::fake_discord::{FakeDiscord, GENERAL, GRACE, LINUS};
+use crate::support::Store;
+use crate::support::live::{Daemon, caught_up_until, status, ids};
 
-#[test]
-fn after_a_missed_heartbeat_ack_and_a_new_identify_every_message_is_recorded_exactly_once() {
+pub async fn spec() {
     let fake = FakeDiscord::start();
-    let scratch = Scratch::new();
-    let daemon = Daemon::start(&fake, &scratch);
+    let store = Store::without_owner();
+    let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
     fake.play(
         &[
@@ -14,7 +14,7 @@ fn after_a_missed_heartbeat_ack_and_a_new_identify_every_message_is_recorded_exa
         ]
         .join("\n"),
     );
-    caught_up_until(&scratch, GENERAL, "the first two messages", |m| {
+    caught_up_until(&store, GENERAL, "the first two messages", |m| {
         m.len() == 2
     });
 
@@ -28,7 +28,7 @@ fn after_a_missed_heartbeat_ack_and_a_new_identify_every_message_is_recorded_exa
         GRACE,
         "while silent",
     ));
-    fake.wait_for("a second IDENTIFY", crate::harness::PATIENCE, |fake| {
+    fake.wait_for("a second IDENTIFY", crate::support::live::PATIENCE, |fake| {
         fake.count_in(2) == 2
     });
     // The new session delivers the first two again, and a new one.
@@ -42,7 +42,7 @@ fn after_a_missed_heartbeat_ack_and_a_new_identify_every_message_is_recorded_exa
     );
     daemon.wait_until_caught_up(2);
 
-    let messages = caught_up_until(&scratch, GENERAL, "every message once", |m| m.len() >= 4);
+    let messages = caught_up_until(&store, GENERAL, "every message once", |m| m.len() >= 4);
     let arrived = ids(&messages);
     // The first two arrived before the silence; the lost one (backfilled) and the new one
     // (delivered) arrive in either order after it.
@@ -53,7 +53,7 @@ fn after_a_missed_heartbeat_ack_and_a_new_identify_every_message_is_recorded_exa
     expected.sort();
     assert_eq!(after, expected);
     // The silent span is a recorded downtime gap; nothing failed to store.
-    let status = cli(&scratch, &["status"]);
+    let status = status(&store);
     let gaps = status["gaps"].as_array().unwrap();
     assert_eq!(gaps.len(), 1, "{gaps:#?}");
     assert_eq!(gaps[0]["kind"], "downtime");

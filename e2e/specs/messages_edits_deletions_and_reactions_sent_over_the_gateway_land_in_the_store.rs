@@ -1,13 +1,13 @@
 use serde_json::json;
 
-use crate::fake_discord::{FakeDiscord, GENERAL, GRACE, GUILD, LINUS, OWNER};
-use crate::harness::{Daemon, Scratch, caught_up_until, ids};
+use crate::support::fake_discord::{FakeDiscord, GENERAL, GRACE, GUILD, LINUS, OWNER};
+use crate::support::Store;
+use crate::support::live::{Daemon, caught_up_until, ids};
 
-#[test]
-fn messages_edits_deletions_and_reactions_sent_over_the_gateway_land_in_the_store() {
+pub async fn spec() {
     let fake = FakeDiscord::start();
-    let scratch = Scratch::new();
-    let daemon = Daemon::start(&fake, &scratch);
+    let store = Store::without_owner();
+    let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
 
     let edit = json!({"t": "MESSAGE_UPDATE", "d": {"id": "@id:first", "channel_id": GENERAL,
@@ -38,7 +38,7 @@ fn messages_edits_deletions_and_reactions_sent_over_the_gateway_land_in_the_stor
     );
     let (first, second) = (fake.id("first"), fake.id("second"));
 
-    let messages = caught_up_until(&scratch, GENERAL, "the edit, deletion and reactions", |m| {
+    let messages = caught_up_until(&store, GENERAL, "the edit, deletion and reactions", |m| {
         m.len() == 2
             && m[0]["reactions"] == json!([{"emoji": "👍", "count": 2}])
             && m[0]["editedAt"].is_string()

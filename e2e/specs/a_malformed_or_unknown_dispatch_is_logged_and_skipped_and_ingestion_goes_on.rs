@@ -1,13 +1,13 @@
 use serde_json::json;
 
-use crate::fake_discord::{FakeDiscord, GENERAL, GRACE, GUILD, LINUS};
-use crate::harness::{Daemon, Scratch, caught_up_until, ids};
+use crate::support::fake_discord::{FakeDiscord, GENERAL, GRACE, GUILD, LINUS};
+use crate::support::Store;
+use crate::support::live::{Daemon, caught_up_until, ids};
 
-#[test]
-fn a_malformed_or_unknown_dispatch_is_logged_and_skipped_and_ingestion_goes_on() {
+pub async fn spec() {
     let fake = FakeDiscord::start();
-    let scratch = Scratch::new();
-    let daemon = Daemon::start(&fake, &scratch);
+    let store = Store::without_owner();
+    let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
 
     fake.play(&FakeDiscord::message_line(
@@ -31,7 +31,7 @@ fn a_malformed_or_unknown_dispatch_is_logged_and_skipped_and_ingestion_goes_on()
         "after",
     ));
 
-    let messages = caught_up_until(&scratch, GENERAL, "the message after the bad ones", |m| {
+    let messages = caught_up_until(&store, GENERAL, "the message after the bad ones", |m| {
         m.len() == 2
     });
     assert_eq!(ids(&messages), vec![fake.id("before"), fake.id("after")]);

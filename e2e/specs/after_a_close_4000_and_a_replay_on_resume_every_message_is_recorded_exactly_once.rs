@@ -1,11 +1,11 @@
-use crate::fake_discord::{FakeDiscord, GENERAL, GRACE, LINUS};
-use crate::harness::{Daemon, Scratch, caught_up_until, cli, ids};
+use crate::support::fake_discord::{FakeDiscord, GENERAL, GRACE, LINUS};
+use crate::support::Store;
+use crate::support::live::{Daemon, caught_up_until, status, ids};
 
-#[test]
-fn after_a_close_4000_and_a_replay_on_resume_every_message_is_recorded_exactly_once() {
+pub async fn spec() {
     let fake = FakeDiscord::start();
-    let scratch = Scratch::new();
-    let daemon = Daemon::start(&fake, &scratch);
+    let store = Store::without_owner();
+    let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
     fake.play(
         &[
@@ -15,7 +15,7 @@ fn after_a_close_4000_and_a_replay_on_resume_every_message_is_recorded_exactly_o
         ]
         .join("\n"),
     );
-    caught_up_until(&scratch, GENERAL, "the first three messages", |m| {
+    caught_up_until(&store, GENERAL, "the first three messages", |m| {
         m.len() == 3
     });
 
@@ -25,12 +25,12 @@ fn after_a_close_4000_and_a_replay_on_resume_every_message_is_recorded_exactly_o
     fake.close(4000);
     fake.wait_for(
         "a RESUME and its replay",
-        crate::harness::PATIENCE,
+        crate::support::live::PATIENCE,
         |fake| fake.count_in(6) == 1 && fake.count_out("RESUMED") == 1,
     );
     fake.play(&FakeDiscord::message_line("@id:d", GENERAL, LINUS, "four"));
 
-    let messages = caught_up_until(&scratch, GENERAL, "the message after the resume", |m| {
+    let messages = caught_up_until(&store, GENERAL, "the message after the resume", |m| {
         m.iter().any(|message| message["content"] == "four")
     });
     assert_eq!(
@@ -50,7 +50,7 @@ fn after_a_close_4000_and_a_replay_on_resume_every_message_is_recorded_exactly_o
         "serenity resumed, it did not identify again"
     );
     // Nothing failed to store along the way, and a resumed session is no downtime.
-    let status = cli(&scratch, &["status"]);
+    let status = status(&store);
     assert_eq!(status["gaps"], serde_json::json!([]));
     daemon.stop();
 }
