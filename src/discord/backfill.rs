@@ -118,7 +118,7 @@ pub async fn backfill_channel(
         if *stop.borrow() {
             break None;
         }
-        let page = match rest
+        let mut page = match rest
             .messages_after(
                 ChannelId::new(job.channel_id),
                 MessageId::new(after.max(1)),
@@ -129,6 +129,8 @@ pub async fn backfill_channel(
             Ok(page) => page,
             Err(error) => break Some(error),
         };
+        // Discord answers newest first: record oldest first, so arrival order is Discord's.
+        page.sort_by_key(|message| message.id);
         outcome.pages += 1;
         let count = page.len();
         outcome.fetched += count as u64;

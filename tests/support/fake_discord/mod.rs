@@ -443,6 +443,24 @@ impl FakeDiscord {
 
     /// A MESSAGE_CREATE feed line, as Discord sends it, by one of the demo's people.
     pub fn message_line(id: &str, channel: &str, author: &str, content: &str) -> String {
+        FakeDiscord::message_value(id, channel, author, content).to_string()
+    }
+
+    /// The user object of one of the demo's people.
+    pub fn user(id: &str) -> Value {
+        let name = match id {
+            OWNER => "ada",
+            GRACE => "grace",
+            LINUS => "linus",
+            BOT => "keeper",
+            _ => "margaret",
+        };
+        json!({"id": id, "username": name, "discriminator": "0", "global_name": null,
+               "avatar": null, "bot": id == BOT})
+    }
+
+    /// [`FakeDiscord::message_line`] as a value, to adjust before playing it.
+    pub fn message_value(id: &str, channel: &str, author: &str, content: &str) -> Value {
         let (name, roles) = match author {
             OWNER => ("ada", json!(["1300000000000000001"])),
             GRACE => ("grace", json!(["1300000000000000001"])),
@@ -458,7 +476,6 @@ impl FakeDiscord {
             "content": content, "timestamp": "@now", "edited_timestamp": null, "tts": false,
             "mention_everyone": false, "mentions": [], "mention_roles": [], "attachments": [],
             "embeds": [], "pinned": false, "type": 0, "flags": 0}})
-        .to_string()
     }
 
     fn resolve(&self, feed: &str) -> Vec<Value> {
