@@ -97,6 +97,7 @@ specs! {
     search_filters_by_author_and_by_channel,
     search_finds_a_message_by_the_words_it_had_before_an_edit,
     search_since_is_inclusive_and_until_exclusive_on_the_arrival_clock,
+    serenitys_silent_fallback_to_the_real_gateway_cannot_happen,
     store_status_reports_coverage_freshness_and_the_downtime_gap,
     the_cli_json_and_the_mcp_result_are_identical,
     the_mcp_server_introduces_itself_by_the_products_name_and_version,

@@ -102,6 +102,8 @@ pub struct Frame {
 #[derive(Debug, Clone)]
 struct Failure {
     path_contains: String,
+    /// Matching requests answered normally before the failures start.
+    skip: u32,
     status: u16,
     remaining: u32,
     retry_after: f64,
@@ -382,8 +384,21 @@ impl FakeDiscord {
     /// The next `times` HTTP requests whose path contains `path_contains` answer `status`
     /// (a 429 says `retry_after` seconds).
     pub fn fail_http(&self, path_contains: &str, status: u16, times: u32, retry_after: f64) {
+        self.fail_http_after(path_contains, 0, status, times, retry_after);
+    }
+
+    /// Like [`FakeDiscord::fail_http`], after `skip` matching requests were answered normally.
+    pub fn fail_http_after(
+        &self,
+        path_contains: &str,
+        skip: u32,
+        status: u16,
+        times: u32,
+        retry_after: f64,
+    ) {
         self.inner.lock().failures.push(Failure {
             path_contains: path_contains.to_string(),
+            skip,
             status,
             remaining: times,
             retry_after,
@@ -710,11 +725,18 @@ fn respond(
     authorized: bool,
 ) -> (u16, Vec<(String, String)>, Value) {
     let mut state = inner.lock();
-    if let Some(failure) = state
+    let failing = state
         .failures
         .iter_mut()
-        .find(|failure| failure.remaining > 0 && path.contains(&failure.path_contains))
-    {
+        .find(|failure| failure.remaining > 0 && path.contains(&failure.path_contains));
+    let failing = match failing {
+        Some(failure) if failure.skip > 0 => {
+            failure.skip -= 1;
+            None
+        }
+        other => other,
+    };
+    if let Some(failure) = failing {
         failure.remaining -= 1;
         let status = failure.status;
         if status == 429 {
