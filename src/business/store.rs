@@ -197,3 +197,188 @@ pub fn store_status(
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::store::testing::fresh_id;
+    use crate::store::{NewCoverage, NewGap};
+    use crate::test_fixtures::{VIEW, World};
+
+    fn coverage(store: &Store, channel: &str, started_after: u64, complete_through: u64) {
+        store
+            .write(|writer| {
+                writer.record_coverage(&NewCoverage {
+                    channel_id: channel.to_string(),
+                    started_after,
+                    complete_through,
+                    fetched: 0,
+                    stored: 0,
+                    reason: "start",
+                })
+            })
+            .unwrap();
+    }
+
+    fn gap(store: &Store, kind: GapKind, channel: Option<&str>, after: Option<u64>) -> NewGap {
+        let gap = NewGap {
+            kind,
+            channel_id: channel.map(str::to_string),
+            from_at: Instant::parse("2026-11-29T10:00:00Z").unwrap(),
+            until_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
+            after_message_id: after,
+            detail: format!("gap {}", fresh_id()),
+        };
+        store.write(|writer| writer.record_gap(&gap)).unwrap();
+        gap
+    }
+
+    /// This test's own gaps in a status (the unit-test store is shared).
+    fn own<'a>(status: &'a StoreStatus, gaps: &[&NewGap]) -> Vec<&'a Gap> {
+        status
+            .gaps
+            .iter()
+            .filter(|listed| gaps.iter().any(|gap| gap.detail == listed.detail))
+            .collect()
+    }
+
+    fn status(world: &World, since: Option<Instant>) -> StoreStatus {
+        store_status(&world.store, GetStoreStatus { since }, &world.context()).unwrap()
+    }
+
+    #[test]
+    fn lists_readable_channels_with_their_coverage_and_those_never_backfilled() {
+        let world = World::new();
+        let general = world.channel("general");
+        let archive = world.channel("archive");
+        let hidden = world.channel_with(
+            "hidden",
+            json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": VIEW.to_string()}]),
+        );
+        coverage(&world.store, &general, 10, 500);
+        coverage(&world.store, &general, 500, 300);
+
+        let status = status(&world, None);
+        let listed: Vec<(&str, Option<&str>)> = status
+            .channels
+            .iter()
+            .map(|channel| {
+                (
+                    channel.channel_id.as_str(),
+                    channel.complete_through_message_id.as_deref(),
+                )
+            })
+            .collect();
+        let mut expected = vec![(general.as_str(), Some("500")), (archive.as_str(), None)];
+        expected.sort_by_key(|(id, _)| (id.len(), id.to_string()));
+        assert_eq!(listed, expected);
+        assert_eq!(
+            status.never_backfilled,
+            vec![ChannelRef {
+                channel_id: archive.clone(),
+                channel_name: "archive".into()
+            }]
+        );
+        assert!(!status.channels.iter().any(|c| c.channel_id == hidden));
+    }
+
+    #[test]
+    fn a_messages_gap_closes_once_a_backfill_from_at_or_before_its_point_completes() {
+        let world = World::new();
+        let general = world.channel("general");
+        let open = gap(&world.store, GapKind::Messages, Some(&general), Some(100));
+        assert_eq!(own(&status(&world, None), &[&open]).len(), 1);
+
+        // A backfill that started after the gap's point proves nothing about it.
+        coverage(&world.store, &general, 101, 900);
+        let still = status(&world, None);
+        assert_eq!(own(&still, &[&open]).len(), 1);
+        assert_eq!(
+            own(&still, &[&open])[0].after_message_id.as_deref(),
+            Some("100")
+        );
+
+        coverage(&world.store, &general, 100, 900);
+        assert_eq!(own(&status(&world, None), &[&open]).len(), 0);
+    }
+
+    #[test]
+    fn since_keeps_the_gaps_that_ended_at_or_after_it() {
+        let world = World::new();
+        let general = world.channel("general");
+        let downtime = gap(&world.store, GapKind::Downtime, None, None);
+        let event = gap(&world.store, GapKind::Event, Some(&general), None);
+        let until = downtime.until_at;
+
+        let at = status(&world, Some(until));
+        assert_eq!(own(&at, &[&downtime, &event]).len(), 2);
+        let listed = own(&at, &[&event])[0];
+        assert_eq!(listed.kind, "event");
+        assert_eq!(listed.channel_name.as_deref(), Some("general"));
+        assert_eq!(own(&at, &[&downtime])[0].channel_id, None);
+
+        let after = status(&world, Some(until.plus_micros(1)));
+        assert_eq!(own(&after, &[&downtime, &event]).len(), 0);
+    }
+
+    #[test]
+    fn gaps_of_channels_out_of_scope_are_left_out() {
+        let world = World::new();
+        let elsewhere = World::new();
+        let theirs = elsewhere.channel("general");
+        let gap = gap(&world.store, GapKind::Event, Some(&theirs), None);
+        assert_eq!(own(&status(&world, None), &[&gap]).len(), 0);
+        assert_eq!(own(&status(&elsewhere, None), &[&gap]).len(), 1);
+    }
+
+    #[test]
+    fn says_whether_ingest_never_ran_runs_or_stopped() {
+        // The daemon's history is store-wide: this needs a store of its own.
+        let folder = tempfile::tempdir().unwrap();
+        let store = Store::open(&folder.path().join("status.sqlite3")).unwrap();
+        let context = World::new().context();
+        let state = |store: &Store| {
+            store_status(store, GetStoreStatus::default(), &context)
+                .unwrap()
+                .ingest
+        };
+        assert_eq!(
+            state(&store),
+            IngestState {
+                state: "never-ran".into(),
+                last_seen_at: None,
+                last_seen_doing: None
+            }
+        );
+        let identified = store
+            .write(|writer| {
+                writer.record_gateway_event(GatewayEventKind::Identify, None, Some("ws://x"))
+            })
+            .unwrap();
+        assert_eq!(
+            state(&store),
+            IngestState {
+                state: "running".into(),
+                last_seen_at: Some(identified),
+                last_seen_doing: Some("identify".into())
+            }
+        );
+        let stopped = store
+            .write(|writer| writer.record_gateway_event(GatewayEventKind::Stop, None, None))
+            .unwrap();
+        assert_eq!(
+            state(&store),
+            IngestState {
+                state: "stopped".into(),
+                last_seen_at: Some(stopped),
+                last_seen_doing: Some("stop".into())
+            }
+        );
+        let status = store_status(&store, GetStoreStatus::default(), &context).unwrap();
+        assert_eq!(status.message_count, 0);
+        assert_eq!(status.newest_gateway_event, None);
+        assert!(status.store_bytes > 0);
+    }
+}
