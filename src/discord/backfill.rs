@@ -181,7 +181,11 @@ pub async fn backfill_channel(
                     writer.record_coverage(&coverage)?;
                 }
                 if let Some(gap) = &gap {
-                    writer.record_gap(gap)?;
+                    // A backfill that keeps failing at the same point says so once.
+                    let channel = gap.channel_id.as_deref().unwrap_or_default();
+                    if !writer.reader().open_messages_gap(channel, after)? {
+                        writer.record_gap(gap)?;
+                    }
                 }
                 Ok(())
             })

@@ -347,6 +347,11 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
                     }
                 }
                 _ = alive.tick() => {
+                    if writer.is_finished() {
+                        // Nothing records events any more: better to stop loudly (a
+                        // supervisor restarts the daemon, and backfill covers the gap).
+                        break 'run Err(Error::internal("The store writer stopped unexpectedly; see the log above"));
+                    }
                     if connected(&manager).await {
                         let detail = format!("{} events stored this run", stored.load(Ordering::Relaxed));
                         store.write(|writer| writer.record_gateway_event(GatewayEventKind::Alive, None, Some(&detail)))?;

@@ -277,6 +277,25 @@ impl Reader<'_> {
             )?)
     }
 
+    /// Whether a `messages` gap of `channel_id` after message `after` is already recorded and
+    /// still open (no backfill from at or before it completed since): a backfill that keeps
+    /// failing at the same point records its gap once.
+    pub fn open_messages_gap(&self, channel_id: &str, after: u64) -> Result<bool> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT EXISTS (
+                     SELECT 1 FROM coverage_gaps AS gap
+                     WHERE gap.kind = 'messages' AND gap.channel_id = ?1
+                       AND gap.after_message_id = ?2
+                       AND NOT EXISTS (SELECT 1 FROM channel_coverage AS coverage
+                                       WHERE coverage.channel_id = ?1
+                                         AND coverage.started_after <= ?2
+                                         AND coverage.created_at > gap.created_at))",
+            )?
+            .query_row(params![channel_id, to_sql_id(after)], |row| row.get(0))?)
+    }
+
     /// Every gap ever recorded, oldest first.
     pub fn gaps(&self) -> Result<Vec<GapRecord>> {
         let mut statement = self.connection.prepare_cached(
@@ -468,6 +487,50 @@ mod tests {
                 .unwrap()
                 .is_some()
         );
+    }
+
+    #[test]
+    fn a_messages_gap_is_open_until_a_backfill_from_at_or_before_it_completes() {
+        let store = shared_store();
+        let channel = fresh_id();
+        let open = |after| {
+            store
+                .read(|reader| reader.open_messages_gap(&channel, after))
+                .unwrap()
+        };
+        assert!(!open(100));
+        store
+            .write(|writer| {
+                writer.record_gap(&NewGap {
+                    kind: GapKind::Messages,
+                    channel_id: Some(channel.clone()),
+                    from_at: Instant::now(),
+                    until_at: Instant::now(),
+                    after_message_id: Some(100),
+                    detail: "403".into(),
+                })
+            })
+            .unwrap();
+        assert!(open(100));
+        assert!(!open(101), "another point is another gap");
+        let backfill = |started_after| {
+            store
+                .write(|writer| {
+                    writer.record_coverage(&NewCoverage {
+                        channel_id: channel.clone(),
+                        started_after,
+                        complete_through: 900,
+                        fetched: 0,
+                        stored: 0,
+                        reason: "repair",
+                    })
+                })
+                .unwrap()
+        };
+        backfill(101);
+        assert!(open(100), "a backfill from after the gap does not close it");
+        backfill(100);
+        assert!(!open(100));
     }
 
     #[test]
