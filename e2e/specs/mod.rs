@@ -56,7 +56,7 @@ specs! {
     an_edit_and_a_reaction_that_arrive_before_their_message_are_applied,
     an_edit_and_a_reaction_the_gateway_delivers_before_their_message_are_applied,
     an_input_error_reads_the_same_on_both_surfaces,
-    an_mcp_client_sees_exactly_the_eleven_tools,
+    an_mcp_client_sees_exactly_the_twelve_tools,
     an_unknown_field_is_refused_by_name,
     awaiting_reply_lists_only_mentions_silent_for_longer_than_silence_minutes,
     bookmarking_a_message_twice_says_it_is_already_bookmarked,
