@@ -282,18 +282,10 @@ impl Rest {
         }
     }
 
-    /// Remembers an empty bucket (`X-RateLimit-Remaining: 0`) until it resets.
+    /// Remembers an empty bucket until it resets.
     async fn note_rate_limit(&self, headers: &reqwest::header::HeaderMap) {
-        let remaining = headers
-            .get("x-ratelimit-remaining")
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.parse::<u64>().ok());
-        let reset_after = header_seconds(headers, "x-ratelimit-reset-after");
-        let mut not_before = self.not_before.lock().await;
-        *not_before = match (remaining, reset_after) {
-            (Some(0), Some(wait)) => Some(tokio::time::Instant::now() + wait),
-            _ => None,
-        };
+        *self.not_before.lock().await =
+            bucket_wait(headers).map(|wait| tokio::time::Instant::now() + wait);
     }
 
     /// `GET /users/@me`: the bot itself (and a check that the token is accepted).
@@ -371,6 +363,19 @@ fn without_url(error: &reqwest::Error) -> String {
         text = text.replace(url.as_str(), "");
     }
     text.trim().trim_end_matches("()").trim().to_string()
+}
+
+/// How long to wait before the next request when Discord says the bucket is empty
+/// (`X-RateLimit-Remaining: 0` with `X-RateLimit-Reset-After`); None when it is not.
+fn bucket_wait(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let remaining = headers
+        .get("x-ratelimit-remaining")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    match remaining {
+        Some(0) => header_seconds(headers, "x-ratelimit-reset-after"),
+        _ => None,
+    }
 }
 
 fn header_seconds(headers: &reqwest::header::HeaderMap, name: &str) -> Option<Duration> {
@@ -470,6 +475,33 @@ mod tests {
             policy().next(&Attempt::Refused(403, "Missing Access".into()), 0, 0),
             Next::GiveUp("403: Missing Access".into())
         );
+    }
+
+    fn headers(pairs: &[(&'static str, &str)]) -> reqwest::header::HeaderMap {
+        let mut map = reqwest::header::HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, value.parse().unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn an_empty_bucket_waits_until_it_resets_and_only_then() {
+        assert_eq!(
+            bucket_wait(&headers(&[
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset-after", "1.25")
+            ])),
+            Some(Duration::from_millis(1250))
+        );
+        assert_eq!(
+            bucket_wait(&headers(&[
+                ("x-ratelimit-remaining", "1"),
+                ("x-ratelimit-reset-after", "1.25")
+            ])),
+            None
+        );
+        assert_eq!(bucket_wait(&headers(&[])), None);
     }
 
     #[test]
