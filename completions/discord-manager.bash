@@ -37,6 +37,9 @@ _discord__manager() {
             discord__manager,history)
                 cmd="discord__manager__subcmd__history"
                 ;;
+            discord__manager,ingest)
+                cmd="discord__manager__subcmd__ingest"
+                ;;
             discord__manager,mcp)
                 cmd="discord__manager__subcmd__mcp"
                 ;;
@@ -48,6 +51,9 @@ _discord__manager() {
                 ;;
             discord__manager,seed)
                 cmd="discord__manager__subcmd__seed"
+                ;;
+            discord__manager,status)
+                cmd="discord__manager__subcmd__status"
                 ;;
             discord__manager,wait)
                 cmd="discord__manager__subcmd__wait"
@@ -109,6 +115,9 @@ _discord__manager() {
             discord__manager__subcmd__help,history)
                 cmd="discord__manager__subcmd__help__subcmd__history"
                 ;;
+            discord__manager__subcmd__help,ingest)
+                cmd="discord__manager__subcmd__help__subcmd__ingest"
+                ;;
             discord__manager__subcmd__help,mcp)
                 cmd="discord__manager__subcmd__help__subcmd__mcp"
                 ;;
@@ -120,6 +129,9 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__help,seed)
                 cmd="discord__manager__subcmd__help__subcmd__seed"
+                ;;
+            discord__manager__subcmd__help,status)
+                cmd="discord__manager__subcmd__help__subcmd__status"
                 ;;
             discord__manager__subcmd__help,wait)
                 cmd="discord__manager__subcmd__help__subcmd__wait"
@@ -167,7 +179,7 @@ _discord__manager() {
 
     case "${cmd}" in
         discord__manager)
-            opts="-h -V --json --db --help --version catch-up history search wait digest channels mentions bookmarks seed mcp completions help"
+            opts="-h -V --json --db --help --version catch-up history search wait digest status channels mentions bookmarks seed mcp ingest completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -495,7 +507,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help)
-            opts="catch-up history search wait digest channels mentions bookmarks seed mcp completions help"
+            opts="catch-up history search wait digest status channels mentions bookmarks seed mcp ingest completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -662,6 +674,20 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__help__subcmd__ingest)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -746,6 +772,20 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__help__subcmd__wait)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -784,6 +824,28 @@ _discord__manager() {
                     return 0
                     ;;
                 --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__ingest)
+            opts="-h --repair-every --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repair-every)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -995,6 +1057,28 @@ _discord__manager() {
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__status)
+            opts="-h --since --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

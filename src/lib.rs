@@ -4,6 +4,7 @@
 //!
 //! - [`store`] owns the SQLite file: migrations, the arrival clock, and every SQL statement.
 //! - [`ingest`] turns Discord's own event payloads (serenity's model types) into store rows.
+//! - [`discord`] is the daemon's side of Discord: the gateway client, REST and backfill.
 //! - [`business`] holds the owner's capabilities: one function each, typed input, typed output.
 //! - [`registry`] lists every capability once; the CLI and the MCP server are both built from it.
 //! - [`cli`] and [`mcp`] are thin projections of the registry onto a terminal and onto stdio JSON-RPC.
@@ -14,6 +15,7 @@
 pub mod business;
 pub mod cli;
 pub mod config;
+pub mod discord;
 pub mod error;
 pub mod ingest;
 pub mod instant;

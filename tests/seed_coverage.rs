@@ -201,6 +201,29 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
                 "open bookmarks",
             )
         }),
+        ("store_status", json!({}), |result| {
+            // The demo store was built by `seed`, not by `ingest`: it says so, and says that
+            // every readable channel holds only what the feed delivered.
+            ensure(
+                result["ingest"]["state"] == "never-ran",
+                "the daemon never ran on the demo",
+            )?;
+            ensure(
+                result["messageCount"].as_u64() >= Some(10),
+                "the demo's message count",
+            )?;
+            ensure(
+                result["neverBackfilled"]
+                    .as_array()
+                    .is_some_and(|channels| channels.len() >= 3),
+                "the readable channels never backfilled",
+            )?;
+            ensure(
+                result["newestGatewayEvent"].is_string(),
+                "when the newest gateway event arrived",
+            )?;
+            ensure(result["storeBytes"].as_u64() > Some(0), "the store's size")
+        }),
         (
             "bookmarks_add",
             json!({"messageId": "1500000000000000004", "note": "answer Margaret"}),

@@ -116,6 +116,7 @@ pub fn readers(newest: Instant, busiest_channel: &str) -> Vec<(&'static str, Val
             "activity_digest",
             json!({"since": day_ago, "until": newest.plus_micros(1).to_iso()}),
         ),
+        ("store_status", json!({})),
     ]
 }
 

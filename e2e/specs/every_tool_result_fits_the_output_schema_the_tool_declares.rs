@@ -56,6 +56,7 @@ pub async fn spec() {
         ("bookmarks_list", json!({})),
         ("activity_digest", json!({"since": since})),
         ("bookmarks_resolve", json!({"messageId": answer.id})),
+        ("store_status", json!({})),
     ];
     let called: BTreeSet<&str> = calls.iter().map(|(tool, _)| *tool).collect();
     let listed: BTreeSet<&str> = schemas.keys().map(String::as_str).collect();

@@ -3,7 +3,10 @@
 //! tools the run called.
 
 pub mod cli;
+#[path = "../../tests/support/fake_discord/mod.rs"]
+pub mod fake_discord;
 pub mod feed;
+pub mod live;
 pub mod mcp;
 pub mod model;
 pub mod record;

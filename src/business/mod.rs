@@ -13,6 +13,7 @@ pub mod input;
 pub mod mentions;
 pub mod messages;
 pub mod model;
+pub mod store;
 
 pub use context::{OwnerContext, Source};
 

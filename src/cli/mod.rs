@@ -1,5 +1,5 @@
 //! The command line: the registry projected onto clap, plus the machine surfaces
-//! (`seed`, `mcp`, `completions`).
+//! (`ingest`, `seed`, `mcp`, `completions`).
 //!
 //! A capability's command and options are built from its input schema, so every input field
 //! is an option (`--channel-id`) with the field's own description as help; the arguments are
@@ -93,6 +93,18 @@ pub fn command_tree() -> Command {
             ),
     )
     .subcommand(Command::new("mcp").about("Serve every capability as an MCP tool over stdio"))
+    .subcommand(
+        Command::new("ingest")
+            .about("Keep the bot's gateway connection and record every event into the store, backfilling what was missed (needs DISCORD_TOKEN; stop with Ctrl-C or SIGTERM)")
+            .arg(
+                Arg::new("repair-every")
+                    .long("repair-every")
+                    .value_name("SECONDS")
+                    .value_parser(clap::value_parser!(u64).range(1..))
+                    .default_value("300")
+                    .help("How often every channel is checked against Discord for messages the gateway did not deliver"),
+            ),
+    )
     .subcommand(
         Command::new("completions")
             .about("Print a shell completion script")
@@ -306,6 +318,23 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
                 store: Arc::new(store),
                 context,
             })?;
+            Ok(())
+        }
+        "ingest" => {
+            init_logging("warn,discord_manager=info");
+            let config = Config::from_env()?;
+            let store = open_store(db, &config)?;
+            let repair_every = *sub
+                .get_one::<u64>("repair-every")
+                .expect("clap has a default");
+            crate::discord::daemon::run_ingest(
+                &config,
+                store,
+                crate::discord::daemon::IngestOptions {
+                    repair_every: std::time::Duration::from_secs(repair_every),
+                    ..Default::default()
+                },
+            )?;
             Ok(())
         }
         "seed" => {

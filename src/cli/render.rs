@@ -10,6 +10,7 @@ use crate::business::channels::ChannelList;
 use crate::business::mentions::Mentions;
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
 use crate::business::model::Message;
+use crate::business::store::StoreStatus;
 use crate::instant::Instant;
 
 /// A result the CLI can show to a person.
@@ -349,5 +350,74 @@ fn plural(count: u64, noun: &str) -> String {
         format!("1 {noun}")
     } else {
         format!("{count} {noun}s")
+    }
+}
+
+impl Render for StoreStatus {
+    fn render(&self) -> String {
+        let mut text = String::new();
+        let seen = |at: Option<Instant>| at.map(when).unwrap_or_else(|| "never".to_string());
+        text.push_str(&match self.ingest.state.as_str() {
+            "never-ran" => "ingest: never ran\n".to_string(),
+            "stopped" => format!(
+                "ingest: stopped cleanly at {}\n",
+                seen(self.ingest.last_seen_at)
+            ),
+            _ => format!(
+                "ingest: running, last seen {} ({})\n",
+                seen(self.ingest.last_seen_at),
+                self.ingest.last_seen_doing.as_deref().unwrap_or("")
+            ),
+        });
+        text.push_str(&format!(
+            "newest gateway event: {}\nlast backfill: {}\n{} messages, {:.1} MB on disk\n",
+            seen(self.newest_gateway_event),
+            seen(self.last_backfill),
+            self.message_count,
+            self.store_bytes as f64 / 1_000_000.0
+        ));
+        if !self.channels.is_empty() {
+            let mut out = table(&["channel", "last backfill", "complete through", "id"]);
+            for channel in &self.channels {
+                out.add_row(vec![
+                    channel.channel_name.clone(),
+                    seen(channel.last_backfill_at),
+                    channel
+                        .complete_through_message_id
+                        .clone()
+                        .unwrap_or_default(),
+                    channel.channel_id.clone(),
+                ]);
+            }
+            text.push_str(&format!("{out}\n"));
+        }
+        if !self.never_backfilled.is_empty() {
+            let names: Vec<String> = self
+                .never_backfilled
+                .iter()
+                .map(|channel| format!("#{}", channel.channel_name))
+                .collect();
+            text.push_str(&format!("never backfilled: {}\n", names.join(", ")));
+        }
+        if self.gaps.is_empty() {
+            text.push_str("no known gaps\n");
+        } else {
+            let mut out = table(&["gap", "channel", "from", "until", "what may be missing"]);
+            for gap in &self.gaps {
+                out.add_row(vec![
+                    gap.kind.clone(),
+                    gap.channel_name
+                        .as_ref()
+                        .map(|name| format!("#{name}"))
+                        .or_else(|| gap.channel_id.clone())
+                        .unwrap_or_else(|| "every channel".to_string()),
+                    when(gap.from),
+                    when(gap.until),
+                    gap.detail.clone(),
+                ]);
+            }
+            text.push_str(&format!("{out}\n{} known gaps\n", self.gaps.len()));
+        }
+        text
     }
 }

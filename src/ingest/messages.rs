@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::{NewEdit, NewMessage, Store, Writer};
 
-fn instant_of(timestamp: &Timestamp) -> Result<Instant> {
+pub(crate) fn instant_of(timestamp: &Timestamp) -> Result<Instant> {
     timestamp
         .to_rfc3339()
         .as_deref()
@@ -75,7 +75,8 @@ pub fn record_message(store: &Store, message: &Message, origin: Origin) -> Resul
     store.write(|writer| record_message_in(writer, message, origin))
 }
 
-pub(super) fn record_message_in(
+/// [`record_message`] inside a caller's transaction (a backfill records a page in one).
+pub(crate) fn record_message_in(
     writer: &mut Writer<'_>,
     message: &Message,
     origin: Origin,

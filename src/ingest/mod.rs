@@ -8,8 +8,10 @@
 //! Recorders are public business functions of the daemon, exempt from the capability registry.
 
 pub mod channels;
+pub mod direct;
 pub mod feed;
 pub mod guilds;
+pub mod history;
 pub mod messages;
 mod permissions;
 pub mod reactions;

@@ -262,6 +262,7 @@ pub fn capabilities() -> &'static [Capability] {
                 Some("messageId"),
                 bookmarks::resolve_bookmark
             ),
+            capability!("store_status", ["status"], None, store::store_status),
         ]
     });
     &CAPABILITIES

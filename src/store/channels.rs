@@ -77,6 +77,17 @@ pub struct ChannelRecord {
     pub removed: bool,
 }
 
+impl ChannelRecord {
+    /// Whether the channel can hold messages (categories, forums and directories hold
+    /// channels or threads, not messages): what backfill and coverage are about.
+    pub fn holds_messages(&self) -> bool {
+        !matches!(
+            self.kind.as_str(),
+            "category" | "forum" | "directory" | "other"
+        )
+    }
+}
+
 fn to_json<T: Serialize>(value: &T) -> Result<String> {
     serde_json::to_string(value)
         .map_err(|error| Error::internal(format!("Cannot encode a store column: {error}")))

@@ -20,6 +20,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0002_search_and_history.sql",
         include_str!("../../migrations/0002_search_and_history.sql"),
     ),
+    (
+        "0003_gateway_state.sql",
+        include_str!("../../migrations/0003_gateway_state.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

@@ -10,6 +10,7 @@ mod activity;
 mod bookmarks;
 mod channels;
 mod clock;
+mod coverage;
 mod history;
 mod identity;
 mod messages;
@@ -34,6 +35,9 @@ use crate::instant::Instant;
 pub use activity::{AuthorCount, ChannelActivity};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions};
+pub use coverage::{
+    ChannelCoverage, GapKind, GapRecord, GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
+};
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
 pub use messages::{EditRecord, MessageRecord, NewEdit, NewMessage};
@@ -229,6 +233,9 @@ mod tests {
         "message_deletions",
         "reaction_events",
         "bookmark_events",
+        "gateway_events",
+        "channel_coverage",
+        "coverage_gaps",
     ];
     /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
     /// only ever inserts into it).
@@ -260,6 +267,29 @@ mod tests {
         };
         crate::business::bookmarks::add_bookmark(&world.store, input, &world.context()).unwrap();
         world.delete(&channel, &message);
+        // The daemon's own record (written by `ingest`, not by recorders).
+        world
+            .store
+            .write(|writer| {
+                writer.record_gateway_event(GatewayEventKind::Alive, None, None)?;
+                writer.record_coverage(&NewCoverage {
+                    channel_id: channel.clone(),
+                    started_after: 1,
+                    complete_through: 2,
+                    fetched: 0,
+                    stored: 0,
+                    reason: "start",
+                })?;
+                writer.record_gap(&NewGap {
+                    kind: GapKind::Event,
+                    channel_id: None,
+                    from_at: Instant::now(),
+                    until_at: Instant::now(),
+                    after_message_id: None,
+                    detail: "test".into(),
+                })
+            })
+            .unwrap();
         world
     }
 

@@ -1,4 +1,4 @@
-//! An MCP client that connects sees exactly the eleven capabilities as tools, in the registry's
+//! An MCP client that connects sees exactly the twelve capabilities as tools, in the registry's
 //! order, the same set whose surfaces are reviewed in `tests/snapshots/`, each described for the
 //! caller, with an input schema that refuses unknown fields and a declared output schema.
 
@@ -27,6 +27,7 @@ pub async fn spec() {
             "bookmarks_add",
             "bookmarks_list",
             "bookmarks_resolve",
+            "store_status",
         ]
     );
     let snapshots = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");

@@ -1,0 +1,55 @@
+use serde_json::json;
+
+use crate::support::fake_discord::{FakeDiscord, GENERAL, GRACE, GUILD, LINUS, OWNER};
+use crate::support::Store;
+use crate::support::live::{Daemon, caught_up_until, ids};
+
+pub async fn spec() {
+    let fake = FakeDiscord::start();
+    let store = Store::without_owner();
+    let daemon = Daemon::start(&fake, &store);
+    daemon.wait_until_caught_up(1);
+
+    let edit = json!({"t": "MESSAGE_UPDATE", "d": {"id": "@id:first", "channel_id": GENERAL,
+        "guild_id": GUILD, "content": "Standup moved to 10:30", "edited_timestamp": "@now",
+        "mentions": [], "mention_roles": []}});
+    let delete = json!({"t": "MESSAGE_DELETE", "d": {"id": "@id:second", "channel_id": GENERAL,
+        "guild_id": GUILD}});
+    let react = |user: &str, emoji: &str| {
+        json!({"t": "MESSAGE_REACTION_ADD", "d": {"user_id": user, "channel_id": GENERAL,
+            "message_id": "@id:first", "guild_id": GUILD, "emoji": {"id": null, "name": emoji},
+            "burst": false, "type": 0}})
+    };
+    let unreact = json!({"t": "MESSAGE_REACTION_REMOVE", "d": {"user_id": OWNER,
+        "channel_id": GENERAL, "message_id": "@id:first", "guild_id": GUILD,
+        "emoji": {"id": null, "name": "👀"}, "burst": false, "type": 0}});
+    fake.play(
+        &[
+            FakeDiscord::message_line("@id:first", GENERAL, GRACE, "Standup at 10"),
+            FakeDiscord::message_line("@id:second", GENERAL, LINUS, "oops, wrong channel"),
+            edit.to_string(),
+            delete.to_string(),
+            react(LINUS, "👍").to_string(),
+            react(OWNER, "👍").to_string(),
+            react(OWNER, "👀").to_string(),
+            unreact.to_string(),
+        ]
+        .join("\n"),
+    );
+    let (first, second) = (fake.id("first"), fake.id("second"));
+
+    let messages = caught_up_until(&store, GENERAL, "the edit, deletion and reactions", |m| {
+        m.len() == 2
+            && m[0]["reactions"] == json!([{"emoji": "👍", "count": 2}])
+            && m[0]["editedAt"].is_string()
+            && m[1]["deleted"] == true
+    });
+    assert_eq!(ids(&messages), vec![first, second]);
+    assert_eq!(messages[0]["content"], "Standup moved to 10:30");
+    assert_eq!(messages[0]["authorId"], GRACE);
+    assert_eq!(messages[0]["guildId"], GUILD);
+    assert_eq!(messages[0]["deleted"], false);
+    assert_eq!(messages[1]["content"], "oops, wrong channel");
+    assert_eq!(messages[1]["reactions"], json!([]));
+    daemon.stop();
+}

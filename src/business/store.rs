@@ -1,0 +1,384 @@
+//! Freshness and coverage of the store: how far an answer can be trusted.
+
+use std::collections::HashMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::OwnerContext;
+use super::channels::channels_in_scope;
+use crate::error::Result;
+use crate::instant::Instant;
+use crate::store::{ChannelAccess, GapKind, GatewayEventKind, Store};
+
+/// See how fresh and complete the store is: when the newest gateway event arrived, whether the
+/// ingest daemon is listening or stopped, when each readable channel was last backfilled and up
+/// to which message it is known complete, the channels never backfilled, the known gaps (spans
+/// when the daemon was not listening, so deletions, edits and reactions there may be missing;
+/// channels whose backfill failed), the message count and the store's size on disk. Use it
+/// before trusting an answer about recent activity, for example when `messages_catch_up` is
+/// unexpectedly empty.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct GetStoreStatus {
+    /// Only gaps that ended at or after this instant (inclusive). Default: every known gap.
+    pub since: Option<Instant>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StoreStatus {
+    /// When the newest event the gateway delivered (a message, edit, deletion or reaction) was
+    /// stored, on the store's arrival clock; null if none ever was.
+    pub newest_gateway_event: Option<Instant>,
+    /// The ingest daemon, as its own connection history last saw it.
+    pub ingest: IngestState,
+    /// When the most recent backfill of any channel completed; null if none ever did.
+    pub last_backfill: Option<Instant>,
+    /// Readable channels and threads in scope that hold messages, with their coverage.
+    pub channels: Vec<ChannelCoverageStatus>,
+    /// Readable channels in scope that were never backfilled: the store has only what the
+    /// gateway delivered for them.
+    pub never_backfilled: Vec<ChannelRef>,
+    /// Known gaps that are still open, oldest first.
+    pub gaps: Vec<Gap>,
+    /// Messages in the store (every channel, in scope or not).
+    pub message_count: u64,
+    /// The store's size on disk in bytes (database and write-ahead log).
+    pub store_bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IngestState {
+    /// `never-ran`, `stopped` (a clean stop was the last thing it did), or `running` (it was
+    /// last seen connecting or connected; if `lastSeenAt` is old it died without stopping).
+    pub state: String,
+    /// The newest entry of its connection history; null if it never ran.
+    pub last_seen_at: Option<Instant>,
+    /// What that entry was: identify, ready, resumed, alive or stop.
+    pub last_seen_doing: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelCoverageStatus {
+    pub channel_id: String,
+    pub channel_name: String,
+    /// Null for a direct-message channel.
+    pub guild_id: Option<String>,
+    /// When the latest backfill of this channel completed; null if never.
+    pub last_backfill_at: Option<Instant>,
+    /// Every message up to and including this id is in the store; null if never backfilled.
+    pub complete_through_message_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelRef {
+    pub channel_id: String,
+    pub channel_name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Gap {
+    /// `downtime` (the daemon was not listening), `messages` (a channel's backfill failed) or
+    /// `event` (an event Discord delivered could not be stored).
+    pub kind: String,
+    /// The channel concerned; null when it concerns every channel.
+    pub channel_id: Option<String>,
+    pub channel_name: Option<String>,
+    /// The span the gap covers (Discord's events in it may be missing).
+    pub from: Instant,
+    pub until: Instant,
+    /// For a `messages` gap: messages after this id may be missing.
+    pub after_message_id: Option<String>,
+    /// What is missing, in words.
+    pub detail: String,
+}
+
+pub fn store_status(
+    store: &Store,
+    input: GetStoreStatus,
+    context: &OwnerContext,
+) -> Result<StoreStatus> {
+    let store_bytes = store.size_on_disk();
+    store.read(|reader| {
+        let coverages: HashMap<String, _> = reader
+            .coverages()?
+            .into_iter()
+            .map(|coverage| (coverage.channel_id.clone(), coverage))
+            .collect();
+        let in_scope = channels_in_scope(reader, context)?;
+        let names: HashMap<String, String> = reader
+            .channels()?
+            .into_iter()
+            .map(|channel| (channel.channel_id, channel.name))
+            .collect();
+        let mut channels = Vec::new();
+        let mut never_backfilled = Vec::new();
+        for channel in in_scope
+            .iter()
+            .filter(|channel| channel.access == ChannelAccess::Readable && channel.holds_messages())
+        {
+            let coverage = coverages.get(&channel.channel_id);
+            if coverage.is_none() {
+                never_backfilled.push(ChannelRef {
+                    channel_id: channel.channel_id.clone(),
+                    channel_name: channel.name.clone(),
+                });
+            }
+            channels.push(ChannelCoverageStatus {
+                channel_id: channel.channel_id.clone(),
+                channel_name: channel.name.clone(),
+                guild_id: channel.guild_id.clone(),
+                last_backfill_at: coverage.map(|coverage| coverage.last_backfill_at),
+                complete_through_message_id: coverage
+                    .map(|coverage| coverage.complete_through.to_string()),
+            });
+        }
+        let scoped: std::collections::HashSet<&str> = in_scope
+            .iter()
+            .map(|channel| channel.channel_id.as_str())
+            .collect();
+        let mut gaps = Vec::new();
+        for gap in reader.gaps()? {
+            if input.since.is_some_and(|since| gap.until_at < since) {
+                continue;
+            }
+            if let Some(channel) = &gap.channel_id {
+                if !scoped.contains(channel.as_str()) {
+                    continue;
+                }
+                if gap.kind == GapKind::Messages {
+                    let after = gap.after_message_id.unwrap_or(0);
+                    if reader.backfilled_past(channel, after, gap.created_at)? {
+                        continue;
+                    }
+                }
+            }
+            gaps.push(Gap {
+                kind: gap.kind.as_str().to_string(),
+                channel_name: gap
+                    .channel_id
+                    .as_ref()
+                    .and_then(|id| names.get(id).cloned()),
+                channel_id: gap.channel_id,
+                from: gap.from_at,
+                until: gap.until_at,
+                after_message_id: gap.after_message_id.map(|id| id.to_string()),
+                detail: gap.detail,
+            });
+        }
+        let latest = reader.latest_gateway_event()?;
+        let ingest = IngestState {
+            state: match latest.as_ref().map(|event| event.kind) {
+                None => "never-ran",
+                Some(GatewayEventKind::Stop) => "stopped",
+                Some(_) => "running",
+            }
+            .to_string(),
+            last_seen_at: latest.as_ref().map(|event| event.created_at),
+            last_seen_doing: latest.map(|event| event.kind.as_str().to_string()),
+        };
+        Ok(StoreStatus {
+            newest_gateway_event: reader.newest_gateway_event()?,
+            ingest,
+            last_backfill: coverages
+                .values()
+                .map(|coverage| coverage.last_backfill_at)
+                .max(),
+            channels,
+            never_backfilled,
+            gaps,
+            message_count: reader.message_count()?,
+            store_bytes,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::store::testing::fresh_id;
+    use crate::store::{NewCoverage, NewGap};
+    use crate::test_fixtures::{VIEW, World};
+
+    fn coverage(store: &Store, channel: &str, started_after: u64, complete_through: u64) {
+        store
+            .write(|writer| {
+                writer.record_coverage(&NewCoverage {
+                    channel_id: channel.to_string(),
+                    started_after,
+                    complete_through,
+                    fetched: 0,
+                    stored: 0,
+                    reason: "start",
+                })
+            })
+            .unwrap();
+    }
+
+    fn gap(store: &Store, kind: GapKind, channel: Option<&str>, after: Option<u64>) -> NewGap {
+        let gap = NewGap {
+            kind,
+            channel_id: channel.map(str::to_string),
+            from_at: Instant::parse("2026-11-29T10:00:00Z").unwrap(),
+            until_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
+            after_message_id: after,
+            detail: format!("gap {}", fresh_id()),
+        };
+        store.write(|writer| writer.record_gap(&gap)).unwrap();
+        gap
+    }
+
+    /// This test's own gaps in a status (the unit-test store is shared).
+    fn own<'a>(status: &'a StoreStatus, gaps: &[&NewGap]) -> Vec<&'a Gap> {
+        status
+            .gaps
+            .iter()
+            .filter(|listed| gaps.iter().any(|gap| gap.detail == listed.detail))
+            .collect()
+    }
+
+    fn status(world: &World, since: Option<Instant>) -> StoreStatus {
+        store_status(&world.store, GetStoreStatus { since }, &world.context()).unwrap()
+    }
+
+    #[test]
+    fn lists_readable_channels_with_their_coverage_and_those_never_backfilled() {
+        let world = World::new();
+        let general = world.channel("general");
+        let archive = world.channel("archive");
+        let hidden = world.channel_with(
+            "hidden",
+            json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": VIEW.to_string()}]),
+        );
+        coverage(&world.store, &general, 10, 500);
+        coverage(&world.store, &general, 500, 300);
+
+        let status = status(&world, None);
+        let listed: Vec<(&str, Option<&str>)> = status
+            .channels
+            .iter()
+            .map(|channel| {
+                (
+                    channel.channel_id.as_str(),
+                    channel.complete_through_message_id.as_deref(),
+                )
+            })
+            .collect();
+        let mut expected = vec![(general.as_str(), Some("500")), (archive.as_str(), None)];
+        expected.sort_by_key(|(id, _)| (id.len(), id.to_string()));
+        assert_eq!(listed, expected);
+        assert_eq!(
+            status.never_backfilled,
+            vec![ChannelRef {
+                channel_id: archive.clone(),
+                channel_name: "archive".into()
+            }]
+        );
+        assert!(!status.channels.iter().any(|c| c.channel_id == hidden));
+    }
+
+    #[test]
+    fn a_messages_gap_closes_once_a_backfill_from_at_or_before_its_point_completes() {
+        let world = World::new();
+        let general = world.channel("general");
+        let open = gap(&world.store, GapKind::Messages, Some(&general), Some(100));
+        assert_eq!(own(&status(&world, None), &[&open]).len(), 1);
+
+        // A backfill that started after the gap's point proves nothing about it.
+        coverage(&world.store, &general, 101, 900);
+        let still = status(&world, None);
+        assert_eq!(own(&still, &[&open]).len(), 1);
+        assert_eq!(
+            own(&still, &[&open])[0].after_message_id.as_deref(),
+            Some("100")
+        );
+
+        coverage(&world.store, &general, 100, 900);
+        assert_eq!(own(&status(&world, None), &[&open]).len(), 0);
+    }
+
+    #[test]
+    fn since_keeps_the_gaps_that_ended_at_or_after_it() {
+        let world = World::new();
+        let general = world.channel("general");
+        let downtime = gap(&world.store, GapKind::Downtime, None, None);
+        let event = gap(&world.store, GapKind::Event, Some(&general), None);
+        let until = downtime.until_at;
+
+        let at = status(&world, Some(until));
+        assert_eq!(own(&at, &[&downtime, &event]).len(), 2);
+        let listed = own(&at, &[&event])[0];
+        assert_eq!(listed.kind, "event");
+        assert_eq!(listed.channel_name.as_deref(), Some("general"));
+        assert_eq!(own(&at, &[&downtime])[0].channel_id, None);
+
+        let after = status(&world, Some(until.plus_micros(1)));
+        assert_eq!(own(&after, &[&downtime, &event]).len(), 0);
+    }
+
+    #[test]
+    fn gaps_of_channels_out_of_scope_are_left_out() {
+        let world = World::new();
+        let elsewhere = World::new();
+        let theirs = elsewhere.channel("general");
+        let gap = gap(&world.store, GapKind::Event, Some(&theirs), None);
+        assert_eq!(own(&status(&world, None), &[&gap]).len(), 0);
+        assert_eq!(own(&status(&elsewhere, None), &[&gap]).len(), 1);
+    }
+
+    #[test]
+    fn says_whether_ingest_never_ran_runs_or_stopped() {
+        // The daemon's history is store-wide: this needs a store of its own.
+        let folder = tempfile::tempdir().unwrap();
+        let store = Store::open(&folder.path().join("status.sqlite3")).unwrap();
+        let context = World::new().context();
+        let state = |store: &Store| {
+            store_status(store, GetStoreStatus::default(), &context)
+                .unwrap()
+                .ingest
+        };
+        assert_eq!(
+            state(&store),
+            IngestState {
+                state: "never-ran".into(),
+                last_seen_at: None,
+                last_seen_doing: None
+            }
+        );
+        let identified = store
+            .write(|writer| {
+                writer.record_gateway_event(GatewayEventKind::Identify, None, Some("ws://x"))
+            })
+            .unwrap();
+        assert_eq!(
+            state(&store),
+            IngestState {
+                state: "running".into(),
+                last_seen_at: Some(identified),
+                last_seen_doing: Some("identify".into())
+            }
+        );
+        let stopped = store
+            .write(|writer| writer.record_gateway_event(GatewayEventKind::Stop, None, None))
+            .unwrap();
+        assert_eq!(
+            state(&store),
+            IngestState {
+                state: "stopped".into(),
+                last_seen_at: Some(stopped),
+                last_seen_doing: Some("stop".into())
+            }
+        );
+        let status = store_status(&store, GetStoreStatus::default(), &context).unwrap();
+        assert_eq!(status.message_count, 0);
+        assert_eq!(status.newest_gateway_event, None);
+        assert!(status.store_bytes > 0);
+    }
+}

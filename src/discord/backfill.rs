@@ -1,0 +1,341 @@
+//! Backfill: fetching over REST what the gateway did not deliver (or delivered and was never
+//! committed), channel by channel, and proving how far each channel is complete.
+//!
+//! A channel's backfill starts at its coverage, the highest message id a previous backfill
+//! proved complete, never at the newest stored message: handlers run concurrently, so a crash
+//! can leave received-but-uncommitted messages below the newest stored one. A channel never
+//! backfilled starts where the store begins (the daemon's first IDENTIFY). It pages with
+//! `after=` (Discord answers each page newest first, so the next `after` is the page's highest
+//! id) until a page comes back short, records each page in one transaction, and only then
+//! records the new coverage. A backfill that fails records the coverage it did prove and a
+//! `messages` gap after it; the next successful backfill of the channel closes the gap.
+
+use std::collections::VecDeque;
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serenity::model::id::{ChannelId, GuildId, MessageId};
+use tokio::sync::{mpsc, watch};
+use tracing::{info, warn};
+
+use super::rest::{Rest, RestError};
+use crate::error::{Error, Result};
+use crate::ingest::history::record_history_page;
+use crate::instant::Instant;
+use crate::store::{GapKind, NewCoverage, NewGap, Store};
+
+/// Discord's epoch (2015-01-01T00:00:00Z) in Unix milliseconds: snowflakes count from it.
+const DISCORD_EPOCH_MS: i64 = 1_420_070_400_000;
+/// Discord's largest page of messages.
+pub const PAGE: u8 = 100;
+
+/// The smallest snowflake Discord could have minted at `instant`: every message created at or
+/// after it has a higher id.
+pub fn snowflake_at(instant: Instant) -> u64 {
+    let ms = instant.as_micros() / 1_000 - DISCORD_EPOCH_MS;
+    u64::try_from(ms.max(0)).unwrap_or(0) << 22
+}
+
+/// One channel to backfill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelJob {
+    pub channel_id: u64,
+    pub guild_id: Option<u64>,
+    pub name: String,
+    /// Discord's `last_message_id` for the channel when it is known: a channel whose newest
+    /// message is at or below its coverage needs no request at all.
+    pub last_message_id: Option<u64>,
+}
+
+/// A set of channels to backfill for one reason, reported together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// start | reconnect | repair | joined
+    pub reason: &'static str,
+    /// What the batch is about, for the log ("guild Lighthouse Labs").
+    pub label: String,
+    pub channels: Vec<ChannelJob>,
+}
+
+/// What one channel's backfill came to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChannelOutcome {
+    pub pages: u64,
+    pub fetched: u64,
+    pub new_messages: u64,
+    pub new_edits: u64,
+    /// Whether a request was needed at all.
+    pub skipped: bool,
+    pub failed: bool,
+}
+
+/// Where a backfill of a channel starts: its coverage, or where the store begins.
+fn start_point(store: &Store, channel_id: u64) -> Result<u64> {
+    store.read(|reader| {
+        if let Some(coverage) = reader.channel_coverage(&channel_id.to_string())? {
+            return Ok(coverage.complete_through);
+        }
+        let begins = reader.first_identify()?.unwrap_or_else(Instant::now);
+        Ok(snowflake_at(begins))
+    })
+}
+
+/// Stores blocking work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| Error::internal(format!("A store task failed: {error}")))?
+}
+
+/// Backfills one channel: pages from its start point until caught up, then records coverage.
+/// Stops between pages when `stop` turns true (the daemon is shutting down).
+pub async fn backfill_channel(
+    rest: &Rest,
+    store: &Arc<Store>,
+    job: &ChannelJob,
+    reason: &'static str,
+    stop: &watch::Receiver<bool>,
+    progress: &mut Progress,
+) -> Result<ChannelOutcome> {
+    let started_after = {
+        let store = Arc::clone(store);
+        let channel = job.channel_id;
+        blocking(move || start_point(&store, channel)).await?
+    };
+    let mut outcome = ChannelOutcome::default();
+    if job
+        .last_message_id
+        .is_some_and(|last| last <= started_after)
+    {
+        outcome.skipped = true;
+        return Ok(outcome);
+    }
+    let mut after = started_after;
+    let failure = loop {
+        if *stop.borrow() {
+            break None;
+        }
+        let mut page = match rest
+            .messages_after(
+                ChannelId::new(job.channel_id),
+                MessageId::new(after.max(1)),
+                PAGE,
+            )
+            .await
+        {
+            Ok(page) => page,
+            Err(error) => break Some(error),
+        };
+        // Discord answers newest first: record oldest first, so arrival order is Discord's.
+        page.sort_by_key(|message| message.id);
+        outcome.pages += 1;
+        let count = page.len();
+        outcome.fetched += count as u64;
+        let Some(highest) = page.iter().map(|message| message.id.get()).max() else {
+            break None;
+        };
+        let recorded = {
+            let store = Arc::clone(store);
+            let guild = job.guild_id.map(GuildId::new);
+            blocking(move || record_history_page(&store, guild, &page)).await?
+        };
+        outcome.new_messages += recorded.new_messages;
+        outcome.new_edits += recorded.new_edits;
+        after = after.max(highest);
+        progress.page(&job.name, &outcome);
+        if count < usize::from(PAGE) {
+            break None;
+        }
+    };
+    let coverage = NewCoverage {
+        channel_id: job.channel_id.to_string(),
+        started_after,
+        complete_through: after,
+        fetched: outcome.fetched,
+        stored: outcome.new_messages,
+        reason,
+    };
+    let gap = failure.as_ref().map(|error| NewGap {
+        kind: GapKind::Messages,
+        channel_id: Some(job.channel_id.to_string()),
+        from_at: Instant::now(),
+        until_at: Instant::now(),
+        after_message_id: Some(after),
+        detail: format!(
+            "The backfill of #{} stopped after message {after}: {}; messages after it may be \
+             missing until a later backfill completes",
+            job.name,
+            error.describe()
+        ),
+    });
+    // A backfill interrupted by a stop proved only the pages it stored: record that much.
+    let proved = failure.is_none() && !*stop.borrow() || after > started_after;
+    {
+        let store = Arc::clone(store);
+        blocking(move || {
+            store.write(|writer| {
+                if proved {
+                    writer.record_coverage(&coverage)?;
+                }
+                if let Some(gap) = &gap {
+                    // A backfill that keeps failing at the same point says so once.
+                    let channel = gap.channel_id.as_deref().unwrap_or_default();
+                    if !writer.reader().open_messages_gap(channel, after)? {
+                        writer.record_gap(gap)?;
+                    }
+                }
+                Ok(())
+            })
+        })
+        .await?;
+    }
+    if let Some(error) = failure {
+        outcome.failed = true;
+        warn!(
+            channel = %job.channel_id,
+            "backfill of #{} failed after message {after}: {} (recorded as a gap; the next repair tries again)",
+            job.name,
+            error.describe()
+        );
+        if error == RestError::Unauthorized {
+            return Err(error.into());
+        }
+    }
+    Ok(outcome)
+}
+
+/// Progress on stderr: a line rewritten in place on a terminal, nothing extra otherwise (the
+/// per-channel log lines say it all).
+pub struct Progress {
+    terminal: bool,
+    shown: bool,
+}
+
+impl Progress {
+    pub fn new() -> Progress {
+        Progress {
+            terminal: std::io::stderr().is_terminal(),
+            shown: false,
+        }
+    }
+
+    fn page(&mut self, channel: &str, outcome: &ChannelOutcome) {
+        if self.terminal {
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(
+                stderr,
+                "\r\x1b[2Kbackfilling #{channel}: {} pages, {} messages, {} new",
+                outcome.pages, outcome.fetched, outcome.new_messages
+            );
+            let _ = stderr.flush();
+            self.shown = true;
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+            self.shown = false;
+        }
+    }
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress::new()
+    }
+}
+
+/// The backfill worker: one batch at a time, one channel at a time (Discord's rate limits are
+/// per route, and a sequential backfill never competes with itself). A channel already queued
+/// is not queued twice.
+pub async fn run_worker(
+    rest: Arc<Rest>,
+    store: Arc<Store>,
+    mut batches: mpsc::UnboundedReceiver<Batch>,
+    stop: watch::Receiver<bool>,
+) -> Result<()> {
+    let mut queue: VecDeque<Batch> = VecDeque::new();
+    let mut progress = Progress::new();
+    loop {
+        if queue.is_empty() {
+            let mut stop_changed = stop.clone();
+            tokio::select! {
+                batch = batches.recv() => match batch {
+                    Some(batch) => queue.push_back(batch),
+                    None => return Ok(()),
+                },
+                _ = stop_changed.wait_for(|stopping| *stopping) => return Ok(()),
+            }
+        }
+        while let Ok(batch) = batches.try_recv() {
+            queue.push_back(batch);
+        }
+        let Some(batch) = queue.pop_front() else {
+            continue;
+        };
+        let waiting: Vec<u64> = queue
+            .iter()
+            .flat_map(|queued| queued.channels.iter().map(|job| job.channel_id))
+            .collect();
+        let started = std::time::Instant::now();
+        let mut totals = ChannelOutcome::default();
+        let mut channels = 0;
+        for job in batch
+            .channels
+            .iter()
+            .filter(|job| !waiting.contains(&job.channel_id))
+        {
+            if *stop.borrow() {
+                return Ok(());
+            }
+            let outcome =
+                backfill_channel(&rest, &store, job, batch.reason, &stop, &mut progress).await?;
+            progress.clear();
+            if outcome.skipped {
+                continue;
+            }
+            channels += 1;
+            totals.pages += outcome.pages;
+            totals.fetched += outcome.fetched;
+            totals.new_messages += outcome.new_messages;
+            totals.new_edits += outcome.new_edits;
+            if !outcome.failed {
+                info!(
+                    channel = %job.channel_id,
+                    "backfilled #{}: {} pages, {} messages fetched, {} new, {} edits recovered",
+                    job.name, outcome.pages, outcome.fetched, outcome.new_messages, outcome.new_edits
+                );
+            }
+        }
+        info!(
+            reason = batch.reason,
+            "backfill done ({}) for {}: {channels} channels fetched, {} messages, {} new, in {:.1} s",
+            batch.reason,
+            batch.label,
+            totals.fetched,
+            totals.new_messages,
+            started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+/// How long the worker waits between the repair passes the daemon schedules.
+pub const DEFAULT_REPAIR_EVERY: Duration = Duration::from_secs(300);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snowflake_at_an_instant_is_below_every_message_created_from_then_on() {
+        // Discord's documented example: 175928847299117063 was created 2016-04-30T11:18:25.796Z.
+        let created = Instant::parse("2016-04-30T11:18:25.796Z").unwrap();
+        assert_eq!(snowflake_at(created), 175928847299117063 >> 22 << 22);
+        assert!(snowflake_at(created) <= 175928847299117063);
+        assert!(snowflake_at(created.plus_micros(1_000)) > 175928847299117063);
+    }
+}

@@ -1,0 +1,545 @@
+//! `discord-manager ingest`: the supervisor that ties the REST client, serenity's gateway
+//! client, the writer thread and the backfill worker together, and stops them cleanly.
+//!
+//! Start-up checks the token over REST (`/users/@me`), records the application's owner, asks
+//! the configured API base for the gateway URL itself (serenity would silently fall back to
+//! the real gateway if that request failed; here a failure is an error, and a loopback API
+//! base must answer a loopback gateway) and sets that URL on the client. Every IDENTIFY is
+//! recorded and paced by the budget in [`super::budget`]. SIGINT and SIGTERM stop the client,
+//! let the writer commit everything received, and record a clean stop.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serenity::gateway::{ConnectionStage, GatewayError, ShardManager, ShardRunnerMessage};
+use serenity::model::gateway::GatewayIntents;
+use serenity::model::id::{ChannelId, GuildId};
+use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio::sync::{mpsc, watch};
+use tracing::{info, warn};
+
+use super::backfill::{self, Batch, ChannelJob};
+use super::budget;
+use super::gateway::{Notice, Relay, Writer};
+use super::rest::{Rest, RetryPolicy};
+use crate::config::Config;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ingest;
+use crate::instant::Instant;
+use crate::store::{ChannelAccess, GatewayEventKind, Store};
+
+/// The events the store needs: guilds, channels, roles; guild and direct messages with their
+/// content (Message Content is privileged: enable it in the Developer Portal); reactions.
+pub fn intents() -> GatewayIntents {
+    GatewayIntents::GUILDS
+        | GatewayIntents::GUILD_MESSAGES
+        | GatewayIntents::GUILD_MESSAGE_REACTIONS
+        | GatewayIntents::DIRECT_MESSAGES
+        | GatewayIntents::DIRECT_MESSAGE_REACTIONS
+        | GatewayIntents::MESSAGE_CONTENT
+}
+
+/// What the owner may tune on the command line.
+#[derive(Debug, Clone, Copy)]
+pub struct IngestOptions {
+    /// How often every channel is checked against Discord for missed messages.
+    pub repair_every: Duration,
+    /// How often a sign of life is recorded while connected.
+    pub alive_every: Duration,
+}
+
+impl Default for IngestOptions {
+    fn default() -> Self {
+        IngestOptions {
+            repair_every: backfill::DEFAULT_REPAIR_EVERY,
+            alive_every: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Runs the daemon until SIGINT or SIGTERM (Ok) or a fatal error (the token rejected, the
+/// intents refused).
+pub fn run_ingest(config: &Config, store: Store, options: IngestOptions) -> Result<()> {
+    // One thread for everything async: serenity spawns a task per dispatch, and on a
+    // single-threaded runtime they run in the order they were spawned, so the writer receives
+    // events in the order the gateway sent them (a READY before its GUILD_CREATEs).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
+    runtime.block_on(supervise(config, Arc::new(store), options))
+}
+
+struct Signals {
+    terminate: Signal,
+    interrupt: Signal,
+}
+
+impl Signals {
+    fn listen() -> Result<Signals> {
+        let listen = |kind| {
+            signal(kind).map_err(|error| {
+                Error::internal(format!("Cannot listen for stop signals: {error}"))
+            })
+        };
+        Ok(Signals {
+            terminate: listen(SignalKind::terminate())?,
+            interrupt: listen(SignalKind::interrupt())?,
+        })
+    }
+
+    async fn next(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.terminate.recv() => "SIGTERM",
+            _ = self.interrupt.recv() => "SIGINT",
+        }
+    }
+}
+
+/// Whether a URL's host is this machine.
+fn is_loopback(url: &str) -> bool {
+    let Some(url) = reqwest::Url::parse(url).ok() else {
+        return false;
+    };
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A local API base (a fake Discord) must answer a local gateway: never let a test setup reach
+/// the real gateway.
+fn check_gateway(base: &str, gateway: &str) -> Result<()> {
+    if is_loopback(base) && !is_loopback(gateway) {
+        return Err(Error::config(format!(
+            "DISCORD_API_BASE is a local address ({base}) but its /api/v10/gateway answered \
+             {gateway}: refusing to connect a local setup to a gateway elsewhere"
+        )));
+    }
+    Ok(())
+}
+
+/// The error a gateway failure ends the daemon with, if it is fatal.
+fn fatal(error: &serenity::Error) -> Option<Error> {
+    match error {
+        serenity::Error::Gateway(GatewayError::InvalidAuthentication) => Some(Error::new(
+            ErrorKind::Discord,
+            "Discord rejected the bot token (gateway close code 4004, authentication failed): \
+             check DISCORD_TOKEN",
+        )),
+        serenity::Error::Gateway(GatewayError::DisallowedGatewayIntents) => Some(Error::new(
+            ErrorKind::Discord,
+            "Discord refused the gateway intents (close code 4014): enable the Message Content \
+             intent for this bot (Discord Developer Portal → your application → Bot → \
+             Privileged Gateway Intents)",
+        )),
+        serenity::Error::Gateway(GatewayError::InvalidGatewayIntents) => Some(Error::new(
+            ErrorKind::Discord,
+            "Discord says the gateway intents are invalid (close code 4013)",
+        )),
+        _ => None,
+    }
+}
+
+/// Stops serenity's client and waits for it. Each running shard is told to shut down
+/// directly first: after serenity restarts a shard by itself, its manager's `shutdown_all`
+/// finds a stale "finished" notice from that restart, forgets the new runner without telling
+/// it, and leaves it connected (and holding a relay, so the writer's queue would never close).
+async fn stop_client(
+    manager: &ShardManager,
+    running: tokio::task::JoinHandle<serenity::Result<()>>,
+) {
+    for (id, runner) in manager.runners.lock().await.iter() {
+        runner
+            .runner_tx
+            .send_to_shard(ShardRunnerMessage::Shutdown(*id, 1000));
+    }
+    manager.shutdown_all().await;
+    let _ = running.await;
+}
+
+async fn connected(manager: &ShardManager) -> bool {
+    manager
+        .runners
+        .lock()
+        .await
+        .values()
+        .any(|runner| runner.stage == ConnectionStage::Connected)
+}
+
+/// Records the application's owner (the default owner when DISCORD_OWNER_ID is not set): the
+/// team's owner for a team application, else the owner.
+async fn learn_owner(rest: &Rest, store: &Arc<Store>) {
+    match rest.application_owner().await {
+        Ok(Some(owner)) => {
+            let store = Arc::clone(store);
+            let recorded = tokio::task::spawn_blocking(move || {
+                ingest::guilds::record_application_owner(&store, &owner, "discord")
+            })
+            .await;
+            if let Ok(Err(error)) = recorded {
+                warn!("could not record the application's owner: {error}");
+            }
+        }
+        Ok(None) => warn!("Discord did not say who owns the application"),
+        Err(error) => warn!(
+            "could not learn the application's owner: {}",
+            error.describe()
+        ),
+    }
+}
+
+/// Start-up over REST: the token, the owner, the gateway URL.
+async fn prepare(rest: &Rest, store: &Arc<Store>) -> Result<String> {
+    info!("Discord REST API: {}", rest.base());
+    let me = rest.current_user().await?;
+    info!("the token belongs to the bot {} ({})", me.name, me.id);
+    learn_owner(rest, store).await;
+    let gateway = rest.gateway_url().await.map_err(|error| {
+        Error::new(
+            ErrorKind::Discord,
+            format!(
+                "Cannot learn the gateway URL from {}: {} (refusing to guess one)",
+                rest.url_of(&serenity::http::Route::Gateway),
+                error.describe()
+            ),
+        )
+    })?;
+    check_gateway(rest.base(), &gateway)?;
+    Ok(gateway)
+}
+
+async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -> Result<()> {
+    let token = config.token.clone().ok_or_else(|| {
+        Error::config("ingest needs the bot token: set DISCORD_TOKEN (in the environment or .env)")
+    })?;
+    let mut signals = Signals::listen()?;
+    let rest = Arc::new(Rest::new(
+        &token,
+        config.api_base.as_deref(),
+        RetryPolicy::default(),
+    )?);
+    let gateway = tokio::select! {
+        prepared = prepare(&rest, &store) => prepared?,
+        name = signals.next() => {
+            info!("stopping: {name} received before connecting");
+            return Ok(());
+        }
+    };
+
+    let run_started_at = Instant::now();
+    let (queue, queued) = mpsc::unbounded_channel();
+    let (backfill, batches) = mpsc::unbounded_channel();
+    let (notify, mut notices) = mpsc::unbounded_channel();
+    let (stopping, stop) = watch::channel(false);
+    let stored = Arc::new(AtomicU64::new(0));
+    let writer = Writer {
+        store: Arc::clone(&store),
+        guild_ids: config.guild_ids.clone(),
+        run_started_at,
+        backfill: backfill.clone(),
+        notices: notify,
+        stored: Arc::clone(&stored),
+    };
+    let writer = std::thread::Builder::new()
+        .name("store-writer".into())
+        .spawn(move || writer.run(queued))
+        .map_err(|error| Error::internal(format!("Cannot start the writer: {error}")))?;
+    let worker = tokio::spawn(backfill::run_worker(
+        Arc::clone(&rest),
+        Arc::clone(&store),
+        batches,
+        stop.clone(),
+    ));
+    let repairs = tokio::spawn(repair_loop(
+        Arc::clone(&rest),
+        Arc::clone(&store),
+        config.guild_ids.clone(),
+        backfill.clone(),
+        options.repair_every,
+    ));
+
+    let outcome: Result<Option<&'static str>> = 'run: loop {
+        let wait = {
+            let since = Instant::now().minus_seconds(budget::window().as_secs() as i64);
+            let history = store
+                .read(|reader| reader.gateway_events_since(GatewayEventKind::Identify, since))?;
+            let wait = budget::identify_delay(&history, Instant::now());
+            if !wait.is_zero() {
+                warn!(
+                    "waiting {} before identifying: {} identifies in the last {} minutes \
+                     (Discord resets a bot's token after 1000 in a day)",
+                    budget::describe(wait),
+                    history.len(),
+                    budget::window().as_secs() / 60
+                );
+            }
+            wait
+        };
+        if !wait.is_zero() {
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                name = signals.next() => break 'run Ok(Some(name)),
+            }
+        }
+        store.write(|writer| {
+            writer.record_gateway_event(GatewayEventKind::Identify, None, Some(&gateway))
+        })?;
+        // serenity's own Http, configured like ours: the API base, the rate limiter off.
+        let client = serenity::client::ClientBuilder::new_with_http(rest.client_http(), intents())
+            .raw_event_handler(Relay {
+                queue: queue.clone(),
+            });
+        let mut client = client.await.map_err(|error| {
+            Error::new(
+                ErrorKind::Discord,
+                format!("Cannot build the gateway client: {error}"),
+            )
+        })?;
+        // serenity asked the base for the gateway itself and silently falls back to the real
+        // gateway if that failed: set the URL this daemon checked.
+        *client.ws_url.lock().await = gateway.clone();
+        info!("connecting to the gateway at {gateway}");
+        let manager = Arc::clone(&client.shard_manager);
+        let mut running = tokio::spawn(async move { client.start().await });
+        let mut alive = tokio::time::interval_at(
+            tokio::time::Instant::now() + options.alive_every,
+            options.alive_every,
+        );
+        loop {
+            tokio::select! {
+                finished = &mut running => {
+                    match finished {
+                        Ok(Ok(())) => warn!("the gateway client stopped by itself; starting it again"),
+                        Ok(Err(error)) => {
+                            if let Some(fatal) = fatal(&error) {
+                                break 'run Err(fatal);
+                            }
+                            warn!("the gateway client failed ({error}); starting it again");
+                            for (id, runner) in manager.runners.lock().await.iter() {
+                                runner.runner_tx.send_to_shard(ShardRunnerMessage::Shutdown(*id, 1000));
+                            }
+                            manager.shutdown_all().await;
+                        }
+                        Err(error) => break 'run Err(Error::internal(format!("The gateway client crashed: {error}"))),
+                    }
+                    continue 'run;
+                }
+                name = signals.next() => {
+                    info!("stopping: {name} received");
+                    stop_client(&manager, running).await;
+                    break 'run Ok(Some(name));
+                }
+                Some(notice) = notices.recv() => {
+                    if notice == (Notice::SessionStarted { reidentify: true }) {
+                        let since = Instant::now().minus_seconds(budget::window().as_secs() as i64);
+                        let history = store.read(|reader| reader.gateway_events_since(GatewayEventKind::Identify, since))?;
+                        if !budget::identify_delay(&history, Instant::now()).is_zero() {
+                            warn!("the gateway keeps needing a new session; pausing before the next IDENTIFY");
+                            stop_client(&manager, running).await;
+                            continue 'run;
+                        }
+                    }
+                }
+                _ = alive.tick() => {
+                    if writer.is_finished() {
+                        // Nothing records events any more: better to stop loudly (a
+                        // supervisor restarts the daemon, and backfill covers the gap).
+                        break 'run Err(Error::internal("The store writer stopped unexpectedly; see the log above"));
+                    }
+                    if connected(&manager).await {
+                        let detail = format!("{} events stored this run", stored.load(Ordering::Relaxed));
+                        store.write(|writer| writer.record_gateway_event(GatewayEventKind::Alive, None, Some(&detail)))?;
+                    }
+                }
+            }
+        }
+    };
+
+    let _ = stopping.send(true);
+    repairs.abort();
+    match outcome {
+        Err(error) => {
+            // Fatal: nothing more will arrive; leave promptly.
+            worker.abort();
+            Err(error)
+        }
+        Ok(signal) => {
+            let _ = worker.await;
+            drop(queue);
+            drop(backfill);
+            let drained = tokio::task::spawn_blocking(move || writer.join());
+            match tokio::time::timeout(Duration::from_secs(30), drained).await {
+                Ok(_) => {
+                    let detail = format!("stopped on {}", signal.unwrap_or("request"));
+                    store.write(|writer| {
+                        writer.record_gateway_event(GatewayEventKind::Stop, None, Some(&detail))
+                    })?;
+                    info!(
+                        "stopped cleanly: {} events stored this run",
+                        stored.load(Ordering::Relaxed)
+                    );
+                }
+                Err(_) => warn!(
+                    "stopped, but the gateway queue did not drain within 30 s: events still \
+                     queued were not stored (the next start backfills the messages among them)"
+                ),
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Every `every`, checks each channel against Discord and backfills those with messages
+/// beyond their coverage (what the gateway never delivered, or serenity could not parse).
+async fn repair_loop(
+    rest: Arc<Rest>,
+    store: Arc<Store>,
+    guild_ids: Vec<String>,
+    backfill: mpsc::UnboundedSender<Batch>,
+    every: Duration,
+) {
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    loop {
+        ticker.tick().await;
+        if let Err(error) = repair_pass(&rest, &store, &guild_ids, &backfill).await {
+            warn!("the periodic repair failed: {error}");
+        }
+    }
+}
+
+async fn repair_pass(
+    rest: &Rest,
+    store: &Arc<Store>,
+    guild_ids: &[String],
+    backfill: &mpsc::UnboundedSender<Batch>,
+) -> Result<()> {
+    let channels = {
+        let store = Arc::clone(store);
+        tokio::task::spawn_blocking(move || store.read(|reader| reader.channels()))
+            .await
+            .map_err(|error| Error::internal(format!("A store task failed: {error}")))??
+    };
+    let mut guilds: Vec<String> = channels
+        .iter()
+        .filter(|channel| !channel.removed)
+        .filter_map(|channel| channel.guild_id.clone())
+        .filter(|guild| guild_ids.is_empty() || guild_ids.contains(guild))
+        .collect();
+    guilds.sort();
+    guilds.dedup();
+    for guild in guilds {
+        let Ok(guild_id) = guild.parse::<u64>().map(GuildId::new) else {
+            continue;
+        };
+        let mut seen = match rest.guild_channels(guild_id).await {
+            Ok(channels) => channels,
+            Err(error) => {
+                warn!(guild = %guild, "repair: cannot list the guild's channels: {}", error.describe());
+                continue;
+            }
+        };
+        match rest.active_threads(guild_id).await {
+            Ok(threads) => seen.extend(threads.threads),
+            Err(error) => {
+                warn!(guild = %guild, "repair: cannot list active threads: {}", error.describe())
+            }
+        }
+        // What REST shows of channels is recorded like a gateway sighting (overwrites and
+        // readability stay current), then readable channels with newer messages are queued.
+        let recorded = {
+            let store = Arc::clone(store);
+            let seen = seen.clone();
+            tokio::task::spawn_blocking(move || -> Result<Vec<ChannelJob>> {
+                for channel in &seen {
+                    ingest::channels::record_channel(&store, channel)?;
+                }
+                let mut jobs = Vec::new();
+                for channel in &seen {
+                    let Some(last) = channel.last_message_id else {
+                        continue;
+                    };
+                    let known = store.read(|reader| reader.channel(&channel.id.to_string()))?;
+                    if let Some(known) = known.filter(|known| {
+                        known.access == ChannelAccess::Readable && known.holds_messages()
+                    }) {
+                        jobs.push(ChannelJob {
+                            channel_id: channel.id.get(),
+                            guild_id: Some(channel.guild_id.get()),
+                            name: known.name,
+                            last_message_id: Some(last.get()),
+                        });
+                    }
+                }
+                Ok(jobs)
+            })
+            .await
+            .map_err(|error| Error::internal(format!("A store task failed: {error}")))??
+        };
+        let _ = backfill.send(Batch {
+            reason: "repair",
+            label: format!("guild {guild}"),
+            channels: recorded,
+        });
+    }
+    let mut direct = Vec::new();
+    for channel in channels
+        .iter()
+        .filter(|channel| channel.guild_id.is_none() && !channel.removed)
+    {
+        let Ok(id) = channel.channel_id.parse::<u64>() else {
+            continue;
+        };
+        if let Ok(serenity::model::channel::Channel::Private(private)) =
+            rest.channel(ChannelId::new(id)).await
+        {
+            direct.push(ChannelJob {
+                channel_id: id,
+                guild_id: None,
+                name: channel.name.clone(),
+                last_message_id: private.last_message_id.map(|id| id.get()),
+            });
+        }
+    }
+    if !direct.is_empty() {
+        let _ = backfill.send(Batch {
+            reason: "repair",
+            label: "direct messages".to_string(),
+            channels: direct,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_api_base_must_answer_a_local_gateway() {
+        assert_eq!(
+            check_gateway("http://127.0.0.1:8080", "ws://127.0.0.1:9090"),
+            Ok(())
+        );
+        assert_eq!(
+            check_gateway("https://discord.com", "wss://gateway.discord.gg"),
+            Ok(())
+        );
+        assert_eq!(
+            check_gateway("http://127.0.0.1:8080", "wss://gateway.discord.gg")
+                .unwrap_err()
+                .message(),
+            "DISCORD_API_BASE is a local address (http://127.0.0.1:8080) but its \
+             /api/v10/gateway answered wss://gateway.discord.gg: refusing to connect a local \
+             setup to a gateway elsewhere"
+        );
+        assert!(is_loopback("http://localhost:1"));
+        assert!(is_loopback("ws://[::1]:1"));
+        assert!(!is_loopback("ws://10.0.0.1:1"));
+    }
+}

@@ -1,0 +1,494 @@
+//! The gateway side of the daemon: serenity's client hands every dispatch to [`Relay`], which
+//! queues it for [`Writer`], one thread that records events in the order they were received.
+//!
+//! Why one writer: SQLite serialises writes anyway; one thread keeps the store's work off the
+//! async threads, keeps receive order (serenity spawns a task per dispatch; on the daemon's
+//! single-threaded runtime those tasks are polled in spawn order, and [`Relay`] queues the
+//! event on its first poll), and makes a clean stop provable: the queue closes only when every
+//! relay is gone, so everything serenity dispatched has been committed when it is drained.
+//!
+//! An event is acknowledged — logged as stored, counted, allowed to trigger follow-up work —
+//! only after its transaction commits. (serenity itself advances and heartbeats its sequence
+//! number when it reads a frame, before any handler runs, and offers no way to hold it back;
+//! what could be lost that way is covered by backfill from provable coverage and, for events
+//! REST cannot recover, by a recorded gap.)
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serenity::all::{Context, RawEventHandler};
+use serenity::async_trait;
+use serenity::model::channel::Message;
+use serenity::model::event::Event;
+use tokio::sync::mpsc;
+use tracing::{debug, error, info, warn};
+
+use super::backfill::{Batch, ChannelJob};
+use crate::error::Result;
+use crate::ingest::direct::record_direct_channel;
+use crate::ingest::feed::{repair_unparsed, why_unparsed};
+use crate::ingest::{self, Origin, Recorded};
+use crate::instant::Instant;
+use crate::store::{ChannelAccess, GapKind, GatewayEventKind, NewGap, Store};
+
+/// A dispatch as serenity handed it over, with when it was received.
+pub struct Received {
+    pub event: Event,
+    pub at: Instant,
+}
+
+/// serenity's raw event handler: queues every dispatch, nothing else.
+pub struct Relay {
+    pub queue: mpsc::UnboundedSender<Received>,
+}
+
+#[async_trait]
+impl RawEventHandler for Relay {
+    async fn raw_event(&self, _context: Context, event: Event) {
+        // A send fails only when the writer is gone, which happens only after a stop.
+        let _ = self.queue.send(Received {
+            event,
+            at: Instant::now(),
+        });
+    }
+}
+
+/// What the writer tells the supervisor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// A new session began (READY); `reidentify`: serenity identified again within this run.
+    SessionStarted { reidentify: bool },
+    /// The session was resumed.
+    Resumed,
+}
+
+/// How many consecutive guild messages from people with no content, attachment, embed,
+/// sticker or poll make the daemon say the Message Content intent is probably off.
+pub const EMPTY_CONTENT_WARNING_AFTER: u32 = 20;
+
+/// Notices when every message arrives empty: what Discord sends when the bot lacks the
+/// privileged Message Content intent.
+#[derive(Debug, Default)]
+pub struct ContentWatch {
+    empty_in_a_row: u32,
+    warned: bool,
+}
+
+impl ContentWatch {
+    /// Observes one gateway message; returns true exactly once, when the streak of empty
+    /// messages reaches [`EMPTY_CONTENT_WARNING_AFTER`].
+    pub fn observe(&mut self, message: &Message) -> bool {
+        if message.guild_id.is_none() || message.author.bot {
+            return false;
+        }
+        let empty = message.content.is_empty()
+            && message.attachments.is_empty()
+            && message.embeds.is_empty()
+            && message.sticker_items.is_empty()
+            && message.poll.is_none();
+        if !empty {
+            self.empty_in_a_row = 0;
+            return false;
+        }
+        self.empty_in_a_row += 1;
+        if self.empty_in_a_row >= EMPTY_CONTENT_WARNING_AFTER && !self.warned {
+            self.warned = true;
+            return true;
+        }
+        false
+    }
+}
+
+/// The writer's configuration and outlets.
+pub struct Writer {
+    pub store: Arc<Store>,
+    /// Guilds in scope (empty: every guild): only those are backfilled.
+    pub guild_ids: Vec<String>,
+    /// When this run of the daemon started: the previous run's last sign of life is before it.
+    pub run_started_at: Instant,
+    pub backfill: mpsc::UnboundedSender<Batch>,
+    pub notices: mpsc::UnboundedSender<Notice>,
+    /// Events committed this run.
+    pub stored: Arc<AtomicU64>,
+}
+
+/// The writer's state across events.
+#[derive(Default)]
+struct State {
+    sessions: u32,
+    /// Guilds the current session's READY announced: their GUILD_CREATE starts a backfill.
+    announced: Vec<u64>,
+    bot_user_id: Option<u64>,
+    last_received: Option<Instant>,
+    content: ContentWatch,
+}
+
+impl Writer {
+    /// Records every event from `queue` until it closes (every relay dropped).
+    pub fn run(self, mut queue: mpsc::UnboundedReceiver<Received>) {
+        let mut state = State::default();
+        while let Some(received) = queue.blocking_recv() {
+            self.handle(&mut state, received);
+        }
+        debug!("the gateway queue is drained");
+    }
+
+    fn in_scope(&self, guild_id: u64) -> bool {
+        self.guild_ids.is_empty() || self.guild_ids.iter().any(|id| *id == guild_id.to_string())
+    }
+
+    fn handle(&self, state: &mut State, received: Received) {
+        let Received { event, at } = received;
+        let previous = state.last_received.replace(at);
+        let event = match event {
+            Event::Unknown(unknown) => match repair_unparsed(&unknown.kind, &unknown.value) {
+                Some(repaired) => repaired,
+                None => {
+                    self.skip_unknown(&unknown.kind, &unknown.value);
+                    return;
+                }
+            },
+            event => event,
+        };
+        let kind = kind_of(&event);
+        if let Event::MessageCreate(create) = &event {
+            self.before_message(state, &create.message);
+        }
+        match ingest::record_event(&self.store, &event, Origin::Gateway) {
+            Ok(recorded) => {
+                if recorded != Recorded::Ignored {
+                    self.stored.fetch_add(1, Ordering::Relaxed);
+                }
+                debug!(event = kind, ?recorded, "stored");
+                if let Err(failure) = self.after_commit(state, &event, at, previous) {
+                    error!("could not record what follows a {kind} event: {failure}");
+                }
+            }
+            Err(failure) => {
+                error!(event = kind, "could not store a {kind} event: {failure}");
+                let channel = channel_of(&event);
+                let gap = NewGap {
+                    kind: GapKind::Event,
+                    channel_id: channel.map(|id| id.to_string()),
+                    from_at: at,
+                    until_at: at,
+                    after_message_id: None,
+                    detail: format!("A {kind} event could not be stored: {failure}"),
+                };
+                if let Err(also) = self.store.write(|writer| writer.record_gap(&gap)) {
+                    error!("could not record the gap either: {also}");
+                }
+                if let Some(channel) = channel {
+                    self.repair_channels(&[channel], "an event that could not be stored");
+                }
+            }
+        }
+    }
+
+    /// A dispatch serenity could not parse: one of a kind the store records is logged as skipped
+    /// and its channel repaired by backfill; one of a kind this version does not know, ignored.
+    fn skip_unknown(&self, kind: &str, value: &serde_json::Value) {
+        match why_unparsed(kind, value) {
+            Some(reason) => {
+                warn!(
+                    event = %kind,
+                    "skipped a {kind} dispatch that does not parse ({reason}); its channel will be repaired by backfill"
+                );
+                if let Some(channel) = value
+                    .get("channel_id")
+                    .and_then(|id| id.as_str())
+                    .and_then(|id| id.parse::<u64>().ok())
+                {
+                    self.repair_channels(&[channel], "a dispatch that did not parse");
+                }
+            }
+            None => info!(event = %kind, "ignored a {kind} dispatch this version does not know"),
+        }
+    }
+
+    /// A direct message's channel is recorded before the message (Discord sends no
+    /// CHANNEL_CREATE for it); an empty guild message feeds the Message Content check.
+    fn before_message(&self, state: &mut State, message: &Message) {
+        if message.guild_id.is_none() {
+            let bot = state.bot_user_id;
+            let other = (Some(message.author.id.get()) != bot).then_some(&message.author);
+            if let Err(failure) = record_direct_channel(&self.store, message.channel_id, other) {
+                error!("could not record a direct-message channel: {failure}");
+            }
+        }
+        if state.content.observe(message) {
+            warn!(
+                "the last {EMPTY_CONTENT_WARNING_AFTER} messages arrived with empty content: the \
+                 Message Content intent is probably off (Discord Developer Portal → your \
+                 application → Bot → Privileged Gateway Intents → Message Content Intent)"
+            );
+        }
+    }
+
+    fn after_commit(
+        &self,
+        state: &mut State,
+        event: &Event,
+        at: Instant,
+        previous: Option<Instant>,
+    ) -> Result<()> {
+        match event {
+            Event::Ready(ready) => {
+                let ready = &ready.ready;
+                let reidentify = state.sessions > 0;
+                state.sessions += 1;
+                state.bot_user_id = Some(ready.user.id.get());
+                state.announced = ready.guilds.iter().map(|guild| guild.id.get()).collect();
+                let run_started_at = self.run_started_at;
+                let session = ready.session_id.clone();
+                let gap = self.store.write(|writer| {
+                    if reidentify {
+                        writer.record_gateway_event(
+                            GatewayEventKind::Identify,
+                            None,
+                            Some("serenity identified again: the connection could not be resumed"),
+                        )?;
+                    }
+                    let from = if reidentify {
+                        previous
+                    } else {
+                        let reader = writer.reader();
+                        reader
+                            .last_listening_before(run_started_at)?
+                            .max(reader.newest_gateway_event()?)
+                    };
+                    writer.record_gateway_event(GatewayEventKind::Ready, Some(&session), None)?;
+                    let Some(from) = from.filter(|from| *from < at) else {
+                        return Ok(None);
+                    };
+                    let gap = NewGap {
+                        kind: GapKind::Downtime,
+                        channel_id: None,
+                        from_at: from,
+                        until_at: at,
+                        after_message_id: None,
+                        detail: format!(
+                            "The daemon was not listening from {from} to {at}: messages sent then \
+                             are backfilled, but deletions, edits and reactions then cannot be \
+                             recovered"
+                        ),
+                    };
+                    writer.record_gap(&gap)?;
+                    Ok(Some(gap))
+                })?;
+                info!(
+                    session = %ready.session_id,
+                    "connected: new gateway session as {} with {} guilds{}",
+                    ready.user.name,
+                    ready.guilds.len(),
+                    if reidentify { " (identified again: the previous session could not be resumed)" } else { "" }
+                );
+                if let Some(gap) = gap {
+                    info!(
+                        "recorded a gap: not listening from {} to {}",
+                        gap.from_at, gap.until_at
+                    );
+                }
+                let _ = self.notices.send(Notice::SessionStarted { reidentify });
+                self.backfill_direct_channels(if reidentify { "reconnect" } else { "start" })?;
+            }
+            Event::Resumed(_) => {
+                self.store.write(|writer| {
+                    writer.record_gateway_event(GatewayEventKind::Resumed, None, None)
+                })?;
+                info!("resumed the gateway session: Discord replays what was missed");
+                let _ = self.notices.send(Notice::Resumed);
+            }
+            Event::GuildCreate(create) => {
+                let guild = &create.guild;
+                if !self.in_scope(guild.id.get()) {
+                    return Ok(());
+                }
+                let reason = if !state.announced.contains(&guild.id.get()) {
+                    "joined"
+                } else if state.sessions > 1 {
+                    "reconnect"
+                } else {
+                    "start"
+                };
+                let last: HashMap<u64, u64> = guild
+                    .channels
+                    .values()
+                    .chain(guild.threads.iter())
+                    .filter_map(|channel| Some((channel.id.get(), channel.last_message_id?.get())))
+                    .collect();
+                let guild_id = guild.id.to_string();
+                let channels = self.store.read(|reader| reader.channels())?;
+                let jobs: Vec<ChannelJob> = channels
+                    .into_iter()
+                    .filter(|channel| {
+                        channel.guild_id.as_deref() == Some(guild_id.as_str())
+                            && !channel.removed
+                            && channel.access == ChannelAccess::Readable
+                            && channel.holds_messages()
+                    })
+                    .filter_map(|channel| {
+                        let id = channel.channel_id.parse::<u64>().ok()?;
+                        Some(ChannelJob {
+                            channel_id: id,
+                            guild_id: Some(guild.id.get()),
+                            name: channel.name,
+                            last_message_id: last.get(&id).copied(),
+                        })
+                    })
+                    .collect();
+                let _ = self.backfill.send(Batch {
+                    reason,
+                    label: format!("guild {}", guild.name),
+                    channels: jobs,
+                });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn backfill_direct_channels(&self, reason: &'static str) -> Result<()> {
+        let channels = self.store.read(|reader| reader.channels())?;
+        let jobs: Vec<ChannelJob> = channels
+            .into_iter()
+            .filter(|channel| channel.guild_id.is_none() && !channel.removed)
+            .filter_map(|channel| {
+                Some(ChannelJob {
+                    channel_id: channel.channel_id.parse().ok()?,
+                    guild_id: None,
+                    name: channel.name,
+                    last_message_id: None,
+                })
+            })
+            .collect();
+        if !jobs.is_empty() {
+            let _ = self.backfill.send(Batch {
+                reason,
+                label: "direct messages".to_string(),
+                channels: jobs,
+            });
+        }
+        Ok(())
+    }
+
+    fn repair_channels(&self, channel_ids: &[u64], why: &str) {
+        let jobs: Vec<ChannelJob> = channel_ids
+            .iter()
+            .filter_map(|id| {
+                let channel = self
+                    .store
+                    .read(|reader| reader.channel(&id.to_string()))
+                    .ok()
+                    .flatten()?;
+                Some(ChannelJob {
+                    channel_id: *id,
+                    guild_id: channel.guild_id.as_deref().and_then(|g| g.parse().ok()),
+                    name: channel.name,
+                    last_message_id: None,
+                })
+            })
+            .collect();
+        if !jobs.is_empty() {
+            let _ = self.backfill.send(Batch {
+                reason: "repair",
+                label: why.to_string(),
+                channels: jobs,
+            });
+        }
+    }
+}
+
+/// The dispatch name of the events the store records (for the logs).
+fn kind_of(event: &Event) -> &'static str {
+    match event {
+        Event::Ready(_) => "READY",
+        Event::Resumed(_) => "RESUMED",
+        Event::GuildCreate(_) => "GUILD_CREATE",
+        Event::GuildUpdate(_) => "GUILD_UPDATE",
+        Event::GuildDelete(_) => "GUILD_DELETE",
+        Event::GuildRoleCreate(_) => "GUILD_ROLE_CREATE",
+        Event::GuildRoleUpdate(_) => "GUILD_ROLE_UPDATE",
+        Event::GuildRoleDelete(_) => "GUILD_ROLE_DELETE",
+        Event::GuildMemberUpdate(_) => "GUILD_MEMBER_UPDATE",
+        Event::ChannelCreate(_) => "CHANNEL_CREATE",
+        Event::ChannelUpdate(_) => "CHANNEL_UPDATE",
+        Event::ChannelDelete(_) => "CHANNEL_DELETE",
+        Event::ThreadCreate(_) => "THREAD_CREATE",
+        Event::ThreadUpdate(_) => "THREAD_UPDATE",
+        Event::ThreadDelete(_) => "THREAD_DELETE",
+        Event::ThreadListSync(_) => "THREAD_LIST_SYNC",
+        Event::MessageCreate(_) => "MESSAGE_CREATE",
+        Event::MessageUpdate(_) => "MESSAGE_UPDATE",
+        Event::MessageDelete(_) => "MESSAGE_DELETE",
+        Event::MessageDeleteBulk(_) => "MESSAGE_DELETE_BULK",
+        Event::ReactionAdd(_) => "MESSAGE_REACTION_ADD",
+        Event::ReactionRemove(_) => "MESSAGE_REACTION_REMOVE",
+        Event::ReactionRemoveAll(_) => "MESSAGE_REACTION_REMOVE_ALL",
+        Event::ReactionRemoveEmoji(_) => "MESSAGE_REACTION_REMOVE_EMOJI",
+        _ => "other",
+    }
+}
+
+/// The channel an event is about, if it is about one.
+fn channel_of(event: &Event) -> Option<u64> {
+    let value = serde_json::to_value(event).ok()?;
+    let data = value.get("d")?;
+    data.get("channel_id")
+        .or_else(|| data.get("channel").and_then(|channel| channel.get("id")))
+        .and_then(|id| id.as_str())
+        .and_then(|id| id.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(content: &str, guild: bool, bot: bool) -> Message {
+        let mut value = serde_json::json!({
+            "id": "1500000000000000001", "channel_id": "1400000000000000001",
+            "author": {"id": "1000000000000000002", "username": "grace", "discriminator": "0",
+                       "global_name": null, "avatar": null, "bot": bot},
+            "content": content, "timestamp": "2026-11-29T12:00:00Z", "edited_timestamp": null,
+            "tts": false, "mention_everyone": false, "mentions": [], "mention_roles": [],
+            "attachments": [], "embeds": [], "pinned": false, "type": 0
+        });
+        if guild {
+            value["guild_id"] = "1200000000000000001".into();
+        }
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn warns_once_when_the_twentieth_empty_message_in_a_row_arrives() {
+        let mut watch = ContentWatch::default();
+        for n in 1..EMPTY_CONTENT_WARNING_AFTER {
+            assert!(!watch.observe(&message("", true, false)), "message {n}");
+        }
+        assert!(watch.observe(&message("", true, false)));
+        assert!(!watch.observe(&message("", true, false)));
+    }
+
+    #[test]
+    fn a_message_with_content_restarts_the_count() {
+        let mut watch = ContentWatch::default();
+        for _ in 1..EMPTY_CONTENT_WARNING_AFTER {
+            watch.observe(&message("", true, false));
+        }
+        assert!(!watch.observe(&message("hello", true, false)));
+        for n in 1..EMPTY_CONTENT_WARNING_AFTER {
+            assert!(!watch.observe(&message("", true, false)), "message {n}");
+        }
+        assert!(watch.observe(&message("", true, false)));
+    }
+
+    #[test]
+    fn bots_and_direct_messages_do_not_count() {
+        let mut watch = ContentWatch::default();
+        for _ in 0..EMPTY_CONTENT_WARNING_AFTER * 2 {
+            assert!(!watch.observe(&message("", true, true)));
+            assert!(!watch.observe(&message("", false, false)));
+        }
+    }
+}

@@ -1,0 +1,517 @@
+//! Discord's REST API as the daemon uses it: serenity's routes and request building, our own
+//! response handling.
+//!
+//! serenity 0.12 honours a base other than `https://discord.com` (`DISCORD_API_BASE`) only
+//! with its rate limiter disabled, and then hands a 429 back as an error whose parsed body has
+//! lost `retry_after`; with its rate limiter on, it retries a 429 forever; either way it never
+//! retries a 5xx. So the rate limiter is always off (the tested path is the production path),
+//! requests are built by serenity (`Request::build`, which applies the base) and executed here,
+//! where the response is read in full: a 429 waits what Discord asks, a 5xx or a timeout is
+//! retried with exponential backoff a bounded number of times, and a request that still fails
+//! is reported as such for the caller to record as a gap.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serenity::http::{Http, HttpBuilder, LightMethod, Request, Route};
+use serenity::model::channel::{Channel, GuildChannel, Message, ThreadsData};
+use serenity::model::gateway::Gateway;
+use serenity::model::id::{ChannelId, GuildId, MessageId};
+use serenity::model::user::CurrentUser;
+use tokio::sync::Mutex;
+use tracing::{debug, warn};
+
+use crate::config::Token;
+use crate::error::{Error, ErrorKind, Result};
+
+/// Discord's own REST base, used when `DISCORD_API_BASE` is not set.
+pub const DISCORD_BASE: &str = "https://discord.com";
+
+/// How requests are retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts at a request that fails with a 5xx or a timeout, the first included.
+    pub attempts: u32,
+    /// The wait before the second attempt; each later wait doubles, up to `max_backoff`.
+    pub first_backoff: Duration,
+    pub max_backoff: Duration,
+    /// How many 429s in a row a request may meet before it is given up.
+    pub rate_limited_attempts: u32,
+    /// How long one attempt may take.
+    pub timeout: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 5,
+            first_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+            rate_limited_attempts: 10,
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// What one attempt came to, as far as retrying is concerned.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Attempt {
+    /// 2xx.
+    Success,
+    /// 429: wait this long (Discord's `retry_after`), then try again.
+    RateLimited(Duration),
+    /// 5xx, a timeout, or the connection failed: worth another attempt.
+    Transient(String),
+    /// Anything else: retrying would not help.
+    Refused(u16, String),
+}
+
+/// What to do after an attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Next {
+    Done,
+    RetryAfter(Duration),
+    GiveUp(String),
+}
+
+impl RetryPolicy {
+    /// The decision after `attempt`, given how many transient failures and 429s came before
+    /// (this one included).
+    pub(crate) fn next(&self, attempt: &Attempt, transient: u32, limited: u32) -> Next {
+        match attempt {
+            Attempt::Success => Next::Done,
+            Attempt::RateLimited(wait) => {
+                if limited >= self.rate_limited_attempts {
+                    Next::GiveUp(format!("rate limited {limited} times in a row"))
+                } else {
+                    Next::RetryAfter(*wait)
+                }
+            }
+            Attempt::Transient(why) => {
+                if transient >= self.attempts {
+                    Next::GiveUp(format!("{why} ({transient} attempts)"))
+                } else {
+                    let doubled = self
+                        .first_backoff
+                        .saturating_mul(1 << (transient - 1).min(16));
+                    Next::RetryAfter(doubled.min(self.max_backoff))
+                }
+            }
+            Attempt::Refused(status, why) => Next::GiveUp(format!("{status}: {why}")),
+        }
+    }
+}
+
+/// Why a REST call failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestError {
+    /// 401: the token is wrong or was reset.
+    Unauthorized,
+    /// 403: the bot may not see this.
+    Forbidden(String),
+    /// 404.
+    NotFound(String),
+    /// Gave up after retries, or a refusal that is none of the above.
+    Failed(String),
+    /// The answer was not what Discord documents.
+    Invalid(String),
+}
+
+impl RestError {
+    pub fn describe(&self) -> String {
+        match self {
+            RestError::Unauthorized => "Discord rejected the bot token (401 Unauthorized)".into(),
+            RestError::Forbidden(why) => format!("Discord refused access (403: {why})"),
+            RestError::NotFound(what) => format!("Discord does not know {what} (404)"),
+            RestError::Failed(why) => format!("Discord did not answer successfully: {why}"),
+            RestError::Invalid(why) => format!("Discord answered something unexpected: {why}"),
+        }
+    }
+}
+
+impl From<RestError> for Error {
+    fn from(error: RestError) -> Error {
+        match error {
+            RestError::Unauthorized => Error::new(
+                ErrorKind::Discord,
+                "Discord rejected the bot token (401 Unauthorized): check DISCORD_TOKEN",
+            ),
+            other => Error::new(ErrorKind::Discord, other.describe()),
+        }
+    }
+}
+
+/// The REST client: serenity's `Http` (for the gateway client) and our own execution.
+pub struct Rest {
+    http: Arc<Http>,
+    client: reqwest::Client,
+    base: Option<String>,
+    policy: RetryPolicy,
+    /// Not before this instant: Discord said the bucket is empty until then. Backfill is
+    /// sequential, so one shared wait is enough and never too short.
+    not_before: Mutex<Option<tokio::time::Instant>>,
+}
+
+impl Rest {
+    pub fn new(token: &Token, api_base: Option<&str>, policy: RetryPolicy) -> Result<Rest> {
+        let client = reqwest::Client::builder()
+            .timeout(policy.timeout)
+            .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
+            .use_rustls_tls()
+            .build()
+            .map_err(|error| Error::internal(format!("Cannot build the HTTP client: {error}")))?;
+        let mut builder = HttpBuilder::new(token.expose())
+            .client(client.clone())
+            .ratelimiter_disabled(true);
+        if let Some(base) = api_base {
+            builder = builder.proxy(base);
+        }
+        Ok(Rest {
+            http: Arc::new(builder.build()),
+            client,
+            base: api_base.map(str::to_string),
+            policy,
+            not_before: Mutex::new(None),
+        })
+    }
+
+    /// A serenity `Http` configured the same way (token, API base, rate limiter off, this
+    /// HTTP client), for serenity's gateway client, which takes one of its own.
+    pub fn client_http(&self) -> Http {
+        let mut builder = HttpBuilder::new(self.http.token())
+            .client(self.client.clone())
+            .ratelimiter_disabled(true);
+        if let Some(base) = &self.base {
+            builder = builder.proxy(base.as_str());
+        }
+        builder.build()
+    }
+
+    /// The REST base in use, for the logs.
+    pub fn base(&self) -> &str {
+        self.base.as_deref().unwrap_or(DISCORD_BASE)
+    }
+
+    /// The full URL of a route, for the logs (it never holds the token).
+    pub fn url_of(&self, route: &Route<'_>) -> String {
+        let path = route.path().to_string();
+        match &self.base {
+            Some(base) => path.replace(DISCORD_BASE, base.trim_end_matches('/')),
+            None => path,
+        }
+    }
+
+    async fn get<T: DeserializeOwned>(
+        &self,
+        route: Route<'_>,
+        params: Vec<(&'static str, String)>,
+    ) -> Result<T, RestError> {
+        let what = self.url_of(&route);
+        let mut transient = 0;
+        let mut limited = 0;
+        loop {
+            let pending = *self.not_before.lock().await;
+            if let Some(at) = pending {
+                tokio::time::sleep_until(at).await;
+            }
+            let request = Request::new(route, LightMethod::Get)
+                .params((!params.is_empty()).then(|| params.clone()))
+                .build(&self.client, self.http.token(), self.base.as_deref())
+                .map_err(|error| RestError::Invalid(format!("cannot build {what}: {error}")))?
+                .build()
+                .map_err(|error| RestError::Invalid(format!("cannot build {what}: {error}")))?;
+            let (attempt, body) = match self.client.execute(request).await {
+                Err(error) => {
+                    let why = if error.is_timeout() {
+                        "timed out".to_string()
+                    } else {
+                        format!("request failed: {}", without_url(&error))
+                    };
+                    (Attempt::Transient(why), None)
+                }
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    self.note_rate_limit(response.headers()).await;
+                    let retry_header = header_seconds(response.headers(), "retry-after");
+                    let body = response.bytes().await.ok();
+                    let attempt = match status {
+                        200..=299 => Attempt::Success,
+                        429 => Attempt::RateLimited(
+                            body.as_deref()
+                                .and_then(retry_after_in_body)
+                                .or(retry_header)
+                                .unwrap_or(Duration::from_secs(1)),
+                        ),
+                        500..=599 => Attempt::Transient(format!("HTTP {status}")),
+                        _ => Attempt::Refused(status, discord_message(body.as_deref())),
+                    };
+                    (attempt, body.map(|bytes| (status, bytes)))
+                }
+            };
+            match &attempt {
+                Attempt::RateLimited(_) => limited += 1,
+                Attempt::Transient(_) => transient += 1,
+                _ => {}
+            }
+            match self.policy.next(&attempt, transient, limited) {
+                Next::Done => {
+                    let (_, bytes) = body.unwrap_or_default();
+                    return serde_json::from_slice(&bytes).map_err(|error| {
+                        RestError::Invalid(format!(
+                            "{what} answered JSON that does not parse: {error}"
+                        ))
+                    });
+                }
+                Next::RetryAfter(wait) => {
+                    debug!(url = %what, ?attempt, ?wait, "retrying a Discord request");
+                    tokio::time::sleep(wait).await;
+                }
+                Next::GiveUp(why) => {
+                    return Err(match attempt {
+                        Attempt::Refused(401, _) => RestError::Unauthorized,
+                        Attempt::Refused(403, message) => RestError::Forbidden(message),
+                        Attempt::Refused(404, _) => RestError::NotFound(what),
+                        _ => {
+                            warn!(url = %what, "gave up on a Discord request: {why}");
+                            RestError::Failed(format!("{what}: {why}"))
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    /// Remembers an empty bucket until it resets.
+    async fn note_rate_limit(&self, headers: &reqwest::header::HeaderMap) {
+        *self.not_before.lock().await =
+            bucket_wait(headers).map(|wait| tokio::time::Instant::now() + wait);
+    }
+
+    /// `GET /users/@me`: the bot itself (and a check that the token is accepted).
+    pub async fn current_user(&self) -> Result<CurrentUser, RestError> {
+        self.get(Route::UserMe, Vec::new()).await
+    }
+
+    /// `GET /oauth2/applications/@me`: who owns the bot's application (a team's owner for a
+    /// team application). Only the owner is read, so the rest of the object may change freely.
+    pub async fn application_owner(&self) -> Result<Option<String>, RestError> {
+        #[derive(serde::Deserialize)]
+        struct Owner {
+            id: String,
+        }
+        #[derive(serde::Deserialize)]
+        struct Team {
+            owner_user_id: String,
+        }
+        #[derive(serde::Deserialize)]
+        struct Application {
+            owner: Option<Owner>,
+            team: Option<Team>,
+        }
+        let application: Application = self
+            .get(Route::Oauth2ApplicationCurrent, Vec::new())
+            .await?;
+        Ok(application
+            .team
+            .map(|team| team.owner_user_id)
+            .or(application.owner.map(|owner| owner.id)))
+    }
+
+    /// `GET /gateway`: the URL of the gateway to connect to.
+    pub async fn gateway_url(&self) -> Result<String, RestError> {
+        Ok(self.get::<Gateway>(Route::Gateway, Vec::new()).await?.url)
+    }
+
+    /// `GET /guilds/{id}/channels`: a guild's channels, each with its `last_message_id`.
+    pub async fn guild_channels(&self, guild_id: GuildId) -> Result<Vec<GuildChannel>, RestError> {
+        self.get(Route::GuildChannels { guild_id }, Vec::new())
+            .await
+    }
+
+    /// `GET /guilds/{id}/threads/active`: a guild's active threads.
+    pub async fn active_threads(&self, guild_id: GuildId) -> Result<ThreadsData, RestError> {
+        self.get(Route::GuildThreadsActive { guild_id }, Vec::new())
+            .await
+    }
+
+    /// `GET /channels/{id}`: one channel (a direct-message channel, for its `last_message_id`).
+    pub async fn channel(&self, channel_id: ChannelId) -> Result<Channel, RestError> {
+        self.get(Route::Channel { channel_id }, Vec::new()).await
+    }
+
+    /// `GET /channels/{id}/messages?after=&limit=`: up to `limit` messages right after
+    /// `after`. Discord answers newest first even with `after`.
+    pub async fn messages_after(
+        &self,
+        channel_id: ChannelId,
+        after: MessageId,
+        limit: u8,
+    ) -> Result<Vec<Message>, RestError> {
+        self.get(
+            Route::ChannelMessages { channel_id },
+            vec![("limit", limit.to_string()), ("after", after.to_string())],
+        )
+        .await
+    }
+}
+
+/// A reqwest error's words without its URL (the URL is logged separately).
+fn without_url(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    if let Some(url) = error.url() {
+        text = text.replace(url.as_str(), "");
+    }
+    text.trim().trim_end_matches("()").trim().to_string()
+}
+
+/// How long to wait before the next request when Discord says the bucket is empty
+/// (`X-RateLimit-Remaining: 0` with `X-RateLimit-Reset-After`); None when it is not.
+fn bucket_wait(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let remaining = headers
+        .get("x-ratelimit-remaining")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    match remaining {
+        Some(0) => header_seconds(headers, "x-ratelimit-reset-after"),
+        _ => None,
+    }
+}
+
+fn header_seconds(headers: &reqwest::header::HeaderMap, name: &str) -> Option<Duration> {
+    headers
+        .get(name)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<f64>().ok())
+        .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+        .map(Duration::from_secs_f64)
+}
+
+/// Discord's 429 body: `{"message": "...", "retry_after": 1.5, "global": false}`.
+fn retry_after_in_body(body: &[u8]) -> Option<Duration> {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()?
+        .get("retry_after")?
+        .as_f64()
+        .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+        .map(Duration::from_secs_f64)
+}
+
+/// Discord's error body: `{"message": "Missing Access", "code": 50001}`.
+fn discord_message(body: Option<&[u8]>) -> String {
+    body.and_then(|body| serde_json::from_slice::<serde_json::Value>(body).ok())
+        .and_then(|value| value.get("message")?.as_str().map(str::to_string))
+        .unwrap_or_else(|| "no message".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy() -> RetryPolicy {
+        RetryPolicy {
+            attempts: 4,
+            first_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(3),
+            rate_limited_attempts: 2,
+            timeout: Duration::from_secs(30),
+        }
+    }
+
+    #[test]
+    fn transient_failures_back_off_exponentially_up_to_the_cap_then_give_up() {
+        let failed = Attempt::Transient("HTTP 503".into());
+        let policy = policy();
+        assert_eq!(
+            policy.next(&failed, 1, 0),
+            Next::RetryAfter(Duration::from_millis(500))
+        );
+        assert_eq!(
+            policy.next(&failed, 2, 0),
+            Next::RetryAfter(Duration::from_millis(1000))
+        );
+        assert_eq!(
+            policy.next(&failed, 3, 0),
+            Next::RetryAfter(Duration::from_millis(2000))
+        );
+        assert_eq!(
+            policy.next(&failed, 4, 0),
+            Next::GiveUp("HTTP 503 (4 attempts)".into())
+        );
+        let capped = RetryPolicy {
+            attempts: 10,
+            ..policy
+        };
+        assert_eq!(
+            capped.next(&failed, 4, 0),
+            Next::RetryAfter(Duration::from_secs(3))
+        );
+    }
+
+    #[test]
+    fn a_timeout_is_retried_like_a_5xx() {
+        assert_eq!(
+            policy().next(&Attempt::Transient("timed out".into()), 1, 0),
+            Next::RetryAfter(Duration::from_millis(500))
+        );
+    }
+
+    #[test]
+    fn a_429_waits_what_discord_asks_a_bounded_number_of_times() {
+        let limited = Attempt::RateLimited(Duration::from_millis(1250));
+        assert_eq!(
+            policy().next(&limited, 0, 1),
+            Next::RetryAfter(Duration::from_millis(1250))
+        );
+        assert_eq!(
+            policy().next(&limited, 0, 2),
+            Next::GiveUp("rate limited 2 times in a row".into())
+        );
+    }
+
+    #[test]
+    fn a_refusal_is_not_retried() {
+        assert_eq!(
+            policy().next(&Attempt::Refused(403, "Missing Access".into()), 0, 0),
+            Next::GiveUp("403: Missing Access".into())
+        );
+    }
+
+    fn headers(pairs: &[(&'static str, &str)]) -> reqwest::header::HeaderMap {
+        let mut map = reqwest::header::HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, value.parse().unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn an_empty_bucket_waits_until_it_resets_and_only_then() {
+        assert_eq!(
+            bucket_wait(&headers(&[
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset-after", "1.25")
+            ])),
+            Some(Duration::from_millis(1250))
+        );
+        assert_eq!(
+            bucket_wait(&headers(&[
+                ("x-ratelimit-remaining", "1"),
+                ("x-ratelimit-reset-after", "1.25")
+            ])),
+            None
+        );
+        assert_eq!(bucket_wait(&headers(&[])), None);
+    }
+
+    #[test]
+    fn reads_retry_after_from_discords_429_body() {
+        assert_eq!(
+            retry_after_in_body(
+                br#"{"message":"You are being rate limited.","retry_after":0.75,"global":false}"#
+            ),
+            Some(Duration::from_millis(750))
+        );
+        assert_eq!(retry_after_in_body(b"not json"), None);
+    }
+}

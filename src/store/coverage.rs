@@ -1,0 +1,563 @@
+//! The ingest daemon's own record: its connection history, how far each channel is provably
+//! complete (coverage), and the gaps it knows of.
+//!
+//! Coverage only ever moves on proof from REST: a backfill that paged from a channel's
+//! coverage up to the newest message Discord has. The gateway alone never moves it, because
+//! serenity runs handlers concurrently and a crash can leave received-but-uncommitted messages
+//! below the newest stored one.
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::{Reader, Store, Writer};
+use crate::error::Result;
+use crate::instant::Instant;
+
+/// What happened to the daemon's gateway connection (see `migrations/0002_gateway_state.sql`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GatewayEventKind {
+    Identify,
+    Ready,
+    Resumed,
+    Alive,
+    Stop,
+}
+
+impl GatewayEventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GatewayEventKind::Identify => "identify",
+            GatewayEventKind::Ready => "ready",
+            GatewayEventKind::Resumed => "resumed",
+            GatewayEventKind::Alive => "alive",
+            GatewayEventKind::Stop => "stop",
+        }
+    }
+
+    fn parse(text: &str) -> rusqlite::Result<GatewayEventKind> {
+        Ok(match text {
+            "identify" => GatewayEventKind::Identify,
+            "ready" => GatewayEventKind::Ready,
+            "resumed" => GatewayEventKind::Resumed,
+            "alive" => GatewayEventKind::Alive,
+            "stop" => GatewayEventKind::Stop,
+            other => {
+                return Err(rusqlite::Error::InvalidColumnType(
+                    0,
+                    format!("gateway event kind {other}"),
+                    rusqlite::types::Type::Text,
+                ));
+            }
+        })
+    }
+}
+
+/// One row of the connection history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatewayEventRecord {
+    pub kind: GatewayEventKind,
+    pub session_id: Option<String>,
+    pub detail: Option<String>,
+    pub created_at: Instant,
+}
+
+/// A completed backfill of one channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCoverage {
+    pub channel_id: String,
+    pub started_after: u64,
+    pub complete_through: u64,
+    pub fetched: u64,
+    pub stored: u64,
+    pub reason: &'static str,
+}
+
+/// A channel's coverage as the store knows it now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelCoverage {
+    pub channel_id: String,
+    /// Every message with an id at or below this is in the store.
+    pub complete_through: u64,
+    /// When the latest backfill of the channel completed.
+    pub last_backfill_at: Instant,
+}
+
+/// What kind of hole a gap is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GapKind {
+    /// The daemon was not listening: deletions, edits and reactions in the span are lost.
+    Downtime,
+    /// A channel's backfill failed after a message: messages after it may be missing.
+    Messages,
+    /// One event Discord delivered could not be stored.
+    Event,
+}
+
+impl GapKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GapKind::Downtime => "downtime",
+            GapKind::Messages => "messages",
+            GapKind::Event => "event",
+        }
+    }
+
+    fn parse(text: &str) -> rusqlite::Result<GapKind> {
+        Ok(match text {
+            "downtime" => GapKind::Downtime,
+            "messages" => GapKind::Messages,
+            "event" => GapKind::Event,
+            other => {
+                return Err(rusqlite::Error::InvalidColumnType(
+                    1,
+                    format!("gap kind {other}"),
+                    rusqlite::types::Type::Text,
+                ));
+            }
+        })
+    }
+}
+
+/// A gap as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GapRecord {
+    pub kind: GapKind,
+    /// None: every channel.
+    pub channel_id: Option<String>,
+    pub from_at: Instant,
+    pub until_at: Instant,
+    pub after_message_id: Option<u64>,
+    pub detail: String,
+    pub created_at: Instant,
+}
+
+/// A gap to record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewGap {
+    pub kind: GapKind,
+    pub channel_id: Option<String>,
+    pub from_at: Instant,
+    pub until_at: Instant,
+    pub after_message_id: Option<u64>,
+    pub detail: String,
+}
+
+fn instant_at(row: &Row<'_>, index: usize) -> rusqlite::Result<Instant> {
+    let text: String = row.get(index)?;
+    Instant::parse(&text)
+        .ok_or_else(|| rusqlite::Error::InvalidColumnType(index, text, rusqlite::types::Type::Text))
+}
+
+/// Snowflakes are stored as SQLite integers (signed 64-bit); Discord's fit until 2084.
+fn to_sql_id(id: u64) -> i64 {
+    i64::try_from(id).unwrap_or(i64::MAX)
+}
+
+fn from_sql_id(id: i64) -> u64 {
+    u64::try_from(id).unwrap_or(0)
+}
+
+fn gateway_event_from_row(row: &Row<'_>) -> rusqlite::Result<GatewayEventRecord> {
+    Ok(GatewayEventRecord {
+        kind: GatewayEventKind::parse(&row.get::<_, String>(0)?)?,
+        session_id: row.get(1)?,
+        detail: row.get(2)?,
+        created_at: instant_at(row, 3)?,
+    })
+}
+
+impl Reader<'_> {
+    /// The newest row of the connection history, if the daemon ever ran.
+    pub fn latest_gateway_event(&self) -> Result<Option<GatewayEventRecord>> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT kind, session_id, detail, created_at FROM gateway_events
+                 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row([], gateway_event_from_row)
+            .optional()?)
+    }
+
+    /// When each row of one kind was written, at or after `since`, oldest first.
+    pub fn gateway_events_since(
+        &self,
+        kind: GatewayEventKind,
+        since: Instant,
+    ) -> Result<Vec<Instant>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT created_at FROM gateway_events WHERE kind = ?1 AND created_at >= ?2
+             ORDER BY seq",
+        )?;
+        let rows = statement.query_map(params![kind.as_str(), since.to_iso()], |row| {
+            instant_at(row, 0)
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The first IDENTIFY the daemon ever made: where the store begins for backfill.
+    pub fn first_identify(&self) -> Result<Option<Instant>> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT created_at FROM gateway_events WHERE kind = 'identify' ORDER BY seq LIMIT 1",
+            )?
+            .query_row([], |row| instant_at(row, 0))
+            .optional()?)
+    }
+
+    /// The newest sign that the daemon was listening, written before `before`: a session
+    /// that began or resumed, a periodic sign of life, or a clean stop.
+    pub fn last_listening_before(&self, before: Instant) -> Result<Option<Instant>> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT created_at FROM gateway_events
+                 WHERE kind IN ('ready', 'resumed', 'alive', 'stop') AND created_at < ?1
+                 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row([before.to_iso()], |row| instant_at(row, 0))
+            .optional()?)
+    }
+
+    /// The arrival of the newest row any gateway event wrote: a message the gateway delivered,
+    /// an edit, a deletion or a reaction. Each table's newest row is its highest `seq`, since
+    /// the arrival clock only moves forward.
+    pub fn newest_gateway_event(&self) -> Result<Option<Instant>> {
+        let mut newest: Option<Instant> = None;
+        for sql in [
+            "SELECT created_at FROM messages WHERE origin = 'gateway' ORDER BY seq DESC LIMIT 1",
+            "SELECT created_at FROM message_edits ORDER BY seq DESC LIMIT 1",
+            "SELECT created_at FROM message_deletions ORDER BY seq DESC LIMIT 1",
+            "SELECT created_at FROM reaction_events ORDER BY seq DESC LIMIT 1",
+        ] {
+            let at = self
+                .connection
+                .prepare_cached(sql)?
+                .query_row([], |row| instant_at(row, 0))
+                .optional()?;
+            newest = newest.max(at);
+        }
+        Ok(newest)
+    }
+
+    /// How far one channel is provably complete, and when it was last backfilled.
+    pub fn channel_coverage(&self, channel_id: &str) -> Result<Option<ChannelCoverage>> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT channel_id, max(complete_through), max(created_at) FROM channel_coverage
+                 WHERE channel_id = ?1 GROUP BY channel_id",
+            )?
+            .query_row([channel_id], coverage_from_row)
+            .optional()?)
+    }
+
+    /// Every channel ever backfilled, with its coverage.
+    pub fn coverages(&self) -> Result<Vec<ChannelCoverage>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT channel_id, max(complete_through), max(created_at) FROM channel_coverage
+             GROUP BY channel_id ORDER BY length(channel_id), channel_id",
+        )?;
+        let rows = statement.query_map([], coverage_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Whether a backfill of `channel_id` that started at or before message `after` completed
+    /// after `since`: what closes a `messages` gap recorded at `since`.
+    pub fn backfilled_past(&self, channel_id: &str, after: u64, since: Instant) -> Result<bool> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM channel_coverage
+                                WHERE channel_id = ?1 AND started_after <= ?2 AND created_at > ?3)",
+            )?
+            .query_row(
+                params![channel_id, to_sql_id(after), since.to_iso()],
+                |row| row.get(0),
+            )?)
+    }
+
+    /// Whether a `messages` gap of `channel_id` after message `after` is already recorded and
+    /// still open (no backfill from at or before it completed since): a backfill that keeps
+    /// failing at the same point records its gap once.
+    pub fn open_messages_gap(&self, channel_id: &str, after: u64) -> Result<bool> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT EXISTS (
+                     SELECT 1 FROM coverage_gaps AS gap
+                     WHERE gap.kind = 'messages' AND gap.channel_id = ?1
+                       AND gap.after_message_id = ?2
+                       AND NOT EXISTS (SELECT 1 FROM channel_coverage AS coverage
+                                       WHERE coverage.channel_id = ?1
+                                         AND coverage.started_after <= ?2
+                                         AND coverage.created_at > gap.created_at))",
+            )?
+            .query_row(params![channel_id, to_sql_id(after)], |row| row.get(0))?)
+    }
+
+    /// Every gap ever recorded, oldest first.
+    pub fn gaps(&self) -> Result<Vec<GapRecord>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT kind, channel_id, from_at, until_at, after_message_id, detail, created_at
+             FROM coverage_gaps ORDER BY seq",
+        )?;
+        let rows = statement.query_map([], |row| {
+            Ok(GapRecord {
+                kind: GapKind::parse(&row.get::<_, String>(0)?)?,
+                channel_id: row.get(1)?,
+                from_at: instant_at(row, 2)?,
+                until_at: instant_at(row, 3)?,
+                after_message_id: row.get::<_, Option<i64>>(4)?.map(from_sql_id),
+                detail: row.get(5)?,
+                created_at: instant_at(row, 6)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// How many messages the store holds. Rows are never deleted and `seq` is the rowid, so
+    /// the highest `seq` is the count, read in constant time.
+    pub fn message_count(&self) -> Result<u64> {
+        let count: Option<i64> = self
+            .connection
+            .prepare_cached("SELECT max(seq) FROM messages")?
+            .query_row([], |row| row.get(0))?;
+        Ok(count.map_or(0, |count| count.max(0) as u64))
+    }
+
+    /// Whether a message with this id is stored.
+    pub fn has_message(&self, message_id: &str) -> Result<bool> {
+        Ok(self.author_of(message_id)?.is_some())
+    }
+}
+
+fn coverage_from_row(row: &Row<'_>) -> rusqlite::Result<ChannelCoverage> {
+    Ok(ChannelCoverage {
+        channel_id: row.get(0)?,
+        complete_through: from_sql_id(row.get(1)?),
+        last_backfill_at: instant_at(row, 2)?,
+    })
+}
+
+impl Writer<'_> {
+    /// Appends a row to the connection history; returns its arrival instant.
+    pub fn record_gateway_event(
+        &mut self,
+        kind: GatewayEventKind,
+        session_id: Option<&str>,
+        detail: Option<&str>,
+    ) -> Result<Instant> {
+        let created_at = self.stamp();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO gateway_events (created_at, kind, session_id, detail)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                created_at.to_iso(),
+                kind.as_str(),
+                session_id,
+                detail
+            ])?;
+        Ok(created_at)
+    }
+
+    /// Records a completed backfill of one channel.
+    pub fn record_coverage(&mut self, coverage: &NewCoverage) -> Result<()> {
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO channel_coverage (created_at, channel_id, started_after,
+                     complete_through, fetched, stored, reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                created_at,
+                coverage.channel_id,
+                to_sql_id(coverage.started_after),
+                to_sql_id(coverage.complete_through),
+                coverage.fetched as i64,
+                coverage.stored as i64,
+                coverage.reason
+            ])?;
+        Ok(())
+    }
+
+    /// Records a gap.
+    pub fn record_gap(&mut self, gap: &NewGap) -> Result<()> {
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO coverage_gaps (created_at, kind, channel_id, from_at, until_at,
+                     after_message_id, detail)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                created_at,
+                gap.kind.as_str(),
+                gap.channel_id,
+                gap.from_at.to_iso(),
+                gap.until_at.to_iso(),
+                gap.after_message_id.map(to_sql_id),
+                gap.detail
+            ])?;
+        Ok(())
+    }
+}
+
+impl Store {
+    /// The bytes the store takes on disk: the database file and its write-ahead log.
+    pub fn size_on_disk(&self) -> u64 {
+        ["", "-wal"]
+            .iter()
+            .filter_map(|suffix| {
+                let mut path = self.path().as_os_str().to_owned();
+                path.push(suffix);
+                std::fs::metadata(path).ok().map(|meta| meta.len())
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testing::{fresh_id, shared_store};
+
+    #[test]
+    fn a_channels_coverage_is_the_highest_point_proved_whatever_the_order() {
+        let store = shared_store();
+        let channel = fresh_id();
+        for (after, through) in [(10, 500), (10, 300)] {
+            store
+                .write(|writer| {
+                    writer.record_coverage(&NewCoverage {
+                        channel_id: channel.clone(),
+                        started_after: after,
+                        complete_through: through,
+                        fetched: 3,
+                        stored: 1,
+                        reason: "repair",
+                    })
+                })
+                .unwrap();
+        }
+        let coverage = store
+            .read(|reader| reader.channel_coverage(&channel))
+            .unwrap()
+            .unwrap();
+        assert_eq!(coverage.complete_through, 500);
+        let listed = store.read(|reader| reader.coverages()).unwrap();
+        assert_eq!(
+            listed
+                .iter()
+                .filter(|listed| listed.channel_id == channel)
+                .collect::<Vec<_>>(),
+            vec![&coverage]
+        );
+    }
+
+    #[test]
+    fn a_channel_never_backfilled_has_no_coverage() {
+        let store = shared_store();
+        let channel = fresh_id();
+        assert_eq!(
+            store
+                .read(|reader| reader.channel_coverage(&channel))
+                .unwrap(),
+            None
+        );
+        // Mutation check of the absence above: the same query finds a row once there is one.
+        store
+            .write(|writer| {
+                writer.record_coverage(&NewCoverage {
+                    channel_id: channel.clone(),
+                    started_after: 1,
+                    complete_through: 2,
+                    fetched: 0,
+                    stored: 0,
+                    reason: "start",
+                })
+            })
+            .unwrap();
+        assert!(
+            store
+                .read(|reader| reader.channel_coverage(&channel))
+                .unwrap()
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn a_messages_gap_is_open_until_a_backfill_from_at_or_before_it_completes() {
+        let store = shared_store();
+        let channel = fresh_id();
+        let open = |after| {
+            store
+                .read(|reader| reader.open_messages_gap(&channel, after))
+                .unwrap()
+        };
+        assert!(!open(100));
+        store
+            .write(|writer| {
+                writer.record_gap(&NewGap {
+                    kind: GapKind::Messages,
+                    channel_id: Some(channel.clone()),
+                    from_at: Instant::now(),
+                    until_at: Instant::now(),
+                    after_message_id: Some(100),
+                    detail: "403".into(),
+                })
+            })
+            .unwrap();
+        assert!(open(100));
+        assert!(!open(101), "another point is another gap");
+        let backfill = |started_after| {
+            store
+                .write(|writer| {
+                    writer.record_coverage(&NewCoverage {
+                        channel_id: channel.clone(),
+                        started_after,
+                        complete_through: 900,
+                        fetched: 0,
+                        stored: 0,
+                        reason: "repair",
+                    })
+                })
+                .unwrap()
+        };
+        backfill(101);
+        assert!(open(100), "a backfill from after the gap does not close it");
+        backfill(100);
+        assert!(!open(100));
+    }
+
+    #[test]
+    fn gaps_round_trip_with_every_field() {
+        let store = shared_store();
+        let channel = fresh_id();
+        let from = Instant::parse("2026-11-29T10:00:00Z").unwrap();
+        let until = Instant::parse("2026-11-29T11:00:00Z").unwrap();
+        let gap = NewGap {
+            kind: GapKind::Messages,
+            channel_id: Some(channel.clone()),
+            from_at: from,
+            until_at: until,
+            after_message_id: Some(1_500_000_000_000_000_001),
+            detail: "Discord answered 503 five times".into(),
+        };
+        store.write(|writer| writer.record_gap(&gap)).unwrap();
+        let gaps = store.read(|reader| reader.gaps()).unwrap();
+        let found: Vec<_> = gaps
+            .into_iter()
+            .filter(|gap| gap.channel_id.as_deref() == Some(channel.as_str()))
+            .collect();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].kind, GapKind::Messages);
+        assert_eq!(found[0].from_at, from);
+        assert_eq!(found[0].until_at, until);
+        assert_eq!(found[0].after_message_id, Some(1_500_000_000_000_000_001));
+        assert_eq!(found[0].detail, "Discord answered 503 five times");
+    }
+}

@@ -1,0 +1,1118 @@
+//! A fake Discord for tests: an HTTP server and a gateway WebSocket on 127.0.0.1 that the real
+//! `discord-manager ingest` (serenity underneath) is pointed at with `DISCORD_API_BASE`.
+//!
+//! Self-contained test support, shared by `tests/` and `e2e/` (include it with
+//! `#[path = ".../tests/support/fake_discord/mod.rs"] mod fake_discord;`). It runs on its own
+//! runtime thread and offers a blocking API, so synchronous tests can drive it.
+//!
+//! - HTTP: `GET /api/v10/gateway` (and `/gateway/bot`) answer this fake's own `ws://` URL;
+//!   `/users/@me`, `/oauth2/applications/@me`, `/guilds/{id}/channels`,
+//!   `/guilds/{id}/threads/active`, `/channels/{id}` and `/channels/{id}/messages`
+//!   (`after`/`before`/`limit`, newest first even with `after`, no `guild_id` or `member` on
+//!   messages, like Discord) answer from the fake's world. Every request is recorded.
+//! - Gateway: HELLO, IDENTIFY (READY, then a GUILD_CREATE per guild), RESUME (the session's
+//!   dispatches after the client's sequence, then RESUMED), heartbeat ACKs, dispatches, close
+//!   codes. Every frame in and out is recorded.
+//! - Scripting: [`FakeDiscord::play`] takes the feed format of `seed/` (JSON Lines of
+//!   `{"t", "d"}`, `@now-2h` instants) plus `"@id:NAME"` strings, each replaced by a fresh
+//!   snowflake minted now (the same NAME gives the same id within one fake). Messages played
+//!   enter the channel history too; [`FakeDiscord::post_offline`] adds to the history only, as
+//!   if posted while the daemon was not connected.
+//! - Levers: close the socket with a code; stop acknowledging heartbeats; reject the token on
+//!   IDENTIFY (close 4004); replay a whole session on RESUME; send a raw frame; answer HTTP
+//!   requests with a status a number of times.
+
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant as StdInstant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message as WsMessage;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+/// The demo guild's feed: the fake's world comes from its READY and GUILD_CREATE.
+const DEMO_FEED: &str = include_str!("../../../seed/demo.jsonl");
+const DEMO_APPLICATION: &str = include_str!("../../../seed/application.json");
+const DISCORD_EPOCH_MS: u64 = 1_420_070_400_000;
+
+/// The demo guild and its channels, as ids.
+pub const GUILD: &str = "1200000000000000001";
+pub const GENERAL: &str = "1400000000000000001";
+pub const RELEASES: &str = "1400000000000000002";
+pub const INCIDENTS: &str = "1400000000000000003";
+pub const ROLLOUT_THREAD: &str = "1400000000000000005";
+pub const OWNER: &str = "1000000000000000001";
+pub const GRACE: &str = "1000000000000000002";
+pub const LINUS: &str = "1000000000000000003";
+pub const BOT: &str = "1100000000000000001";
+
+/// One HTTP request the fake received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub method: String,
+    /// The path without the query, e.g. `/api/v10/channels/1/messages`.
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    /// Whether it carried `Authorization: Bot <the fake's token>`.
+    pub authorized: bool,
+    pub status: u16,
+}
+
+impl Request {
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// Which way a frame went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// From the client (the product) to the fake.
+    In,
+    /// From the fake to the client.
+    Out,
+}
+
+/// One gateway frame, in or out.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    /// Which connection (1, 2, …).
+    pub connection: u32,
+    pub direction: Direction,
+    /// The opcode; `None` for a close frame or a frame that is not JSON.
+    pub op: Option<u64>,
+    pub t: Option<String>,
+    pub s: Option<u64>,
+    /// The close code of a close frame.
+    pub close: Option<u16>,
+    pub payload: Value,
+}
+
+/// An HTTP failure to inject.
+#[derive(Debug, Clone)]
+struct Failure {
+    path_contains: String,
+    /// Matching requests answered normally before the failures start.
+    skip: u32,
+    status: u16,
+    remaining: u32,
+    retry_after: f64,
+}
+
+#[derive(Default)]
+struct Session {
+    id: String,
+    /// Every dispatch of the session with its sequence number, for RESUME.
+    dispatched: Vec<(u64, Value)>,
+}
+
+enum Command {
+    Dispatch(Value),
+    Close(u16),
+    Raw(String),
+}
+
+struct Connection {
+    number: u32,
+    commands: mpsc::UnboundedSender<Command>,
+    /// The session this connection speaks for, once identified or resumed.
+    session: Option<String>,
+}
+
+struct State {
+    requests: Vec<Request>,
+    frames: Vec<Frame>,
+    connections: u32,
+    current: Option<Connection>,
+    sessions: HashMap<String, Session>,
+    /// Dispatches waiting for a connection with a session.
+    pending: Vec<Value>,
+    ready: Value,
+    guilds: Vec<Value>,
+    application: Value,
+    /// Channel id → (message id → message as REST returns it).
+    history: BTreeMap<u64, BTreeMap<u64, Value>>,
+    ids: HashMap<String, String>,
+    last_id: u64,
+    /// Connections whose heartbeats go unanswered.
+    unacked: Vec<u32>,
+    /// What `GET /gateway` answers instead of the fake's own URL.
+    gateway_override: Option<String>,
+    reject_identify: bool,
+    replay_whole_session_on_resume: bool,
+    failures: Vec<Failure>,
+    heartbeat_interval_ms: u64,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    changed: Condvar,
+    token: String,
+    ws_url: String,
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn record_frame(&self, frame: Frame) {
+        self.lock().frames.push(frame);
+        self.changed.notify_all();
+    }
+}
+
+/// The fake Discord. Dropping it stops its servers.
+pub struct FakeDiscord {
+    inner: Arc<Inner>,
+    http_url: String,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+/// How the fake is set up.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The bot token the fake accepts.
+    pub token: String,
+    /// The heartbeat interval HELLO announces, in milliseconds.
+    pub heartbeat_interval_ms: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            token: "fake-token-4d1c9b7e2a".to_string(),
+            heartbeat_interval_ms: 1_000,
+        }
+    }
+}
+
+impl FakeDiscord {
+    pub fn start() -> FakeDiscord {
+        FakeDiscord::start_with(Options::default())
+    }
+
+    pub fn start_with(options: Options) -> FakeDiscord {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("the fake Discord's runtime starts");
+        // Bound here, synchronously, so the fake can start from inside a test's runtime too.
+        let bind = || {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+            listener
+                .set_nonblocking(true)
+                .expect("a non-blocking listener");
+            listener
+        };
+        let (http, ws) = (bind(), bind());
+        let http_url = format!("http://{}", http.local_addr().unwrap());
+        let ws_url = format!("ws://{}", ws.local_addr().unwrap());
+        let lines = discord_manager::ingest::feed::parse_feed(
+            DEMO_FEED,
+            discord_manager::instant::Instant::now(),
+        )
+        .expect("the demo feed parses");
+        let mut ready = Value::Null;
+        let mut guilds = Vec::new();
+        for line in lines {
+            if let discord_manager::ingest::feed::FeedLine::Dispatch { kind, payload, .. } = line {
+                match kind.as_str() {
+                    "READY" => ready = payload["d"].clone(),
+                    "GUILD_CREATE" => guilds.push(payload["d"].clone()),
+                    _ => {}
+                }
+            }
+        }
+        assert!(ready.is_object(), "the demo feed has a READY");
+        let inner = Arc::new(Inner {
+            state: Mutex::new(State {
+                requests: Vec::new(),
+                frames: Vec::new(),
+                connections: 0,
+                current: None,
+                sessions: HashMap::new(),
+                pending: Vec::new(),
+                ready,
+                guilds,
+                application: serde_json::from_str(DEMO_APPLICATION).expect("application.json"),
+                history: BTreeMap::new(),
+                ids: HashMap::new(),
+                last_id: 0,
+                unacked: Vec::new(),
+                gateway_override: None,
+                reject_identify: false,
+                replay_whole_session_on_resume: false,
+                failures: Vec::new(),
+                heartbeat_interval_ms: options.heartbeat_interval_ms,
+            }),
+            changed: Condvar::new(),
+            token: options.token,
+            ws_url,
+        });
+        let (serving_http, serving_ws) = (Arc::clone(&inner), Arc::clone(&inner));
+        runtime.spawn(async move {
+            let listener = TcpListener::from_std(http).expect("the HTTP listener");
+            serve_http(listener, serving_http).await;
+        });
+        runtime.spawn(async move {
+            let listener = TcpListener::from_std(ws).expect("the WebSocket listener");
+            serve_gateway(listener, serving_ws).await;
+        });
+        FakeDiscord {
+            inner,
+            http_url,
+            runtime: Some(runtime),
+        }
+    }
+
+    /// What `DISCORD_API_BASE` must be set to.
+    pub fn api_base(&self) -> &str {
+        &self.http_url
+    }
+
+    /// The gateway URL `GET /api/v10/gateway` answers.
+    pub fn gateway_url(&self) -> &str {
+        &self.inner.ws_url
+    }
+
+    /// The token the fake accepts.
+    pub fn token(&self) -> &str {
+        &self.inner.token
+    }
+
+    /// The id minted for `"@id:NAME"`.
+    pub fn id(&self, name: &str) -> String {
+        self.inner
+            .lock()
+            .ids
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no id was minted for @id:{name}"))
+    }
+
+    /// A fresh snowflake, minted now, higher than every one before.
+    pub fn mint(&self) -> String {
+        mint(&mut self.inner.lock()).to_string()
+    }
+
+    /// Dispatches every line of a feed over the gateway (queued until a session is up) and
+    /// applies messages to the channel history.
+    pub fn play(&self, feed: &str) {
+        for payload in self.resolve(feed) {
+            self.apply_to_history(&payload);
+            self.dispatch(payload);
+        }
+    }
+
+    /// Adds the feed's messages to the channel history without dispatching them: what was
+    /// posted while the daemon was not listening.
+    pub fn post_offline(&self, feed: &str) {
+        for payload in self.resolve(feed) {
+            self.apply_to_history(&payload);
+        }
+    }
+
+    /// Dispatches one payload (`{"t", "d"}`) exactly as given, without touching the history.
+    pub fn dispatch(&self, payload: Value) {
+        let mut state = self.inner.lock();
+        let ready = state
+            .current
+            .as_ref()
+            .filter(|connection| connection.session.is_some())
+            .map(|connection| connection.commands.clone());
+        match ready {
+            Some(commands) => {
+                let _ = commands.send(Command::Dispatch(payload));
+            }
+            None => state.pending.push(payload),
+        }
+    }
+
+    /// Sends a text frame exactly as given (a malformed dispatch, say).
+    pub fn send_raw(&self, text: &str) {
+        if let Some(connection) = &self.inner.lock().current {
+            let _ = connection.commands.send(Command::Raw(text.to_string()));
+        }
+    }
+
+    /// Closes the current connection with a close code (4000: unknown error, resumable).
+    pub fn close(&self, code: u16) {
+        if let Some(connection) = &self.inner.lock().current {
+            let _ = connection.commands.send(Command::Close(code));
+        }
+    }
+
+    /// Stops answering the current connection's heartbeats (later connections are answered):
+    /// serenity gives up on it and identifies again.
+    pub fn stop_acking_current_connection(&self) {
+        let mut state = self.inner.lock();
+        if let Some(number) = state.current.as_ref().map(|connection| connection.number) {
+            state.unacked.push(number);
+        }
+    }
+
+    /// Makes `GET /api/v10/gateway` answer this URL instead of the fake's own.
+    pub fn answer_gateway_url(&self, url: &str) {
+        self.inner.lock().gateway_override = Some(url.to_string());
+    }
+
+    /// Closes with 4004 (authentication failed) on every IDENTIFY.
+    pub fn reject_identify(&self, reject: bool) {
+        self.inner.lock().reject_identify = reject;
+    }
+
+    /// On RESUME, replays every dispatch of the session (not just those after the client's
+    /// sequence): Discord delivering events twice.
+    pub fn replay_whole_session_on_resume(&self, replay: bool) {
+        self.inner.lock().replay_whole_session_on_resume = replay;
+    }
+
+    /// The next `times` HTTP requests whose path contains `path_contains` answer `status`
+    /// (a 429 says `retry_after` seconds).
+    pub fn fail_http(&self, path_contains: &str, status: u16, times: u32, retry_after: f64) {
+        self.fail_http_after(path_contains, 0, status, times, retry_after);
+    }
+
+    /// Like [`FakeDiscord::fail_http`], after `skip` matching requests were answered normally.
+    pub fn fail_http_after(
+        &self,
+        path_contains: &str,
+        skip: u32,
+        status: u16,
+        times: u32,
+        retry_after: f64,
+    ) {
+        self.inner.lock().failures.push(Failure {
+            path_contains: path_contains.to_string(),
+            skip,
+            status,
+            remaining: times,
+            retry_after,
+        });
+    }
+
+    pub fn requests(&self) -> Vec<Request> {
+        self.inner.lock().requests.clone()
+    }
+
+    pub fn frames(&self) -> Vec<Frame> {
+        self.inner.lock().frames.clone()
+    }
+
+    /// Frames the client sent with this opcode (2 IDENTIFY, 6 RESUME, 1 heartbeat).
+    pub fn frames_in(&self, op: u64) -> Vec<Frame> {
+        self.frames()
+            .into_iter()
+            .filter(|frame| frame.direction == Direction::In && frame.op == Some(op))
+            .collect()
+    }
+
+    /// Blocks until `condition` holds on the fake's records, or panics after `timeout` naming
+    /// what was awaited.
+    pub fn wait_for(&self, what: &str, timeout: Duration, condition: impl Fn(&FakeView) -> bool) {
+        let deadline = StdInstant::now() + timeout;
+        let mut state = self.inner.lock();
+        loop {
+            let view = FakeView {
+                requests: &state.requests,
+                frames: &state.frames,
+            };
+            if condition(&view) {
+                return;
+            }
+            let now = StdInstant::now();
+            if now >= deadline {
+                panic!(
+                    "the fake Discord waited {timeout:?} for {what}; requests: {:#?}; frames in: {:?}",
+                    state.requests,
+                    state
+                        .frames
+                        .iter()
+                        .filter(|frame| frame.direction == Direction::In)
+                        .map(|frame| (frame.connection, frame.op, frame.close))
+                        .collect::<Vec<_>>()
+                );
+            }
+            state = self
+                .inner
+                .changed
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .0;
+        }
+    }
+
+    /// A MESSAGE_CREATE feed line, as Discord sends it, by one of the demo's people.
+    pub fn message_line(id: &str, channel: &str, author: &str, content: &str) -> String {
+        FakeDiscord::message_value(id, channel, author, content).to_string()
+    }
+
+    /// The user object of one of the demo's people.
+    pub fn user(id: &str) -> Value {
+        let name = match id {
+            OWNER => "ada",
+            GRACE => "grace",
+            LINUS => "linus",
+            BOT => "keeper",
+            _ => "margaret",
+        };
+        json!({"id": id, "username": name, "discriminator": "0", "global_name": null,
+               "avatar": null, "bot": id == BOT})
+    }
+
+    /// [`FakeDiscord::message_line`] as a value, to adjust before playing it.
+    pub fn message_value(id: &str, channel: &str, author: &str, content: &str) -> Value {
+        let (name, roles) = match author {
+            OWNER => ("ada", json!(["1300000000000000001"])),
+            GRACE => ("grace", json!(["1300000000000000001"])),
+            LINUS => ("linus", json!([])),
+            _ => ("margaret", json!([])),
+        };
+        json!({"t": "MESSAGE_CREATE", "d": {
+            "id": id, "channel_id": channel, "guild_id": GUILD,
+            "author": {"id": author, "username": name, "discriminator": "0", "global_name": null,
+                       "avatar": null, "bot": false},
+            "member": {"roles": roles, "joined_at": "@now-30d", "deaf": false, "mute": false,
+                       "flags": 0, "pending": false},
+            "content": content, "timestamp": "@now", "edited_timestamp": null, "tts": false,
+            "mention_everyone": false, "mentions": [], "mention_roles": [], "attachments": [],
+            "embeds": [], "pinned": false, "type": 0, "flags": 0}})
+    }
+
+    fn resolve(&self, feed: &str) -> Vec<Value> {
+        let mut text = String::with_capacity(feed.len());
+        let mut rest = feed;
+        while let Some(start) = rest.find("\"@id:") {
+            text.push_str(&rest[..start]);
+            let after = &rest[start + 5..];
+            let end = after.find('"').expect("an @id: string ends with a quote");
+            let name = &after[..end];
+            let id = {
+                let mut state = self.inner.lock();
+                match state.ids.get(name) {
+                    Some(id) => id.clone(),
+                    None => {
+                        let id = mint(&mut state).to_string();
+                        state.ids.insert(name.to_string(), id.clone());
+                        id
+                    }
+                }
+            };
+            text.push('"');
+            text.push_str(&id);
+            text.push('"');
+            rest = &after[end + 1..];
+        }
+        text.push_str(rest);
+        discord_manager::ingest::feed::parse_feed(&text, discord_manager::instant::Instant::now())
+            .expect("the test feed parses")
+            .into_iter()
+            .filter_map(|line| match line {
+                discord_manager::ingest::feed::FeedLine::Dispatch { payload, .. } => Some(payload),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn apply_to_history(&self, payload: &Value) {
+        let data = &payload["d"];
+        let id = |value: &Value| value.as_str().and_then(|id| id.parse::<u64>().ok());
+        let mut state = self.inner.lock();
+        match payload["t"].as_str() {
+            Some("MESSAGE_CREATE") => {
+                if let (Some(channel), Some(message)) = (id(&data["channel_id"]), id(&data["id"])) {
+                    let mut rest = data.clone();
+                    if let Some(object) = rest.as_object_mut() {
+                        // Discord's REST messages carry neither of these.
+                        object.remove("guild_id");
+                        object.remove("member");
+                    }
+                    state
+                        .history
+                        .entry(channel)
+                        .or_default()
+                        .insert(message, rest);
+                }
+            }
+            Some("MESSAGE_UPDATE") => {
+                if let (Some(channel), Some(message)) = (id(&data["channel_id"]), id(&data["id"]))
+                    && let Some(stored) = state
+                        .history
+                        .get_mut(&channel)
+                        .and_then(|messages| messages.get_mut(&message))
+                {
+                    for field in ["content", "edited_timestamp", "mentions", "mention_roles"] {
+                        if let Some(value) = data.get(field) {
+                            stored[field] = value.clone();
+                        }
+                    }
+                }
+            }
+            Some("MESSAGE_DELETE") => {
+                if let (Some(channel), Some(message)) = (id(&data["channel_id"]), id(&data["id"]))
+                    && let Some(messages) = state.history.get_mut(&channel)
+                {
+                    messages.remove(&message);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Drop for FakeDiscord {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// What [`FakeDiscord::wait_for`] conditions look at.
+pub struct FakeView<'a> {
+    pub requests: &'a [Request],
+    pub frames: &'a [Frame],
+}
+
+impl FakeView<'_> {
+    pub fn count_in(&self, op: u64) -> usize {
+        self.frames
+            .iter()
+            .filter(|frame| frame.direction == Direction::In && frame.op == Some(op))
+            .count()
+    }
+
+    pub fn count_out(&self, t: &str) -> usize {
+        self.frames
+            .iter()
+            .filter(|frame| frame.direction == Direction::Out && frame.t.as_deref() == Some(t))
+            .count()
+    }
+
+    pub fn requests_to(&self, path_contains: &str) -> usize {
+        self.requests
+            .iter()
+            .filter(|request| request.path.contains(path_contains))
+            .count()
+    }
+}
+
+fn mint(state: &mut State) -> u64 {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let id = ((ms - DISCORD_EPOCH_MS) << 22).max(state.last_id + 1);
+    state.last_id = id;
+    id
+}
+
+// ---------------------------------------------------------------- HTTP
+
+async fn serve_http(listener: TcpListener, inner: Arc<Inner>) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let inner = Arc::clone(&inner);
+        tokio::spawn(async move {
+            let _ = handle_http(stream, inner).await;
+        });
+    }
+}
+
+async fn handle_http(stream: TcpStream, inner: Arc<Inner>) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).await? == 0 {
+            return Ok(());
+        }
+        let mut parts = line.split_whitespace();
+        let method = parts.next().unwrap_or("").to_string();
+        let target = parts.next().unwrap_or("").to_string();
+        let mut authorization = None;
+        let mut length = 0usize;
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header).await? == 0 {
+                return Ok(());
+            }
+            let header = header.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':') {
+                match name.trim().to_ascii_lowercase().as_str() {
+                    "authorization" => authorization = Some(value.trim().to_string()),
+                    "content-length" => length = value.trim().parse().unwrap_or(0),
+                    _ => {}
+                }
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).await?;
+        let (path, query) = match target.split_once('?') {
+            Some((path, query)) => (path.to_string(), query.to_string()),
+            None => (target.clone(), String::new()),
+        };
+        let query: Vec<(String, String)> = query
+            .split('&')
+            .filter(|pair| !pair.is_empty())
+            .map(|pair| match pair.split_once('=') {
+                Some((key, value)) => (key.to_string(), value.to_string()),
+                None => (pair.to_string(), String::new()),
+            })
+            .collect();
+        let authorized = authorization.as_deref() == Some(&format!("Bot {}", inner.token));
+        let (status, headers, json) = respond(&inner, &method, &path, &query, authorized);
+        inner.lock().requests.push(Request {
+            method,
+            path,
+            query,
+            authorized,
+            status,
+        });
+        inner.changed.notify_all();
+        let body = json.to_string();
+        let mut response = format!(
+            "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+            reason(status),
+            body.len()
+        );
+        for (name, value) in headers {
+            response.push_str(&format!("{name}: {value}\r\n"));
+        }
+        response.push_str("\r\n");
+        response.push_str(&body);
+        reader.get_mut().write_all(response.as_bytes()).await?;
+        reader.get_mut().flush().await?;
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        _ => "Status",
+    }
+}
+
+fn respond(
+    inner: &Inner,
+    method: &str,
+    path: &str,
+    query: &[(String, String)],
+    authorized: bool,
+) -> (u16, Vec<(String, String)>, Value) {
+    let mut state = inner.lock();
+    let failing = state
+        .failures
+        .iter_mut()
+        .find(|failure| failure.remaining > 0 && path.contains(&failure.path_contains));
+    let failing = match failing {
+        Some(failure) if failure.skip > 0 => {
+            failure.skip -= 1;
+            None
+        }
+        other => other,
+    };
+    if let Some(failure) = failing {
+        failure.remaining -= 1;
+        let status = failure.status;
+        if status == 429 {
+            return (
+                429,
+                vec![("retry-after".into(), failure.retry_after.ceil().to_string())],
+                json!({"message": "You are being rate limited.", "retry_after": failure.retry_after, "global": false}),
+            );
+        }
+        return (
+            status,
+            Vec::new(),
+            json!({"message": "Server error", "code": 0}),
+        );
+    }
+    if !authorized {
+        return (
+            401,
+            Vec::new(),
+            json!({"message": "401: Unauthorized", "code": 0}),
+        );
+    }
+    let not_found = (
+        404,
+        Vec::new(),
+        json!({"message": "404: Not Found", "code": 0}),
+    );
+    let Some(route) = path.strip_prefix("/api/v10") else {
+        return not_found;
+    };
+    let segments: Vec<&str> = route.trim_matches('/').split('/').collect();
+    let param = |name: &str| {
+        query
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.clone())
+    };
+    let ok = |value: Value| (200, Vec::new(), value);
+    match (method, segments.as_slice()) {
+        ("GET", ["gateway"]) => ok(json!({
+            "url": state.gateway_override.clone().unwrap_or_else(|| inner.ws_url.clone())
+        })),
+        ("GET", ["gateway", "bot"]) => ok(json!({
+            "url": inner.ws_url, "shards": 1,
+            "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
+        })),
+        ("GET", ["users", "@me"]) => {
+            let mut user = state.ready["user"].clone();
+            user["flags"] = json!(0);
+            ok(user)
+        }
+        ("GET", ["oauth2", "applications", "@me"]) => ok(state.application.clone()),
+        ("GET", ["guilds", guild, "channels"]) => {
+            let Some(found) = state.guilds.iter().find(|g| g["id"] == *guild) else {
+                return not_found;
+            };
+            let channels: Vec<Value> = found["channels"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|channel| with_last_message(&state, channel, guild))
+                .collect();
+            ok(Value::Array(channels))
+        }
+        ("GET", ["guilds", guild, "threads", "active"]) => {
+            let Some(found) = state.guilds.iter().find(|g| g["id"] == *guild) else {
+                return not_found;
+            };
+            let threads: Vec<Value> = found["threads"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|thread| with_last_message(&state, thread, guild))
+                .collect();
+            ok(json!({"threads": threads, "members": [], "has_more": false}))
+        }
+        ("GET", ["channels", channel]) => {
+            for guild in &state.guilds {
+                let guild_id = guild["id"].as_str().unwrap_or_default().to_string();
+                for list in ["channels", "threads"] {
+                    if let Some(found) = guild[list]
+                        .as_array()
+                        .and_then(|all| all.iter().find(|c| c["id"] == *channel))
+                    {
+                        return ok(with_last_message(&state, found.clone(), &guild_id));
+                    }
+                }
+            }
+            not_found
+        }
+        ("GET", ["channels", channel, "messages"]) => {
+            let Ok(channel) = channel.parse::<u64>() else {
+                return not_found;
+            };
+            let limit: usize = param("limit")
+                .and_then(|limit| limit.parse().ok())
+                .unwrap_or(50)
+                .clamp(1, 100);
+            let empty = BTreeMap::new();
+            let messages = state.history.get(&channel).unwrap_or(&empty);
+            let mut page: Vec<Value> = if let Some(after) =
+                param("after").and_then(|after| after.parse::<u64>().ok())
+            {
+                // The oldest `limit` after `after`, returned newest first, like Discord.
+                messages
+                    .range(after + 1..)
+                    .take(limit)
+                    .map(|(_, message)| message.clone())
+                    .collect()
+            } else if let Some(before) =
+                param("before").and_then(|before| before.parse::<u64>().ok())
+            {
+                let mut newest: Vec<Value> = messages
+                    .range(..before)
+                    .rev()
+                    .take(limit)
+                    .map(|(_, message)| message.clone())
+                    .collect();
+                newest.reverse();
+                newest
+            } else {
+                let mut newest: Vec<Value> = messages.values().rev().take(limit).cloned().collect();
+                newest.reverse();
+                newest
+            };
+            page.reverse();
+            ok(Value::Array(page))
+        }
+        _ => not_found,
+    }
+}
+
+fn with_last_message(state: &State, mut channel: Value, guild: &str) -> Value {
+    let last = channel["id"]
+        .as_str()
+        .and_then(|id| id.parse::<u64>().ok())
+        .and_then(|id| state.history.get(&id))
+        .and_then(|messages| messages.keys().next_back())
+        .map(|id| Value::String(id.to_string()))
+        .unwrap_or(Value::Null);
+    channel["last_message_id"] = last;
+    channel["guild_id"] = Value::String(guild.to_string());
+    channel
+}
+
+// ---------------------------------------------------------------- gateway
+
+async fn serve_gateway(listener: TcpListener, inner: Arc<Inner>) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let inner = Arc::clone(&inner);
+        tokio::spawn(async move {
+            let _ = handle_gateway(stream, inner).await;
+        });
+    }
+}
+
+fn frame_of(connection: u32, direction: Direction, payload: Value) -> Frame {
+    Frame {
+        connection,
+        direction,
+        op: payload["op"].as_u64(),
+        t: payload["t"].as_str().map(str::to_string),
+        s: payload["s"].as_u64(),
+        close: None,
+        payload,
+    }
+}
+
+async fn handle_gateway(stream: TcpStream, inner: Arc<Inner>) -> Result<(), String> {
+    let mut socket = tokio_tungstenite::accept_async(stream)
+        .await
+        .map_err(|error| error.to_string())?;
+    let (commands, mut commanded) = mpsc::unbounded_channel();
+    let (number, interval) = {
+        let mut state = inner.lock();
+        state.connections += 1;
+        let number = state.connections;
+        state.current = Some(Connection {
+            number,
+            commands,
+            session: None,
+        });
+        (number, state.heartbeat_interval_ms)
+    };
+    inner.changed.notify_all();
+
+    // Sends a payload, recording it.
+    macro_rules! send {
+        ($payload:expr) => {{
+            let payload: Value = $payload;
+            inner.record_frame(frame_of(number, Direction::Out, payload.clone()));
+            socket
+                .send(WsMessage::Text(payload.to_string()))
+                .await
+                .map_err(|error| error.to_string())?;
+        }};
+    }
+    // Sends a dispatch in the current session with the next sequence number.
+    macro_rules! dispatch {
+        ($payload:expr) => {{
+            let payload: Value = $payload;
+            let framed = {
+                let mut state = inner.lock();
+                let session_id = state
+                    .current
+                    .as_ref()
+                    .and_then(|connection| connection.session.clone());
+                match session_id.and_then(|id| state.sessions.get_mut(&id)) {
+                    Some(session) => {
+                        let seq = session.dispatched.len() as u64 + 1;
+                        let framed = json!({"op": 0, "s": seq, "t": payload["t"], "d": payload["d"]});
+                        session.dispatched.push((seq, framed.clone()));
+                        Some(framed)
+                    }
+                    None => {
+                        state.pending.push(payload.clone());
+                        None
+                    }
+                }
+            };
+            if let Some(framed) = framed {
+                send!(framed);
+            }
+        }};
+    }
+    macro_rules! close {
+        ($code:expr, $reason:expr) => {{
+            let code: u16 = $code;
+            inner.record_frame(Frame {
+                connection: number,
+                direction: Direction::Out,
+                op: None,
+                t: None,
+                s: None,
+                close: Some(code),
+                payload: Value::Null,
+            });
+            let _ = socket
+                .send(WsMessage::Close(Some(CloseFrame {
+                    code: CloseCode::from(code),
+                    reason: $reason.into(),
+                })))
+                .await;
+            let _ = socket.flush().await;
+            forget_connection(&inner, number);
+            return Ok(());
+        }};
+    }
+
+    send!(json!({"op": 10, "s": null, "t": null, "d": {"heartbeat_interval": interval}}));
+    loop {
+        tokio::select! {
+            command = commanded.recv() => match command {
+                Some(Command::Dispatch(payload)) => dispatch!(payload),
+                Some(Command::Raw(text)) => {
+                    inner.record_frame(Frame {
+                        connection: number, direction: Direction::Out, op: None, t: None, s: None,
+                        close: None, payload: Value::String(text.clone()),
+                    });
+                    socket.send(WsMessage::Text(text)).await.map_err(|error| error.to_string())?;
+                }
+                Some(Command::Close(code)) => close!(code, "closed by the test"),
+                None => return Ok(()),
+            },
+            incoming = socket.next() => {
+                let message = match incoming {
+                    Some(Ok(message)) => message,
+                    _ => {
+                        forget_connection(&inner, number);
+                        return Ok(());
+                    }
+                };
+                let text = match message {
+                    WsMessage::Text(text) => text,
+                    WsMessage::Close(frame) => {
+                        inner.record_frame(Frame {
+                            connection: number, direction: Direction::In, op: None, t: None, s: None,
+                            close: frame.map(|frame| u16::from(frame.code)), payload: Value::Null,
+                        });
+                        forget_connection(&inner, number);
+                        return Ok(());
+                    }
+                    _ => continue,
+                };
+                let payload: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+                inner.record_frame(frame_of(number, Direction::In, payload.clone()));
+                match payload["op"].as_u64() {
+                    Some(1) if !inner.lock().unacked.contains(&number) => {
+                        send!(json!({"op": 11, "s": null, "t": null, "d": null}));
+                    }
+                    Some(2) => {
+                        let token = payload["d"]["token"].as_str().unwrap_or("");
+                        let accepted = token.trim_start_matches("Bot ") == inner.token;
+                        if inner.lock().reject_identify || !accepted {
+                            close!(4004, "Authentication failed.");
+                        }
+                        let (ready, guilds) = {
+                            let mut state = inner.lock();
+                            let id = format!("fake-session-{number}");
+                            state.sessions.insert(id.clone(), Session { id: id.clone(), dispatched: Vec::new() });
+                            if let Some(connection) = state.current.as_mut().filter(|c| c.number == number) {
+                                connection.session = Some(id.clone());
+                            }
+                            let mut ready = state.ready.clone();
+                            ready["session_id"] = Value::String(id);
+                            ready["resume_gateway_url"] = Value::String(inner.ws_url.clone());
+                            (ready, state.guilds.clone())
+                        };
+                        dispatch!(json!({"t": "READY", "d": ready}));
+                        for guild in guilds {
+                            dispatch!(json!({"t": "GUILD_CREATE", "d": guild}));
+                        }
+                        let pending = std::mem::take(&mut inner.lock().pending);
+                        for payload in pending {
+                            dispatch!(payload);
+                        }
+                    }
+                    Some(6) => {
+                        let session_id = payload["d"]["session_id"].as_str().unwrap_or("").to_string();
+                        let seq = payload["d"]["seq"].as_u64().unwrap_or(0);
+                        let replay = {
+                            let mut state = inner.lock();
+                            let whole = state.replay_whole_session_on_resume;
+                            let replay = state.sessions.get(&session_id).map(|session| {
+                                session
+                                    .dispatched
+                                    .iter()
+                                    .filter(|(s, _)| whole || *s > seq)
+                                    // Discord never replays a READY.
+                                    .filter(|(_, framed)| framed["t"] != "READY")
+                                    .map(|(_, framed)| framed.clone())
+                                    .collect::<Vec<_>>()
+                            });
+                            if replay.is_some()
+                                && let Some(connection) =
+                                    state.current.as_mut().filter(|c| c.number == number)
+                            {
+                                connection.session = Some(session_id.clone());
+                            }
+                            replay
+                        };
+                        match replay {
+                            Some(frames) => {
+                                for framed in frames {
+                                    send!(framed);
+                                }
+                                dispatch!(json!({"t": "RESUMED", "d": {}}));
+                                let pending = std::mem::take(&mut inner.lock().pending);
+                                for payload in pending {
+                                    dispatch!(payload);
+                                }
+                            }
+                            None => send!(json!({"op": 9, "s": null, "t": null, "d": false})),
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+fn forget_connection(inner: &Inner, number: u32) {
+    let mut state = inner.lock();
+    if state
+        .current
+        .as_ref()
+        .is_some_and(|connection| connection.number == number)
+    {
+        state.current = None;
+    }
+    drop(state);
+    inner.changed.notify_all();
+}
