@@ -11,8 +11,9 @@ pub mod channels;
 pub mod feed;
 pub mod guilds;
 pub mod messages;
-mod permissions;
+pub(crate) mod permissions;
 pub mod reactions;
+pub mod sent;
 
 use serenity::model::event::Event;
 

@@ -20,6 +20,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0002_search_and_history.sql",
         include_str!("../../migrations/0002_search_and_history.sql"),
     ),
+    (
+        "0003_schedules.sql",
+        include_str!("../../migrations/0003_schedules.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

@@ -16,6 +16,7 @@ mod messages;
 mod migrations;
 mod paths;
 mod reactions;
+mod schedules;
 mod search;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -39,6 +40,9 @@ pub use identity::Identity;
 pub use messages::{EditRecord, MessageRecord, NewEdit, NewMessage};
 pub use paths::default_path;
 pub use reactions::{ReactionChange, ReactionCount};
+pub use schedules::{
+    NewSchedule, ScheduleEvent, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord,
+};
 pub use search::{SearchFilter, SearchHit};
 
 /// How long a writer waits for another process's write lock before giving up.
@@ -191,6 +195,8 @@ mod tests {
         "message_deletions",
         "reaction_events",
         "bookmark_events",
+        "schedules",
+        "schedule_events",
     ];
     /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
     /// only ever inserts into it).
@@ -222,6 +228,20 @@ mod tests {
         };
         crate::business::bookmarks::add_bookmark(&world.store, input, &world.context()).unwrap();
         world.delete(&channel, &message);
+        use crate::business::schedules::{
+            AddSchedule, CancelSchedule, add_schedule, cancel_schedule,
+        };
+        let schedule = AddSchedule {
+            channel_id: crate::business::model::DiscordId::parse(&channel).unwrap(),
+            content: "later".into(),
+            send_at: Instant::now().plus_seconds(3600),
+            reply_to_message_id: None,
+        };
+        let schedule = add_schedule(&world.store, schedule, &world.sending_context()).unwrap();
+        let cancel = CancelSchedule {
+            schedule_id: schedule.schedule_id,
+        };
+        cancel_schedule(&world.store, cancel, &world.context()).unwrap();
         world
     }
 
