@@ -11,7 +11,15 @@
 //! An entry naming a tool that is not registered, or a tool in both lists, fails the gate.
 
 /// Tools no spec reaches yet.
-pub const PENDING: &[&str] = &[];
+pub const PENDING: &[&str] = &[
+    // Sending and scheduling: their specs assert the exact requests a fake Discord HTTP server
+    // recorded, and that fake Discord comes with live ingestion (issue 3). Until then the unit
+    // tests of business::messages::send_message and business::schedules own them.
+    "messages_send",
+    "schedules_add",
+    "schedules_list",
+    "schedules_cancel",
+];
 
 /// Tools the E2E run is excused from calling: (tool, reason citing the owning unit test).
 pub const EXCLUSIONS: &[(&str, &str)] = &[];
