@@ -46,11 +46,17 @@ _discord__manager() {
             discord__manager,mentions)
                 cmd="discord__manager__subcmd__mentions"
                 ;;
+            discord__manager,schedules)
+                cmd="discord__manager__subcmd__schedules"
+                ;;
             discord__manager,search)
                 cmd="discord__manager__subcmd__search"
                 ;;
             discord__manager,seed)
                 cmd="discord__manager__subcmd__seed"
+                ;;
+            discord__manager,send)
+                cmd="discord__manager__subcmd__send"
                 ;;
             discord__manager,status)
                 cmd="discord__manager__subcmd__status"
@@ -124,11 +130,17 @@ _discord__manager() {
             discord__manager__subcmd__help,mentions)
                 cmd="discord__manager__subcmd__help__subcmd__mentions"
                 ;;
+            discord__manager__subcmd__help,schedules)
+                cmd="discord__manager__subcmd__help__subcmd__schedules"
+                ;;
             discord__manager__subcmd__help,search)
                 cmd="discord__manager__subcmd__help__subcmd__search"
                 ;;
             discord__manager__subcmd__help,seed)
                 cmd="discord__manager__subcmd__help__subcmd__seed"
+                ;;
+            discord__manager__subcmd__help,send)
+                cmd="discord__manager__subcmd__help__subcmd__send"
                 ;;
             discord__manager__subcmd__help,status)
                 cmd="discord__manager__subcmd__help__subcmd__status"
@@ -154,6 +166,15 @@ _discord__manager() {
             discord__manager__subcmd__help__subcmd__mentions,list)
                 cmd="discord__manager__subcmd__help__subcmd__mentions__subcmd__list"
                 ;;
+            discord__manager__subcmd__help__subcmd__schedules,add)
+                cmd="discord__manager__subcmd__help__subcmd__schedules__subcmd__add"
+                ;;
+            discord__manager__subcmd__help__subcmd__schedules,cancel)
+                cmd="discord__manager__subcmd__help__subcmd__schedules__subcmd__cancel"
+                ;;
+            discord__manager__subcmd__help__subcmd__schedules,list)
+                cmd="discord__manager__subcmd__help__subcmd__schedules__subcmd__list"
+                ;;
             discord__manager__subcmd__mentions,awaiting-reply)
                 cmd="discord__manager__subcmd__mentions__subcmd__awaiting__subcmd__reply"
                 ;;
@@ -172,6 +193,30 @@ _discord__manager() {
             discord__manager__subcmd__mentions__subcmd__help,list)
                 cmd="discord__manager__subcmd__mentions__subcmd__help__subcmd__list"
                 ;;
+            discord__manager__subcmd__schedules,add)
+                cmd="discord__manager__subcmd__schedules__subcmd__add"
+                ;;
+            discord__manager__subcmd__schedules,cancel)
+                cmd="discord__manager__subcmd__schedules__subcmd__cancel"
+                ;;
+            discord__manager__subcmd__schedules,help)
+                cmd="discord__manager__subcmd__schedules__subcmd__help"
+                ;;
+            discord__manager__subcmd__schedules,list)
+                cmd="discord__manager__subcmd__schedules__subcmd__list"
+                ;;
+            discord__manager__subcmd__schedules__subcmd__help,add)
+                cmd="discord__manager__subcmd__schedules__subcmd__help__subcmd__add"
+                ;;
+            discord__manager__subcmd__schedules__subcmd__help,cancel)
+                cmd="discord__manager__subcmd__schedules__subcmd__help__subcmd__cancel"
+                ;;
+            discord__manager__subcmd__schedules__subcmd__help,help)
+                cmd="discord__manager__subcmd__schedules__subcmd__help__subcmd__help"
+                ;;
+            discord__manager__subcmd__schedules__subcmd__help,list)
+                cmd="discord__manager__subcmd__schedules__subcmd__help__subcmd__list"
+                ;;
             *)
                 ;;
         esac
@@ -179,7 +224,7 @@ _discord__manager() {
 
     case "${cmd}" in
         discord__manager)
-            opts="-h -V --json --db --help --version catch-up history search wait digest status channels mentions bookmarks seed mcp ingest completions help"
+            opts="-h -V --json --db --help --version catch-up history search send wait digest status channels mentions bookmarks schedules seed mcp ingest completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -507,7 +552,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help)
-            opts="catch-up history search wait digest status channels mentions bookmarks seed mcp ingest completions help"
+            opts="catch-up history search send wait digest status channels mentions bookmarks schedules seed mcp ingest completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -744,6 +789,62 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__help__subcmd__schedules)
+            opts="add list cancel"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__schedules__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__schedules__subcmd__cancel)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__schedules__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -759,6 +860,20 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help__subcmd__seed)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__send)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1008,6 +1123,172 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__schedules)
+            opts="-h --json --db --help add list cancel help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__schedules__subcmd__add)
+            opts="-h --channel-id --content --reply-to-message-id --send-at --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --channel-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --content)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reply-to-message-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --send-at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__schedules__subcmd__cancel)
+            opts="-h --schedule-id --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --schedule-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__schedules__subcmd__help)
+            opts="add list cancel help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__schedules__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__schedules__subcmd__help__subcmd__cancel)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__schedules__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__schedules__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__schedules__subcmd__list)
+            opts="-h --status --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --status)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__search)
             opts="-h --author-id --channel-id --limit --query --since --until --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1057,6 +1338,36 @@ _discord__manager() {
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__send)
+            opts="-h --channel-id --content --reply-to-message-id --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --channel-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --content)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reply-to-message-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -1,13 +1,22 @@
 //! `discord-manager seed`: a demo store built from the scripted feed in `seed/`, through the
-//! real recorders (for Discord's events) and the real capabilities (for the owner's actions),
-//! so the demo exercises exactly the code paths a live store does.
+//! real recorders (for Discord's events), the real capabilities (for the owner's actions) and
+//! the real job bodies (for what the daemon does), so the demo exercises exactly the code paths
+//! a live store does.
+//!
+//! The demo has no Discord to send to. Where the daemon would post a scheduled message, the
+//! seed posts it to [`DemoDiscord`], a stand-in that answers as Discord answers a bot's post
+//! (the created message as JSON, one message per nonce), and nothing leaves the machine.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
+use serde_json::{Value, json};
 
+use crate::business::outbox::{DiscordSender, OutgoingMessage, Posting, SendFailure};
 use crate::business::{OwnerContext, Source};
 use crate::error::{Error, Result};
 use crate::ingest::feed::{FeedLine, decode_dispatch, parse_feed};
@@ -28,14 +37,15 @@ pub struct FeedSummary {
     pub already_known: usize,
     pub ignored: usize,
     pub actions: usize,
+    pub jobs: usize,
 }
 
 impl fmt::Display for FeedSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} events stored, {} already known, {} ignored; {} owner actions",
-            self.stored, self.already_known, self.ignored, self.actions
+            "{} events stored, {} already known, {} ignored; {} owner actions, {} job runs",
+            self.stored, self.already_known, self.ignored, self.actions, self.jobs
         )
     }
 }
@@ -50,10 +60,26 @@ struct ApplicationOwner {
     id: String,
 }
 
-/// Plays a feed into a store: dispatches through the recorders, actions through the registry
-/// with an owner context built from what the store knows at that point.
+/// The owner context of a feed's actions and jobs, from what the store knows at that point:
+/// the owner of a deployment that may send (its sends go to [`DemoDiscord`]).
+fn feed_context(store: &Store) -> Result<OwnerContext> {
+    let owner_id = store.read(|reader| Ok(reader.identity()?.owner_user_id))?;
+    Ok(OwnerContext {
+        owner_id,
+        guild_ids: Vec::new(),
+        token_configured: true,
+        read_only: false,
+        send_channel_ids: None,
+        source: Source::Cli,
+    })
+}
+
+/// Plays a feed into a store: dispatches through the recorders, actions through the registry,
+/// jobs through their bodies, with an owner context built from what the store knows at that
+/// point. Whatever is sent goes to a [`DemoDiscord`].
 pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result<FeedSummary> {
     let mut summary = FeedSummary::default();
+    let discord = Arc::new(DemoDiscord::new(Arc::clone(store)));
     for line in parse_feed(feed, Instant::now())? {
         match line {
             FeedLine::Dispatch { line, payload, .. } => {
@@ -69,17 +95,10 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
                 tool,
                 arguments,
             } => {
-                let owner_id = store.read(|reader| Ok(reader.identity()?.owner_user_id))?;
                 let services = Services {
                     store: Arc::clone(store),
-                    context: OwnerContext {
-                        owner_id,
-                        guild_ids: Vec::new(),
-                        token_configured: false,
-                        read_only: false,
-                        send_channel_ids: None,
-                        source: Source::Cli,
-                    },
+                    context: feed_context(store)?,
+                    sender: Some(Arc::clone(&discord) as Arc<dyn DiscordSender>),
                 };
                 let capability = registry::find(&tool)?;
                 capability
@@ -93,9 +112,116 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
                     })?;
                 summary.actions += 1;
             }
+            FeedLine::Job { line, job } => {
+                match job.as_str() {
+                    "schedules_send_due" => {
+                        crate::business::schedules::send_due_schedules(
+                            store,
+                            discord.as_ref(),
+                            &feed_context(store)?,
+                            Instant::now(),
+                        )
+                        .await?;
+                    }
+                    other => {
+                        return Err(Error::internal(format!(
+                            "Feed line {line} runs job {other:?}; the jobs are: schedules_send_due"
+                        )));
+                    }
+                }
+                summary.jobs += 1;
+            }
         }
     }
     Ok(summary)
+}
+
+/// A stand-in for Discord's REST API that answers a bot's post as Discord does: with the
+/// created message, authored by the bot the store knows (from READY), without `guild_id` (as
+/// Discord's REST answers are), and, like `enforce_nonce`, with the same message again for a
+/// nonce it has seen. It keeps nothing but that answer; the caller records it like any other.
+pub struct DemoDiscord {
+    store: Arc<Store>,
+    created: Mutex<HashMap<String, Value>>,
+}
+
+impl DemoDiscord {
+    pub fn new(store: Arc<Store>) -> DemoDiscord {
+        DemoDiscord {
+            store,
+            created: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// How many messages it created (a repeated nonce creates none).
+    pub fn created(&self) -> usize {
+        self.created.lock().map_or(0, |created| created.len())
+    }
+
+    fn create(&self, message: &OutgoingMessage) -> Result<Value, SendFailure> {
+        let mut created = self.created.lock().map_err(|_| SendFailure::Unavailable {
+            reason: "the demo Discord failed".into(),
+        })?;
+        if let Some(existing) = created.get(&message.nonce) {
+            return Ok(existing.clone());
+        }
+        let identity = self
+            .store
+            .read(|reader| reader.identity())
+            .map_err(|error| SendFailure::Unavailable {
+                reason: error.message().to_string(),
+            })?;
+        let Some(bot_id) = identity.bot_user_id else {
+            return Err(SendFailure::Refused {
+                status: 401,
+                code: Some(0),
+                message: "401: Unauthorized (the demo knows no bot: no READY was played)".into(),
+            });
+        };
+        let now = Instant::now();
+        let mut answer = json!({
+            "id": snowflake(now),
+            "channel_id": message.channel_id,
+            "author": {"id": bot_id, "username": identity.bot_name.unwrap_or_default(),
+                       "discriminator": "0", "global_name": null, "avatar": null, "bot": true},
+            "content": message.content,
+            "timestamp": now.to_iso(),
+            "edited_timestamp": null,
+            "tts": false,
+            "mention_everyone": false,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": false,
+            "type": 0,
+            "flags": 0,
+            "nonce": message.nonce,
+        });
+        if let Some(reply_to) = &message.reply_to_message_id {
+            answer["type"] = json!(19);
+            answer["message_reference"] =
+                json!({"type": 0, "message_id": reply_to, "channel_id": message.channel_id});
+        }
+        created.insert(message.nonce.clone(), answer.clone());
+        Ok(answer)
+    }
+}
+
+impl DiscordSender for DemoDiscord {
+    fn post_message<'a>(&'a self, message: &'a OutgoingMessage) -> Posting<'a> {
+        Box::pin(async move { self.create(message) })
+    }
+}
+
+/// A Discord snowflake for a message created at `at`: milliseconds since Discord's epoch
+/// (2015), and a sequence number so that two in one millisecond differ.
+fn snowflake(at: Instant) -> String {
+    const DISCORD_EPOCH_MILLIS: i64 = 1_420_070_400_000;
+    static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+    let millis = (at.as_micros() / 1000 - DISCORD_EPOCH_MILLIS).max(0) as u64;
+    let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed) & 0xfff;
+    ((millis << 22) | sequence).to_string()
 }
 
 /// Builds the demo store at `path`. Refuses a store that already holds anything unless

@@ -4,13 +4,17 @@
 //! Every test gets fresh ids and an owner context scoped to its own guild, so tests share one
 //! store without seeing each other's rows, and nothing is ever cleaned up.
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use serenity::model::event::Event;
 
+use crate::business::outbox::{DiscordSender, OutgoingMessage, Posting, SendFailure};
 use crate::business::{OwnerContext, Source};
 use crate::ingest::{Origin, Recorded, record_event};
+use crate::seed::DemoDiscord;
 use crate::store::Store;
 use crate::store::testing::{fresh_id, shared_store};
 
@@ -18,10 +22,13 @@ use crate::store::testing::{fresh_id, shared_store};
 pub(crate) const BOT_ID: &str = "1100000000000000001";
 pub(crate) const VIEW: u64 = 1 << 10;
 pub(crate) const HISTORY: u64 = 1 << 16;
-const SEND: u64 = 1 << 11;
+pub(crate) const SEND: u64 = 1 << 11;
+pub(crate) const SEND_IN_THREADS: u64 = 1 << 38;
 
 pub(crate) struct World {
     pub store: Arc<Store>,
+    /// The folder of a store of its own, kept as long as the world.
+    _folder: Option<Arc<tempfile::TempDir>>,
     pub guild_id: String,
     pub owner_id: String,
     /// A role the owner holds.
@@ -50,9 +57,21 @@ pub(crate) fn dispatch(store: &Store, kind: &str, data: Value) -> Recorded {
 }
 
 impl World {
-    /// A new guild with @everyone allowed to read, the owner holding one role.
+    /// A new guild with @everyone allowed to read and send (not in threads), the owner holding
+    /// one role, in the shared unit-test store.
     pub(crate) fn new() -> World {
-        let store = Arc::new(shared_store());
+        World::in_store(Arc::new(shared_store()), None)
+    }
+
+    /// A world in a store of its own: for the scheduler's job, which sends whatever is due in
+    /// the whole store and so must not meet other tests' schedules.
+    pub(crate) fn alone() -> World {
+        let folder = tempfile::tempdir().expect("a folder for a store of its own");
+        let store = Store::open(&folder.path().join("alone.sqlite3")).expect("the store opens");
+        World::in_store(Arc::new(store), Some(Arc::new(folder)))
+    }
+
+    fn in_store(store: Arc<Store>, folder: Option<Arc<tempfile::TempDir>>) -> World {
         let guild_id = fresh_id();
         let owner_id = fresh_id();
         let owner_role_id = fresh_id();
@@ -79,10 +98,16 @@ impl World {
         );
         World {
             store,
+            _folder: folder,
             guild_id,
             owner_id,
             owner_role_id,
         }
+    }
+
+    /// The same store opened again, as another process (a restarted daemon) would open it.
+    pub(crate) fn reopened_store(&self) -> Arc<Store> {
+        Arc::new(Store::open(self.store.path()).expect("the store opens again"))
     }
 
     /// The owner's context, scoped to this world's guild.
@@ -95,6 +120,25 @@ impl World {
             send_channel_ids: None,
             source: Source::Cli,
         }
+    }
+
+    /// The owner's context in a deployment that may send: a token is configured.
+    pub(crate) fn sending_context(&self) -> OwnerContext {
+        OwnerContext {
+            token_configured: true,
+            ..self.context()
+        }
+    }
+
+    /// A thread of `parent`, and its id.
+    pub(crate) fn thread(&self, parent: &str, name: &str) -> String {
+        let id = fresh_id();
+        dispatch(
+            &self.store,
+            "THREAD_CREATE",
+            self.channel_payload(&id, name, 11, Some(parent), json!([])),
+        );
+        id
     }
 
     pub(crate) fn channel_payload(
@@ -209,3 +253,83 @@ impl World {
 }
 
 pub(crate) use crate::store::testing::fresh_id as new_id;
+
+/// What the scripted Discord answers to one post.
+pub(crate) enum Answer {
+    /// Creates the message as Discord does (the same one again for a nonce it has seen).
+    Create,
+    Fail(SendFailure),
+    /// Creates the message, but the answer never arrives: the sender dies waiting.
+    CreateThenHang,
+    /// Never answers and creates nothing.
+    Hang,
+}
+
+/// One request the scripted Discord received: when (on tokio's clock, since the double was
+/// made) and what.
+#[derive(Debug, Clone)]
+pub(crate) struct Request {
+    pub at: Duration,
+    pub message: OutgoingMessage,
+}
+
+/// A recording stand-in for Discord's REST API: answers each post as scripted (then `Create`)
+/// and records every request it received. Discord's own side (which nonces it has seen) lives
+/// in the [`DemoDiscord`] inside, so it survives a simulated daemon restart.
+pub(crate) struct ScriptedDiscord {
+    discord: DemoDiscord,
+    script: Mutex<VecDeque<Answer>>,
+    requests: Mutex<Vec<Request>>,
+    started: tokio::time::Instant,
+}
+
+impl ScriptedDiscord {
+    pub(crate) fn new(store: &Arc<Store>, script: Vec<Answer>) -> ScriptedDiscord {
+        ScriptedDiscord {
+            discord: DemoDiscord::new(Arc::clone(store)),
+            script: Mutex::new(script.into()),
+            requests: Mutex::new(Vec::new()),
+            started: tokio::time::Instant::now(),
+        }
+    }
+
+    /// Answers as scripted from now on.
+    pub(crate) fn then(&self, script: Vec<Answer>) {
+        self.script.lock().unwrap().extend(script);
+    }
+
+    pub(crate) fn requests(&self) -> Vec<Request> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    /// How many messages Discord created.
+    pub(crate) fn created(&self) -> usize {
+        self.discord.created()
+    }
+}
+
+impl DiscordSender for ScriptedDiscord {
+    fn post_message<'a>(&'a self, message: &'a OutgoingMessage) -> Posting<'a> {
+        Box::pin(async move {
+            self.requests.lock().unwrap().push(Request {
+                at: self.started.elapsed(),
+                message: message.clone(),
+            });
+            let answer = self
+                .script
+                .lock()
+                .unwrap()
+                .pop_front()
+                .unwrap_or(Answer::Create);
+            match answer {
+                Answer::Create => self.discord.post_message(message).await,
+                Answer::Fail(failure) => Err(failure),
+                Answer::CreateThenHang => {
+                    let _ = self.discord.post_message(message).await;
+                    std::future::pending().await
+                }
+                Answer::Hang => std::future::pending().await,
+            }
+        })
+    }
+}

@@ -192,3 +192,85 @@ fn the_configuration_is_also_read_from_a_dot_env_file_in_the_working_directory()
         .assert()
         .success();
 }
+
+#[test]
+fn sending_and_scheduling_are_denied_with_exit_5_before_anything_is_written() {
+    let (_folder, db) = seeded();
+    let assert = cli()
+        .arg("--db")
+        .arg(&db)
+        .args(["send", "hello", "--channel-id", "1400000000000000001"])
+        .assert()
+        .failure()
+        .code(5);
+    assert_eq!(
+        stderr_of(&assert),
+        "error: Sending needs the bot's token: set DISCORD_TOKEN\n"
+    );
+    let in_an_hour = discord_manager::instant::Instant::now()
+        .plus_seconds(3600)
+        .to_iso();
+    let assert = cli()
+        .env("DISCORD_TOKEN", "secret-token-never-shown")
+        .env("DISCORD_MANAGER_READ_ONLY", "1")
+        .arg("--db")
+        .arg(&db)
+        .args([
+            "schedules",
+            "add",
+            "later",
+            "--channel-id",
+            "1400000000000000001",
+        ])
+        .args(["--send-at", &in_an_hour])
+        .assert()
+        .failure()
+        .code(5);
+    assert_eq!(
+        stderr_of(&assert),
+        "error: Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1\n"
+    );
+    // The demo's four scheduled messages, and no fifth.
+    let listed = cli()
+        .arg("--db")
+        .arg(&db)
+        .args(["schedules", "list", "--json"])
+        .output()
+        .unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let contents: Vec<&str> = listed["schedules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|schedule| schedule["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents.len(), 4);
+    assert!(!contents.contains(&"later"));
+}
+
+#[test]
+fn cancelling_a_cancelled_schedule_is_a_conflict_and_an_unknown_one_is_not_found() {
+    let (_folder, db) = seeded();
+    let assert = cli()
+        .arg("--db")
+        .arg(&db)
+        .args(["schedules", "cancel", "4"])
+        .assert()
+        .failure()
+        .code(4);
+    assert_eq!(
+        stderr_of(&assert),
+        "error: Scheduled message 4 is already cancelled\n"
+    );
+    let assert = cli()
+        .arg("--db")
+        .arg(&db)
+        .args(["schedules", "cancel", "99"])
+        .assert()
+        .failure()
+        .code(3);
+    assert_eq!(
+        stderr_of(&assert),
+        "error: No scheduled message has id 99\n"
+    );
+}

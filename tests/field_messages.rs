@@ -38,6 +38,7 @@ fn services() -> (tempfile::TempDir, Services) {
         Services {
             store: Arc::new(store),
             context,
+            sender: None,
         },
     )
 }
@@ -76,6 +77,9 @@ fn wrong_values(schema: &Value) -> Vec<Value> {
             if schema.get("pattern").is_some() {
                 values.extend([json!("12ab"), json!(1189078123456789012_u64)]);
             }
+            if schema.get("enum").is_some() {
+                values.push(json!("none of these"));
+            }
             if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
                 values.push(json!("x".repeat(max as usize + 1)));
             }
@@ -92,6 +96,7 @@ fn right_value(schema: &Value) -> Value {
         Some("boolean") => json!(true),
         Some("string") if schema.get("format").is_some() => json!("2026-11-29T18:54:18Z"),
         Some("string") if schema.get("pattern").is_some() => json!("1189078123456789012"),
+        Some("string") if schema.get("enum").is_some() => schema["enum"][0].clone(),
         _ => json!("text"),
     }
 }

@@ -10,9 +10,12 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use assert_cmd::Command;
+use discord_manager::business::outbox::DiscordSender;
 use discord_manager::business::{Source, context::build_owner_context};
 use discord_manager::config::Config;
+use discord_manager::instant::Instant;
 use discord_manager::registry::{Services, capabilities, find};
+use discord_manager::seed::DemoDiscord;
 use discord_manager::store::Store;
 use serde_json::{Value, json};
 
@@ -38,8 +41,12 @@ fn ensure(condition: bool, what: &str) -> Result<(), String> {
     }
 }
 
+/// The demo bot (seed/demo.jsonl's READY).
+const DEMO_BOT: &str = "1100000000000000001";
+
 /// In order: read-only demonstrations first, then the ones that write.
 fn demonstrations() -> Vec<(&'static str, Value, Check)> {
+    let in_an_hour = Instant::now().plus_seconds(3600).to_iso();
     vec![
         ("channels_list", json!({}), |result| {
             let channels = result["channels"].as_array().unwrap();
@@ -224,6 +231,37 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
             )?;
             ensure(result["storeBytes"].as_u64() > Some(0), "the store's size")
         }),
+        ("schedules_list", json!({}), |result| {
+            let schedules = result["schedules"].as_array().unwrap();
+            let with_status = |status: &str| {
+                schedules
+                    .iter()
+                    .filter(|s| s["status"] == status)
+                    .collect::<Vec<_>>()
+            };
+            ensure(
+                with_status("sent")
+                    .iter()
+                    .any(|s| s["messageId"].is_string() && s["finishedAt"].is_string()),
+                "a sent scheduled message with the message Discord created",
+            )?;
+            ensure(
+                with_status("failed").iter().any(|s| {
+                    s["reason"]
+                        .as_str()
+                        .is_some_and(|r| r.contains("Send Messages is denied"))
+                }),
+                "a failed scheduled message with why",
+            )?;
+            ensure(
+                !with_status("pending").is_empty(),
+                "a pending scheduled message",
+            )?;
+            ensure(
+                !with_status("cancelled").is_empty(),
+                "a cancelled scheduled message",
+            )
+        }),
         (
             "bookmarks_add",
             json!({"messageId": "1500000000000000004", "note": "answer Margaret"}),
@@ -247,6 +285,44 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
                 )
             },
         ),
+        (
+            "messages_send",
+            json!({"channelId": "1400000000000000001", "content": "Thanks Margaret, looking now.",
+                   "replyToMessageId": "1500000000000000004"}),
+            |result| {
+                ensure(result["authorId"] == DEMO_BOT, "the bot as the author")?;
+                ensure(
+                    result["replyToMessageId"] == "1500000000000000004",
+                    "the reply target",
+                )?;
+                ensure(
+                    result["guildId"] == "1200000000000000001",
+                    "the guild, which Discord's answer to a send leaves out",
+                )?;
+                ensure(
+                    result["createdAt"].is_string(),
+                    "when the store recorded it",
+                )
+            },
+        ),
+        (
+            "schedules_add",
+            json!({"channelId": "1400000000000000002", "content": "Release retro at 15:00 UTC.",
+                   "sendAt": in_an_hour}),
+            |result| {
+                ensure(result["status"] == "pending", "a pending scheduled message")?;
+                ensure(result["channelName"] == "releases", "the channel by name")?;
+                ensure(result["scheduleId"] == 5, "the next schedule id")
+            },
+        ),
+        ("schedules_cancel", json!({"scheduleId": 5}), |result| {
+            ensure(result["status"] == "cancelled", "the cancellation")?;
+            ensure(
+                result["content"] == "Release retro at 15:00 UTC.",
+                "the message that will not be sent",
+            )?;
+            ensure(result["finishedAt"].is_string(), "when it was cancelled")
+        }),
     ]
 }
 
@@ -261,15 +337,22 @@ async fn every_tool_answers_meaningfully_from_a_freshly_seeded_store() {
         .arg(&path)
         .assert()
         .success();
-    let store = Store::open(&path).unwrap();
-    let context = build_owner_context(&Config::default(), &store, Source::Cli).unwrap();
+    let store = Arc::new(Store::open(&path).unwrap());
+    // A deployment that may send: a token is configured (never used: sends go to the seed's
+    // stand-in for Discord, as they did when the seed ran the scheduler's job).
+    let config = Config::from_lookup(|name| {
+        (name == "DISCORD_TOKEN").then(|| "demo-token-never-sent".to_string())
+    })
+    .unwrap();
+    let context = build_owner_context(&config, &store, Source::Cli).unwrap();
     assert_eq!(
         context.owner_id.as_deref(),
         Some("1000000000000000001"),
         "the demo owner is learned from the store"
     );
     let services = Services {
-        store: Arc::new(store),
+        sender: Some(Arc::new(DemoDiscord::new(Arc::clone(&store))) as Arc<dyn DiscordSender>),
+        store,
         context,
     };
 

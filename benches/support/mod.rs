@@ -137,6 +137,8 @@ pub fn services(path: &Path) -> Services {
     Services {
         store: Arc::new(Store::open(path).expect("the benchmark store opens")),
         context: owner_context(),
+        // The benchmark measures reading; nothing is sent.
+        sender: None,
     }
 }
 

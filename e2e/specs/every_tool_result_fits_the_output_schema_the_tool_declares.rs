@@ -1,13 +1,16 @@
 //! Every tool answers with `structuredContent` (and the same JSON as text) that fits the output
 //! schema it declares in `tools/list`, with every field it sends declared there. The store has
 //! an edit, a deletion, a reaction, a reply and an open bookmark, so optional fields are sent
-//! both ways.
+//! both ways. A tool still PENDING in `e2e/coverage.rs` (one that answers only with the fake
+//! Discord of live ingestion: `messages_send`) is left out until its specs arrive.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
+use crate::coverage::PENDING;
 use crate::support::schema::violations;
+use crate::support::time::Stamp;
 use crate::support::{Emoji, Feed, Guild, Post, Store};
 
 pub async fn spec() {
@@ -28,9 +31,10 @@ pub async fn spec() {
     feed.react(&answer, &owner, &Emoji::unicode("🙏"));
     let oops = feed.post(Post::new(&general, &grace, "wrong channel, sorry"));
     feed.delete(&oops);
-    let store = Store::for_owner(&owner);
+    let store = Store::for_owner(&owner).with_token();
     store.play(&feed).await;
     let since = feed.opened_at();
+    let in_an_hour = Stamp::parse(&since).plus_minutes(60).iso();
     let mcp = store.mcp().await;
     let schemas: BTreeMap<String, Value> = mcp
         .tools()
@@ -57,10 +61,20 @@ pub async fn spec() {
         ("activity_digest", json!({"since": since})),
         ("bookmarks_resolve", json!({"messageId": answer.id})),
         ("store_status", json!({})),
+        (
+            "schedules_add",
+            json!({"channelId": general.id, "content": "Release retro at 15:00.",
+                   "sendAt": in_an_hour, "replyToMessageId": asked.id}),
+        ),
+        ("schedules_list", json!({})),
+        // The store's first schedule: the one just added.
+        ("schedules_cancel", json!({"scheduleId": 1})),
+        ("schedules_list", json!({"status": "cancelled"})),
     ];
-    let called: BTreeSet<&str> = calls.iter().map(|(tool, _)| *tool).collect();
+    let mut called: BTreeSet<&str> = calls.iter().map(|(tool, _)| *tool).collect();
+    called.extend(PENDING.iter().copied());
     let listed: BTreeSet<&str> = schemas.keys().map(String::as_str).collect();
-    assert_eq!(called, listed, "the calls below reach every listed tool");
+    assert_eq!(called, listed, "the calls below reach every listed tool but the pending ones");
 
     for (tool, arguments) in calls {
         let result = mcp.call(tool, arguments).await;

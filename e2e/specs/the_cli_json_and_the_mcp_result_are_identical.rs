@@ -31,6 +31,10 @@ pub async fn spec() {
     let oops = feed.post(Post::new(&general, &linus, "wrong channel, sorry"));
     feed.action("bookmarks_add", json!({"messageId": review.id, "note": "review the storage PR"}));
     feed.action("bookmarks_add", json!({"messageId": tag.id}));
+    feed.action(
+        "schedules_add",
+        json!({"channelId": releases.id, "content": "Freeze at noon.", "sendAt": "@now+1h"}),
+    );
     feed.edit(&tag, "v2.4.0 is tagged. Notes: https://example.invalid/2.4.0", 3);
     feed.react(&tag, &linus, &Emoji::unicode("🎉"));
     feed.react(&tag, &owner, &Emoji::custom("shipit"));
@@ -58,6 +62,12 @@ pub async fn spec() {
             vec!["mentions", "list", "--since", &since, "--limit", "5"],
         ),
         ("bookmarks_list", json!({}), vec!["bookmarks", "list"]),
+        ("schedules_list", json!({}), vec!["schedules", "list"]),
+        (
+            "schedules_list",
+            json!({"status": "pending"}),
+            vec!["schedules", "list", "--status", "pending"],
+        ),
         (
             "messages_history",
             json!({"channelId": general.id}),

@@ -331,3 +331,39 @@ pub struct AuthorActivity {
     pub author_name: String,
     pub messages: u64,
 }
+
+/// What `schedules_add` and `schedules_cancel` answer, and one entry of `schedules_list`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Schedule {
+    pub schedule_id: i64,
+    pub status: String,
+    pub channel_id: String,
+    pub channel_name: String,
+    pub content: String,
+    pub reply_to_message_id: Option<String>,
+    pub send_at: String,
+    pub created_at: String,
+    pub source: String,
+    pub attempts: u32,
+    pub message_id: Option<String>,
+    pub finished_at: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// `schedules_list`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Schedules {
+    pub schedules: Vec<Schedule>,
+}
+
+impl Schedules {
+    /// The entries of `schedule_id` (at most one).
+    pub fn of(&self, schedule_id: i64) -> Vec<&Schedule> {
+        self.schedules
+            .iter()
+            .filter(|schedule| schedule.schedule_id == schedule_id)
+            .collect()
+    }
+}

@@ -21,6 +21,10 @@ pub struct Store {
     path: PathBuf,
     owner_id: Option<String>,
     guild_scope: Option<String>,
+    /// `DISCORD_TOKEN`: a deployment that may send (nothing is sent: no spec here has a
+    /// Discord to send to until the fake Discord of live ingestion arrives).
+    token: Option<String>,
+    read_only: bool,
 }
 
 impl Store {
@@ -43,7 +47,21 @@ impl Store {
             path,
             owner_id,
             guild_scope: None,
+            token: None,
+            read_only: false,
         }
+    }
+
+    /// Configures a bot token (`DISCORD_TOKEN`), as a deployment that may send has.
+    pub fn with_token(mut self) -> Store {
+        self.token = Some("e2e-token-that-reaches-no-discord".to_string());
+        self
+    }
+
+    /// Turns sending and scheduling off (`DISCORD_MANAGER_READ_ONLY=1`).
+    pub fn read_only(mut self) -> Store {
+        self.read_only = true;
+        self
     }
 
     /// Limits the product to these guilds (`DISCORD_GUILD_IDS`).
@@ -89,6 +107,12 @@ impl Store {
         }
         if let Some(guilds) = &self.guild_scope {
             env.push(("DISCORD_GUILD_IDS", guilds.clone()));
+        }
+        if let Some(token) = &self.token {
+            env.push(("DISCORD_TOKEN", token.clone()));
+        }
+        if self.read_only {
+            env.push(("DISCORD_MANAGER_READ_ONLY", "1".to_string()));
         }
         env
     }

@@ -1,12 +1,14 @@
-//! Reading messages: catching up on what arrived since an instant.
+//! Messages: catching up on what arrived since an instant, a channel's history, search, and
+//! sending as the owner's bot.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::channels::{chosen_channels, chosen_readable_channels, unreadable_reason};
 use super::model::{DiscordId, HistoryPoint, Message, MessageWithHistory};
+use super::outbox::{self, DiscordSender, OutgoingMessage, RetryPolicy};
 use super::{OwnerContext, since_or_default};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::instant::Instant;
 use crate::store::{Anchor, ChannelAccess, Position, SearchFilter, Store};
 
@@ -317,6 +319,79 @@ pub fn search_messages(
             })
             .collect();
         Ok(SearchResults { query, results })
+    })
+}
+
+/// Post a message as the owner's bot, optionally as a reply, and get the message as the store
+/// recorded it. Refused before anything is sent, with the reason, when sending is not allowed
+/// (no token, read-only mode, a channel outside DISCORD_MANAGER_SEND_CHANNELS), when the channel
+/// is unknown or the bot may not send there, or when the message replied to is not in that
+/// channel. A rate-limited send is retried a few times; it is never posted twice. Use
+/// `schedules_add` to send it later instead.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SendMessage {
+    /// The channel or thread to post in.
+    pub channel_id: DiscordId,
+    /// What to say: 1 to 2000 characters, not only spaces (Discord's markdown applies).
+    #[schemars(length(min = 1, max = 2000))]
+    pub content: String,
+    /// Post it as a reply to this message of the same channel. Default: not a reply.
+    pub reply_to_message_id: Option<DiscordId>,
+}
+
+/// How `messages_send` retries: three attempts, never waiting more than 10 seconds at a time,
+/// so the owner gets an answer promptly.
+pub(crate) const SEND_POLICY: RetryPolicy = RetryPolicy {
+    attempts: 3,
+    first_backoff: std::time::Duration::from_secs(1),
+    max_wait: std::time::Duration::from_secs(10),
+};
+
+pub async fn send_message(
+    store: &Store,
+    input: SendMessage,
+    context: &OwnerContext,
+    sender: Option<&dyn DiscordSender>,
+) -> Result<Message> {
+    let channel = store.read(|reader| {
+        outbox::check_sendable(
+            reader,
+            context,
+            &input.channel_id,
+            &input.content,
+            input.reply_to_message_id.as_ref(),
+        )
+    })?;
+    let sender = sender.ok_or_else(|| {
+        Error::internal("Sending is not available: no Discord client was set up for it")
+    })?;
+    let outgoing = OutgoingMessage {
+        channel_id: channel.channel_id.clone(),
+        content: input.content,
+        reply_to_message_id: input.reply_to_message_id.map(|id| id.as_str().to_string()),
+        nonce: outbox::new_nonce(),
+    };
+    let answer = outbox::post_with_retries(sender, &outgoing, &SEND_POLICY, &channel.name).await?;
+    let (message_id, _) =
+        crate::ingest::sent::record_sent_message(store, &answer).map_err(|error| {
+            Error::new(
+                ErrorKind::Discord,
+                format!(
+                    "Discord posted the message in {}, but the store could not record it ({}); \
+                     ingest records it when the gateway delivers it: do not send it again",
+                    channel.name,
+                    error.message()
+                ),
+            )
+        })?;
+    store.read(|reader| {
+        let record = reader.message(&message_id)?.ok_or_else(|| {
+            Error::internal(format!(
+                "Message {message_id} was recorded but cannot be read"
+            ))
+        })?;
+        Ok(Message::from_record(&record, &context.owner_view(reader)?))
     })
 }
 

@@ -13,6 +13,8 @@ pub mod input;
 pub mod mentions;
 pub mod messages;
 pub mod model;
+pub mod outbox;
+pub mod schedules;
 pub mod store;
 
 pub use context::{OwnerContext, Source};

@@ -10,6 +10,7 @@ use crate::business::channels::ChannelList;
 use crate::business::mentions::Mentions;
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
 use crate::business::model::Message;
+use crate::business::schedules::{Schedule, ScheduleStatus, Schedules};
 use crate::business::store::StoreStatus;
 use crate::instant::Instant;
 
@@ -419,5 +420,73 @@ impl Render for StoreStatus {
             text.push_str(&format!("{out}\n{} known gaps\n", self.gaps.len()));
         }
         text
+    }
+}
+
+impl Render for Message {
+    fn render(&self) -> String {
+        let reply = self
+            .reply_to_message_id
+            .as_deref()
+            .map(|id| format!(" in reply to {id}"))
+            .unwrap_or_default();
+        format!(
+            "Sent message {} as {}{reply}: {}\n",
+            self.message_id,
+            self.author_name,
+            excerpt(&self.content, 72)
+        )
+    }
+}
+
+fn status_text(schedule: &Schedule) -> String {
+    match schedule.status {
+        ScheduleStatus::Pending => match &schedule.reason {
+            Some(reason) => format!("pending (retrying: {})", excerpt(reason, 40)),
+            None => "pending".to_string(),
+        },
+        ScheduleStatus::Sent => format!(
+            "sent as {}",
+            schedule.message_id.as_deref().unwrap_or("unknown")
+        ),
+        ScheduleStatus::Failed => format!(
+            "failed: {}",
+            schedule.reason.as_deref().unwrap_or("no reason recorded")
+        ),
+        ScheduleStatus::Cancelled => "cancelled".to_string(),
+    }
+}
+
+impl Render for Schedules {
+    fn render(&self) -> String {
+        if self.schedules.is_empty() {
+            return "No scheduled messages.\n".to_string();
+        }
+        let mut out = table(&["id", "send at", "channel", "content", "status"]);
+        for schedule in &self.schedules {
+            out.add_row(vec![
+                schedule.schedule_id.to_string(),
+                when(schedule.send_at),
+                schedule.channel_name.clone(),
+                excerpt(&schedule.content, 48),
+                status_text(schedule),
+            ]);
+        }
+        format!(
+            "{out}\n{}\n",
+            plural(self.schedules.len() as u64, "scheduled message")
+        )
+    }
+}
+
+impl Render for Schedule {
+    fn render(&self) -> String {
+        format!(
+            "Scheduled message {} for {} at {}: {}\n",
+            self.schedule_id,
+            self.channel_name,
+            self.send_at,
+            status_text(self)
+        )
     }
 }

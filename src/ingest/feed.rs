@@ -1,10 +1,11 @@
 //! The scripted feed: the format of `seed/` and of the test suite's fake Discord.
 //!
-//! A feed is JSON Lines. A line is either a gateway dispatch exactly as Discord sends it,
-//! `{"t": "MESSAGE_CREATE", "d": {…}}`, or an owner action played through a capability,
-//! `{"tool": "bookmarks_add", "arguments": {…}}`. Blank lines and lines starting with `//`
-//! are skipped. Any string of the form `@now`, `@now-2h` or `@now-1d3h20m` becomes the
-//! ISO-8601 instant that far before the moment the feed is read, so a feed never goes stale.
+//! A feed is JSON Lines. A line is a gateway dispatch exactly as Discord sends it,
+//! `{"t": "MESSAGE_CREATE", "d": {…}}`, an owner action played through a capability,
+//! `{"tool": "bookmarks_add", "arguments": {…}}`, or a run of one of the daemon's jobs,
+//! `{"job": "schedules_send_due"}`. Blank lines and lines starting with `//` are skipped. Any
+//! string of the form `@now`, `@now-2h`, `@now-1d3h20m` or `@now+2h` becomes the ISO-8601
+//! instant that far before (or after) the moment the feed is read, so a feed never goes stale.
 
 use serde_json::Value;
 use serenity::model::event::Event;
@@ -27,6 +28,8 @@ pub enum FeedLine {
         tool: String,
         arguments: Value,
     },
+    /// A run of one of the daemon's jobs, by name.
+    Job { line: usize, job: String },
 }
 
 /// Reads a feed, resolving `@now…` instants against `now`.
@@ -54,9 +57,14 @@ pub fn parse_feed(text: &str, now: Instant) -> Result<Vec<FeedLine>> {
                 tool: tool.to_string(),
                 arguments,
             });
+        } else if let Some(job) = value.get("job").and_then(Value::as_str) {
+            lines.push(FeedLine::Job {
+                line,
+                job: job.to_string(),
+            });
         } else {
             return Err(Error::internal(format!(
-                "Feed line {line} is neither a dispatch (\"t\") nor an action (\"tool\")"
+                "Feed line {line} is neither a dispatch (\"t\"), an action (\"tool\") nor a job (\"job\")"
             )));
         }
     }
@@ -145,10 +153,10 @@ fn resolve_instants(value: &mut Value, now: Instant) -> Result<()> {
         Value::String(text) if text.starts_with("@now") => {
             let offset = parse_offset(&text[4..]).ok_or_else(|| {
                 Error::internal(format!(
-                    "Feed instant {text:?} is not @now or @now-<1d2h3m4s>"
+                    "Feed instant {text:?} is not @now, @now-<1d2h3m4s> or @now+<1d2h3m4s>"
                 ))
             })?;
-            *text = now.minus_seconds(offset).to_iso();
+            *text = now.plus_seconds(offset).to_iso();
         }
         Value::Array(items) => {
             for item in items {
@@ -165,12 +173,19 @@ fn resolve_instants(value: &mut Value, now: Instant) -> Result<()> {
     Ok(())
 }
 
-/// `""` → 0, `"-1d2h3m4s"` → seconds.
+/// `""` → 0, `"-1d2h3m4s"` → minus that many seconds, `"+2h"` → plus that many.
 fn parse_offset(text: &str) -> Option<i64> {
     if text.is_empty() {
         return Some(0);
     }
-    let mut rest = text.strip_prefix('-')?;
+    let (sign, mut rest) = if let Some(rest) = text.strip_prefix('-') {
+        (-1, rest)
+    } else {
+        (1, text.strip_prefix('+')?)
+    };
+    if rest.is_empty() {
+        return None;
+    }
     let mut seconds = 0;
     while !rest.is_empty() {
         let digits = rest.find(|c: char| !c.is_ascii_digit())?;
@@ -185,7 +200,7 @@ fn parse_offset(text: &str) -> Option<i64> {
         seconds += amount * unit;
         rest = &rest[digits + 1..];
     }
-    Some(seconds)
+    Some(sign * seconds)
 }
 
 #[cfg(test)]
@@ -196,7 +211,7 @@ mod tests {
     fn resolves_relative_instants_against_now() {
         let now = Instant::parse("2026-11-29T12:00:00Z").unwrap();
         let lines = parse_feed(
-            "// a comment\n\n{\"t\":\"X\",\"d\":{\"at\":\"@now-1d2h3m4s\",\"then\":\"@now\"}}",
+            "// a comment\n\n{\"t\":\"X\",\"d\":{\"at\":\"@now-1d2h3m4s\",\"then\":\"@now\",\"later\":\"@now+2h\"}}",
             now,
         )
         .unwrap();
@@ -206,6 +221,7 @@ mod tests {
         assert_eq!(*line, 3);
         assert_eq!(payload["d"]["at"], "2026-11-28T09:56:56.000000Z");
         assert_eq!(payload["d"]["then"], "2026-11-29T12:00:00.000000Z");
+        assert_eq!(payload["d"]["later"], "2026-11-29T14:00:00.000000Z");
     }
 
     #[test]
@@ -214,12 +230,12 @@ mod tests {
         let error = parse_feed("{\"t\":\"X\",\"d\":{}}\n{\"x\":1}", now).unwrap_err();
         assert_eq!(
             error.message(),
-            "Feed line 2 is neither a dispatch (\"t\") nor an action (\"tool\")"
+            "Feed line 2 is neither a dispatch (\"t\"), an action (\"tool\") nor a job (\"job\")"
         );
         let error = parse_feed("{\"t\":\"X\",\"d\":\"@now-3y\"}", now).unwrap_err();
         assert_eq!(
             error.message(),
-            "Feed instant \"@now-3y\" is not @now or @now-<1d2h3m4s>"
+            "Feed instant \"@now-3y\" is not @now, @now-<1d2h3m4s> or @now+<1d2h3m4s>"
         );
     }
 }

@@ -13,8 +13,9 @@ pub mod feed;
 pub mod guilds;
 pub mod history;
 pub mod messages;
-mod permissions;
+pub(crate) mod permissions;
 pub mod reactions;
+pub mod sent;
 
 use serenity::model::event::Event;
 

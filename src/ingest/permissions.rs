@@ -1,23 +1,20 @@
-//! Whether the bot can read a channel, from the guild's roles, the bot's roles and the
-//! channel's overwrites, following Discord's documented order of application.
+//! What the bot may do in a channel — read it, send in it — from the guild's roles, the bot's
+//! roles and the channel's overwrites, following Discord's documented order of application.
 //!
-//! VIEW_CHANNEL and READ_MESSAGE_HISTORY are checked explicitly: serenity's own computation
-//! does not clear other bits when VIEW_CHANNEL is denied.
+//! VIEW_CHANNEL is checked explicitly before anything else: serenity's own computation does
+//! not clear other bits when VIEW_CHANNEL is denied, and Discord grants nothing in a channel
+//! the bot cannot view.
 
 use serenity::model::permissions::Permissions;
 
 use crate::store::{ChannelAccess, GuildRecord, Overwrite};
 
-pub(crate) fn channel_access(
-    guild: Option<&GuildRecord>,
+/// The bot's permissions in a channel with these overwrites.
+fn effective(
+    guild: &GuildRecord,
     overwrites: &[Overwrite],
     bot_user_id: Option<&str>,
-) -> ChannelAccess {
-    // Without the guild we cannot compute anything; the bot was sent the channel, so it is
-    // at least visible to it.
-    let Some(guild) = guild else {
-        return ChannelAccess::Readable;
-    };
+) -> Permissions {
     let role_bits = |id: &str| {
         guild
             .roles
@@ -32,7 +29,7 @@ pub(crate) fn channel_access(
     }
     let mut permissions = Permissions::from_bits_truncate(bits);
     if permissions.contains(Permissions::ADMINISTRATOR) {
-        return ChannelAccess::Readable;
+        return Permissions::all();
     }
     let mut apply = |allow: u64, deny: u64| {
         permissions &= !Permissions::from_bits_truncate(deny);
@@ -59,12 +56,62 @@ pub(crate) fn channel_access(
     {
         apply(member.allow, member.deny);
     }
+    permissions
+}
+
+pub(crate) fn channel_access(
+    guild: Option<&GuildRecord>,
+    overwrites: &[Overwrite],
+    bot_user_id: Option<&str>,
+) -> ChannelAccess {
+    // Without the guild we cannot compute anything; the bot was sent the channel, so it is
+    // at least visible to it.
+    let Some(guild) = guild else {
+        return ChannelAccess::Readable;
+    };
+    let permissions = effective(guild, overwrites, bot_user_id);
     if !permissions.contains(Permissions::VIEW_CHANNEL) {
         ChannelAccess::NoView
     } else if !permissions.contains(Permissions::READ_MESSAGE_HISTORY) {
         ChannelAccess::NoHistory
     } else {
         ChannelAccess::Readable
+    }
+}
+
+/// Whether the bot may post in a channel, and if not, what it lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SendAccess {
+    Allowed,
+    /// View Channel is denied: nothing else counts.
+    NoView,
+    /// Send Messages is denied (a channel).
+    NoSend,
+    /// Send Messages in Threads is denied (a thread).
+    NoSendInThreads,
+}
+
+/// Whether the bot may post in a channel, or in a thread of it (`thread`: the overwrites are
+/// the parent channel's, which is what a thread's permissions come from).
+pub(crate) fn send_access(
+    guild: Option<&GuildRecord>,
+    overwrites: &[Overwrite],
+    bot_user_id: Option<&str>,
+    thread: bool,
+) -> SendAccess {
+    // A direct message, or a guild the store has not seen: Discord will decide.
+    let Some(guild) = guild else {
+        return SendAccess::Allowed;
+    };
+    let permissions = effective(guild, overwrites, bot_user_id);
+    if !permissions.contains(Permissions::VIEW_CHANNEL) {
+        SendAccess::NoView
+    } else if thread && !permissions.contains(Permissions::SEND_MESSAGES_IN_THREADS) {
+        SendAccess::NoSendInThreads
+    } else if !thread && !permissions.contains(Permissions::SEND_MESSAGES) {
+        SendAccess::NoSend
+    } else {
+        SendAccess::Allowed
     }
 }
 
@@ -75,6 +122,8 @@ mod tests {
 
     const VIEW: u64 = 1 << 10;
     const HISTORY: u64 = 1 << 16;
+    const SEND: u64 = 1 << 11;
+    const SEND_IN_THREADS: u64 = 1 << 38;
 
     fn guild(everyone: u64, bot_role: u64) -> GuildRecord {
         GuildRecord {
@@ -151,6 +200,78 @@ mod tests {
         assert_eq!(
             channel_access(Some(&guild(0, 1 << 3)), &overwrites, Some("9")),
             ChannelAccess::Readable
+        );
+    }
+
+    #[test]
+    fn sending_needs_view_and_send_messages() {
+        let everyone = VIEW | HISTORY | SEND;
+        assert_eq!(
+            send_access(Some(&guild(everyone, 0)), &[], Some("9"), false),
+            SendAccess::Allowed
+        );
+        let no_send = [overwrite("role", "1", 0, SEND)];
+        assert_eq!(
+            send_access(Some(&guild(everyone, 0)), &no_send, Some("9"), false),
+            SendAccess::NoSend
+        );
+        // The bot's role gives Send Messages back in this channel.
+        let given_back = [
+            overwrite("role", "1", 0, SEND),
+            overwrite("role", "2", SEND, 0),
+        ];
+        assert_eq!(
+            send_access(Some(&guild(everyone, 0)), &given_back, Some("9"), false),
+            SendAccess::Allowed
+        );
+        let member_denied = [
+            overwrite("role", "2", SEND, 0),
+            overwrite("member", "9", 0, SEND),
+        ];
+        assert_eq!(
+            send_access(Some(&guild(everyone, 0)), &member_denied, Some("9"), false),
+            SendAccess::NoSend
+        );
+    }
+
+    #[test]
+    fn a_denied_view_forbids_sending_even_with_send_messages_allowed() {
+        let overwrites = [overwrite("role", "1", SEND, VIEW)];
+        assert_eq!(
+            send_access(
+                Some(&guild(VIEW | SEND, SEND)),
+                &overwrites,
+                Some("9"),
+                false
+            ),
+            SendAccess::NoView
+        );
+    }
+
+    #[test]
+    fn a_thread_needs_send_messages_in_threads_not_send_messages() {
+        let only_threads = guild(VIEW | SEND_IN_THREADS, 0);
+        assert_eq!(
+            send_access(Some(&only_threads), &[], Some("9"), true),
+            SendAccess::Allowed
+        );
+        assert_eq!(
+            send_access(Some(&only_threads), &[], Some("9"), false),
+            SendAccess::NoSend
+        );
+        let only_channels = guild(VIEW | SEND, 0);
+        assert_eq!(
+            send_access(Some(&only_channels), &[], Some("9"), true),
+            SendAccess::NoSendInThreads
+        );
+    }
+
+    #[test]
+    fn administrators_may_send_anywhere() {
+        let overwrites = [overwrite("role", "1", 0, VIEW | SEND)];
+        assert_eq!(
+            send_access(Some(&guild(0, 1 << 3)), &overwrites, Some("9"), false),
+            SendAccess::Allowed
         );
     }
 }

@@ -19,15 +19,18 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::business::outbox::DiscordSender;
 use crate::business::{self, OwnerContext, input};
 use crate::cli::render::Render;
 use crate::error::{Error, Result};
 use crate::store::Store;
 
-/// What a capability call needs: the store and the owner context built at start-up.
+/// What a capability call needs: the store, the owner context built at start-up, and the
+/// Discord client that sends as the bot (None when no token is configured).
 pub struct Services {
     pub store: Arc<Store>,
     pub context: OwnerContext,
+    pub sender: Option<Arc<dyn DiscordSender>>,
 }
 
 /// A capability's result, ready for either surface.
@@ -172,7 +175,29 @@ where
 }
 
 macro_rules! capability {
-    // An async business function (it waits or talks to Discord): the types are named because
+    // An async business function that posts to Discord: it also gets the Discord client.
+    (async sender $name:literal, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
+        Capability::described::<$input, $output>(
+            $name,
+            &[$($word),+],
+            $positional,
+            concat!("business::", stringify!($module), "::", stringify!($function)),
+            invoke(|arguments, services| {
+                Box::pin(async move {
+                    let input = input::parse_input::<$input>(arguments)?;
+                    let output: $output = business::$module::$function(
+                        &services.store,
+                        input,
+                        &services.context,
+                        services.sender.as_deref(),
+                    )
+                    .await?;
+                    Ok(Box::new(output) as Box<dyn Outcome>)
+                })
+            }),
+        )
+    };
+    // An async business function (it waits): the types are named because
     // an async fn's future cannot be named generically.
     (async $name:literal, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
         Capability::described::<$input, $output>(
@@ -225,6 +250,13 @@ pub fn capabilities() -> &'static [Capability] {
                 messages::search_messages
             ),
             capability!(
+                async sender "messages_send",
+                ["send"],
+                Some("content"),
+                messages::send_message,
+                business::messages::SendMessage => business::model::Message
+            ),
+            capability!(
                 "mentions_list",
                 ["mentions", "list"],
                 None,
@@ -263,6 +295,24 @@ pub fn capabilities() -> &'static [Capability] {
                 bookmarks::resolve_bookmark
             ),
             capability!("store_status", ["status"], None, store::store_status),
+            capability!(
+                "schedules_add",
+                ["schedules", "add"],
+                Some("content"),
+                schedules::add_schedule
+            ),
+            capability!(
+                "schedules_list",
+                ["schedules", "list"],
+                None,
+                schedules::list_schedules
+            ),
+            capability!(
+                "schedules_cancel",
+                ["schedules", "cancel"],
+                Some("scheduleId"),
+                schedules::cancel_schedule
+            ),
         ]
     });
     &CAPABILITIES

@@ -24,6 +24,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0003_gateway_state.sql",
         include_str!("../../migrations/0003_gateway_state.sql"),
     ),
+    (
+        "0004_schedules.sql",
+        include_str!("../../migrations/0004_schedules.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

@@ -17,6 +17,7 @@ mod messages;
 mod migrations;
 mod paths;
 mod reactions;
+mod schedules;
 mod search;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -43,6 +44,9 @@ pub use identity::Identity;
 pub use messages::{EditRecord, MessageRecord, NewEdit, NewMessage};
 pub use paths::default_path;
 pub use reactions::{ReactionChange, ReactionCount};
+pub use schedules::{
+    NewSchedule, ScheduleEvent, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord,
+};
 pub use search::{SearchFilter, SearchHit};
 
 /// How long a writer waits for another process's write lock before giving up.
@@ -236,6 +240,8 @@ mod tests {
         "gateway_events",
         "channel_coverage",
         "coverage_gaps",
+        "schedules",
+        "schedule_events",
     ];
     /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
     /// only ever inserts into it).
@@ -290,6 +296,20 @@ mod tests {
                 })
             })
             .unwrap();
+        use crate::business::schedules::{
+            AddSchedule, CancelSchedule, add_schedule, cancel_schedule,
+        };
+        let schedule = AddSchedule {
+            channel_id: crate::business::model::DiscordId::parse(&channel).unwrap(),
+            content: "later".into(),
+            send_at: Instant::now().plus_seconds(3600),
+            reply_to_message_id: None,
+        };
+        let schedule = add_schedule(&world.store, schedule, &world.sending_context()).unwrap();
+        let cancel = CancelSchedule {
+            schedule_id: schedule.schedule_id,
+        };
+        cancel_schedule(&world.store, cancel, &world.context()).unwrap();
         world
     }
 

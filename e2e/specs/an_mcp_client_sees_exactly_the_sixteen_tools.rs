@@ -1,4 +1,4 @@
-//! An MCP client that connects sees exactly the twelve capabilities as tools, in the registry's
+//! An MCP client that connects sees exactly the sixteen capabilities as tools, in the registry's
 //! order, the same set whose surfaces are reviewed in `tests/snapshots/`, each described for the
 //! caller, with an input schema that refuses unknown fields and a declared output schema.
 
@@ -20,6 +20,7 @@ pub async fn spec() {
             "messages_catch_up",
             "messages_history",
             "messages_search",
+            "messages_send",
             "mentions_list",
             "mentions_awaiting_reply",
             "activity_wait",
@@ -28,6 +29,9 @@ pub async fn spec() {
             "bookmarks_list",
             "bookmarks_resolve",
             "store_status",
+            "schedules_add",
+            "schedules_list",
+            "schedules_cancel",
         ]
     );
     let snapshots = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");

@@ -1,0 +1,927 @@
+//! Sending as the owner's bot: the port through which the business layer posts to Discord, the
+//! checks every message passes before any request, and how a failed request is retried.
+//!
+//! The business layer knows no HTTP client and no serenity: it talks to Discord through
+//! [`DiscordSender`], which the Discord adapter implements (and tests and the demo seed replace
+//! with a stand-in that records requests). Every retry of one message carries the same nonce
+//! with `enforce_nonce`, so if an earlier attempt did reach Discord, Discord answers with that
+//! message instead of creating a second one.
+
+use std::future::Future;
+use std::hash::{BuildHasher, RandomState};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::OwnerContext;
+use super::model::DiscordId;
+use crate::error::{Error, ErrorKind, Result};
+use crate::ingest::permissions::{SendAccess, send_access};
+use crate::instant::Instant;
+use crate::store::{ChannelRecord, Reader};
+
+/// The most characters a bot may send in one message.
+pub const MAX_CONTENT_CHARACTERS: usize = 2000;
+
+/// One message to post.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutgoingMessage {
+    pub channel_id: String,
+    pub content: String,
+    /// Post it as a reply to this message (which must still exist).
+    pub reply_to_message_id: Option<String>,
+    /// Discord's nonce: the same on every attempt at this message.
+    pub nonce: String,
+}
+
+/// Why Discord did not create the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendFailure {
+    /// 429: Discord asks to wait this long before trying again. Nothing was created.
+    RateLimited { retry_after: Duration },
+    /// 4xx other than 429 (403 missing permissions, 404 unknown channel, 400 invalid, 401 bad
+    /// token): retrying would not help. `code` and `message` are Discord's JSON error.
+    Refused {
+        status: u16,
+        code: Option<u64>,
+        message: String,
+    },
+    /// 5xx, a timeout, or no connection: Discord may or may not have created it.
+    Unavailable { reason: String },
+}
+
+/// The answer to one post: Discord's created message as JSON, or why there is none.
+pub type Posting<'a> =
+    Pin<Box<dyn Future<Output = std::result::Result<Value, SendFailure>> + Send + 'a>>;
+
+/// Posts messages to Discord as the bot.
+pub trait DiscordSender: Send + Sync {
+    /// One request, `POST /channels/{channel_id}/messages` with `content`, `nonce`,
+    /// `enforce_nonce: true`, and for a reply `message_reference: {message_id,
+    /// fail_if_not_exists: true}`; no retry (the caller retries, with the same nonce). Answers
+    /// Discord's created message exactly as Discord returned it.
+    fn post_message<'a>(&'a self, message: &'a OutgoingMessage) -> Posting<'a>;
+}
+
+/// A new nonce: at most 25 characters (Discord's limit), unique per message.
+pub(crate) fn new_nonce() -> String {
+    static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+    let micros = Instant::now().as_micros();
+    let random = RandomState::new().hash_one((micros, SEQUENCE.fetch_add(1, Ordering::Relaxed)));
+    format!("{random:016x}{:08x}", micros as u32)
+}
+
+/// How a failed post is retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts at one message, the first included.
+    pub attempts: u32,
+    /// The wait after the first failed attempt; each later wait doubles.
+    pub first_backoff: Duration,
+    /// No wait is longer: a 429 asking for more gives up instead of waiting.
+    pub max_wait: Duration,
+}
+
+impl RetryPolicy {
+    /// The wait before the next attempt after attempt number `attempt` (1 is the first) failed
+    /// this way; None when it is time to give up. A 429 waits at least its `retry_after`.
+    pub fn wait_after(&self, attempt: u32, failure: &SendFailure) -> Option<Duration> {
+        let backoff = self
+            .first_backoff
+            .saturating_mul(1 << attempt.saturating_sub(1).min(20))
+            .min(self.max_wait);
+        match failure {
+            SendFailure::Refused { .. } => None,
+            _ if attempt >= self.attempts => None,
+            SendFailure::RateLimited { retry_after } if *retry_after > self.max_wait => None,
+            SendFailure::RateLimited { retry_after } => Some(backoff.max(*retry_after)),
+            SendFailure::Unavailable { .. } => Some(backoff),
+        }
+    }
+
+    /// What went wrong with one attempt, briefly, for the record of a retry.
+    pub(crate) fn describe(failure: &SendFailure) -> String {
+        match failure {
+            SendFailure::RateLimited { retry_after } => format!(
+                "Discord rate limited the bot for {} s",
+                retry_after.as_secs_f64()
+            ),
+            SendFailure::Refused {
+                status,
+                code,
+                message,
+            } => {
+                let code = code
+                    .map(|code| format!(", code {code}"))
+                    .unwrap_or_default();
+                format!("Discord refused it: {message} ({status}{code})")
+            }
+            SendFailure::Unavailable { reason } => format!("Discord did not answer: {reason}"),
+        }
+    }
+
+    /// Why a message was given up after `attempts` attempts ended with `failure`, in the
+    /// owner's words; `channel` names where it was going.
+    pub(crate) fn gave_up(&self, failure: &SendFailure, attempts: u32, channel: &str) -> String {
+        match failure {
+            SendFailure::RateLimited { retry_after } if *retry_after > self.max_wait => format!(
+                "Discord is rate limiting the bot and asked to wait {} s, more than the {} s a \
+                 send may wait; nothing was sent: try again later",
+                retry_after.as_secs_f64().ceil(),
+                self.max_wait.as_secs()
+            ),
+            SendFailure::RateLimited { .. } => format!(
+                "Discord rate limited the bot on all {attempts} attempts; nothing was sent: try \
+                 again later"
+            ),
+            SendFailure::Refused { status: 401, .. } => {
+                "Discord rejected the bot token (401): check DISCORD_TOKEN; nothing was sent"
+                    .to_string()
+            }
+            SendFailure::Refused {
+                status,
+                code,
+                message,
+            } => {
+                let code = code
+                    .map(|code| format!(", code {code}"))
+                    .unwrap_or_default();
+                let what = match status {
+                    403 => format!("Discord refused to let the bot post in {channel}"),
+                    404 => format!(
+                        "Discord does not know channel {channel} or the message it replies to"
+                    ),
+                    _ => "Discord refused the message".to_string(),
+                };
+                format!("{what}: {message} ({status}{code}); nothing was sent")
+            }
+            SendFailure::Unavailable { reason } => format!(
+                "Discord did not confirm the message after {attempts} attempts ({reason}): check \
+                 {channel} before sending it again"
+            ),
+        }
+    }
+}
+
+/// The capability gate: a token is configured and read-only mode is off.
+pub(crate) fn check_may_send(context: &OwnerContext) -> Result<()> {
+    if !context.token_configured {
+        return Err(Error::denied(
+            "Sending needs the bot's token: set DISCORD_TOKEN",
+        ));
+    }
+    if context.read_only {
+        return Err(Error::denied(
+            "Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1",
+        ));
+    }
+    Ok(())
+}
+
+/// Content Discord accepts from a bot: 1 to 2000 characters, not only blanks.
+pub(crate) fn check_content(content: &str) -> Result<()> {
+    let length = content.chars().count();
+    if length == 0 || length > MAX_CONTENT_CHARACTERS {
+        return Err(Error::input(format!(
+            "`content` must be text of 1 to {MAX_CONTENT_CHARACTERS} characters; got text of \
+             {length} characters"
+        )));
+    }
+    if content.trim().is_empty() {
+        return Err(Error::input(
+            "`content` must not be blank: Discord refuses a message of only spaces",
+        ));
+    }
+    Ok(())
+}
+
+/// Every check a message passes before any request, in the order the owner can act on them:
+/// the capability gate, the content, the channel (stored, in scope, allowed by
+/// DISCORD_MANAGER_SEND_CHANNELS, one that takes messages, where the bot may send), and the
+/// message it replies to (stored in that channel, not deleted). Answers the channel.
+pub(crate) fn check_sendable(
+    reader: &Reader<'_>,
+    context: &OwnerContext,
+    channel_id: &DiscordId,
+    content: &str,
+    reply_to: Option<&DiscordId>,
+) -> Result<ChannelRecord> {
+    check_may_send(context)?;
+    check_content(content)?;
+    let channel = match reader.channel(channel_id.as_str())? {
+        None => {
+            return Err(Error::not_found(format!(
+                "No channel with id {channel_id} is in the store"
+            )));
+        }
+        Some(channel) if channel.removed => {
+            return Err(Error::not_found(format!(
+                "Channel {} ({channel_id}) was deleted",
+                channel.name
+            )));
+        }
+        Some(channel) if !context.in_scope(channel.guild_id.as_deref()) => {
+            return Err(Error::denied(format!(
+                "Channel {channel_id} is outside the guilds in scope (DISCORD_GUILD_IDS)"
+            )));
+        }
+        Some(channel) => channel,
+    };
+    let name = &channel.name;
+    if let Some(allowed) = &context.send_channel_ids {
+        let listed = |id: &str| allowed.iter().any(|allowed| allowed == id);
+        // A thread is within its channel.
+        if !listed(&channel.channel_id) && !channel.parent_id.as_deref().is_some_and(listed) {
+            return Err(Error::denied(format!(
+                "Sending to {name} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
+            )));
+        }
+    }
+    if matches!(channel.kind.as_str(), "category" | "forum" | "directory") {
+        return Err(Error::input(format!(
+            "`channelId` names {name}, a {}: messages go to a text channel or a thread",
+            channel.kind
+        )));
+    }
+    let thread = channel.kind.ends_with("_thread");
+    let guild = match channel.guild_id.as_deref() {
+        Some(guild_id) => reader.guild(guild_id)?,
+        None => None,
+    };
+    if guild.as_ref().is_some_and(|guild| guild.removed) {
+        return Err(Error::denied(format!(
+            "The bot cannot send in {name}: it is no longer in that guild"
+        )));
+    }
+    // A thread's permissions are its parent channel's.
+    let overwrites = match (thread, channel.parent_id.as_deref()) {
+        (true, Some(parent)) => reader
+            .channel(parent)?
+            .map(|parent| parent.overwrites)
+            .unwrap_or_default(),
+        _ => channel.overwrites.clone(),
+    };
+    let bot = reader.identity()?.bot_user_id;
+    let lacking = match send_access(guild.as_ref(), &overwrites, bot.as_deref(), thread) {
+        SendAccess::Allowed => None,
+        SendAccess::NoView => Some("it cannot view the channel (View Channel is denied)"),
+        SendAccess::NoSend => Some("Send Messages is denied"),
+        SendAccess::NoSendInThreads => Some("Send Messages in Threads is denied"),
+    };
+    if let Some(lacking) = lacking {
+        return Err(Error::denied(format!(
+            "The bot cannot send in {name}: {lacking}"
+        )));
+    }
+    if let Some(reply_to) = reply_to {
+        match reader.message(reply_to.as_str())? {
+            Some(message) if message.channel_id == channel.channel_id => {
+                if message.deleted {
+                    return Err(Error::conflict(format!(
+                        "Message {reply_to} was deleted: a reply needs a message that still \
+                         exists"
+                    )));
+                }
+            }
+            _ => {
+                return Err(Error::not_found(format!(
+                    "No stored message of channel {name} has id {reply_to}"
+                )));
+            }
+        }
+    }
+    Ok(channel)
+}
+
+/// Posts one message, retrying by `policy` with the same nonce; on giving up, the owner-worded
+/// error (kind `Discord`).
+pub(crate) async fn post_with_retries(
+    sender: &dyn DiscordSender,
+    message: &OutgoingMessage,
+    policy: &RetryPolicy,
+    channel_name: &str,
+) -> Result<Value> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match sender.post_message(message).await {
+            Ok(answer) => return Ok(answer),
+            Err(failure) => match policy.wait_after(attempt, &failure) {
+                Some(wait) => tokio::time::sleep(wait).await,
+                None => {
+                    return Err(Error::new(
+                        ErrorKind::Discord,
+                        policy.gave_up(&failure, attempt, channel_name),
+                    ));
+                }
+            },
+        }
+    }
+}
+
+/// `messages_send` (`business::messages::send_message`) over the real store, with a recording
+/// stand-in for Discord: every refusal is checked with its exact message, with no request made
+/// and no row written.
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::ErrorKind;
+    use crate::business::messages::{SendMessage, send_message};
+    use crate::business::model::Message;
+    use crate::ingest::Recorded;
+    use crate::store::Store;
+    use crate::test_fixtures::{
+        Answer, BOT_ID, SEND, SEND_IN_THREADS, ScriptedDiscord, VIEW, World, dispatch, new_id,
+    };
+
+    fn id(text: &str) -> DiscordId {
+        DiscordId::parse(text).unwrap()
+    }
+
+    fn input(channel: &str, content: &str, reply_to: Option<&str>) -> SendMessage {
+        SendMessage {
+            channel_id: id(channel),
+            content: content.to_string(),
+            reply_to_message_id: reply_to.map(id),
+        }
+    }
+
+    async fn send(
+        world: &World,
+        discord: &ScriptedDiscord,
+        context: &OwnerContext,
+        input: SendMessage,
+    ) -> Result<Message> {
+        send_message(
+            &world.store,
+            input,
+            context,
+            Some(discord as &dyn DiscordSender),
+        )
+        .await
+    }
+
+    /// Every stored message of a channel whose content is `content`.
+    fn stored(store: &Store, channel: &str, content: &str) -> usize {
+        store
+            .read(|reader| reader.channel_messages_since(channel, Instant::from_micros(0), 500))
+            .unwrap()
+            .iter()
+            .filter(|message| message.original_content == content)
+            .count()
+    }
+
+    /// Refused with exactly this message and kind; nothing was requested and nothing stored.
+    async fn assert_refused(
+        world: &World,
+        context: &OwnerContext,
+        input: SendMessage,
+        kind: ErrorKind,
+        message: &str,
+    ) {
+        let discord = ScriptedDiscord::new(&world.store, vec![]);
+        let channel = input.channel_id.to_string();
+        let content = input.content.clone();
+        let error = send(world, &discord, context, input).await.unwrap_err();
+        assert_eq!(error.message(), message);
+        assert_eq!(error.kind(), kind, "{message}");
+        assert_eq!(discord.requests().len(), 0, "no request for: {message}");
+        assert_eq!(stored(&world.store, &channel, &content), 0);
+    }
+
+    #[tokio::test]
+    async fn sends_a_reply_and_records_it_once_even_when_the_gateway_echoes_it() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let asked = world.post(&channel, &world.owner_id, "who has the keys?", json!({}));
+        let discord = ScriptedDiscord::new(&world.store, vec![]);
+        let sent = send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&channel, "I do", Some(&asked)),
+        )
+        .await
+        .unwrap();
+        assert_eq!(sent.author_id, BOT_ID);
+        assert_eq!(sent.content, "I do");
+        assert_eq!(sent.channel_id, channel);
+        assert_eq!(sent.guild_id.as_deref(), Some(world.guild_id.as_str()));
+        assert_eq!(sent.reply_to_message_id.as_deref(), Some(asked.as_str()));
+        let requests = discord.requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(
+            requests[0].message,
+            OutgoingMessage {
+                channel_id: channel.clone(),
+                content: "I do".into(),
+                reply_to_message_id: Some(asked.clone()),
+                nonce: requests[0].message.nonce.clone(),
+            }
+        );
+        assert!(requests[0].message.nonce.len() <= 25);
+        // The gateway delivers the same message: a replay.
+        let echo = world.message_payload(&sent.message_id, &channel, BOT_ID, "I do", json!({}));
+        assert_eq!(
+            dispatch(&world.store, "MESSAGE_CREATE", echo),
+            Recorded::AlreadyKnown
+        );
+        assert_eq!(stored(&world.store, &channel, "I do"), 1);
+        let origin = world
+            .store
+            .read(|reader| reader.message(&sent.message_id))
+            .unwrap()
+            .unwrap();
+        assert_eq!(origin.created_at, sent.created_at);
+    }
+
+    #[tokio::test]
+    async fn content_of_2000_characters_is_sent_and_2001_is_refused() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let discord = ScriptedDiscord::new(&world.store, vec![]);
+        let longest = "é".repeat(2000);
+        send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&channel, &longest, None),
+        )
+        .await
+        .unwrap();
+        assert_refused(
+            &world,
+            &world.sending_context(),
+            input(&channel, &"é".repeat(2001), None),
+            ErrorKind::Input,
+            "`content` must be text of 1 to 2000 characters; got text of 2001 characters",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn the_capability_gate_refuses_before_anything_else() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let content = format!("gate {}", new_id());
+        assert_refused(
+            &world,
+            &world.context(),
+            input(&channel, &content, None),
+            ErrorKind::Denied,
+            "Sending needs the bot's token: set DISCORD_TOKEN",
+        )
+        .await;
+        let read_only = OwnerContext {
+            read_only: true,
+            ..world.sending_context()
+        };
+        assert_refused(
+            &world,
+            &read_only,
+            input(&channel, &content, None),
+            ErrorKind::Denied,
+            "Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1",
+        )
+        .await;
+        // The gate comes first: even blank content in an unknown channel reads as denied.
+        assert_refused(
+            &world,
+            &read_only,
+            input(&new_id(), "   ", None),
+            ErrorKind::Denied,
+            "Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn blank_content_is_refused() {
+        let world = World::new();
+        let channel = world.channel("general");
+        assert_refused(
+            &world,
+            &world.sending_context(),
+            input(&channel, " \n\t ", None),
+            ErrorKind::Input,
+            "`content` must not be blank: Discord refuses a message of only spaces",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn the_channel_must_be_stored_alive_and_in_scope() {
+        let world = World::new();
+        let context = world.sending_context();
+        let missing = new_id();
+        assert_refused(
+            &world,
+            &context,
+            input(&missing, "hello", None),
+            ErrorKind::NotFound,
+            &format!("No channel with id {missing} is in the store"),
+        )
+        .await;
+        let gone = world.channel("gone");
+        dispatch(
+            &world.store,
+            "CHANNEL_DELETE",
+            world.channel_payload(&gone, "gone", 0, None, json!([])),
+        );
+        assert_refused(
+            &world,
+            &context,
+            input(&gone, "hello", None),
+            ErrorKind::NotFound,
+            &format!("Channel gone ({gone}) was deleted"),
+        )
+        .await;
+        let elsewhere = World::new();
+        let foreign = elsewhere.channel("theirs");
+        assert_refused(
+            &world,
+            &context,
+            input(&foreign, "hello", None),
+            ErrorKind::Denied,
+            &format!("Channel {foreign} is outside the guilds in scope (DISCORD_GUILD_IDS)"),
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn sending_is_limited_to_discord_manager_send_channels_and_their_threads() {
+        let world = World::new();
+        let allowed = world.channel_with(
+            "allowed",
+            json!([{"id": world.guild_id, "type": 0, "allow": SEND_IN_THREADS.to_string(), "deny": "0"}]),
+        );
+        let other = world.channel("other");
+        let thread = world.thread(&allowed, "allowed thread");
+        let context = OwnerContext {
+            send_channel_ids: Some(vec![allowed.clone()]),
+            ..world.sending_context()
+        };
+        assert_refused(
+            &world,
+            &context,
+            input(&other, "hello", None),
+            ErrorKind::Denied,
+            "Sending to other is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS",
+        )
+        .await;
+        let discord = ScriptedDiscord::new(&world.store, vec![]);
+        send(
+            &world,
+            &discord,
+            &context,
+            input(&allowed, "in the channel", None),
+        )
+        .await
+        .unwrap();
+        send(
+            &world,
+            &discord,
+            &context,
+            input(&thread, "in its thread", None),
+        )
+        .await
+        .unwrap();
+        assert_eq!(discord.requests().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_channel_that_takes_no_messages_is_refused() {
+        let world = World::new();
+        let category = new_id();
+        dispatch(
+            &world.store,
+            "CHANNEL_CREATE",
+            world.channel_payload(&category, "projects", 4, None, json!([])),
+        );
+        assert_refused(
+            &world,
+            &world.sending_context(),
+            input(&category, "hello", None),
+            ErrorKind::Input,
+            "`channelId` names projects, a category: messages go to a text channel or a thread",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn the_bot_must_be_allowed_to_send_there() {
+        let world = World::new();
+        let context = world.sending_context();
+        let everyone = |allow: u64, deny: u64| json!([{"id": world.guild_id, "type": 0, "allow": allow.to_string(), "deny": deny.to_string()}]);
+        let hidden = world.channel_with("hidden", everyone(SEND, VIEW));
+        assert_refused(
+            &world,
+            &context,
+            input(&hidden, "hello", None),
+            ErrorKind::Denied,
+            "The bot cannot send in hidden: it cannot view the channel (View Channel is denied)",
+        )
+        .await;
+        let muted = world.channel_with("muted", everyone(0, SEND));
+        assert_refused(
+            &world,
+            &context,
+            input(&muted, "hello", None),
+            ErrorKind::Denied,
+            "The bot cannot send in muted: Send Messages is denied",
+        )
+        .await;
+        // The test guild grants Send Messages but not Send Messages in Threads.
+        let parent = world.channel("general");
+        let thread = world.thread(&parent, "rollout");
+        assert_refused(
+            &world,
+            &context,
+            input(&thread, "hello", None),
+            ErrorKind::Denied,
+            "The bot cannot send in rollout: Send Messages in Threads is denied",
+        )
+        .await;
+        dispatch(&world.store, "GUILD_DELETE", json!({"id": world.guild_id}));
+        assert_refused(
+            &world,
+            &context,
+            input(&parent, "hello", None),
+            ErrorKind::Denied,
+            "The bot cannot send in general: it is no longer in that guild",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn the_reply_target_must_be_a_stored_live_message_of_that_channel() {
+        let world = World::new();
+        let context = world.sending_context();
+        let general = world.channel("general");
+        let other = world.channel("other");
+        let elsewhere = world.post(&other, "7", "over there", json!({}));
+        assert_refused(
+            &world,
+            &context,
+            input(&general, "hello", Some(&elsewhere)),
+            ErrorKind::NotFound,
+            &format!("No stored message of channel general has id {elsewhere}"),
+        )
+        .await;
+        let missing = new_id();
+        assert_refused(
+            &world,
+            &context,
+            input(&general, "hello", Some(&missing)),
+            ErrorKind::NotFound,
+            &format!("No stored message of channel general has id {missing}"),
+        )
+        .await;
+        let deleted = world.post(&general, "7", "soon gone", json!({}));
+        world.delete(&general, &deleted);
+        assert_refused(
+            &world,
+            &context,
+            input(&general, "hello", Some(&deleted)),
+            ErrorKind::Conflict,
+            &format!("Message {deleted} was deleted: a reply needs a message that still exists"),
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn without_a_discord_client_a_checked_send_says_so() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let error = send_message(
+            &world.store,
+            input(&channel, "hello", None),
+            &world.sending_context(),
+            None,
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Sending is not available: no Discord client was set up for it"
+        );
+        assert_eq!(stored(&world.store, &channel, "hello"), 0);
+    }
+
+    async fn refused_by_discord(status: u16, code: u64, message: &str) -> (World, Error, usize) {
+        let world = World::new();
+        let channel = world.channel("general");
+        let discord = ScriptedDiscord::new(
+            &world.store,
+            vec![Answer::Fail(SendFailure::Refused {
+                status,
+                code: Some(code),
+                message: message.into(),
+            })],
+        );
+        let error = send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&channel, "x", None),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(stored(&world.store, &channel, "x"), 0);
+        (world, error, discord.requests().len())
+    }
+
+    #[tokio::test]
+    async fn discords_refusals_become_owner_worded_errors_without_a_retry() {
+        let (_, error, requests) = refused_by_discord(403, 50013, "Missing Permissions").await;
+        assert_eq!(
+            error.message(),
+            "Discord refused to let the bot post in general: Missing Permissions (403, code 50013); nothing was sent"
+        );
+        assert_eq!(error.kind(), ErrorKind::Discord);
+        assert_eq!(error.kind().exit_code(), 7);
+        assert_eq!(requests, 1);
+        let (_, error, requests) = refused_by_discord(404, 10003, "Unknown Channel").await;
+        assert_eq!(
+            error.message(),
+            "Discord does not know channel general or the message it replies to: Unknown Channel (404, code 10003); nothing was sent"
+        );
+        assert_eq!(requests, 1);
+        let (_, error, _) = refused_by_discord(401, 0, "401: Unauthorized").await;
+        assert_eq!(
+            error.message(),
+            "Discord rejected the bot token (401): check DISCORD_TOKEN; nothing was sent"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_429_is_retried_after_retry_after_with_the_same_nonce_and_posts_one_message() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let discord = ScriptedDiscord::new(
+            &world.store,
+            vec![Answer::Fail(SendFailure::RateLimited {
+                retry_after: Duration::from_secs(2),
+            })],
+        );
+        let sent = send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&channel, "once", None),
+        )
+        .await
+        .unwrap();
+        let requests = discord.requests();
+        assert_eq!(requests.len(), 2);
+        assert_eq!(requests[0].at, Duration::ZERO);
+        // retry_after (2 s) is longer than the first backoff (1 s): Discord's wait wins.
+        assert_eq!(requests[1].at, Duration::from_secs(2));
+        assert_eq!(requests[0].message, requests[1].message, "the same nonce");
+        assert_eq!(discord.created(), 1);
+        assert_eq!(stored(&world.store, &channel, "once"), 1);
+        assert_eq!(sent.content, "once");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn rate_limiting_gives_up_after_three_attempts_or_at_once_when_asked_to_wait_too_long() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let limited = |seconds: f64| {
+            Answer::Fail(SendFailure::RateLimited {
+                retry_after: Duration::from_secs_f64(seconds),
+            })
+        };
+        let discord =
+            ScriptedDiscord::new(&world.store, vec![limited(1.5), limited(1.5), limited(1.5)]);
+        let error = send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&channel, "a", None),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Discord rate limited the bot on all 3 attempts; nothing was sent: try again later"
+        );
+        let at: Vec<Duration> = discord.requests().iter().map(|r| r.at).collect();
+        // Waits: max(1 s backoff, 1.5 s), then max(2 s backoff, 1.5 s).
+        assert_eq!(
+            at,
+            vec![
+                Duration::ZERO,
+                Duration::from_millis(1500),
+                Duration::from_millis(3500)
+            ]
+        );
+        let discord = ScriptedDiscord::new(&world.store, vec![limited(10.0), Answer::Create]);
+        send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&channel, "b", None),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            discord.requests()[1].at,
+            Duration::from_secs(10),
+            "exactly the cap waits"
+        );
+        let discord = ScriptedDiscord::new(&world.store, vec![limited(10.001)]);
+        let error = send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&channel, "c", None),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Discord is rate limiting the bot and asked to wait 11 s, more than the 10 s a send may wait; nothing was sent: try again later"
+        );
+        assert_eq!(discord.requests().len(), 1);
+        assert_eq!(stored(&world.store, &channel, "c"), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unavailable_discord_is_retried_with_backoff_and_then_reported() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let unavailable = || {
+            Answer::Fail(SendFailure::Unavailable {
+                reason: "503 Service Unavailable".into(),
+            })
+        };
+        let discord = ScriptedDiscord::new(
+            &world.store,
+            vec![unavailable(), unavailable(), unavailable()],
+        );
+        let started = tokio::time::Instant::now();
+        let error = send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&channel, "x", None),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Discord did not confirm the message after 3 attempts (503 Service Unavailable): check general before sending it again"
+        );
+        assert_eq!(error.kind(), ErrorKind::Discord);
+        assert_eq!(started.elapsed(), Duration::from_secs(3), "1 s, then 2 s");
+        let requests = discord.requests();
+        assert_eq!(requests.len(), 3);
+        assert!(requests.iter().all(|r| r.message == requests[0].message));
+    }
+
+    #[test]
+    fn nonces_fit_discords_limit_and_differ() {
+        let nonces: std::collections::BTreeSet<String> = (0..1000).map(|_| new_nonce()).collect();
+        assert_eq!(nonces.len(), 1000);
+        assert!(nonces.iter().all(|nonce| nonce.len() <= 25));
+    }
+
+    #[tokio::test]
+    async fn the_surfaces_refuse_with_the_same_words() {
+        // Through the registry (what the CLI and MCP both call), the schema speaks first.
+        let world = World::new();
+        let channel = world.channel("general");
+        let services = crate::registry::Services {
+            store: Arc::clone(&world.store),
+            context: world.context(),
+            sender: None,
+        };
+        let capability = crate::registry::find("messages_send").unwrap();
+        let error = capability
+            .call(json!({"channelId": channel, "content": "hi"}), &services)
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(
+            error.message(),
+            "Sending needs the bot's token: set DISCORD_TOKEN"
+        );
+        let error = capability
+            .call(json!({"channelId": channel, "content": ""}), &services)
+            .await
+            .err()
+            .unwrap();
+        assert_eq!(
+            error.message(),
+            "`content` must be text of 1 to 2000 characters; got \"\""
+        );
+    }
+}

@@ -1,0 +1,321 @@
+//! Scheduled messages: the schedule as the owner added it, and its events (attempts, retries,
+//! the outcome, a cancellation). The status is derived from the events, never stored.
+
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::messages::instant_at;
+use super::{Reader, Writer};
+use crate::error::Result;
+use crate::instant::Instant;
+
+/// A schedule to write: what to send, where, when, and the nonce every attempt will carry.
+#[derive(Debug, Clone)]
+pub struct NewSchedule {
+    pub channel_id: String,
+    pub content: String,
+    pub reply_to_message_id: Option<String>,
+    pub send_at: Instant,
+    pub nonce: String,
+    pub source: String,
+}
+
+/// What happened to a schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScheduleEventKind {
+    /// An attempt to send started (recorded before the request leaves).
+    Attempt,
+    /// An attempt failed and another will follow.
+    Retry,
+    /// Discord created the message. Final.
+    Sent,
+    /// Given up. Final.
+    Failed,
+    /// The owner cancelled it before it was sent. Final.
+    Cancelled,
+}
+
+impl ScheduleEventKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            ScheduleEventKind::Attempt => "attempt",
+            ScheduleEventKind::Retry => "retry",
+            ScheduleEventKind::Sent => "sent",
+            ScheduleEventKind::Failed => "failed",
+            ScheduleEventKind::Cancelled => "cancelled",
+        }
+    }
+
+    fn parse(text: &str, index: usize) -> rusqlite::Result<ScheduleEventKind> {
+        Ok(match text {
+            "attempt" => ScheduleEventKind::Attempt,
+            "retry" => ScheduleEventKind::Retry,
+            "sent" => ScheduleEventKind::Sent,
+            "failed" => ScheduleEventKind::Failed,
+            "cancelled" => ScheduleEventKind::Cancelled,
+            other => {
+                return Err(rusqlite::Error::InvalidColumnType(
+                    index,
+                    format!("schedule event {other}"),
+                    rusqlite::types::Type::Text,
+                ));
+            }
+        })
+    }
+
+    /// Whether nothing can follow it.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            ScheduleEventKind::Sent | ScheduleEventKind::Failed | ScheduleEventKind::Cancelled
+        )
+    }
+}
+
+/// One event of a schedule; the fields its kind does not use are None.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduleEvent {
+    pub kind: ScheduleEventKind,
+    pub created_at: Instant,
+    pub attempt: Option<u32>,
+    pub nonce: Option<String>,
+    pub message_id: Option<String>,
+    pub reason: Option<String>,
+    pub source: Option<String>,
+}
+
+/// A schedule with every event recorded for it, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduleRecord {
+    pub schedule_id: i64,
+    pub created_at: Instant,
+    pub channel_id: String,
+    pub content: String,
+    pub reply_to_message_id: Option<String>,
+    pub send_at: Instant,
+    pub nonce: String,
+    pub source: String,
+    pub events: Vec<ScheduleEvent>,
+}
+
+impl ScheduleRecord {
+    /// The final event, if there is one.
+    pub fn outcome(&self) -> Option<&ScheduleEvent> {
+        self.events.iter().find(|event| event.kind.is_final())
+    }
+
+    /// How many attempts to send it started.
+    pub fn attempts(&self) -> u32 {
+        self.events
+            .iter()
+            .filter(|event| event.kind == ScheduleEventKind::Attempt)
+            .count() as u32
+    }
+
+    /// The newest event, if any.
+    pub fn latest(&self) -> Option<&ScheduleEvent> {
+        self.events.last()
+    }
+}
+
+const SCHEDULE_COLUMNS: &str =
+    "schedule_id, created_at, channel_id, content, reply_to_message_id, send_at, nonce, source";
+
+fn schedule_from_row(row: &Row<'_>) -> rusqlite::Result<ScheduleRecord> {
+    Ok(ScheduleRecord {
+        schedule_id: row.get(0)?,
+        created_at: instant_at(row, 1)?,
+        channel_id: row.get(2)?,
+        content: row.get(3)?,
+        reply_to_message_id: row.get(4)?,
+        send_at: instant_at(row, 5)?,
+        nonce: row.get(6)?,
+        source: row.get(7)?,
+        events: Vec::new(),
+    })
+}
+
+fn event_from_row(row: &Row<'_>) -> rusqlite::Result<(i64, ScheduleEvent)> {
+    let kind: String = row.get(1)?;
+    Ok((
+        row.get(0)?,
+        ScheduleEvent {
+            kind: ScheduleEventKind::parse(&kind, 1)?,
+            created_at: instant_at(row, 2)?,
+            attempt: row.get(3)?,
+            nonce: row.get(4)?,
+            message_id: row.get(5)?,
+            reason: row.get(6)?,
+            source: row.get(7)?,
+        },
+    ))
+}
+
+impl Reader<'_> {
+    /// One schedule with its events.
+    pub fn schedule(&self, schedule_id: i64) -> Result<Option<ScheduleRecord>> {
+        let found = self
+            .connection
+            .prepare_cached(&format!(
+                "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE schedule_id = ?1"
+            ))?
+            .query_row([schedule_id], schedule_from_row)
+            .optional()?;
+        Ok(match found {
+            Some(schedule) => self.with_events(vec![schedule])?.pop(),
+            None => None,
+        })
+    }
+
+    /// Every schedule, by `send_at` and then by id, with its events.
+    pub fn schedules(&self) -> Result<Vec<ScheduleRecord>> {
+        let rows = self
+            .connection
+            .prepare_cached(&format!(
+                "SELECT {SCHEDULE_COLUMNS} FROM schedules ORDER BY send_at, schedule_id"
+            ))?
+            .query_map([], schedule_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        self.with_events(rows)
+    }
+
+    /// Schedules without a final event whose `send_at` is at or before `now`, soonest first.
+    pub fn due_schedules(&self, now: Instant) -> Result<Vec<ScheduleRecord>> {
+        let rows = self
+            .connection
+            .prepare_cached(&format!(
+                "SELECT {SCHEDULE_COLUMNS} FROM schedules AS s
+                 WHERE send_at <= ?1
+                   AND NOT EXISTS (SELECT 1 FROM schedule_events AS e
+                                   WHERE e.schedule_id = s.schedule_id
+                                     AND e.kind IN ('sent', 'failed', 'cancelled'))
+                 ORDER BY send_at, schedule_id"
+            ))?
+            .query_map([now.to_iso()], schedule_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        self.with_events(rows)
+    }
+
+    /// The earliest `send_at` of the schedules without a final event.
+    pub fn next_send_at(&self) -> Result<Option<Instant>> {
+        let next: Option<String> = self
+            .connection
+            .prepare_cached(
+                "SELECT min(send_at) FROM schedules AS s
+                 WHERE NOT EXISTS (SELECT 1 FROM schedule_events AS e
+                                   WHERE e.schedule_id = s.schedule_id
+                                     AND e.kind IN ('sent', 'failed', 'cancelled'))",
+            )?
+            .query_row([], |row| row.get(0))?;
+        Ok(next.as_deref().and_then(Instant::parse))
+    }
+
+    fn with_events(&self, mut schedules: Vec<ScheduleRecord>) -> Result<Vec<ScheduleRecord>> {
+        if schedules.is_empty() {
+            return Ok(schedules);
+        }
+        let ids: Vec<i64> = schedules.iter().map(|s| s.schedule_id).collect();
+        let ids = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
+        let mut statement = self.connection.prepare_cached(
+            "SELECT schedule_id, kind, created_at, attempt, nonce, message_id, reason, source
+             FROM schedule_events WHERE schedule_id IN (SELECT value FROM json_each(?1))
+             ORDER BY seq",
+        )?;
+        let events = statement
+            .query_map([&ids], event_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        for (schedule_id, event) in events {
+            if let Some(schedule) = schedules.iter_mut().find(|s| s.schedule_id == schedule_id) {
+                schedule.events.push(event);
+            }
+        }
+        Ok(schedules)
+    }
+}
+
+impl Writer<'_> {
+    /// Records a new schedule; the caller has checked that it may be sent.
+    pub fn insert_schedule(&mut self, schedule: &NewSchedule) -> Result<ScheduleRecord> {
+        let created_at = self.stamp();
+        self.transaction.execute(
+            "INSERT INTO schedules (created_at, channel_id, content, reply_to_message_id, send_at, nonce, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                created_at.to_iso(),
+                schedule.channel_id,
+                schedule.content,
+                schedule.reply_to_message_id,
+                schedule.send_at.to_iso(),
+                schedule.nonce,
+                schedule.source
+            ],
+        )?;
+        Ok(ScheduleRecord {
+            schedule_id: self.transaction.last_insert_rowid(),
+            created_at,
+            channel_id: schedule.channel_id.clone(),
+            content: schedule.content.clone(),
+            reply_to_message_id: schedule.reply_to_message_id.clone(),
+            send_at: schedule.send_at,
+            nonce: schedule.nonce.clone(),
+            source: schedule.source.clone(),
+            events: Vec::new(),
+        })
+    }
+
+    /// Appends an event to a schedule; the caller has checked that it follows from the last.
+    pub fn append_schedule_event(
+        &mut self,
+        schedule_id: i64,
+        event: &ScheduleEventDraft<'_>,
+    ) -> Result<ScheduleEvent> {
+        let created_at = self.stamp();
+        self.transaction.execute(
+            "INSERT INTO schedule_events (created_at, schedule_id, kind, attempt, nonce, message_id, reason, source)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                created_at.to_iso(),
+                schedule_id,
+                event.kind.as_str(),
+                event.attempt,
+                event.nonce,
+                event.message_id,
+                event.reason,
+                event.source
+            ],
+        )?;
+        Ok(ScheduleEvent {
+            kind: event.kind,
+            created_at,
+            attempt: event.attempt,
+            nonce: event.nonce.map(str::to_string),
+            message_id: event.message_id.map(str::to_string),
+            reason: event.reason.map(str::to_string),
+            source: event.source.map(str::to_string),
+        })
+    }
+}
+
+/// An event about to be appended: its kind and the fields that kind uses.
+#[derive(Debug, Clone, Copy)]
+pub struct ScheduleEventDraft<'a> {
+    pub kind: ScheduleEventKind,
+    pub attempt: Option<u32>,
+    pub nonce: Option<&'a str>,
+    pub message_id: Option<&'a str>,
+    pub reason: Option<&'a str>,
+    pub source: Option<&'a str>,
+}
+
+impl ScheduleEventDraft<'_> {
+    /// An event of this kind with every field empty.
+    pub fn of(kind: ScheduleEventKind) -> ScheduleEventDraft<'static> {
+        ScheduleEventDraft {
+            kind,
+            attempt: None,
+            nonce: None,
+            message_id: None,
+            reason: None,
+            source: None,
+        }
+    }
+}
