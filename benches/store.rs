@@ -237,7 +237,7 @@ fn bench_size(config: &BenchConfig) -> Value {
     let mut readers = serde_json::Map::new();
     for (tool, arguments) in support::readers(
         last,
-        &built["produced"]["busiestReadableChannel"]
+        built["produced"]["busiestReadableChannel"]
             .as_str()
             .unwrap_or_default(),
     ) {
@@ -557,7 +557,7 @@ fn thousands(value: f64) -> String {
     let digits = whole.abs().to_string();
     let mut out = String::new();
     for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
@@ -604,7 +604,7 @@ fn markdown(report: &Value) -> String {
         push(
             &mut out,
             format!(
-                "| {} messages | {} | {} | {} ({}) | {:.2} | {} MB | {} MB | {} MB |",
+                "| {} messages | {} | {} | {} ({}) | {:.2} | {} MB | {:.0} MB | {:.0} MB |",
                 size_label(size["messages"].as_u64().unwrap_or(0)),
                 thousands(ingest["events"].as_f64().unwrap_or(0.0)),
                 thousands(ingest["eventsPerSecond"].as_f64().unwrap_or(0.0)),
@@ -614,14 +614,8 @@ fn markdown(report: &Value) -> String {
                 ingest["peakRssKb"]
                     .as_u64()
                     .map_or("–".into(), |kb| format!("{:.0}", kb as f64 / 1024.0)),
-                format!(
-                    "{:.0}",
-                    size["storeBytes"].as_f64().unwrap_or(0.0) / 1_048_576.0
-                ),
-                format!(
-                    "{:.0}",
-                    size["bytesPerMillionMessages"].as_f64().unwrap_or(0.0) / 1_048_576.0
-                ),
+                size["storeBytes"].as_f64().unwrap_or(0.0) / 1_048_576.0,
+                size["bytesPerMillionMessages"].as_f64().unwrap_or(0.0) / 1_048_576.0,
             ),
         );
     }
