@@ -77,18 +77,21 @@ pub fn catch_up(store: &Store, input: CatchUp, context: &OwnerContext) -> Result
         };
         let mut newest_returned: Option<Instant> = None;
         let mut oldest_left_out: Option<Instant> = None;
+        let mut readable = Vec::new();
         for channel in channels {
-            if let Some(reason) = unreadable_reason(channel.access) {
-                result.skipped_channels.push(SkippedChannel {
+            match unreadable_reason(channel.access) {
+                Some(reason) => result.skipped_channels.push(SkippedChannel {
                     channel_id: channel.channel_id,
                     channel_name: channel.name,
                     reason: reason.to_string(),
-                });
-                continue;
+                }),
+                None => readable.push(channel),
             }
+        }
+        let ids: Vec<&str> = readable.iter().map(|c| c.channel_id.as_str()).collect();
+        let pages = reader.channels_messages_since(&ids, since, limit + 1)?;
+        for (channel, mut records) in readable.into_iter().zip(pages) {
             debug_assert_eq!(channel.access, ChannelAccess::Readable);
-            let mut records =
-                reader.channel_messages_since(&channel.channel_id, since, limit + 1)?;
             if records.is_empty() {
                 continue;
             }

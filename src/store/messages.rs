@@ -156,6 +156,40 @@ impl Reader<'_> {
         self.hydrate(rows)
     }
 
+    /// For each of `channel_ids`, up to `limit` of its messages that arrived at or after
+    /// `since`, oldest first. One indexed range read per channel (one statement over every
+    /// channel would scan the whole arrival index), then the edits, deletions, reactions and
+    /// mentions of all of them together in one pass, rather than four queries per channel.
+    pub fn channels_messages_since(
+        &self,
+        channel_ids: &[&str],
+        since: Instant,
+        limit: usize,
+    ) -> Result<Vec<Vec<MessageRecord>>> {
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages
+             WHERE channel_id = ?1 AND created_at >= ?2
+             ORDER BY created_at LIMIT ?3"
+        ))?;
+        let since = since.to_iso();
+        let mut all = Vec::new();
+        let mut counts = Vec::with_capacity(channel_ids.len());
+        for channel_id in channel_ids {
+            let before = all.len();
+            for row in
+                statement.query_map(params![channel_id, since, limit as i64], message_from_row)?
+            {
+                all.push(row?);
+            }
+            counts.push(all.len() - before);
+        }
+        let mut hydrated = self.hydrate(all)?.into_iter();
+        Ok(counts
+            .into_iter()
+            .map(|count| hydrated.by_ref().take(count).collect())
+            .collect())
+    }
+
     /// Messages that mention `user_id` (directly, through one of `role_ids`, with @everyone or
     /// @here, or by replying to them) and arrived at or after `since`, oldest first; the user's
     /// own messages are left out.

@@ -53,6 +53,9 @@ pub use search::{SearchFilter, SearchHit};
 /// Readers never wait: WAL lets them read the last committed state.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// Prepared statements kept per connection (the store has a few dozen distinct ones).
+const STATEMENT_CACHE: usize = 128;
+
 /// An open store. Cheap to share behind an `Arc`; calls are serialised on one connection.
 pub struct Store {
     connection: Mutex<Connection>,
@@ -93,6 +96,10 @@ impl Store {
             ))
         })?;
         connection.busy_timeout(BUSY_TIMEOUT)?;
+        // Every statement of the store is prepared once per connection and kept: with more
+        // distinct statements than rusqlite's default 16, a long-lived MCP server serving
+        // every tool would re-parse SQL on most calls.
+        connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         connection.pragma_update(None, "journal_mode", "WAL")?;
         connection.pragma_update(None, "synchronous", "NORMAL")?;
         connection.pragma_update(None, "foreign_keys", "ON")?;
