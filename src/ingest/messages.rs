@@ -69,8 +69,9 @@ fn new_message(
     })
 }
 
-/// MESSAGE_CREATE, a message fetched by a backfill, or one the bot just sent. A message that
-/// arrives already edited also records its current version as an edit.
+/// MESSAGE_CREATE, a message fetched by a backfill, or one the bot just sent. (A REST message
+/// that arrives already edited gets its current version recorded as an edit by the backfill's
+/// page recorder, `ingest::history`.)
 pub fn record_message(store: &Store, message: &Message, origin: Origin) -> Result<Recorded> {
     store.write(|writer| record_message_in(writer, message, origin))
 }
