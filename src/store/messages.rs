@@ -157,32 +157,43 @@ impl Reader<'_> {
     }
 
     /// For each of `channel_ids`, up to `limit` of its messages that arrived at or after
-    /// `since`, oldest first. One indexed range read per channel (one statement over every
-    /// channel would scan the whole arrival index), then the edits, deletions, reactions and
-    /// mentions of all of them together in one pass, rather than four queries per channel.
+    /// `since`, oldest first, then the edits, deletions, reactions and mentions of all of them
+    /// together in one pass, rather than four queries per channel.
+    ///
+    /// One statement walks the channels (a JSON array) and, for each, reads its own range of
+    /// the `(channel_id, created_at)` index: a per-channel indexed loop inside SQLite. One
+    /// statement over every channel's arrivals would scan the whole index instead; and one
+    /// statement per channel, rebound for each, is recompiled on every rebinding (SQLite does
+    /// so when a bound value is compared with an indexed column, as STAT4 is compiled in).
     pub fn channels_messages_since(
         &self,
         channel_ids: &[&str],
         since: Instant,
         limit: usize,
     ) -> Result<Vec<Vec<MessageRecord>>> {
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages
-             WHERE channel_id = ?1 AND created_at >= ?2
-             ORDER BY created_at LIMIT ?3"
-        ))?;
-        let since = since.to_iso();
+        let mut statement = self.connection.prepare_cached(
+            "SELECT m.message_id, m.channel_id, m.guild_id, m.author_id, m.author_name,
+                    m.content, m.created_at, m.sent_at, m.reply_to_message_id,
+                    m.reply_to_author_id, m.mention_everyone, c.key
+             FROM json_each(?1) AS c
+             JOIN messages AS m ON m.rowid IN (
+                 SELECT rowid FROM messages
+                 WHERE channel_id = c.value AND created_at >= ?2
+                 ORDER BY created_at LIMIT ?3)
+             ORDER BY c.key, m.created_at",
+        )?;
+        let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
         let mut all = Vec::new();
-        let mut counts = Vec::with_capacity(channel_ids.len());
-        for channel_id in channel_ids {
-            let before = all.len();
-            for row in
-                statement.query_map(params![channel_id, since, limit as i64], message_from_row)?
-            {
-                all.push(row?);
+        let mut counts = vec![0usize; channel_ids.len()];
+        let mut rows = statement.query(params![ids, since.to_iso(), limit as i64])?;
+        while let Some(row) = rows.next()? {
+            let position: i64 = row.get(11)?;
+            if let Some(count) = counts.get_mut(position as usize) {
+                *count += 1;
             }
-            counts.push(all.len() - before);
+            all.push(message_from_row(row)?);
         }
+        drop(rows);
         let mut hydrated = self.hydrate(all)?.into_iter();
         Ok(counts
             .into_iter()
