@@ -619,6 +619,14 @@ fn markdown(report: &Value) -> String {
             ),
         );
     }
+    if report["config"]["reused"].as_bool() == Some(true) {
+        push(
+            &mut out,
+            "\nBENCH_REUSE=1: the recorders' figures come from the run that built each store; \
+             the floor was measured now, so their ratio is not from one run."
+                .into(),
+        );
+    }
     push(&mut out, String::new());
     let mut header = "| in-process, p50 / p95 ms |".to_string();
     let mut rule = "|---|".to_string();
