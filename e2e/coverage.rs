@@ -11,14 +11,7 @@
 //! An entry naming a tool that is not registered, or a tool in both lists, fails the gate.
 
 /// Tools no spec reaches yet.
-pub const PENDING: &[&str] = &[
-    // Its specs assert the exact requests a fake Discord HTTP server recorded (a send, a reply,
-    // a 429 then success, zero requests when refused), and that fake Discord comes with live
-    // ingestion (issue 3). Until then the unit tests of business::messages::send_message
-    // (src/business/outbox.rs) own it. The scheduler's specs (sent once across a daemon
-    // restart, a cancelled one never sent) come with it too.
-    "messages_send",
-];
+pub const PENDING: &[&str] = &[];
 
 /// Tools the E2E run is excused from calling: (tool, reason citing the owning unit test).
 pub const EXCLUSIONS: &[(&str, &str)] = &[];

@@ -1,14 +1,17 @@
 //! Every tool answers with `structuredContent` (and the same JSON as text) that fits the output
 //! schema it declares in `tools/list`, with every field it sends declared there. The store has
 //! an edit, a deletion, a reaction, a reply and an open bookmark, so optional fields are sent
-//! both ways. A tool still PENDING in `e2e/coverage.rs` (one that answers only with the fake
-//! Discord of live ingestion: `messages_send`) is left out until its specs arrive.
+//! both ways. `messages_send` answers only with a Discord to post to: it is called on a second
+//! store, which ingest filled from the fake Discord's demo guild, with sends going to that
+//! fake. A tool still PENDING in `e2e/coverage.rs` is left out until its specs arrive.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
 use crate::coverage::PENDING;
+use crate::support::fake_discord::{FakeDiscord, GENERAL};
+use crate::support::live::Daemon;
 use crate::support::schema::violations;
 use crate::support::time::Stamp;
 use crate::support::{Emoji, Feed, Guild, Post, Store};
@@ -72,19 +75,37 @@ pub async fn spec() {
         ("schedules_list", json!({"status": "cancelled"})),
     ];
     let mut called: BTreeSet<&str> = calls.iter().map(|(tool, _)| *tool).collect();
+    called.insert("messages_send");
     called.extend(PENDING.iter().copied());
     let listed: BTreeSet<&str> = schemas.keys().map(String::as_str).collect();
     assert_eq!(called, listed, "the calls below reach every listed tool but the pending ones");
 
-    for (tool, arguments) in calls {
-        let result = mcp.call(tool, arguments).await;
-        let structured = result.structured();
+    let fits = |tool: &str, structured: &Value| {
         let schema = schemas[tool].as_object().expect("an object schema");
         assert_eq!(
             violations(schema, structured),
             Vec::<String>::new(),
             "{tool}'s result fits its output schema: {structured:#}"
         );
+    };
+    for (tool, arguments) in calls {
+        let result = mcp.call(tool, arguments).await;
+        fits(tool, result.structured());
     }
+    mcp.stop().await;
+
+    let fake = FakeDiscord::start();
+    let live = Store::without_owner().sending_to(&fake);
+    let daemon = Daemon::start(&fake, &live);
+    daemon.wait_until_caught_up(1);
+    daemon.stop();
+    let mcp = live.mcp().await;
+    let sent = mcp
+        .call(
+            "messages_send",
+            json!({"channelId": GENERAL, "content": "Schemas hold."}),
+        )
+        .await;
+    fits("messages_send", sent.structured());
     mcp.stop().await;
 }

@@ -222,13 +222,18 @@ impl Daemon {
 
     /// SIGTERM, then waits for the exit; returns how it exited.
     pub fn terminate(&mut self) -> ExitStatus {
+        self.send_sigterm();
+        self.wait_exit(PATIENCE)
+    }
+
+    /// SIGTERM, without waiting for the exit.
+    pub fn send_sigterm(&self) {
         let sent = Command::new("kill")
             .arg("-TERM")
             .arg(self.child.id().to_string())
             .status()
             .expect("kill runs");
         assert!(sent.success(), "SIGTERM could not be sent");
-        self.wait_exit(PATIENCE)
     }
 
     /// What every spec checks at the end: the daemon only ever used the fake's gateway, and
@@ -267,5 +272,24 @@ impl Drop for Daemon {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+/// Polls `schedules list` until `done` holds on the scheduled messages; returns them.
+pub fn schedules_until(
+    store: &Store,
+    what: &str,
+    done: impl Fn(&[super::Schedule]) -> bool,
+) -> Vec<super::Schedule> {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let listed: super::Schedules = store.cli().json(&["schedules", "list"]);
+        if done(&listed.schedules) {
+            return listed.schedules;
+        }
+        if Instant::now() >= deadline {
+            panic!("waited {PATIENCE:?} for {what}; schedules list shows {listed:#?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
     }
 }

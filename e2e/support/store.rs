@@ -21,9 +21,10 @@ pub struct Store {
     path: PathBuf,
     owner_id: Option<String>,
     guild_scope: Option<String>,
-    /// `DISCORD_TOKEN`: a deployment that may send (nothing is sent: no spec here has a
-    /// Discord to send to until the fake Discord of live ingestion arrives).
+    /// `DISCORD_TOKEN`: a deployment that may send.
     token: Option<String>,
+    /// `DISCORD_API_BASE`: the fake Discord sends go to.
+    api_base: Option<String>,
     read_only: bool,
 }
 
@@ -48,13 +49,23 @@ impl Store {
             owner_id,
             guild_scope: None,
             token: None,
+            api_base: None,
             read_only: false,
         }
     }
 
-    /// Configures a bot token (`DISCORD_TOKEN`), as a deployment that may send has.
+    /// Configures a bot token (`DISCORD_TOKEN`), as a deployment that may send has; with no
+    /// API base, a send that passed every check would go to the real Discord, so only specs
+    /// of refusals use this.
     pub fn with_token(mut self) -> Store {
         self.token = Some("e2e-token-that-reaches-no-discord".to_string());
+        self
+    }
+
+    /// Sends go to `fake` (`DISCORD_API_BASE`), with the token it accepts.
+    pub fn sending_to(mut self, fake: &super::fake_discord::FakeDiscord) -> Store {
+        self.token = Some(fake.token().to_string());
+        self.api_base = Some(fake.api_base().to_string());
         self
     }
 
@@ -110,6 +121,9 @@ impl Store {
         }
         if let Some(token) = &self.token {
             env.push(("DISCORD_TOKEN", token.clone()));
+        }
+        if let Some(base) = &self.api_base {
+            env.push(("DISCORD_API_BASE", base.clone()));
         }
         if self.read_only {
             env.push(("DISCORD_MANAGER_READ_ONLY", "1".to_string()));

@@ -329,8 +329,9 @@ pub fn search_messages(
 /// recorded it. Refused before anything is sent, with the reason, when sending is not allowed
 /// (no token, read-only mode, a channel outside DISCORD_MANAGER_SEND_CHANNELS), when the channel
 /// is unknown or the bot may not send there, or when the message replied to is not in that
-/// channel. A rate-limited send is retried a few times; it is never posted twice. Use
-/// `schedules_add` to send it later instead.
+/// channel. A rate-limited send is retried a few times; it is never posted twice. Mentions
+/// written in the content ping those people and roles; `@everyone` and `@here` never ping, and
+/// a reply does not ping its author. Use `schedules_add` to send it later instead.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SendMessage {

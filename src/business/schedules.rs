@@ -513,10 +513,19 @@ pub(crate) async fn run_schedules_by(
     shutdown: impl Future<Output = ()>,
 ) {
     let work = async {
+        let mut first = true;
         loop {
-            if let Err(error) = send_due_schedules(store, sender, context, now()).await {
-                tracing::warn!("sending scheduled messages failed: {}", error.message());
+            match send_due_schedules(store, sender, context, now()).await {
+                Ok(ended) if first => tracing::info!(
+                    "the scheduler is running: {} scheduled messages were due at start-up",
+                    ended.len()
+                ),
+                Ok(_) => {}
+                Err(error) => {
+                    tracing::warn!("sending scheduled messages failed: {}", error.message())
+                }
             }
+            first = false;
             let next = store.read(|reader| reader.next_send_at()).unwrap_or(None);
             let current = now();
             let wait = match next {

@@ -379,11 +379,14 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
     }
 }
 
-/// The Discord client that sends as the bot, when a token is configured.
-// The REST adapter arrives with live ingestion (`src/discord/`); until then no client exists,
-// and a send that passes every check says so instead of pretending.
-fn discord_sender(_config: &Config) -> Option<Arc<dyn crate::business::outbox::DiscordSender>> {
-    None
+/// The Discord client that sends as the bot, when a token is configured (without one, every
+/// send is refused before it would be needed).
+fn discord_sender(config: &Config) -> Option<Arc<dyn crate::business::outbox::DiscordSender>> {
+    let token = config.token.clone()?;
+    Some(Arc::new(crate::discord::sender::LazySender::new(
+        token,
+        config.api_base.clone(),
+    )))
 }
 
 /// The capability a parsed command names, and the matches holding its options.

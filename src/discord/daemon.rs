@@ -5,8 +5,10 @@
 //! the configured API base for the gateway URL itself (serenity would silently fall back to
 //! the real gateway if that request failed; here a failure is an error, and a loopback API
 //! base must answer a loopback gateway) and sets that URL on the client. Every IDENTIFY is
-//! recorded and paced by the budget in [`super::budget`]. SIGINT and SIGTERM stop the client,
-//! let the writer commit everything received, and record a clean stop.
+//! recorded and paced by the budget in [`super::budget`]. The scheduler
+//! ([`crate::business::schedules::run_schedules`]) sends scheduled messages as they fall due,
+//! through the same REST client. SIGINT and SIGTERM stop the client and the scheduler, let the
+//! writer commit everything received, and record a clean stop.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,6 +25,8 @@ use super::backfill::{self, Batch, ChannelJob};
 use super::budget;
 use super::gateway::{Notice, Relay, Writer};
 use super::rest::{Rest, RetryPolicy};
+use crate::business::context::{Source, build_owner_context};
+use crate::business::schedules;
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ingest;
@@ -146,14 +150,32 @@ fn fatal(error: &serenity::Error) -> Option<Error> {
     }
 }
 
+/// How long a stop waits for a gateway connection that is still being opened.
+const CONNECT_PATIENCE: Duration = Duration::from_secs(10);
+
 /// Stops serenity's client and waits for it. Each running shard is told to shut down
 /// directly first: after serenity restarts a shard by itself, its manager's `shutdown_all`
 /// finds a stale "finished" notice from that restart, forgets the new runner without telling
 /// it, and leaves it connected (and holding a relay, so the writer's queue would never close).
+///
+/// While the shard is still connecting it has no runner yet, and `shutdown_all` returns at
+/// once without stopping anything: the shard would then connect and run for ever. So the stop
+/// waits for the runner to exist (serenity offers no notice of it, hence the short polls), and
+/// if the connection never comes up within [`CONNECT_PATIENCE`], the client is dropped instead.
 async fn stop_client(
     manager: &ShardManager,
-    running: tokio::task::JoinHandle<serenity::Result<()>>,
+    mut running: tokio::task::JoinHandle<serenity::Result<()>>,
 ) {
+    let deadline = tokio::time::Instant::now() + CONNECT_PATIENCE;
+    while manager.runners.lock().await.is_empty() && !running.is_finished() {
+        if tokio::time::Instant::now() >= deadline {
+            warn!("the gateway connection did not come up; dropping it");
+            running.abort();
+            let _ = (&mut running).await;
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     for (id, runner) in manager.runners.lock().await.iter() {
         runner
             .runner_tx
@@ -256,6 +278,18 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
         batches,
         stop.clone(),
     ));
+    // Built after start-up learned the owner; the scheduler checks every message against it
+    // again when it falls due (read-only mode, the channel's permissions by then).
+    let context = build_owner_context(config, &store, Source::Cli)?;
+    let scheduler = tokio::spawn({
+        let (store, rest, mut stop) = (Arc::clone(&store), Arc::clone(&rest), stop.clone());
+        async move {
+            let stopping = async move {
+                let _ = stop.wait_for(|stopping| *stopping).await;
+            };
+            schedules::run_schedules(&store, rest.as_ref(), &context, stopping).await;
+        }
+    });
     let repairs = tokio::spawn(repair_loop(
         Arc::clone(&rest),
         Arc::clone(&store),
@@ -367,10 +401,14 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
         Err(error) => {
             // Fatal: nothing more will arrive; leave promptly.
             worker.abort();
+            scheduler.abort();
             Err(error)
         }
         Ok(signal) => {
             let _ = worker.await;
+            // A post in flight is dropped; its attempt is on record, and the next start
+            // retries it with the same nonce, so Discord answers the message if it exists.
+            let _ = scheduler.await;
             drop(queue);
             drop(backfill);
             let drained = tokio::task::spawn_blocking(move || writer.join());

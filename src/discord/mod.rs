@@ -6,3 +6,4 @@ pub mod budget;
 pub mod daemon;
 pub mod gateway;
 pub mod rest;
+pub mod sender;

@@ -22,6 +22,7 @@ use serenity::model::user::CurrentUser;
 use tokio::sync::Mutex;
 use tracing::{debug, warn};
 
+use crate::business::outbox::{OutgoingMessage, SendFailure};
 use crate::config::Token;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -340,6 +341,64 @@ impl Rest {
         self.get(Route::Channel { channel_id }, Vec::new()).await
     }
 
+    /// `POST /channels/{id}/messages`: one attempt at posting `message`, with its nonce and
+    /// `enforce_nonce` (so a repeat of an attempt that did reach Discord answers the message it
+    /// created), and for a reply a `message_reference` that fails if the message is gone.
+    /// No retry here: the business layer retries, with the same nonce. Discord's shared bucket
+    /// wait is not applied either: it belongs to backfill's route, not to this one.
+    pub async fn post_message(
+        &self,
+        message: &OutgoingMessage,
+    ) -> std::result::Result<serde_json::Value, SendFailure> {
+        let channel_id = message
+            .channel_id
+            .parse::<u64>()
+            .ok()
+            .filter(|id| *id != 0)
+            .map(ChannelId::new)
+            .ok_or_else(|| SendFailure::Refused {
+                status: 400,
+                code: None,
+                message: format!("{:?} is not a channel id", message.channel_id),
+            })?;
+        let body = message_body(message);
+        let route = Route::ChannelMessages { channel_id };
+        let request = Request::new(route, LightMethod::Post)
+            .body(Some(body.to_string().into_bytes()))
+            .build(&self.client, self.http.token(), self.base.as_deref())
+            .map_err(|error| error.to_string())
+            .and_then(|builder| builder.build().map_err(|error| without_url(&error)))
+            .map_err(|why| SendFailure::Refused {
+                status: 400,
+                code: None,
+                message: format!("the request cannot be built: {why}"),
+            })?;
+        let response = match self.client.execute(request).await {
+            Ok(response) => response,
+            Err(error) if error.is_timeout() => {
+                return Err(SendFailure::Unavailable {
+                    reason: "the request timed out".into(),
+                });
+            }
+            Err(error) => {
+                return Err(SendFailure::Unavailable {
+                    reason: format!("the request failed: {}", without_url(&error)),
+                });
+            }
+        };
+        let status = response.status().as_u16();
+        let retry_header = header_seconds(response.headers(), "retry-after");
+        let body = match response.bytes().await {
+            Ok(body) => body,
+            Err(error) => {
+                return Err(SendFailure::Unavailable {
+                    reason: format!("the answer was cut short: {}", without_url(&error)),
+                });
+            }
+        };
+        posting_outcome(status, &body, retry_header)
+    }
+
     /// `GET /channels/{id}/messages?after=&limit=`: up to `limit` messages right after
     /// `after`. Discord answers newest first even with `after`.
     pub async fn messages_after(
@@ -395,6 +454,58 @@ fn retry_after_in_body(body: &[u8]) -> Option<Duration> {
         .as_f64()
         .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
         .map(Duration::from_secs_f64)
+}
+
+/// The JSON body of `POST /channels/{id}/messages`. Mentions are limited to the people and
+/// roles written in the content, with no `@everyone` or `@here` ping: the owner's assistant
+/// never pings the whole server by accident. A reply does not ping its author either.
+fn message_body(message: &OutgoingMessage) -> serde_json::Value {
+    let mut body = serde_json::json!({
+        "content": message.content,
+        "nonce": message.nonce,
+        "enforce_nonce": true,
+        "allowed_mentions": {"parse": ["users", "roles"], "replied_user": false},
+    });
+    if let Some(reply_to) = &message.reply_to_message_id {
+        body["message_reference"] = serde_json::json!({
+            "message_id": reply_to,
+            "fail_if_not_exists": true,
+        });
+    }
+    body
+}
+
+/// What Discord's answer to one post means: the created message, or why there is none.
+fn posting_outcome(
+    status: u16,
+    body: &[u8],
+    retry_header: Option<Duration>,
+) -> std::result::Result<serde_json::Value, SendFailure> {
+    match status {
+        200..=299 => serde_json::from_slice::<serde_json::Value>(body)
+            .ok()
+            .filter(|answer| answer.get("id").and_then(|id| id.as_str()).is_some())
+            // Created, most likely, but unreadable: a retry with the same nonce answers it.
+            .ok_or_else(|| SendFailure::Unavailable {
+                reason: format!("Discord answered {status} without the message it created"),
+            }),
+        429 => Err(SendFailure::RateLimited {
+            retry_after: retry_after_in_body(body)
+                .or(retry_header)
+                .unwrap_or(Duration::from_secs(1)),
+        }),
+        500..=599 => Err(SendFailure::Unavailable {
+            reason: format!("HTTP {status}"),
+        }),
+        _ => {
+            let error = serde_json::from_slice::<serde_json::Value>(body).ok();
+            Err(SendFailure::Refused {
+                status,
+                code: error.as_ref().and_then(|error| error.get("code")?.as_u64()),
+                message: discord_message(Some(body)),
+            })
+        }
+    }
 }
 
 /// Discord's error body: `{"message": "Missing Access", "code": 50001}`.
@@ -502,6 +613,93 @@ mod tests {
             None
         );
         assert_eq!(bucket_wait(&headers(&[])), None);
+    }
+
+    #[test]
+    fn a_created_message_is_the_answer_and_every_failure_has_its_kind() {
+        let created = br#"{"id":"1500000000000000001","content":"hi"}"#;
+        assert_eq!(
+            posting_outcome(200, created, None),
+            Ok(serde_json::json!({"id": "1500000000000000001", "content": "hi"}))
+        );
+        // A 2xx without the message: it may exist, so it is retried (with the same nonce).
+        assert_eq!(
+            posting_outcome(200, b"<html>", None),
+            Err(SendFailure::Unavailable {
+                reason: "Discord answered 200 without the message it created".into()
+            })
+        );
+        assert_eq!(
+            posting_outcome(
+                429,
+                br#"{"message":"You are being rate limited.","retry_after":2.5,"global":false}"#,
+                Some(Duration::from_secs(3))
+            ),
+            Err(SendFailure::RateLimited {
+                retry_after: Duration::from_millis(2500)
+            })
+        );
+        // Without a body, the Retry-After header; without either, a second.
+        assert_eq!(
+            posting_outcome(429, b"", Some(Duration::from_secs(3))),
+            Err(SendFailure::RateLimited {
+                retry_after: Duration::from_secs(3)
+            })
+        );
+        assert_eq!(
+            posting_outcome(429, b"", None),
+            Err(SendFailure::RateLimited {
+                retry_after: Duration::from_secs(1)
+            })
+        );
+        assert_eq!(
+            posting_outcome(
+                403,
+                br#"{"message":"Missing Permissions","code":50013}"#,
+                None
+            ),
+            Err(SendFailure::Refused {
+                status: 403,
+                code: Some(50013),
+                message: "Missing Permissions".into()
+            })
+        );
+        assert_eq!(
+            posting_outcome(404, b"", None),
+            Err(SendFailure::Refused {
+                status: 404,
+                code: None,
+                message: "no message".into()
+            })
+        );
+        assert_eq!(
+            posting_outcome(502, b"bad gateway", None),
+            Err(SendFailure::Unavailable {
+                reason: "HTTP 502".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_post_carries_its_nonce_and_a_reply_fails_rather_than_lose_its_reference() {
+        let mut message = OutgoingMessage {
+            channel_id: "1400000000000000001".into(),
+            content: "ship it".into(),
+            reply_to_message_id: None,
+            nonce: "abc123".into(),
+        };
+        assert_eq!(
+            message_body(&message),
+            serde_json::json!({
+                "content": "ship it", "nonce": "abc123", "enforce_nonce": true,
+                "allowed_mentions": {"parse": ["users", "roles"], "replied_user": false},
+            })
+        );
+        message.reply_to_message_id = Some("1500000000000000009".into());
+        assert_eq!(
+            message_body(&message)["message_reference"],
+            serde_json::json!({"message_id": "1500000000000000009", "fail_if_not_exists": true})
+        );
     }
 
     #[test]

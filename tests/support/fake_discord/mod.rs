@@ -9,7 +9,12 @@
 //!   `/users/@me`, `/oauth2/applications/@me`, `/guilds/{id}/channels`,
 //!   `/guilds/{id}/threads/active`, `/channels/{id}` and `/channels/{id}/messages`
 //!   (`after`/`before`/`limit`, newest first even with `after`, no `guild_id` or `member` on
-//!   messages, like Discord) answer from the fake's world. Every request is recorded.
+//!   messages, like Discord) answer from the fake's world. `POST /channels/{id}/messages`
+//!   creates the bot's message like Discord: the same `nonce` with `enforce_nonce` answers the
+//!   message created before instead of a second one, a `message_reference` with
+//!   `fail_if_not_exists` must name a message of that channel, and the new message enters the
+//!   history and is echoed over a connected gateway session. Every request is recorded, with
+//!   its JSON body.
 //! - Gateway: HELLO, IDENTIFY (READY, then a GUILD_CREATE per guild), RESUME (the session's
 //!   dispatches after the client's sequence, then RESUMED), heartbeat ACKs, dispatches, close
 //!   codes. Every frame in and out is recorded.
@@ -18,9 +23,10 @@
 //!   snowflake minted now (the same NAME gives the same id within one fake). Messages played
 //!   enter the channel history too; [`FakeDiscord::post_offline`] adds to the history only, as
 //!   if posted while the daemon was not connected.
-//! - Levers: close the socket with a code; stop acknowledging heartbeats; reject the token on
+//! - Levers: hold new gateway connections before their handshake; close the socket with a code; stop acknowledging heartbeats; reject the token on
 //!   IDENTIFY (close 4004); replay a whole session on RESUME; send a raw frame; answer HTTP
-//!   requests with a status a number of times.
+//!   requests with a status a number of times, before doing what they ask or (a lost answer)
+//!   after.
 
 #![allow(dead_code)]
 
@@ -62,6 +68,8 @@ pub struct Request {
     pub query: Vec<(String, String)>,
     /// Whether it carried `Authorization: Bot <the fake's token>`.
     pub authorized: bool,
+    /// The JSON body, if it had one.
+    pub body: Option<Value>,
     pub status: u16,
 }
 
@@ -102,11 +110,15 @@ pub struct Frame {
 #[derive(Debug, Clone)]
 struct Failure {
     path_contains: String,
+    /// Only requests with this method (None: any).
+    method: Option<String>,
     /// Matching requests answered normally before the failures start.
     skip: u32,
     status: u16,
     remaining: u32,
     retry_after: f64,
+    /// Do what the request asks, then answer the failure: the answer got lost on the way.
+    after_effect: bool,
 }
 
 #[derive(Default)]
@@ -152,6 +164,10 @@ struct State {
     replay_whole_session_on_resume: bool,
     failures: Vec<Failure>,
     heartbeat_interval_ms: u64,
+    /// Nonce → the message `POST /channels/{id}/messages` created with it.
+    nonces: HashMap<String, Value>,
+    /// New gateway connections wait, before their WebSocket handshake, while this is set.
+    hold_handshakes: bool,
 }
 
 struct Inner {
@@ -258,6 +274,8 @@ impl FakeDiscord {
                 replay_whole_session_on_resume: false,
                 failures: Vec::new(),
                 heartbeat_interval_ms: options.heartbeat_interval_ms,
+                nonces: HashMap::new(),
+                hold_handshakes: false,
             }),
             changed: Condvar::new(),
             token: options.token,
@@ -370,6 +388,12 @@ impl FakeDiscord {
         self.inner.lock().gateway_override = Some(url.to_string());
     }
 
+    /// While `hold` is set, new gateway connections get no WebSocket handshake: the client is
+    /// stuck connecting.
+    pub fn hold_handshakes(&self, hold: bool) {
+        self.inner.lock().hold_handshakes = hold;
+    }
+
     /// Closes with 4004 (authentication failed) on every IDENTIFY.
     pub fn reject_identify(&self, reject: bool) {
         self.inner.lock().reject_identify = reject;
@@ -398,11 +422,57 @@ impl FakeDiscord {
     ) {
         self.inner.lock().failures.push(Failure {
             path_contains: path_contains.to_string(),
+            method: None,
             skip,
             status,
             remaining: times,
             retry_after,
+            after_effect: false,
         });
+    }
+
+    /// The next `times` message posts (`POST /channels/{id}/messages`) answer `status` without
+    /// creating anything (a 429 says `retry_after` seconds; a 403 is Missing Permissions).
+    pub fn fail_posts(&self, status: u16, times: u32, retry_after: f64) {
+        self.push_post_failure(status, times, retry_after, false);
+    }
+
+    /// The next `times` message posts create their message but are answered `status`: Discord
+    /// did it, and the answer was lost on the way.
+    pub fn lose_post_answers(&self, status: u16, times: u32) {
+        self.push_post_failure(status, times, 0.0, true);
+    }
+
+    fn push_post_failure(&self, status: u16, times: u32, retry_after: f64, after_effect: bool) {
+        self.inner.lock().failures.push(Failure {
+            path_contains: "/messages".to_string(),
+            method: Some("POST".to_string()),
+            skip: 0,
+            status,
+            remaining: times,
+            retry_after,
+            after_effect,
+        });
+    }
+
+    /// The messages `POST /channels/{id}/messages` asked for, as their JSON bodies, in order.
+    pub fn posts(&self) -> Vec<Value> {
+        self.requests()
+            .into_iter()
+            .filter(|request| request.method == "POST" && request.path.ends_with("/messages"))
+            .filter_map(|request| request.body)
+            .collect()
+    }
+
+    /// The messages of a channel's history, oldest first, as REST returns them.
+    pub fn history(&self, channel: &str) -> Vec<Value> {
+        let channel: u64 = channel.parse().expect("a channel id");
+        self.inner
+            .lock()
+            .history
+            .get(&channel)
+            .map(|messages| messages.values().cloned().collect())
+            .unwrap_or_default()
     }
 
     pub fn requests(&self) -> Vec<Request> {
@@ -679,12 +749,15 @@ async fn handle_http(stream: TcpStream, inner: Arc<Inner>) -> std::io::Result<()
             })
             .collect();
         let authorized = authorization.as_deref() == Some(&format!("Bot {}", inner.token));
-        let (status, headers, json) = respond(&inner, &method, &path, &query, authorized);
+        let body: Option<Value> = serde_json::from_slice(&body).ok();
+        let (status, headers, json) =
+            respond(&inner, &method, &path, &query, body.as_ref(), authorized);
         inner.lock().requests.push(Request {
             method,
             path,
             query,
             authorized,
+            body,
             status,
         });
         inner.changed.notify_all();
@@ -707,7 +780,9 @@ async fn handle_http(stream: TcpStream, inner: Arc<Inner>) -> std::io::Result<()
 fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
+        400 => "Bad Request",
         401 => "Unauthorized",
+        403 => "Forbidden",
         404 => "Not Found",
         429 => "Too Many Requests",
         500 => "Internal Server Error",
@@ -717,18 +792,22 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
+type Response = (u16, Vec<(String, String)>, Value);
+
 fn respond(
     inner: &Inner,
     method: &str,
     path: &str,
     query: &[(String, String)],
+    body: Option<&Value>,
     authorized: bool,
-) -> (u16, Vec<(String, String)>, Value) {
+) -> Response {
     let mut state = inner.lock();
-    let failing = state
-        .failures
-        .iter_mut()
-        .find(|failure| failure.remaining > 0 && path.contains(&failure.path_contains));
+    let failing = state.failures.iter_mut().find(|failure| {
+        failure.remaining > 0
+            && path.contains(&failure.path_contains)
+            && failure.method.as_deref().is_none_or(|only| only == method)
+    });
     let failing = match failing {
         Some(failure) if failure.skip > 0 => {
             failure.skip -= 1;
@@ -738,20 +817,36 @@ fn respond(
     };
     if let Some(failure) = failing {
         failure.remaining -= 1;
-        let status = failure.status;
-        if status == 429 {
-            return (
-                429,
-                vec![("retry-after".into(), failure.retry_after.ceil().to_string())],
-                json!({"message": "You are being rate limited.", "retry_after": failure.retry_after, "global": false}),
-            );
+        let (status, retry_after, after_effect) =
+            (failure.status, failure.retry_after, failure.after_effect);
+        if after_effect {
+            let _ = answer(inner, &mut state, method, path, query, body, authorized);
         }
-        return (
-            status,
-            Vec::new(),
-            json!({"message": "Server error", "code": 0}),
-        );
+        let error = |message: &str, code: u64| json!({"message": message, "code": code});
+        return match status {
+            429 => (
+                429,
+                vec![("retry-after".into(), retry_after.ceil().to_string())],
+                json!({"message": "You are being rate limited.", "retry_after": retry_after, "global": false}),
+            ),
+            403 => (403, Vec::new(), error("Missing Permissions", 50013)),
+            404 => (404, Vec::new(), error("Unknown Channel", 10003)),
+            _ => (status, Vec::new(), error("Server error", 0)),
+        };
     }
+    answer(inner, &mut state, method, path, query, body, authorized)
+}
+
+/// What Discord answers a request (no failure injected).
+fn answer(
+    inner: &Inner,
+    state: &mut State,
+    method: &str,
+    path: &str,
+    query: &[(String, String)],
+    body: Option<&Value>,
+    authorized: bool,
+) -> Response {
     if !authorized {
         return (
             401,
@@ -798,7 +893,7 @@ fn respond(
                 .cloned()
                 .unwrap_or_default()
                 .into_iter()
-                .map(|channel| with_last_message(&state, channel, guild))
+                .map(|channel| with_last_message(state, channel, guild))
                 .collect();
             ok(Value::Array(channels))
         }
@@ -811,7 +906,7 @@ fn respond(
                 .cloned()
                 .unwrap_or_default()
                 .into_iter()
-                .map(|thread| with_last_message(&state, thread, guild))
+                .map(|thread| with_last_message(state, thread, guild))
                 .collect();
             ok(json!({"threads": threads, "members": [], "has_more": false}))
         }
@@ -823,7 +918,7 @@ fn respond(
                         .as_array()
                         .and_then(|all| all.iter().find(|c| c["id"] == *channel))
                     {
-                        return ok(with_last_message(&state, found.clone(), &guild_id));
+                        return ok(with_last_message(state, found.clone(), &guild_id));
                     }
                 }
             }
@@ -867,7 +962,115 @@ fn respond(
             page.reverse();
             ok(Value::Array(page))
         }
+        ("POST", ["channels", channel, "messages"]) => post_message(inner, state, channel, body),
         _ => not_found,
+    }
+}
+
+/// `POST /channels/{id}/messages`, as Discord does it for a bot.
+fn post_message(inner: &Inner, state: &mut State, channel: &str, body: Option<&Value>) -> Response {
+    let refuse = |status: u16, message: &str, code: u64| {
+        (
+            status,
+            Vec::new(),
+            json!({"message": message, "code": code}),
+        )
+    };
+    let Some(body) = body else {
+        return refuse(400, "Cannot send an empty message", 50006);
+    };
+    let guild = state.guilds.iter().find(|guild| {
+        ["channels", "threads"].iter().any(|list| {
+            guild[*list]
+                .as_array()
+                .is_some_and(|all| all.iter().any(|c| c["id"] == *channel))
+        })
+    });
+    let Some(guild_id) = guild
+        .and_then(|guild| guild["id"].as_str())
+        .map(str::to_string)
+    else {
+        return refuse(404, "Unknown Channel", 10003);
+    };
+    let nonce = body["nonce"].as_str().map(str::to_string);
+    if body["enforce_nonce"] == json!(true)
+        && let Some(created) = nonce.as_ref().and_then(|nonce| state.nonces.get(nonce))
+    {
+        return (200, Vec::new(), created.clone());
+    }
+    let content = body["content"].as_str().unwrap_or_default().to_string();
+    if content.is_empty() || content.chars().count() > 2000 {
+        return refuse(400, "Invalid Form Body", 50035);
+    }
+    let channel_number: u64 = channel.parse().unwrap_or_default();
+    let reference = body["message_reference"]["message_id"].as_str();
+    let referenced = match reference {
+        None => None,
+        Some(id) => {
+            let found = id.parse::<u64>().ok().and_then(|id| {
+                state
+                    .history
+                    .get(&channel_number)
+                    .and_then(|messages| messages.get(&id))
+                    .cloned()
+            });
+            match found {
+                Some(found) => Some(found),
+                None if body["message_reference"]["fail_if_not_exists"] == json!(false) => None,
+                None => return refuse(400, "Invalid Form Body", 50035),
+            }
+        }
+    };
+    let id = mint(state).to_string();
+    let mut bot = state.ready["user"].clone();
+    bot["bot"] = json!(true);
+    let mut message = json!({
+        "id": id, "channel_id": channel, "author": bot, "content": content,
+        "timestamp": now_iso(), "edited_timestamp": null, "tts": false,
+        "mention_everyone": false, "mentions": [], "mention_roles": [], "attachments": [],
+        "embeds": [], "pinned": false, "type": 0, "flags": 0,
+    });
+    if let Some(nonce) = &nonce {
+        message["nonce"] = json!(nonce);
+    }
+    if let Some(referenced) = referenced {
+        message["type"] = json!(19);
+        message["message_reference"] = json!({
+            "type": 0, "message_id": referenced["id"], "channel_id": channel, "guild_id": guild_id,
+        });
+        message["referenced_message"] = referenced;
+    }
+    state
+        .history
+        .entry(channel_number)
+        .or_default()
+        .insert(id.parse().unwrap_or_default(), message.clone());
+    if let Some(nonce) = nonce {
+        state.nonces.insert(nonce, message.clone());
+    }
+    // The gateway echoes the bot's own message, with the guild, to a connected session.
+    let mut echoed = message.clone();
+    echoed["guild_id"] = json!(guild_id);
+    echoed["member"] = json!({"roles": [], "joined_at": now_iso(), "deaf": false, "mute": false,
+                              "flags": 0, "pending": false});
+    dispatch_live(inner, state, json!({"t": "MESSAGE_CREATE", "d": echoed}));
+    (200, Vec::new(), message)
+}
+
+/// The current time as Discord writes it.
+fn now_iso() -> String {
+    discord_manager::instant::Instant::now().to_string()
+}
+
+/// Dispatches to the connected session, if there is one: Discord does not keep events for a
+/// bot that is not connected (a later backfill finds the message in the history).
+fn dispatch_live(_inner: &Inner, state: &mut State, payload: Value) {
+    if let Some(connection) = state
+        .current
+        .as_ref()
+        .filter(|connection| connection.session.is_some())
+    {
+        let _ = connection.commands.send(Command::Dispatch(payload));
     }
 }
 
@@ -893,6 +1096,10 @@ async fn serve_gateway(listener: TcpListener, inner: Arc<Inner>) {
         };
         let inner = Arc::clone(&inner);
         tokio::spawn(async move {
+            // A held connection gets no WebSocket handshake until released.
+            while inner.lock().hold_handshakes {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
             let _ = handle_gateway(stream, inner).await;
         });
     }

@@ -1,0 +1,30 @@
+//! Discord refuses a post (403 Missing Permissions, though the stored permissions allowed it):
+//! the send fails with exit 7 and Discord's reason in the owner's words, after one request,
+//! and nothing is stored.
+
+use crate::support::Store;
+use crate::support::fake_discord::{FakeDiscord, GENERAL};
+use crate::support::live::{Daemon, EVER, caught_up};
+
+pub async fn spec() {
+    let fake = FakeDiscord::start();
+    let store = Store::without_owner().sending_to(&fake);
+    let daemon = Daemon::start(&fake, &store);
+    daemon.wait_until_caught_up(1);
+    daemon.stop();
+
+    fake.fail_posts(403, 1, 0.0);
+    store
+        .cli()
+        .run(&["send", "Hello?", "--channel-id", GENERAL])
+        .failure()
+        .code(7)
+        .stdout("")
+        .stderr(
+            "error: Discord refused to let the bot post in general: Missing Permissions (403, \
+             code 50013); nothing was sent\n",
+        );
+    assert_eq!(fake.posts().len(), 1, "a refusal is not retried");
+    assert_eq!(fake.history(GENERAL).len(), 0);
+    assert_eq!(caught_up(&store, GENERAL, EVER).len(), 0);
+}
