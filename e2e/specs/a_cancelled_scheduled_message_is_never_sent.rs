@@ -4,16 +4,13 @@
 use serde_json::json;
 
 use crate::support::fake_discord::{FakeDiscord, GENERAL};
-use crate::support::live::{Daemon, schedules_until};
+use crate::support::live::{store_sending_to, Daemon, schedules_until};
 use crate::support::time::Stamp;
-use crate::support::{Schedule, Store};
+use crate::support::Schedule;
 
 pub async fn spec() {
     let fake = FakeDiscord::start();
-    let store = Store::without_owner().sending_to(&fake);
-    let daemon = Daemon::start(&fake, &store);
-    daemon.wait_until_caught_up(1);
-    daemon.stop();
+    let store = store_sending_to(&fake);
 
     let mcp = store.mcp().await;
     let now = Stamp::now();

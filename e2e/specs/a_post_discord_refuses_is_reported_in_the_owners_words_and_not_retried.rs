@@ -2,16 +2,12 @@
 //! the send fails with exit 7 and Discord's reason in the owner's words, after one request,
 //! and nothing is stored.
 
-use crate::support::Store;
 use crate::support::fake_discord::{FakeDiscord, GENERAL};
-use crate::support::live::{Daemon, EVER, caught_up};
+use crate::support::live::{store_sending_to, EVER, caught_up};
 
 pub async fn spec() {
     let fake = FakeDiscord::start();
-    let store = Store::without_owner().sending_to(&fake);
-    let daemon = Daemon::start(&fake, &store);
-    daemon.wait_until_caught_up(1);
-    daemon.stop();
+    let store = store_sending_to(&fake);
 
     fake.fail_posts(403, 1, 0.0);
     store

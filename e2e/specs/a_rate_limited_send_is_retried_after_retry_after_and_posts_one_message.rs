@@ -2,17 +2,12 @@
 //! the same nonce, succeeds, and exactly one message exists on Discord and in the store.
 
 use crate::support::fake_discord::{FakeDiscord, GENERAL};
-use crate::support::live::{Daemon, EVER, caught_up};
-use crate::support::{Message, Store};
+use crate::support::live::{store_sending_to, EVER, caught_up};
+use crate::support::Message;
 
 pub async fn spec() {
     let fake = FakeDiscord::start();
-    let store = Store::without_owner().sending_to(&fake);
-    // The daemon records the guild (so the send's checks know the channel), then stops: the
-    // only requests left are the send's.
-    let daemon = Daemon::start(&fake, &store);
-    daemon.wait_until_caught_up(1);
-    daemon.stop();
+    let store = store_sending_to(&fake);
     let before = fake.requests().len();
 
     fake.fail_posts(429, 1, 0.25);

@@ -3,17 +3,13 @@
 //! nonce, Discord answers the message it already created, and the schedule is sent once. A
 //! third start sends nothing more.
 
-use crate::support::Store;
 use crate::support::fake_discord::{FakeDiscord, GENERAL};
-use crate::support::live::{Daemon, EVER, PATIENCE, caught_up, schedules_until};
+use crate::support::live::{store_sending_to, Daemon, EVER, PATIENCE, caught_up, schedules_until};
 use crate::support::time::Stamp;
 
 pub async fn spec() {
     let fake = FakeDiscord::start();
-    let store = Store::without_owner().sending_to(&fake);
-    let daemon = Daemon::start(&fake, &store);
-    daemon.wait_until_caught_up(1);
-    daemon.stop();
+    let store = store_sending_to(&fake);
 
     let send_at = Stamp::now().plus_micros(1_000_000).iso();
     let added: crate::support::Schedule = store.cli().json(&[

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::coverage::PENDING;
 use crate::support::fake_discord::{FakeDiscord, GENERAL};
-use crate::support::live::Daemon;
+use crate::support::live::store_sending_to;
 use crate::support::schema::violations;
 use crate::support::time::Stamp;
 use crate::support::{Emoji, Feed, Guild, Post, Store};
@@ -95,10 +95,7 @@ pub async fn spec() {
     mcp.stop().await;
 
     let fake = FakeDiscord::start();
-    let live = Store::without_owner().sending_to(&fake);
-    let daemon = Daemon::start(&fake, &live);
-    daemon.wait_until_caught_up(1);
-    daemon.stop();
+    let live = store_sending_to(&fake);
     let mcp = live.mcp().await;
     let sent = mcp
         .call(

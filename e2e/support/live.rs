@@ -84,6 +84,17 @@ struct Lines {
     added: Condvar,
 }
 
+/// A store that ingest filled from the fake's demo guild (the daemon is stopped again), with
+/// sends going to the fake: a send's checks know the channels, and the only requests the fake
+/// receives from then on are the spec's.
+pub fn store_sending_to(fake: &FakeDiscord) -> Store {
+    let store = Store::without_owner().sending_to(fake);
+    let daemon = Daemon::start(fake, &store);
+    daemon.wait_until_caught_up(1);
+    daemon.stop();
+    store
+}
+
 /// A running `discord-manager ingest`.
 pub struct Daemon {
     child: Child,

@@ -750,8 +750,16 @@ async fn handle_http(stream: TcpStream, inner: Arc<Inner>) -> std::io::Result<()
             .collect();
         let authorized = authorization.as_deref() == Some(&format!("Bot {}", inner.token));
         let body: Option<Value> = serde_json::from_slice(&body).ok();
-        let (status, headers, json) =
-            respond(&inner, &method, &path, &query, body.as_ref(), authorized);
+        let (status, headers, json) = respond(
+            &inner,
+            &Incoming {
+                method: &method,
+                path: &path,
+                query: &query,
+                body: body.as_ref(),
+                authorized,
+            },
+        );
         inner.lock().requests.push(Request {
             method,
             path,
@@ -794,14 +802,17 @@ fn reason(status: u16) -> &'static str {
 
 type Response = (u16, Vec<(String, String)>, Value);
 
-fn respond(
-    inner: &Inner,
-    method: &str,
-    path: &str,
-    query: &[(String, String)],
-    body: Option<&Value>,
+/// One request as the routes read it.
+struct Incoming<'a> {
+    method: &'a str,
+    path: &'a str,
+    query: &'a [(String, String)],
+    body: Option<&'a Value>,
     authorized: bool,
-) -> Response {
+}
+
+fn respond(inner: &Inner, request: &Incoming<'_>) -> Response {
+    let (method, path) = (request.method, request.path);
     let mut state = inner.lock();
     let failing = state.failures.iter_mut().find(|failure| {
         failure.remaining > 0
@@ -820,7 +831,7 @@ fn respond(
         let (status, retry_after, after_effect) =
             (failure.status, failure.retry_after, failure.after_effect);
         if after_effect {
-            let _ = answer(inner, &mut state, method, path, query, body, authorized);
+            let _ = answer(inner, &mut state, request);
         }
         let error = |message: &str, code: u64| json!({"message": message, "code": code});
         return match status {
@@ -834,19 +845,18 @@ fn respond(
             _ => (status, Vec::new(), error("Server error", 0)),
         };
     }
-    answer(inner, &mut state, method, path, query, body, authorized)
+    answer(inner, &mut state, request)
 }
 
 /// What Discord answers a request (no failure injected).
-fn answer(
-    inner: &Inner,
-    state: &mut State,
-    method: &str,
-    path: &str,
-    query: &[(String, String)],
-    body: Option<&Value>,
-    authorized: bool,
-) -> Response {
+fn answer(inner: &Inner, state: &mut State, request: &Incoming<'_>) -> Response {
+    let Incoming {
+        method,
+        path,
+        query,
+        body,
+        authorized,
+    } = *request;
     if !authorized {
         return (
             401,
