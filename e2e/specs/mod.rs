@@ -53,6 +53,7 @@ specs! {
     a_scheduled_message_is_listed_until_cancelled_and_cancelling_it_again_is_refused,
     a_scheduled_message_is_sent_once_though_the_daemon_is_killed_mid_send,
     a_search_query_with_broken_syntax_is_refused_in_the_owners_words,
+    a_second_ingest_on_the_same_store_refuses_to_start_and_names_the_running_one,
     a_stop_signal_while_the_gateway_is_still_connecting_ends_the_daemon_cleanly,
     a_token_discord_rejects_over_rest_ends_ingest_before_it_connects,
     a_waiting_activity_call_returns_the_message_that_arrives_while_it_waits,

@@ -163,6 +163,11 @@ impl Daemon {
         }
     }
 
+    /// The daemon's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Everything the daemon wrote so far (stdout and stderr).
     pub fn output(&self) -> Vec<String> {
         self.output.lines.lock().unwrap().clone()

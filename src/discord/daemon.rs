@@ -65,6 +65,8 @@ impl Default for IngestOptions {
 /// Runs the daemon until SIGINT or SIGTERM (Ok) or a fatal error (the token rejected, the
 /// intents refused).
 pub fn run_ingest(config: &Config, store: Store, options: IngestOptions) -> Result<()> {
+    // Before any request: a second daemon on this store leaves without touching Discord.
+    let _claim = store.claim_ingest()?;
     // One thread for everything async: serenity spawns a task per dispatch, and on a
     // single-threaded runtime they run in the order they were spawned, so the writer receives
     // events in the order the gateway sent them (a READY before its GUILD_CREATEs).

@@ -13,6 +13,7 @@ mod clock;
 mod coverage;
 mod history;
 mod identity;
+mod ingest_claim;
 mod messages;
 mod migrations;
 mod paths;
@@ -41,6 +42,7 @@ pub use coverage::{
 };
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
+pub use ingest_claim::IngestClaim;
 pub use messages::{EditRecord, MessageRecord, NewEdit, NewMessage};
 pub use paths::default_path;
 pub use reactions::{ReactionChange, ReactionCount};
