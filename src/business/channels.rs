@@ -85,6 +85,11 @@ pub(crate) fn chosen_channels(
         channels.retain(|channel| channel.channel_id == wanted.as_str());
         if channels.is_empty() {
             return Err(match reader.channel(wanted.as_str())? {
+                Some(channel)
+                    if channel.removed && context.in_scope(channel.guild_id.as_deref()) =>
+                {
+                    Error::not_found(format!("Channel {} ({wanted}) was deleted", channel.name))
+                }
                 Some(_) => Error::denied(format!(
                     "Channel {wanted} is outside the guilds in scope (DISCORD_GUILD_IDS)"
                 )),

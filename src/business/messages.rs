@@ -554,7 +554,7 @@ mod tests {
     }
 
     #[test]
-    fn a_channel_that_is_not_stored_is_not_found_and_one_out_of_scope_is_denied() {
+    fn a_channel_not_stored_or_deleted_is_not_found_and_one_out_of_scope_is_denied() {
         let world = World::new();
         let elsewhere = World::new();
         let foreign = elsewhere.channel("theirs");
@@ -578,6 +578,26 @@ mod tests {
             format!("Channel {foreign} is outside the guilds in scope (DISCORD_GUILD_IDS)")
         );
         assert_eq!(error.kind(), crate::ErrorKind::Denied);
+        // A deleted channel of a guild in scope is named as deleted, not as out of scope.
+        let gone = world.channel("gone");
+        crate::test_fixtures::dispatch(
+            &world.store,
+            "CHANNEL_DELETE",
+            world.channel_payload(&gone, "gone", 0, None, json!([])),
+        );
+        let error = ask(&gone);
+        assert_eq!(
+            error.message(),
+            format!("Channel gone ({gone}) was deleted")
+        );
+        assert_eq!(error.kind(), crate::ErrorKind::NotFound);
+        // A deleted channel of a guild out of scope is still out of scope.
+        crate::test_fixtures::dispatch(
+            &elsewhere.store,
+            "CHANNEL_DELETE",
+            elsewhere.channel_payload(&foreign, "theirs", 0, None, json!([])),
+        );
+        assert_eq!(ask(&foreign).kind(), crate::ErrorKind::Denied);
     }
 
     fn search(
