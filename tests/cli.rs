@@ -1,67 +1,63 @@
 //! The command line as a whole process: exit codes by error kind, errors on stderr in the
 //! owner's words, global options anywhere, a closed pipe ending quietly.
 
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use assert_cmd::Command;
 
-fn seeded() -> (tempfile::TempDir, std::path::PathBuf) {
+fn seeded() -> (tempfile::TempDir, PathBuf) {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("demo.sqlite3");
     cli().args(["seed", "--db"]).arg(&path).assert().success();
     (folder, path)
 }
 
+/// `discord-manager` over an emptied environment.
 fn cli() -> Command {
     let mut command = Command::cargo_bin("discord-manager").unwrap();
     command.env_clear();
     command
 }
 
-fn stderr_of(assert: &assert_cmd::assert::Assert) -> String {
+/// `discord-manager --db <db>` over an emptied environment.
+fn on(db: &Path) -> Command {
+    let mut command = cli();
+    command.arg("--db").arg(db);
+    command
+}
+
+/// Runs `command` with `args`, which must fail with exit `code` and print nothing on stdout;
+/// answers what it printed on stderr.
+fn refused(mut command: Command, args: &[&str], code: i32) -> String {
+    let assert = command.args(args).assert().failure().code(code).stdout("");
     String::from_utf8(assert.get_output().stderr.clone()).unwrap()
 }
 
 #[test]
 fn an_input_error_names_the_field_on_stderr_and_exits_2() {
     let (_folder, db) = seeded();
-    let assert = cli()
-        .args(["catch-up", "--limit", "abc", "--db"])
-        .arg(&db)
-        .assert()
-        .failure()
-        .code(2);
+    // Global options may also follow the command.
     assert_eq!(
-        stderr_of(&assert),
+        refused(
+            cli(),
+            &["catch-up", "--limit", "abc", "--db", db.to_str().unwrap()],
+            2
+        ),
         "error: `limit` must be a whole number from 1 to 500; got \"abc\"\n"
     );
-    assert!(assert.get_output().stdout.is_empty());
 }
 
 #[test]
 fn not_found_exits_3_and_conflict_exits_4() {
     let (_folder, db) = seeded();
-    let assert = cli()
-        .arg("--db")
-        .arg(&db)
-        .args(["bookmarks", "add", "1999999999999999999"])
-        .assert()
-        .failure()
-        .code(3);
     assert_eq!(
-        stderr_of(&assert),
+        refused(on(&db), &["bookmarks", "add", "1999999999999999999"], 3),
         "error: No stored message has id 1999999999999999999\n"
     );
     // The demo resolved its bookmark of message …02 already.
-    let assert = cli()
-        .arg("--db")
-        .arg(&db)
-        .args(["bookmarks", "resolve", "1500000000000000002"])
-        .assert()
-        .failure()
-        .code(4);
     assert_eq!(
-        stderr_of(&assert),
+        refused(on(&db), &["bookmarks", "resolve", "1500000000000000002"], 4),
         "error: That bookmark is already resolved\n"
     );
 }
@@ -98,22 +94,17 @@ fn global_options_work_before_and_after_the_command() {
 #[test]
 fn a_positional_main_argument_and_its_option_are_the_same_field() {
     let (_folder, db) = seeded();
-    let positional = cli()
-        .arg("--db")
-        .arg(&db)
+    let positional = on(&db)
         .args(["bookmarks", "add", "1500000000000000001", "--json"])
         .output()
         .unwrap();
     assert!(positional.status.success());
-    let by_option = cli()
-        .arg("--db")
-        .arg(&db)
-        .args(["bookmarks", "add", "--message-id", "1500000000000000001"])
-        .assert()
-        .failure()
-        .code(4);
     assert_eq!(
-        stderr_of(&by_option),
+        refused(
+            on(&db),
+            &["bookmarks", "add", "--message-id", "1500000000000000001"],
+            4
+        ),
         "error: That message is already bookmarked\n"
     );
 }
@@ -139,29 +130,21 @@ fn a_closed_pipe_ends_quietly() {
 #[test]
 fn errors_carry_no_colour_when_not_on_a_terminal_or_with_no_color() {
     let (_folder, db) = seeded();
-    let assert = cli()
-        .env("NO_COLOR", "1")
-        .arg("--db")
-        .arg(&db)
-        .args(["catch-up", "--limit", "0"])
-        .assert()
-        .failure();
-    assert!(!stderr_of(&assert).contains('\u{1b}'));
+    let mut command = on(&db);
+    command.env("NO_COLOR", "1");
+    assert_eq!(
+        refused(command, &["catch-up", "--limit", "0"], 2),
+        "error: `limit` must be a whole number from 1 to 500; got 0\n"
+    );
 }
 
 #[test]
 fn a_malformed_configuration_variable_is_named() {
     let (_folder, db) = seeded();
-    let assert = cli()
-        .env("DISCORD_OWNER_ID", "me")
-        .arg("--db")
-        .arg(&db)
-        .arg("catch-up")
-        .assert()
-        .failure()
-        .code(6);
+    let mut command = on(&db);
+    command.env("DISCORD_OWNER_ID", "me");
     assert_eq!(
-        stderr_of(&assert),
+        refused(command, &["catch-up"], 6),
         "error: DISCORD_OWNER_ID must be a Discord id (a string of digits); got \"me\"\n"
     );
 }
@@ -170,24 +153,16 @@ fn a_malformed_configuration_variable_is_named() {
 fn the_configuration_is_also_read_from_a_dot_env_file_in_the_working_directory() {
     let (folder, db) = seeded();
     std::fs::write(folder.path().join(".env"), "DISCORD_OWNER_ID=not-an-id\n").unwrap();
-    let assert = cli()
-        .current_dir(folder.path())
-        .arg("--db")
-        .arg(&db)
-        .arg("catch-up")
-        .assert()
-        .failure()
-        .code(6);
+    let mut command = on(&db);
+    command.current_dir(folder.path());
     assert_eq!(
-        stderr_of(&assert),
+        refused(command, &["catch-up"], 6),
         "error: DISCORD_OWNER_ID must be a Discord id (a string of digits); got \"not-an-id\"\n"
     );
     // The environment wins over .env.
-    cli()
+    on(&db)
         .current_dir(folder.path())
         .env("DISCORD_OWNER_ID", "1000000000000000001")
-        .arg("--db")
-        .arg(&db)
         .arg("catch-up")
         .assert()
         .success();
@@ -196,44 +171,36 @@ fn the_configuration_is_also_read_from_a_dot_env_file_in_the_working_directory()
 #[test]
 fn sending_and_scheduling_are_denied_with_exit_5_before_anything_is_written() {
     let (_folder, db) = seeded();
-    let assert = cli()
-        .arg("--db")
-        .arg(&db)
-        .args(["send", "hello", "--channel-id", "1400000000000000001"])
-        .assert()
-        .failure()
-        .code(5);
     assert_eq!(
-        stderr_of(&assert),
+        refused(
+            on(&db),
+            &["send", "hello", "--channel-id", "1400000000000000001"],
+            5
+        ),
         "error: Sending needs the bot's token: set DISCORD_TOKEN\n"
     );
     let in_an_hour = discord_manager::instant::Instant::now()
         .plus_seconds(3600)
         .to_iso();
-    let assert = cli()
+    let mut read_only = on(&db);
+    read_only
         .env("DISCORD_TOKEN", "secret-token-never-shown")
-        .env("DISCORD_MANAGER_READ_ONLY", "1")
-        .arg("--db")
-        .arg(&db)
-        .args([
-            "schedules",
-            "add",
-            "later",
-            "--channel-id",
-            "1400000000000000001",
-        ])
-        .args(["--send-at", &in_an_hour])
-        .assert()
-        .failure()
-        .code(5);
+        .env("DISCORD_MANAGER_READ_ONLY", "1");
+    let schedule = [
+        "schedules",
+        "add",
+        "later",
+        "--channel-id",
+        "1400000000000000001",
+        "--send-at",
+        &in_an_hour,
+    ];
     assert_eq!(
-        stderr_of(&assert),
+        refused(read_only, &schedule, 5),
         "error: Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1\n"
     );
     // The demo's four scheduled messages, and no fifth.
-    let listed = cli()
-        .arg("--db")
-        .arg(&db)
+    let listed = on(&db)
         .args(["schedules", "list", "--json"])
         .output()
         .unwrap();
@@ -251,26 +218,12 @@ fn sending_and_scheduling_are_denied_with_exit_5_before_anything_is_written() {
 #[test]
 fn cancelling_a_cancelled_schedule_is_a_conflict_and_an_unknown_one_is_not_found() {
     let (_folder, db) = seeded();
-    let assert = cli()
-        .arg("--db")
-        .arg(&db)
-        .args(["schedules", "cancel", "4"])
-        .assert()
-        .failure()
-        .code(4);
     assert_eq!(
-        stderr_of(&assert),
+        refused(on(&db), &["schedules", "cancel", "4"], 4),
         "error: Scheduled message 4 is already cancelled\n"
     );
-    let assert = cli()
-        .arg("--db")
-        .arg(&db)
-        .args(["schedules", "cancel", "99"])
-        .assert()
-        .failure()
-        .code(3);
     assert_eq!(
-        stderr_of(&assert),
+        refused(on(&db), &["schedules", "cancel", "99"], 3),
         "error: No scheduled message has id 99\n"
     );
 }
