@@ -600,6 +600,17 @@ mod tests {
             .collect()
     }
 
+    /// When the schedule's first event (its first attempt, in these tests) was recorded.
+    fn first_event_at(world: &World, schedule_id: i64) -> Instant {
+        world
+            .store
+            .read(|reader| reader.schedule(schedule_id))
+            .unwrap()
+            .unwrap()
+            .events[0]
+            .created_at
+    }
+
     fn cancel(world: &World, schedule_id: i64) -> Result<Schedule> {
         let context = OwnerContext {
             source: Source::Mcp,
@@ -1270,13 +1281,7 @@ mod tests {
         assert_eq!(schedule(&world, scheduled).status, ScheduleStatus::Pending);
         // While an attempt is out, it cannot be cancelled.
         let error = cancel(&world, scheduled).unwrap_err();
-        let attempt_at = world
-            .store
-            .read(|reader| reader.schedule(scheduled))
-            .unwrap()
-            .unwrap()
-            .events[0]
-            .created_at;
+        let attempt_at = first_event_at(&world, scheduled);
         assert_eq!(
             error.message(),
             format!(
@@ -1320,13 +1325,7 @@ mod tests {
             send_due_schedules(&world.store, &discord, &world.sending_context(), now),
         )
         .await;
-        let attempt_at = world
-            .store
-            .read(|reader| reader.schedule(inside))
-            .unwrap()
-            .unwrap()
-            .events[0]
-            .created_at;
+        let attempt_at = first_event_at(&world, inside);
         // Exactly at the window's edge: retried with the same nonce.
         let edge = attempt_at.plus_seconds(NONCE_WINDOW_SECONDS);
         send_due_schedules(&world.store, &discord, &world.sending_context(), edge)
@@ -1342,13 +1341,7 @@ mod tests {
             send_due_schedules(&world.store, &discord, &world.sending_context(), now),
         )
         .await;
-        let attempt_at = world
-            .store
-            .read(|reader| reader.schedule(outside))
-            .unwrap()
-            .unwrap()
-            .events[0]
-            .created_at;
+        let attempt_at = first_event_at(&world, outside);
         let past = attempt_at.plus_seconds(NONCE_WINDOW_SECONDS).plus_micros(1);
         send_due_schedules(&world.store, &discord, &world.sending_context(), past)
             .await
