@@ -81,28 +81,32 @@ impl World {
             json!({"v": 10, "user": user(BOT_ID, "keeper"), "guilds": [], "session_id": "s",
                    "resume_gateway_url": "wss://gateway.invalid", "application": {"id": BOT_ID, "flags": 0}, "private_channels": []}),
         );
-        dispatch(
-            &store,
-            "GUILD_CREATE",
-            json!({"id": guild_id, "name": "test guild", "icon": null, "icon_hash": null, "splash": null, "discovery_splash": null,
-                "owner_id": owner_id, "afk_channel_id": null, "afk_timeout": 300, "verification_level": 0,
-                "default_message_notifications": 0, "explicit_content_filter": 0,
-                "roles": [role(&guild_id, VIEW | HISTORY | SEND), role(&owner_role_id, VIEW | HISTORY | SEND)],
-                "emojis": [], "features": [], "mfa_level": 0, "application_id": null, "system_channel_id": null,
-                "system_channel_flags": 0, "rules_channel_id": null, "vanity_url_code": null, "description": null,
-                "banner": null, "premium_tier": 0, "preferred_locale": "en-US", "public_updates_channel_id": null,
-                "nsfw_level": 0, "stickers": [], "premium_progress_bar_enabled": false, "joined_at": "2026-01-01T00:00:00Z",
-                "large": false, "member_count": 2, "voice_states": [],
-                "members": [member(BOT_ID, &[]), member(&owner_id, &[&owner_role_id])],
-                "channels": [], "threads": [], "presences": [], "stage_instances": [], "guild_scheduled_events": []}),
-        );
-        World {
+        let world = World {
             store,
             _folder: folder,
             guild_id,
             owner_id,
             owner_role_id,
-        }
+        };
+        dispatch(&world.store, "GUILD_CREATE", world.guild_payload());
+        world
+    }
+
+    /// The guild's GUILD_CREATE, as Discord sends it when the bot connects or joins.
+    pub(crate) fn guild_payload(&self) -> Value {
+        let (guild_id, owner_id, owner_role_id) =
+            (&self.guild_id, &self.owner_id, &self.owner_role_id);
+        json!({"id": guild_id, "name": "test guild", "icon": null, "icon_hash": null, "splash": null, "discovery_splash": null,
+                "owner_id": owner_id, "afk_channel_id": null, "afk_timeout": 300, "verification_level": 0,
+                "default_message_notifications": 0, "explicit_content_filter": 0,
+                "roles": [role(guild_id, VIEW | HISTORY | SEND), role(owner_role_id, VIEW | HISTORY | SEND)],
+                "emojis": [], "features": [], "mfa_level": 0, "application_id": null, "system_channel_id": null,
+                "system_channel_flags": 0, "rules_channel_id": null, "vanity_url_code": null, "description": null,
+                "banner": null, "premium_tier": 0, "preferred_locale": "en-US", "public_updates_channel_id": null,
+                "nsfw_level": 0, "stickers": [], "premium_progress_bar_enabled": false, "joined_at": "2026-01-01T00:00:00Z",
+                "large": false, "member_count": 2, "voice_states": [],
+                "members": [member(BOT_ID, &[]), member(owner_id, &[owner_role_id])],
+                "channels": [], "threads": [], "presences": [], "stage_instances": [], "guild_scheduled_events": []})
     }
 
     /// The same store opened again, as another process (a restarted daemon) would open it.

@@ -7,6 +7,12 @@
 //! event on its first poll), and makes a clean stop provable: the queue closes only when every
 //! relay is gone, so everything serenity dispatched has been committed when it is drained.
 //!
+//! Events that queued up while the previous commit was written are committed together, in
+//! one transaction (a burst costs a few commits, not one per event); an event that triggers
+//! follow-up work (READY, RESUMED, GUILD_CREATE) is committed on its own, after everything
+//! before it, so that work sees exactly the store it follows. A batch that fails is stored
+//! again event by event, so one event that cannot be stored holds back no other.
+//!
 //! An event is acknowledged — logged as stored, counted, allowed to trigger follow-up work —
 //! only after its transaction commits. (serenity itself advances and heartbeats its sequence
 //! number when it reads a frame, before any handler runs, and offers no way to hold it back;
@@ -100,6 +106,24 @@ impl ContentWatch {
     }
 }
 
+/// The most events committed in one transaction.
+const MAX_BATCH: usize = 256;
+
+/// A received event, ready to be recorded.
+struct Prepared {
+    kind: &'static str,
+    at: Instant,
+    /// When the event before it was received.
+    previous: Option<Instant>,
+}
+
+/// Events waiting to be committed together, in the order received.
+#[derive(Default)]
+struct Pending {
+    events: Vec<Event>,
+    prepared: Vec<Prepared>,
+}
+
 /// The writer's configuration and outlets.
 pub struct Writer {
     pub store: Arc<Store>,
@@ -128,8 +152,32 @@ impl Writer {
     /// Records every event from `queue` until it closes (every relay dropped).
     pub fn run(self, mut queue: mpsc::UnboundedReceiver<Received>) {
         let mut state = State::default();
-        while let Some(received) = queue.blocking_recv() {
-            self.handle(&mut state, received);
+        let mut pending = Pending::default();
+        while let Some(first) = queue.blocking_recv() {
+            // Whatever queued up meanwhile joins the batch.
+            let mut next = Some(first);
+            while let Some(received) = next {
+                if let Some((event, prepared)) = self.prepare(&mut state, received) {
+                    if has_follow_up(&event) {
+                        self.commit(&mut state, std::mem::take(&mut pending));
+                        self.commit(
+                            &mut state,
+                            Pending {
+                                events: vec![event],
+                                prepared: vec![prepared],
+                            },
+                        );
+                    } else {
+                        pending.events.push(event);
+                        pending.prepared.push(prepared);
+                        if pending.events.len() >= MAX_BATCH {
+                            self.commit(&mut state, std::mem::take(&mut pending));
+                        }
+                    }
+                }
+                next = queue.try_recv().ok();
+            }
+            self.commit(&mut state, std::mem::take(&mut pending));
         }
         debug!("the gateway queue is drained");
     }
@@ -138,7 +186,9 @@ impl Writer {
         self.guild_ids.is_empty() || self.guild_ids.iter().any(|id| *id == guild_id.to_string())
     }
 
-    fn handle(&self, state: &mut State, received: Received) {
+    /// What comes before recording an event: a dispatch serenity could not parse is repaired
+    /// or skipped (None), a direct message's channel is recorded, the content check observes.
+    fn prepare(&self, state: &mut State, received: Received) -> Option<(Event, Prepared)> {
         let Received { event, at } = received;
         let previous = state.last_received.replace(at);
         let event = match event {
@@ -146,43 +196,81 @@ impl Writer {
                 Some(repaired) => repaired,
                 None => {
                     self.skip_unknown(&unknown.kind, &unknown.value);
-                    return;
+                    return None;
                 }
             },
             event => event,
         };
-        let kind = kind_of(&event);
         if let Event::MessageCreate(create) = &event {
             self.before_message(state, &create.message);
         }
-        match ingest::record_event(&self.store, &event, Origin::Gateway) {
-            Ok(recorded) => {
-                if recorded != Recorded::Ignored {
-                    self.stored.fetch_add(1, Ordering::Relaxed);
+        let kind = kind_of(&event);
+        Some((event, Prepared { kind, at, previous }))
+    }
+
+    /// Records a batch in one transaction and acknowledges each event; if the batch fails,
+    /// records its events one by one.
+    fn commit(&self, state: &mut State, pending: Pending) {
+        let Pending { events, prepared } = pending;
+        if events.len() > 1 {
+            match ingest::record_events(&self.store, &events, Origin::Gateway) {
+                Ok(recorded) => {
+                    for ((event, prepared), recorded) in events.iter().zip(&prepared).zip(recorded)
+                    {
+                        self.acknowledge(state, event, prepared, recorded);
+                    }
+                    return;
                 }
-                debug!(event = kind, ?recorded, "stored");
-                if let Err(failure) = self.after_commit(state, &event, at, previous) {
-                    error!("could not record what follows a {kind} event: {failure}");
-                }
+                Err(failure) => warn!(
+                    "a batch of {} events could not be stored ({failure}); storing them one by one",
+                    events.len()
+                ),
             }
-            Err(failure) => {
-                error!(event = kind, "could not store a {kind} event: {failure}");
-                let channel = channel_of(&event);
-                let gap = NewGap {
-                    kind: GapKind::Event,
-                    channel_id: channel.map(|id| id.to_string()),
-                    from_at: at,
-                    until_at: at,
-                    after_message_id: None,
-                    detail: format!("A {kind} event could not be stored: {failure}"),
-                };
-                if let Err(also) = self.store.write(|writer| writer.record_gap(&gap)) {
-                    error!("could not record the gap either: {also}");
-                }
-                if let Some(channel) = channel {
-                    self.repair_channels(&[channel], "an event that could not be stored");
-                }
+        }
+        for (event, prepared) in events.iter().zip(&prepared) {
+            match ingest::record_event(&self.store, event, Origin::Gateway) {
+                Ok(recorded) => self.acknowledge(state, event, prepared, recorded),
+                Err(failure) => self.not_stored(event, prepared, &failure.to_string()),
             }
+        }
+    }
+
+    /// After an event's commit: counted, logged, and its follow-up work done.
+    fn acknowledge(
+        &self,
+        state: &mut State,
+        event: &Event,
+        prepared: &Prepared,
+        recorded: Recorded,
+    ) {
+        let kind = prepared.kind;
+        if recorded != Recorded::Ignored {
+            self.stored.fetch_add(1, Ordering::Relaxed);
+        }
+        debug!(event = kind, ?recorded, "stored");
+        if let Err(failure) = self.after_commit(state, event, prepared.at, prepared.previous) {
+            error!("could not record what follows a {kind} event: {failure}");
+        }
+    }
+
+    /// An event that could not be stored: recorded as a gap, and its channel backfilled.
+    fn not_stored(&self, event: &Event, prepared: &Prepared, failure: &str) {
+        let kind = prepared.kind;
+        error!(event = kind, "could not store a {kind} event: {failure}");
+        let channel = channel_of(event);
+        let gap = NewGap {
+            kind: GapKind::Event,
+            channel_id: channel.map(|id| id.to_string()),
+            from_at: prepared.at,
+            until_at: prepared.at,
+            after_message_id: None,
+            detail: format!("A {kind} event could not be stored: {failure}"),
+        };
+        if let Err(also) = self.store.write(|writer| writer.record_gap(&gap)) {
+            error!("could not record the gap either: {also}");
+        }
+        if let Some(channel) = channel {
+            self.repair_channels(&[channel], "an event that could not be stored");
         }
     }
 
@@ -400,6 +488,15 @@ impl Writer {
     }
 }
 
+/// Whether the writer does more after committing this event (see `Writer::after_commit`):
+/// such an event is committed alone, after everything received before it.
+fn has_follow_up(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::Ready(_) | Event::Resumed(_) | Event::GuildCreate(_)
+    )
+}
+
 /// The dispatch name of the events the store records (for the logs).
 fn kind_of(event: &Event) -> &'static str {
     match event {
@@ -458,6 +555,138 @@ mod tests {
             value["guild_id"] = "1200000000000000001".into();
         }
         serde_json::from_value(value).unwrap()
+    }
+
+    /// A writer over `store` whose outlets the test keeps.
+    fn writer(
+        store: &Arc<Store>,
+    ) -> (
+        Writer,
+        mpsc::UnboundedReceiver<Batch>,
+        mpsc::UnboundedReceiver<Notice>,
+    ) {
+        let (backfill, batches) = mpsc::unbounded_channel();
+        let (notices, noticed) = mpsc::unbounded_channel();
+        let writer = Writer {
+            store: Arc::clone(store),
+            guild_ids: Vec::new(),
+            run_started_at: Instant::now(),
+            backfill,
+            notices,
+            stored: Arc::new(AtomicU64::new(0)),
+        };
+        (writer, batches, noticed)
+    }
+
+    #[test]
+    fn a_message_that_cannot_be_stored_holds_back_none_of_the_burst_it_came_in() {
+        use crate::test_fixtures::{World, new_id};
+        let world = World::alone();
+        let channel = world.channel("general");
+        let ids = [new_id(), new_id(), new_id()];
+        world.store.refuse_message(&ids[1]);
+        let (queue, queued) = mpsc::unbounded_channel();
+        for id in &ids {
+            let data = world.message_payload(id, &channel, "7", "burst", serde_json::json!({}));
+            let payload = serde_json::json!({"t": "MESSAGE_CREATE", "d": data});
+            let event = crate::ingest::feed::decode_dispatch(0, &payload).unwrap();
+            let at = Instant::now();
+            queue.send(Received { event, at }).unwrap();
+        }
+        // All three are queued before the writer starts: one burst.
+        drop(queue);
+        let (writer, mut batches, _) = writer(&world.store);
+        let stored = Arc::clone(&writer.stored);
+        writer.run(queued);
+
+        let kept: Vec<bool> = ids
+            .iter()
+            .map(|id| {
+                world
+                    .store
+                    .read(|reader| reader.message(id))
+                    .unwrap()
+                    .is_some()
+            })
+            .collect();
+        assert_eq!(kept, [true, false, true]);
+        assert_eq!(stored.load(Ordering::Relaxed), 2);
+        let gaps = world.store.read(|reader| reader.gaps()).unwrap();
+        assert_eq!(gaps.len(), 1);
+        assert_eq!(gaps[0].kind, GapKind::Event);
+        assert_eq!(gaps[0].channel_id.as_deref(), Some(channel.as_str()));
+        assert!(
+            gaps[0]
+                .detail
+                .starts_with("A MESSAGE_CREATE event could not be stored: "),
+            "{}",
+            gaps[0].detail
+        );
+        let repair = batches
+            .try_recv()
+            .expect("the channel is repaired by backfill");
+        assert_eq!(repair.reason, "repair");
+        let repaired: Vec<String> = repair
+            .channels
+            .iter()
+            .map(|job| job.channel_id.to_string())
+            .collect();
+        assert_eq!(repaired, [channel]);
+        assert!(batches.try_recv().is_err());
+    }
+
+    #[test]
+    fn a_burst_is_stored_in_the_order_received_and_a_guild_create_in_it_plans_its_backfill() {
+        use crate::test_fixtures::{World, new_id};
+        let world = World::alone();
+        let channel = world.channel("general");
+        let (first, last) = (new_id(), new_id());
+        let message = |id: &str| {
+            let data = world.message_payload(id, &channel, "7", "burst", serde_json::json!({}));
+            serde_json::json!({"t": "MESSAGE_CREATE", "d": data})
+        };
+        let mut guild_create = world.guild_payload();
+        guild_create["name"] = "Burst Guild".into();
+        let guild = serde_json::json!({"t": "GUILD_CREATE", "d": guild_create});
+        let (queue, queued) = mpsc::unbounded_channel();
+        for payload in [message(&first), guild, message(&last)] {
+            let event = crate::ingest::feed::decode_dispatch(0, &payload).unwrap();
+            assert!(!matches!(event, Event::Unknown(_)), "{payload}");
+            queue
+                .send(Received {
+                    event,
+                    at: Instant::now(),
+                })
+                .unwrap();
+        }
+        drop(queue);
+        let (writer, mut batches, _) = writer(&world.store);
+        let stored = Arc::clone(&writer.stored);
+        writer.run(queued);
+
+        assert_eq!(stored.load(Ordering::Relaxed), 3);
+        let arrived: Vec<Instant> = [&first, &last]
+            .iter()
+            .map(|id| {
+                world
+                    .store
+                    .read(|reader| reader.message(id))
+                    .unwrap()
+                    .unwrap()
+                    .created_at
+            })
+            .collect();
+        assert!(arrived[0] < arrived[1], "stored in the order received");
+        // The GUILD_CREATE's backfill plan, made from the store after its commit.
+        let plan = batches.try_recv().expect("a backfill plan for the guild");
+        assert_eq!(plan.label, "guild Burst Guild");
+        assert_eq!(plan.reason, "joined");
+        let planned: Vec<String> = plan
+            .channels
+            .iter()
+            .map(|job| job.channel_id.to_string())
+            .collect();
+        assert_eq!(planned, [channel]);
     }
 
     #[test]

@@ -37,3 +37,20 @@ pub(crate) fn fresh_id() -> String {
     });
     (*BASE + NEXT.fetch_add(1, Ordering::Relaxed) * 7919).to_string()
 }
+
+impl Store {
+    /// Makes this store's connection refuse to record the message with this id, as a failing
+    /// disk or constraint would: a temporary trigger, which no other connection sees.
+    pub(crate) fn refuse_message(&self, message_id: &str) {
+        let digits: String = message_id.chars().filter(char::is_ascii_digit).collect();
+        self.connection
+            .lock()
+            .unwrap()
+            .execute_batch(&format!(
+                "CREATE TEMP TRIGGER refuse_{digits} BEFORE INSERT ON main.messages
+                 WHEN NEW.message_id = '{digits}'
+                 BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;"
+            ))
+            .expect("the refusing trigger is created");
+    }
+}
