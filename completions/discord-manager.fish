@@ -50,20 +50,20 @@ complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l after -d 'Messages strictly after this message id, or sent at or after this instant (Discord\'s time).' -r
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l around -d 'Messages around this message id or instant: half before, the rest from it on.' -r
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l before -d 'Messages strictly before this message id, or sent before this instant (Discord\'s time).' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l after -d 'Messages strictly after this message id, or sent at or after this instant (Discord\'s time). Default: no anchor.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l around -d 'Messages around this message id or instant: half before, the rest from it on. Default: no anchor.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l before -d 'Messages strictly before this message id, or sent before this instant (Discord\'s time). Default: no anchor (the newest messages).' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l channel-id -d 'The channel or thread to read.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l limit -d 'At most this many messages. Default 50, from 1 to 200.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l author-id -d 'Only messages by this user.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l author-id -d 'Only messages by this user. Default: every author.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l channel-id -d 'Only this channel or thread. Default: every readable channel in scope.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l limit -d 'At most this many results. Default 20, from 1 to 100.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l query -d 'What to look for: words, or FTS5 search syntax; 1 to 500 characters.' -r
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l since -d 'Only messages that arrived at or after this instant (the store\'s arrival clock).' -r
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l until -d 'Only messages that arrived before this instant (the store\'s arrival clock).' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l since -d 'Only messages that arrived at or after this instant (inclusive, on the store\'s arrival clock). Default: from the first message stored.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l until -d 'Only messages that arrived before this instant (exclusive, on the store\'s arrival clock). Default: up to now.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -48,6 +48,26 @@ fn every_field_and_tool_is_described_for_the_caller() {
                 "{}.{field} has no description",
                 capability.name
             );
+            // github-mcp-server's rule: a caller never has to guess what leaving a field out
+            // means, nor which numbers are accepted.
+            let required = capability
+                .input_schema
+                .get("required")
+                .and_then(|r| r.as_array())
+                .is_some_and(|required| required.iter().any(|name| name == field.as_str()));
+            assert!(
+                required || description.contains("Default"),
+                "{}.{field} is optional: say what leaving it out means (\"Default: …\")",
+                capability.name
+            );
+            let (minimum, maximum) = (schema.get("minimum"), schema.get("maximum"));
+            if let (Some(minimum), Some(maximum)) = (minimum, maximum) {
+                assert!(
+                    description.contains(&format!("from {minimum} to {maximum}")),
+                    "{}.{field} accepts {minimum} to {maximum}: say so (\"from {minimum} to {maximum}\")",
+                    capability.name
+                );
+            }
         }
     }
 }

@@ -133,10 +133,13 @@ pub struct History {
     /// The channel or thread to read.
     pub channel_id: DiscordId,
     /// Messages strictly before this message id, or sent before this instant (Discord's time).
+    /// Default: no anchor (the newest messages).
     pub before: Option<HistoryPoint>,
     /// Messages strictly after this message id, or sent at or after this instant (Discord's time).
+    /// Default: no anchor.
     pub after: Option<HistoryPoint>,
     /// Messages around this message id or instant: half before, the rest from it on.
+    /// Default: no anchor.
     pub around: Option<HistoryPoint>,
     /// At most this many messages. Default 50, from 1 to 200.
     #[schemars(range(min = 1, max = 200))]
@@ -234,11 +237,13 @@ pub struct Search {
     pub query: String,
     /// Only this channel or thread. Default: every readable channel in scope.
     pub channel_id: Option<DiscordId>,
-    /// Only messages by this user.
+    /// Only messages by this user. Default: every author.
     pub author_id: Option<DiscordId>,
-    /// Only messages that arrived at or after this instant (the store's arrival clock).
+    /// Only messages that arrived at or after this instant (inclusive, on the store's arrival
+    /// clock). Default: from the first message stored.
     pub since: Option<Instant>,
-    /// Only messages that arrived before this instant (the store's arrival clock).
+    /// Only messages that arrived before this instant (exclusive, on the store's arrival
+    /// clock). Default: up to now.
     pub until: Option<Instant>,
     /// At most this many results. Default 20, from 1 to 100.
     #[schemars(range(min = 1, max = 100))]
