@@ -145,17 +145,24 @@ impl RetryPolicy {
                 code,
                 message,
             } => {
-                let code = code
+                let code_text = code
                     .map(|code| format!(", code {code}"))
                     .unwrap_or_default();
                 let what = match status {
                     403 => format!("Discord refused to let the bot post in {channel}"),
+                    // Discord's codes: 10003 Unknown Channel, 10008 Unknown Message.
+                    404 if *code == Some(10003) => {
+                        format!("Discord does not know channel {channel}")
+                    }
+                    404 if *code == Some(10008) => {
+                        "Discord does not know the message it replies to".to_string()
+                    }
                     404 => format!(
                         "Discord does not know channel {channel} or the message it replies to"
                     ),
                     _ => "Discord refused the message".to_string(),
                 };
-                format!("{what}: {message} ({status}{code}); nothing was sent")
+                format!("{what}: {message} ({status}{code_text}); nothing was sent")
             }
             SendFailure::Unavailable { reason } => format!(
                 "Discord did not confirm the message after {attempts} attempts ({reason}): check \
@@ -751,9 +758,19 @@ mod tests {
         let (_, error, requests) = refused_by_discord(404, 10003, "Unknown Channel").await;
         assert_eq!(
             error.message(),
-            "Discord does not know channel general or the message it replies to: Unknown Channel (404, code 10003); nothing was sent"
+            "Discord does not know channel general: Unknown Channel (404, code 10003); nothing was sent"
         );
         assert_eq!(requests, 1);
+        let (_, error, _) = refused_by_discord(404, 10008, "Unknown Message").await;
+        assert_eq!(
+            error.message(),
+            "Discord does not know the message it replies to: Unknown Message (404, code 10008); nothing was sent"
+        );
+        let (_, error, _) = refused_by_discord(404, 0, "404: Not Found").await;
+        assert_eq!(
+            error.message(),
+            "Discord does not know channel general or the message it replies to: 404: Not Found (404, code 0); nothing was sent"
+        );
         let (_, error, _) = refused_by_discord(401, 0, "401: Unauthorized").await;
         assert_eq!(
             error.message(),

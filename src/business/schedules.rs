@@ -1155,7 +1155,7 @@ mod tests {
         assert_eq!(
             schedule(&world, refused).reason.as_deref(),
             Some(
-                "Discord does not know channel general or the message it replies to: Unknown Channel (404, code 10003); nothing was sent"
+                "Discord does not know channel general: Unknown Channel (404, code 10003); nothing was sent"
             )
         );
         assert_eq!(
