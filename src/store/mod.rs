@@ -58,6 +58,26 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 /// Prepared statements kept per connection (the store has a few dozen distinct ones).
 const STATEMENT_CACHE: usize = 128;
 
+/// Why the file at `path` cannot serve as the store, in the owner's words: the path names
+/// something that is not a store, or a store this user may not write, is the owner's to fix.
+fn unusable_store(path: &Path, error: rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode;
+    let path = path.display();
+    match error.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => Error::config(format!(
+            "{path} is not a discord-manager store (it is not an SQLite database): check --db \
+             or DISCORD_MANAGER_DB"
+        )),
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            Error::config(format!(
+                "The store at {path} cannot be written ({error}): check the file's and its \
+                 folder's permissions"
+            ))
+        }
+        _ => error.into(),
+    }
+}
+
 /// An open store. Cheap to share behind an `Arc`; calls are serialised on one connection.
 pub struct Store {
     connection: Mutex<Connection>,
@@ -97,14 +117,22 @@ impl Store {
                 path.display()
             ))
         })?;
-        connection.busy_timeout(BUSY_TIMEOUT)?;
+        let unusable = |error| unusable_store(path, error);
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(unusable)?;
         // Every statement of the store is prepared once per connection and kept: with more
         // distinct statements than rusqlite's default 16, a long-lived MCP server serving
         // every tool would re-parse SQL on most calls.
         connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        connection.pragma_update(None, "journal_mode", "WAL")?;
-        connection.pragma_update(None, "synchronous", "NORMAL")?;
-        connection.pragma_update(None, "foreign_keys", "ON")?;
+        // The first statements that touch the file: where a wrong or unwritable file shows.
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(unusable)?;
+        connection
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(unusable)?;
+        connection
+            .pragma_update(None, "foreign_keys", "ON")
+            .map_err(unusable)?;
         migrations::migrate(&mut connection, path)?;
         Ok(Store {
             connection: Mutex::new(connection),
@@ -320,6 +348,29 @@ mod tests {
         };
         cancel_schedule(&world.store, cancel, &world.context()).unwrap();
         world
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_store_is_refused_in_the_owners_words_and_left_untouched() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("notes.txt");
+        std::fs::write(&path, "shopping list: milk, eggs, a longer line of text\n").unwrap();
+        let error = Store::open(&path)
+            .err()
+            .expect("a text file is not a store");
+        assert_eq!(error.kind(), crate::ErrorKind::Config);
+        assert_eq!(
+            error.message(),
+            format!(
+                "{} is not a discord-manager store (it is not an SQLite database): check --db \
+                 or DISCORD_MANAGER_DB",
+                path.display()
+            )
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "shopping list: milk, eggs, a longer line of text\n"
+        );
     }
 
     #[test]
