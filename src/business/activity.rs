@@ -188,15 +188,17 @@ pub(crate) fn digest_at(
     let mut report = store.read(|reader| {
         let owner = context.owner_view(reader)?;
         let mut channels = Vec::new();
-        for channel in chosen_channels(reader, context, None)? {
-            if channel.access != ChannelAccess::Readable {
+        let readable: Vec<_> = chosen_channels(reader, context, None)?
+            .into_iter()
+            .filter(|channel| channel.access == ChannelAccess::Readable)
+            .collect();
+        let ids: Vec<&str> = readable.iter().map(|c| c.channel_id.as_str()).collect();
+        let windows = reader.channels_window(&ids, since, until, 5)?;
+        for (channel, window) in readable.into_iter().zip(windows) {
+            if window.messages == 0 {
                 continue;
             }
-            let messages = reader.window_count(&channel.channel_id, since, until)?;
-            if messages == 0 {
-                continue;
-            }
-            let mut reacted = reader.window_reacted_messages(&channel.channel_id, since, until)?;
+            let mut reacted = window.reacted;
             let total = |record: &crate::store::MessageRecord| {
                 record.reactions.iter().map(|r| r.count).sum::<u64>()
             };
@@ -208,8 +210,8 @@ pub(crate) fn digest_at(
             });
             reacted.truncate(3);
             channels.push(ChannelDigest {
-                top_authors: reader
-                    .window_authors(&channel.channel_id, since, until, 5)?
+                top_authors: window
+                    .top_authors
                     .into_iter()
                     .map(|author| AuthorActivity {
                         author_id: author.author_id,
@@ -223,7 +225,7 @@ pub(crate) fn digest_at(
                     .collect(),
                 channel_id: channel.channel_id,
                 channel_name: channel.name,
-                messages,
+                messages: window.messages,
             });
         }
         channels.sort_by(|a, b| {

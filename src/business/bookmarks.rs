@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::OwnerContext;
-use super::model::{DiscordId, Message};
+use super::model::{DiscordId, Message, OwnerView};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::{BookmarkEvent, BookmarkKind, MessageRecord, Reader, Store};
@@ -80,20 +80,15 @@ fn message_in_scope(
     }
 }
 
-fn bookmark_view(
-    reader: &Reader<'_>,
-    event: BookmarkEvent,
-    message: &MessageRecord,
-    context: &OwnerContext,
-) -> Result<Bookmark> {
-    Ok(Bookmark {
+fn bookmark_view(event: BookmarkEvent, message: &MessageRecord, owner: &OwnerView) -> Bookmark {
+    Bookmark {
         message_id: event.message_id,
         note: event.note,
         source: event.source,
         bookmarked_at: event.created_at,
         content_when_bookmarked: event.content_when_bookmarked.unwrap_or_default(),
-        message: Message::from_record(message, &context.owner_view(reader)?),
-    })
+        message: Message::from_record(message, owner),
+    }
 }
 
 pub fn add_bookmark(store: &Store, input: AddBookmark, context: &OwnerContext) -> Result<Bookmark> {
@@ -116,7 +111,8 @@ pub fn add_bookmark(store: &Store, input: AddBookmark, context: &OwnerContext) -
             Some(message.current_content()),
             context.source.as_str(),
         )?;
-        bookmark_view(&writer.reader(), event, &message, context)
+        let owner = context.owner_view(&writer.reader())?;
+        Ok(bookmark_view(event, &message, &owner))
     })
 }
 
@@ -126,15 +122,22 @@ pub fn list_bookmarks(
     context: &OwnerContext,
 ) -> Result<Bookmarks> {
     store.read(|reader| {
+        let events = reader.open_bookmarks()?;
+        let ids: Vec<&str> = events
+            .iter()
+            .map(|event| event.message_id.as_str())
+            .collect();
+        let messages = reader.messages(&ids)?;
+        let owner = context.owner_view(reader)?;
         let mut bookmarks = Vec::new();
-        for event in reader.open_bookmarks()? {
+        for (event, message) in events.into_iter().zip(messages) {
             // A bookmark whose message left the scope (DISCORD_GUILD_IDS changed) is kept in
             // the store but not shown.
-            let Some(message) = reader.message(&event.message_id)? else {
+            let Some(message) = message else {
                 continue;
             };
             if context.in_scope(message.guild_id.as_deref()) {
-                bookmarks.push(bookmark_view(reader, event, &message, context)?);
+                bookmarks.push(bookmark_view(event, &message, &owner));
             }
         }
         Ok(Bookmarks { bookmarks })

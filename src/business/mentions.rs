@@ -126,8 +126,8 @@ pub(crate) fn awaiting_reply_at(
     let silence = i64::from(input.silence_minutes.unwrap_or(DEFAULT_SILENCE_MINUTES)) * 60;
     let quiet_before = now.minus_seconds(silence);
     let limit = input.limit.unwrap_or(DEFAULT_LIMIT) as usize;
-    unanswered(store, context, since, None, limit, |record| {
-        record.sent_at < quiet_before
+    unanswered(store, context, since, None, limit, |message| {
+        message.sent_at < quiet_before
     })
 }
 
@@ -138,7 +138,7 @@ pub(crate) fn unanswered(
     since: Instant,
     until: Option<Instant>,
     limit: usize,
-    keep: impl Fn(&crate::store::MessageRecord) -> bool,
+    keep: impl Fn(&Message) -> bool,
 ) -> Result<Mentions> {
     let Some(owner_id) = context.owner_id.clone() else {
         return Err(Error::config(
@@ -177,11 +177,9 @@ pub(crate) fn unanswered(
             if until.is_some_and(|until| message.created_at >= until) {
                 break;
             }
-            let Some(record) = reader.message(&message.message_id)? else {
-                continue;
-            };
-            if !keep(&record)
-                || reader.spoke_after(&record.channel_id, &owner_id, record.sent_at)?
+            // The listed message carries its channel and Discord's time: no need to read it again.
+            if !keep(&message)
+                || reader.spoke_after(&message.channel_id, &owner_id, message.sent_at)?
             {
                 continue;
             }

@@ -2,7 +2,7 @@
 
 use rusqlite::params;
 
-use super::messages::{MESSAGE_COLUMNS, message_from_row};
+use super::messages::message_from_row;
 use super::{MessageRecord, Reader};
 use crate::error::Result;
 use crate::instant::Instant;
@@ -20,6 +20,14 @@ impl ChannelActivity {
     pub fn total(&self) -> u64 {
         self.messages + self.edits + self.deletions + self.reactions
     }
+}
+
+/// What one channel received in a window (see [`Reader::channels_window`]).
+#[derive(Debug, Clone, Default)]
+pub struct WindowActivity {
+    pub messages: u64,
+    pub top_authors: Vec<AuthorCount>,
+    pub reacted: Vec<MessageRecord>,
 }
 
 /// An author's number of messages in a window.
@@ -77,65 +85,166 @@ impl Reader<'_> {
             })?)
     }
 
-    /// How many messages of a channel arrived in `[since, until)`.
-    pub fn window_count(&self, channel_id: &str, since: Instant, until: Instant) -> Result<u64> {
-        let count: i64 = self
-            .connection
-            .prepare_cached(
-                "SELECT count(*) FROM messages
-                 WHERE channel_id = ?1 AND created_at >= ?2 AND created_at < ?3",
-            )?
-            .query_row(params![channel_id, since.to_iso(), until.to_iso()], |row| {
-                row.get(0)
-            })?;
-        Ok(count as u64)
-    }
-
-    /// The most active authors of a channel in `[since, until)`, most messages first.
-    pub fn window_authors(
+    /// What each of `channel_ids` received in `[since, until)`, position for position: how many
+    /// messages, its `top` most active authors (most messages first, then by author id), and
+    /// the messages of the window that were ever reacted to (in arrival order, hydrated).
+    ///
+    /// Two statements walk the channels (a JSON array) and read each one's own range of the
+    /// `(channel_id, created_at)` index, then one hydration covers every reacted message: the
+    /// cost follows the window, not the history, and does not multiply by the channels.
+    pub fn channels_window(
         &self,
-        channel_id: &str,
+        channel_ids: &[&str],
         since: Instant,
         until: Instant,
-        limit: usize,
-    ) -> Result<Vec<AuthorCount>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT author_id, max(author_name), count(*) AS sent FROM messages
-             WHERE channel_id = ?1 AND created_at >= ?2 AND created_at < ?3
-             GROUP BY author_id ORDER BY sent DESC, author_id LIMIT ?4",
-        )?;
-        let rows = statement.query_map(
-            params![channel_id, since.to_iso(), until.to_iso(), limit as i64],
-            |row| {
-                Ok(AuthorCount {
-                    author_id: row.get(0)?,
-                    author_name: row.get(1)?,
-                    messages: row.get::<_, i64>(2)? as u64,
-                })
-            },
-        )?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
+        top: usize,
+    ) -> Result<Vec<WindowActivity>> {
+        let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
+        let (since, until) = (since.to_iso(), until.to_iso());
+        let mut windows = vec![WindowActivity::default(); channel_ids.len()];
 
-    /// Messages of a channel that arrived in `[since, until)` and were ever reacted to, hydrated.
-    pub fn window_reacted_messages(
-        &self,
-        channel_id: &str,
-        since: Instant,
-        until: Instant,
-    ) -> Result<Vec<MessageRecord>> {
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages
-             WHERE channel_id = ?1 AND created_at >= ?2 AND created_at < ?3
-               AND message_id IN (SELECT message_id FROM reaction_events WHERE channel_id = ?1)
-             ORDER BY created_at"
-        ))?;
-        let rows = statement
-            .query_map(
-                params![channel_id, since.to_iso(), until.to_iso()],
-                message_from_row,
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        self.hydrate(rows)
+        let mut authors = self.connection.prepare_cached(
+            "SELECT c.key, m.author_id, max(m.author_name), count(*)
+             FROM json_each(?1) AS c
+             JOIN messages AS m
+               ON m.channel_id = c.value AND m.created_at >= ?2 AND m.created_at < ?3
+             GROUP BY c.key, m.author_id",
+        )?;
+        let mut rows = authors.query(params![ids, since, until])?;
+        while let Some(row) = rows.next()? {
+            let position = row.get::<_, i64>(0)? as usize;
+            let count = AuthorCount {
+                author_id: row.get(1)?,
+                author_name: row.get(2)?,
+                messages: row.get::<_, i64>(3)? as u64,
+            };
+            if let Some(window) = windows.get_mut(position) {
+                window.messages += count.messages;
+                window.top_authors.push(count);
+            }
+        }
+        drop(rows);
+        for window in &mut windows {
+            window.top_authors.sort_by(|a, b| {
+                b.messages
+                    .cmp(&a.messages)
+                    .then_with(|| a.author_id.cmp(&b.author_id))
+            });
+            window.top_authors.truncate(top);
+        }
+
+        // Each message of the window probes its own reactions; the unary `+` keeps SQLite from
+        // probing by channel instead, which would read the channel's every reaction per message.
+        let mut reacted = self.connection.prepare_cached(
+            "SELECT m.message_id, m.channel_id, m.guild_id, m.author_id, m.author_name,
+                    m.content, m.created_at, m.sent_at, m.reply_to_message_id,
+                    m.reply_to_author_id, m.mention_everyone, c.key
+             FROM json_each(?1) AS c
+             JOIN messages AS m
+               ON m.channel_id = c.value AND m.created_at >= ?2 AND m.created_at < ?3
+             WHERE EXISTS (SELECT 1 FROM reaction_events AS r
+                           WHERE r.message_id = m.message_id AND +r.channel_id = c.value)
+             ORDER BY c.key, m.created_at",
+        )?;
+        let mut positions = Vec::new();
+        let mut records = Vec::new();
+        let mut rows = reacted.query(params![ids, since, until])?;
+        while let Some(row) = rows.next()? {
+            positions.push(row.get::<_, i64>(11)? as usize);
+            records.push(message_from_row(row)?);
+        }
+        drop(rows);
+        for (position, record) in positions.into_iter().zip(self.hydrate(records)?) {
+            if let Some(window) = windows.get_mut(position) {
+                window.reacted.push(record);
+            }
+        }
+        Ok(windows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::ReactionChange;
+    use crate::store::messages::tests::new_message;
+    use crate::store::testing::{fresh_id, shared_store};
+
+    #[test]
+    fn a_window_counts_each_channel_ranks_its_authors_and_keeps_what_was_ever_reacted_to() {
+        let store = shared_store();
+        let (busy, quiet, silent) = (fresh_id(), fresh_id(), fresh_id());
+        // In arrival order: one before the window, five inside it, one at its end (excluded).
+        let rows = vec![
+            new_message(&busy, "7", "before"),
+            new_message(&busy, "8", "first inside"),
+            new_message(&busy, "7", "reacted, then cleared"),
+            new_message(&quiet, "9", "quiet"),
+            new_message(&busy, "7", "reacted"),
+            new_message(&busy, "6", "last inside"),
+            new_message(&busy, "8", "at until"),
+        ];
+        let stamped: Vec<Instant> = store
+            .write(|writer| {
+                let mut stamped = Vec::new();
+                for row in &rows {
+                    writer.insert_message(row)?;
+                    stamped.push(
+                        writer
+                            .reader()
+                            .message(&row.message_id)?
+                            .unwrap()
+                            .created_at,
+                    );
+                }
+                for index in [0, 2, 4, 6] {
+                    writer.record_reaction(&ReactionChange::Add {
+                        message_id: rows[index].message_id.clone(),
+                        channel_id: rows[index].channel_id.clone(),
+                        user_id: "5".into(),
+                        emoji: "👍".into(),
+                    })?;
+                }
+                writer.record_reaction(&ReactionChange::Clear {
+                    message_id: rows[2].message_id.clone(),
+                    channel_id: busy.clone(),
+                })?;
+                Ok(stamped)
+            })
+            .unwrap();
+        let (since, until) = (stamped[1], stamped[6]);
+        let windows = store
+            .read(|reader| reader.channels_window(&[&silent, &busy, &quiet], since, until, 2))
+            .unwrap();
+        assert_eq!(windows.len(), 3);
+        assert_eq!(windows[0].messages, 0);
+        assert!(windows[0].top_authors.is_empty() && windows[0].reacted.is_empty());
+
+        assert_eq!(windows[1].messages, 4);
+        let author = |id: &str, messages| AuthorCount {
+            author_id: id.into(),
+            author_name: format!("user {id}"),
+            messages,
+        };
+        // 7 wrote two; 6 and 8 one each, and the tie goes to the smaller id; `top` is 2.
+        assert_eq!(windows[1].top_authors, vec![author("7", 2), author("6", 1)]);
+        let reacted: Vec<(&str, usize)> = windows[1]
+            .reacted
+            .iter()
+            .map(|m| (m.original_content.as_str(), m.reactions.len()))
+            .collect();
+        assert_eq!(reacted, vec![("reacted, then cleared", 0), ("reacted", 1)]);
+
+        assert_eq!(windows[2].messages, 1);
+        assert_eq!(windows[2].top_authors, vec![author("9", 1)]);
+        assert!(windows[2].reacted.is_empty());
+
+        // Both edges: from the message before `since` and up to just after `until`, the
+        // window holds the message before and the one at `until` too.
+        let wider = store
+            .read(|reader| reader.channels_window(&[&busy], stamped[0], until.plus_micros(1), 5))
+            .unwrap();
+        assert_eq!(wider[0].messages, 6);
+        assert_eq!(wider[0].reacted.len(), 4);
     }
 }

@@ -28,6 +28,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0004_schedules.sql",
         include_str!("../../migrations/0004_schedules.sql"),
     ),
+    (
+        "0005_member_roles_by_user.sql",
+        include_str!("../../migrations/0005_member_roles_by_user.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

@@ -34,7 +34,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 
-pub use activity::{AuthorCount, ChannelActivity};
+pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions};
 pub use coverage::{
@@ -123,6 +123,16 @@ impl Store {
         // distinct statements than rusqlite's default 16, a long-lived MCP server serving
         // every tool would re-parse SQL on most calls.
         connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        // The query planner stability guarantee: a statement's plan never depends on the values
+        // bound to it. Without it, SQLite (built with STAT4, as rusqlite bundles it) marks a
+        // cached statement expired whenever a value it could plan on is rebound (a `LIMIT ?`,
+        // a bound value next to a partial index) and compiles it again on the next step: a
+        // per-channel statement was recompiled once per channel. The store keeps no planner
+        // statistics (it never runs ANALYZE), so a bound value never had a better plan to offer.
+        connection.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )?;
         // The first statements that touch the file: where a wrong or unwritable file shows.
         connection
             .pragma_update(None, "journal_mode", "WAL")

@@ -76,15 +76,15 @@ fn counts(reactors: Reactors) -> Vec<ReactionCount> {
     counts
 }
 
-/// Reaction counts for the messages whose ids are in the JSON array `ids`.
+/// Reaction counts for the messages whose ids are in the JSON array `ids` (each id once).
 pub(super) fn reaction_counts(
     connection: &Connection,
     ids: &str,
 ) -> Result<HashMap<String, Vec<ReactionCount>>> {
     let mut statement = connection.prepare_cached(
-        "SELECT message_id, kind, user_id, emoji FROM reaction_events
-         WHERE message_id IN (SELECT value FROM json_each(?1))
-         ORDER BY seq",
+        "SELECT r.message_id, r.kind, r.user_id, r.emoji
+         FROM json_each(?1) AS j JOIN reaction_events AS r ON r.message_id = j.value
+         ORDER BY r.seq",
     )?;
     let mut rows = statement.query([ids])?;
     let mut reactors: HashMap<String, Reactors> = HashMap::new();
