@@ -36,9 +36,53 @@ impl Instant {
 
     /// Parses an RFC 3339 instant such as `2026-11-29T18:54:18Z` or `2026-11-29T19:54:18.5+01:00`.
     pub fn parse(text: &str) -> Option<Instant> {
-        OffsetDateTime::parse(text, &Rfc3339)
-            .ok()
-            .map(Instant::from_offset_date_time)
+        // Every instant the store reads back is in its own fixed-width form: read that
+        // directly (a catch-up reads two per message); anything else goes through RFC 3339.
+        Instant::parse_fixed_width(text).or_else(|| {
+            OffsetDateTime::parse(text, &Rfc3339)
+                .ok()
+                .map(Instant::from_offset_date_time)
+        })
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.ffffffZ` exactly, with every field in range; None otherwise
+    /// (including a leap second), for the general parser to decide.
+    fn parse_fixed_width(text: &str) -> Option<Instant> {
+        let bytes = text.as_bytes();
+        if bytes.len() != 27
+            || bytes[4] != b'-'
+            || bytes[7] != b'-'
+            || bytes[10] != b'T'
+            || bytes[13] != b':'
+            || bytes[16] != b':'
+            || bytes[19] != b'.'
+            || bytes[26] != b'Z'
+        {
+            return None;
+        }
+        let number = |from: usize, to: usize| -> Option<i64> {
+            bytes[from..to].iter().try_fold(0i64, |value, &byte| {
+                byte.is_ascii_digit()
+                    .then(|| value * 10 + i64::from(byte - b'0'))
+            })
+        };
+        let (year, month, day) = (number(0, 4)?, number(5, 7)?, number(8, 10)?);
+        let (hour, minute, second) = (number(11, 13)?, number(14, 16)?, number(17, 19)?);
+        let micros = number(20, 26)?;
+        if !(1..=12).contains(&month)
+            || day < 1
+            || day > days_in_month(year, month)
+            || hour > 23
+            || minute > 59
+            || second > 59
+        {
+            return None;
+        }
+        let seconds =
+            days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second;
+        Some(Instant {
+            micros: seconds * MICROS_PER_SECOND + micros,
+        })
     }
 
     fn from_offset_date_time(at: OffsetDateTime) -> Instant {
@@ -68,6 +112,44 @@ impl Instant {
 
     /// The fixed-width ISO-8601 UTC text used everywhere this instant is written down.
     pub fn to_iso(self) -> String {
+        let seconds = self.micros.div_euclid(MICROS_PER_SECOND);
+        let (year, month, day) = civil_from_days(seconds.div_euclid(86_400));
+        if !(0..=9999).contains(&year) {
+            return self.to_iso_general();
+        }
+        // Written digit by digit: every row the store writes is stamped with this text, and
+        // `format!` through `time` cost more than the row's own INSERT did.
+        let second_of_day = seconds.rem_euclid(86_400);
+        let mut text = [0u8; 27];
+        let mut put = |at: usize, width: usize, mut value: i64| {
+            for index in (at..at + width).rev() {
+                text[index] = b'0' + (value % 10) as u8;
+                value /= 10;
+            }
+        };
+        put(0, 4, year);
+        put(5, 2, month);
+        put(8, 2, day);
+        put(11, 2, second_of_day / 3_600);
+        put(14, 2, second_of_day / 60 % 60);
+        put(17, 2, second_of_day % 60);
+        put(20, 6, self.micros.rem_euclid(MICROS_PER_SECOND));
+        for (at, separator) in [
+            (4, b'-'),
+            (7, b'-'),
+            (10, b'T'),
+            (13, b':'),
+            (16, b':'),
+            (19, b'.'),
+            (26, b'Z'),
+        ] {
+            text[at] = separator;
+        }
+        String::from_utf8(text.to_vec()).unwrap_or_else(|_| self.to_iso_general())
+    }
+
+    /// [`to_iso`](Instant::to_iso) through `time`, for instants outside years 0 to 9999.
+    fn to_iso_general(self) -> String {
         let at = OffsetDateTime::from_unix_timestamp_nanos(self.micros as i128 * 1_000)
             .unwrap_or(OffsetDateTime::UNIX_EPOCH)
             .to_offset(UtcOffset::UTC);
@@ -81,6 +163,44 @@ impl Instant {
             at.second(),
             at.microsecond()
         )
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// The proleptic Gregorian date of a day since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let days = days + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
     }
 }
 
@@ -144,6 +264,58 @@ mod tests {
     fn round_trips_through_its_own_text() {
         let at = Instant::parse("2026-01-02T03:04:05.000006Z").unwrap();
         assert_eq!(Instant::parse(&at.to_iso()), Some(at));
+    }
+
+    /// The digit-by-digit writer and reader agree with `time` on every kind of date: both
+    /// sides of the epoch, leap days, century years, the ends of the four-digit years.
+    #[test]
+    fn the_fast_text_agrees_with_the_general_one() {
+        let mut instants = vec![
+            0,
+            -1,
+            1,
+            951_782_400_000_000,     // 2000-02-29
+            4_107_542_400_000_000,   // 2100-03-01
+            -62_167_219_200_000_000, // 0000-01-01
+            253_402_300_799_999_999, // 9999-12-31T23:59:59.999999
+            1_795_974_858_123_456,
+        ];
+        // A deterministic walk over 400 years in uneven steps (about 11 days and a bit).
+        let mut at = -2_208_988_800_000_000; // 1900-01-01
+        while at < 10_413_792_000_000_000 {
+            instants.push(at);
+            at += 987_654_321_987;
+        }
+        for micros in instants {
+            let instant = Instant::from_micros(micros);
+            let text = instant.to_iso();
+            assert_eq!(text, instant.to_iso_general(), "{micros}");
+            assert_eq!(Instant::parse_fixed_width(&text), Some(instant), "{text}");
+            let general = OffsetDateTime::parse(&text, &Rfc3339)
+                .ok()
+                .map(Instant::from_offset_date_time);
+            assert_eq!(general, Some(instant), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_fast_reader_leaves_anything_unusual_to_the_general_one() {
+        for text in [
+            "2026-02-29T00:00:00.000000Z", // not a leap year
+            "2026-13-01T00:00:00.000000Z",
+            "2026-11-31T00:00:00.000000Z",
+            "2026-11-29T24:00:00.000000Z",
+            "2026-11-29T23:60:00.000000Z",
+            "2026-11-29T23:59:60.000000Z", // a leap second
+            "2026-11-29T23:59:59.00000aZ",
+            "2026-11-29T23:59:59.000000+",
+        ] {
+            assert_eq!(Instant::parse_fixed_width(text), None, "{text}");
+        }
+        assert_eq!(
+            Instant::parse_fixed_width("2024-02-29T23:59:59.999999Z"),
+            Instant::parse("2024-02-29T23:59:59.999999+00:00")
+        );
     }
 
     #[test]
