@@ -215,18 +215,19 @@ impl Writer<'_> {
             return Ok(false);
         }
         let created_at = self.stamp().to_iso();
-        self.transaction.execute(
-            "INSERT INTO guild_events (created_at, guild_id, name, roles, bot_role_ids, removed)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO guild_events (created_at, guild_id, name, roles, bot_role_ids, removed)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
                 created_at,
                 guild.guild_id,
                 guild.name,
                 to_json(&guild.roles)?,
                 to_json(&guild.bot_role_ids)?,
                 guild.removed
-            ],
-        )?;
+            ])?;
         Ok(true)
     }
 
@@ -236,11 +237,13 @@ impl Writer<'_> {
             return Ok(false);
         }
         let created_at = self.stamp().to_iso();
-        self.transaction.execute(
-            "INSERT INTO channel_events
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO channel_events
                  (created_at, channel_id, guild_id, parent_id, name, kind, overwrites, access, removed)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            params![
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![
                 created_at,
                 channel.channel_id,
                 channel.guild_id,
@@ -250,8 +253,7 @@ impl Writer<'_> {
                 to_json(&channel.overwrites)?,
                 channel.access.as_str(),
                 channel.removed
-            ],
-        )?;
+            ])?;
         Ok(true)
     }
 
@@ -268,11 +270,12 @@ impl Writer<'_> {
             return Ok(false);
         }
         let created_at = self.stamp().to_iso();
-        self.transaction.execute(
-            "INSERT INTO member_role_events (created_at, guild_id, user_id, role_ids)
-             VALUES (?1, ?2, ?3, ?4)",
-            params![created_at, guild_id, user_id, to_json(&sorted)?],
-        )?;
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO member_role_events (created_at, guild_id, user_id, role_ids)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![created_at, guild_id, user_id, to_json(&sorted)?])?;
         Ok(true)
     }
 }

@@ -12,18 +12,18 @@ use crate::instant::Instant;
 
 pub(super) struct Clock {
     next: i64,
-    handed_out: bool,
+    /// Instants handed out and kept: nothing to record when none was.
+    handed_out: u64,
 }
 
 impl Clock {
     pub(super) fn start(transaction: &Transaction<'_>, now: Instant) -> Result<Clock> {
-        let last: i64 =
-            transaction.query_row("SELECT last_micros FROM clock WHERE id = 1", [], |row| {
-                row.get(0)
-            })?;
+        let last: i64 = transaction
+            .prepare_cached("SELECT last_micros FROM clock WHERE id = 1")?
+            .query_row([], |row| row.get(0))?;
         Ok(Clock {
             next: now.as_micros().max(last + 1),
-            handed_out: false,
+            handed_out: 0,
         })
     }
 
@@ -36,17 +36,25 @@ impl Clock {
     pub(super) fn tick(&mut self) -> Instant {
         let instant = Instant::from_micros(self.next);
         self.next += 1;
-        self.handed_out = true;
+        self.handed_out += 1;
         instant
+    }
+
+    /// Takes back `instant` if it is the last one handed out, so it is handed out again: for
+    /// a row that turned out to be known already and was not written.
+    pub(super) fn take_back(&mut self, instant: Instant) {
+        if self.handed_out > 0 && instant.as_micros() == self.next - 1 {
+            self.next -= 1;
+            self.handed_out -= 1;
+        }
     }
 
     /// Records the high-water mark, if anything was stamped, in the same transaction.
     pub(super) fn finish(self, transaction: &Transaction<'_>) -> Result<()> {
-        if self.handed_out {
-            transaction.execute(
-                "UPDATE clock SET last_micros = ?1 WHERE id = 1",
-                [self.next - 1],
-            )?;
+        if self.handed_out > 0 {
+            transaction
+                .prepare_cached("UPDATE clock SET last_micros = ?1 WHERE id = 1")?
+                .execute([self.next - 1])?;
         }
         Ok(())
     }

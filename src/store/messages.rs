@@ -362,19 +362,19 @@ impl Writer<'_> {
     /// Records a message once: a replay or a second sighting (gateway and backfill) is a no-op.
     /// Returns whether it was new.
     pub fn insert_message(&mut self, message: &NewMessage) -> Result<bool> {
-        if self.reader().author_of(&message.message_id)?.is_some() {
-            return Ok(false);
-        }
-        let created_at = self.stamp().to_iso();
-        self.transaction
+        // One statement, no read first: the unique message id says whether it was known.
+        let stamp = self.stamp();
+        let inserted = self
+            .transaction
             .prepare_cached(
                 "INSERT INTO messages (created_at, message_id, channel_id, guild_id, author_id,
                  author_name, content, sent_at, reply_to_message_id, reply_to_author_id,
                  mention_everyone, origin)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+             ON CONFLICT (message_id) DO NOTHING",
             )?
             .execute(params![
-                created_at,
+                stamp.to_iso(),
                 message.message_id,
                 message.channel_id,
                 message.guild_id,
@@ -387,6 +387,10 @@ impl Writer<'_> {
                 message.mention_everyone,
                 message.origin
             ])?;
+        if inserted == 0 {
+            self.unstamp(stamp);
+            return Ok(false);
+        }
         self.index_text(&message.message_id, &message.content)?;
         self.insert_mentions(
             &message.message_id,
@@ -398,28 +402,25 @@ impl Writer<'_> {
 
     /// Records an edit once per Discord edit timestamp. Returns whether it was new.
     pub fn insert_edit(&mut self, edit: &NewEdit) -> Result<bool> {
-        let known: bool = self
+        let stamp = self.stamp();
+        let inserted = self
             .transaction
             .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM message_edits WHERE message_id = ?1 AND edited_at = ?2)",
-            )?
-            .query_row(params![edit.message_id, edit.edited_at.to_iso()], |row| row.get(0))?;
-        if known {
-            return Ok(false);
-        }
-        let created_at = self.stamp().to_iso();
-        self.transaction
-            .prepare_cached(
                 "INSERT INTO message_edits (created_at, message_id, channel_id, content, edited_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                 VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (message_id, edited_at) DO NOTHING",
             )?
             .execute(params![
-                created_at,
+                stamp.to_iso(),
                 edit.message_id,
                 edit.channel_id,
                 edit.content,
                 edit.edited_at.to_iso()
             ])?;
+        if inserted == 0 {
+            self.unstamp(stamp);
+            return Ok(false);
+        }
         self.index_text(&edit.message_id, &edit.content)?;
         self.insert_mentions(
             &edit.message_id,
@@ -436,23 +437,19 @@ impl Writer<'_> {
         channel_id: &str,
         bulk: bool,
     ) -> Result<bool> {
-        let known: bool = self
+        let stamp = self.stamp();
+        let inserted = self
             .transaction
             .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM message_deletions WHERE message_id = ?1)",
-            )?
-            .query_row([message_id], |row| row.get(0))?;
-        if known {
-            return Ok(false);
-        }
-        let created_at = self.stamp().to_iso();
-        self.transaction
-            .prepare_cached(
                 "INSERT INTO message_deletions (created_at, message_id, channel_id, bulk)
-                 VALUES (?1, ?2, ?3, ?4)",
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (message_id) DO NOTHING",
             )?
-            .execute(params![created_at, message_id, channel_id, bulk])?;
-        Ok(true)
+            .execute(params![stamp.to_iso(), message_id, channel_id, bulk])?;
+        if inserted == 0 {
+            self.unstamp(stamp);
+        }
+        Ok(inserted > 0)
     }
 
     fn insert_mentions(
@@ -466,21 +463,17 @@ impl Writer<'_> {
             .map(|id| ("user", id))
             .chain(role_ids.iter().map(|id| ("role", id)));
         for (kind, target_id) in targets {
-            let known: bool = self
+            let stamp = self.stamp();
+            let inserted = self
                 .transaction
                 .prepare_cached(
-                    "SELECT EXISTS (SELECT 1 FROM message_mentions
-                                    WHERE kind = ?1 AND target_id = ?2 AND message_id = ?3)",
+                    "INSERT INTO message_mentions (created_at, message_id, kind, target_id)
+                     VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (kind, target_id, message_id) DO NOTHING",
                 )?
-                .query_row(params![kind, target_id, message_id], |row| row.get(0))?;
-            if !known {
-                let created_at = self.stamp().to_iso();
-                self.transaction
-                    .prepare_cached(
-                        "INSERT INTO message_mentions (created_at, message_id, kind, target_id)
-                         VALUES (?1, ?2, ?3, ?4)",
-                    )?
-                    .execute(params![created_at, message_id, kind, target_id])?;
+                .execute(params![stamp.to_iso(), message_id, kind, target_id])?;
+            if inserted == 0 {
+                self.unstamp(stamp);
             }
         }
         Ok(())

@@ -243,6 +243,13 @@ impl Writer<'_> {
         self.clock.tick()
     }
 
+    /// Gives back the instant just stamped for a row that was not written (it was already
+    /// known): the next stamp is that instant again, and a transaction that wrote nothing
+    /// leaves the clock where it was, so a reader polling the clock sees nothing new.
+    pub(crate) fn unstamp(&mut self, instant: Instant) {
+        self.clock.take_back(instant);
+    }
+
     /// Moves the arrival clock forward so the next [`stamp`](Writer::stamp) is `at`, if `at`
     /// is later than the next instant it would hand out; an earlier `at` changes nothing.
     ///
@@ -271,6 +278,7 @@ mod tests {
 
     use super::testing::{fresh_id, shared_store};
     use super::*;
+    use crate::store::NewEdit;
     use crate::store::ReactionChange;
 
     const HISTORY_TABLES: &[&str] = &[
@@ -691,6 +699,76 @@ mod tests {
         let ahead = same.plus_micros(2);
         let taken = store.write_at(ahead, |writer| Ok(writer.stamp())).unwrap();
         assert_eq!(taken, ahead);
+    }
+
+    #[test]
+    fn an_instant_given_back_is_handed_out_again_but_only_the_last_one() {
+        let (_folder, store) = private_store();
+        let stamps = store
+            .write(|writer| {
+                let first = writer.stamp();
+                let second = writer.stamp();
+                writer.unstamp(first); // not the last one: nothing happens
+                let third = writer.stamp();
+                writer.unstamp(third);
+                Ok([first, second, third, writer.stamp()])
+            })
+            .unwrap();
+        let first = stamps[0];
+        assert_eq!(
+            stamps,
+            [
+                first,
+                first.plus_micros(1),
+                first.plus_micros(2),
+                first.plus_micros(2)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_transaction_that_only_replays_known_rows_leaves_the_clock_where_it_was() {
+        let (_folder, store) = private_store();
+        let message = crate::store::messages::tests::new_message("1", "7", "hi");
+        let mut edit = NewEdit {
+            message_id: message.message_id.clone(),
+            channel_id: "1".into(),
+            content: "hi!".into(),
+            edited_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
+            mentioned_user_ids: vec!["8".into()],
+            mentioned_role_ids: Vec::new(),
+        };
+        let recorded = |edit: &NewEdit| {
+            store
+                .write(|writer| {
+                    Ok([
+                        writer.insert_message(&message)?,
+                        writer.insert_edit(edit)?,
+                        writer.insert_deletion(&message.message_id, "1", false)?,
+                    ])
+                })
+                .unwrap()
+        };
+        assert_eq!(recorded(&edit), [true, true, true]);
+        let clock = |store: &Store| store.read(|reader| reader.clock_now()).unwrap();
+        let before = clock(&store);
+        assert_eq!(recorded(&edit), [false, false, false]);
+        assert_eq!(clock(&store), before);
+        // Mutation check of the equality above: one new row in the same replay moves it.
+        edit.edited_at = edit.edited_at.plus_seconds(1);
+        // Its mention of user 8 was known, and its instant was given back: the clock ends at
+        // the edit's own instant.
+        assert_eq!(recorded(&edit), [false, true, false]);
+        let after = clock(&store);
+        assert!(after > before);
+        let newest_edit = store
+            .read(|reader| reader.message(&message.message_id))
+            .unwrap()
+            .unwrap()
+            .edits
+            .last()
+            .map(|edit| edit.created_at);
+        assert_eq!(newest_edit, Some(after));
     }
 
     #[test]
