@@ -123,6 +123,9 @@ fn channel_from_row(row: &Row<'_>) -> rusqlite::Result<ChannelRecord> {
     })
 }
 
+/// The channel list and the newest `channel_events` seq it reflects.
+pub(super) type ChannelCache = std::sync::Mutex<Option<(i64, Vec<ChannelRecord>)>>;
+
 const GUILD_COLUMNS: &str = "guild_id, name, roles, bot_role_ids, removed";
 const CHANNEL_COLUMNS: &str =
     "channel_id, guild_id, parent_id, name, kind, overwrites, access, removed";
@@ -151,7 +154,33 @@ impl Reader<'_> {
     }
 
     /// Every channel and thread ever seen, as last seen, ordered by id.
+    ///
+    /// Every call that reads messages starts here, so the list is kept per store handle with
+    /// the newest `channel_events` seq it was read at: that table is append-only and its
+    /// rows commit in seq order, so an unchanged newest seq (one index probe) means an
+    /// unchanged list, whichever process wrote it.
     pub fn channels(&self) -> Result<Vec<ChannelRecord>> {
+        let Some(cache) = self.channels else {
+            return self.channels_uncached();
+        };
+        let newest: Option<i64> = self
+            .connection
+            .prepare_cached("SELECT max(seq) FROM channel_events")?
+            .query_row([], |row| row.get(0))?;
+        let mut cached = cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((seq, channels)) = cached.as_ref()
+            && Some(*seq) == newest
+        {
+            return Ok(channels.clone());
+        }
+        let channels = self.channels_uncached()?;
+        *cached = newest.map(|seq| (seq, channels.clone()));
+        Ok(channels)
+    }
+
+    fn channels_uncached(&self) -> Result<Vec<ChannelRecord>> {
         let mut statement = self.connection.prepare_cached(&format!(
             "SELECT {CHANNEL_COLUMNS} FROM channel_events
              WHERE seq IN (SELECT max(seq) FROM channel_events GROUP BY channel_id)
@@ -277,5 +306,77 @@ impl Writer<'_> {
             )?
             .execute(params![created_at, guild_id, user_id, to_json(&sorted)?])?;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::testing::fresh_id;
+
+    fn channel(channel_id: &str, name: &str) -> ChannelRecord {
+        ChannelRecord {
+            channel_id: channel_id.to_string(),
+            guild_id: Some("1".into()),
+            parent_id: None,
+            name: name.to_string(),
+            kind: "text".into(),
+            overwrites: Vec::new(),
+            access: ChannelAccess::Readable,
+            removed: false,
+        }
+    }
+
+    #[test]
+    fn the_channel_list_follows_every_change_whichever_handle_wrote_it() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("channels.sqlite3");
+        let (reading, writing) = (Store::open(&path).unwrap(), Store::open(&path).unwrap());
+        let listed = |store: &Store| {
+            store
+                .read(|reader| reader.channels())
+                .unwrap()
+                .into_iter()
+                .map(|channel| (channel.channel_id, channel.name, channel.removed))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(listed(&reading), Vec::new());
+        let (first, second) = (fresh_id(), fresh_id());
+        writing
+            .write(|writer| writer.record_channel(&channel(&first, "general")))
+            .unwrap();
+        // The first handle read (and kept) the empty list; the other handle's write shows.
+        assert_eq!(
+            listed(&reading),
+            vec![(first.clone(), "general".into(), false)]
+        );
+        writing
+            .write(|writer| {
+                writer.record_channel(&channel(&second, "random"))?;
+                writer.record_channel(&ChannelRecord {
+                    removed: true,
+                    ..channel(&first, "general-renamed")
+                })
+            })
+            .unwrap();
+        let mut expected = vec![
+            (first.clone(), "general-renamed".to_string(), true),
+            (second.clone(), "random".to_string(), false),
+        ];
+        expected.sort_by(|a, b| (a.0.len(), &a.0).cmp(&(b.0.len(), &b.0)));
+        assert_eq!(listed(&reading), expected);
+        // Read twice without a change: the same list.
+        assert_eq!(listed(&reading), expected);
+        // Inside a write transaction, the transaction's own rows show at once.
+        let third = fresh_id();
+        let inside = reading
+            .write(|writer| {
+                writer.record_channel(&channel(&third, "new"))?;
+                writer.reader().channels()
+            })
+            .unwrap();
+        assert_eq!(inside.len(), 3);
+        assert_eq!(listed(&reading).len(), 3);
     }
 }

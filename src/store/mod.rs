@@ -82,6 +82,8 @@ fn unusable_store(path: &Path, error: rusqlite::Error) -> Error {
 pub struct Store {
     connection: Mutex<Connection>,
     path: PathBuf,
+    /// The channel list as of a `channel_events` high-water mark (see [`Reader::channels`]).
+    channels: channels::ChannelCache,
 }
 
 impl Store {
@@ -147,6 +149,7 @@ impl Store {
         Ok(Store {
             connection: Mutex::new(connection),
             path: path.to_path_buf(),
+            channels: channels::ChannelCache::default(),
         })
     }
 
@@ -161,6 +164,7 @@ impl Store {
         let transaction = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
         let result = read(&Reader {
             connection: &transaction,
+            channels: Some(&self.channels),
         })?;
         transaction.finish()?;
         Ok(result)
@@ -217,6 +221,9 @@ impl Store {
 /// Read access inside one transaction.
 pub struct Reader<'a> {
     connection: &'a Connection,
+    /// The store's channel cache; none inside a write transaction, whose own rows are not
+    /// committed yet.
+    channels: Option<&'a channels::ChannelCache>,
 }
 
 impl Reader<'_> {
@@ -266,6 +273,7 @@ impl Writer<'_> {
     pub fn reader(&self) -> Reader<'_> {
         Reader {
             connection: &self.transaction,
+            channels: None,
         }
     }
 }
