@@ -110,8 +110,8 @@ pub fn catch_up(store: &Store, input: CatchUp, context: &OwnerContext) -> Result
                 channel_id: channel.channel_id,
                 channel_name: channel.name,
                 messages: records
-                    .iter()
-                    .map(|record| Message::from_record(record, &owner))
+                    .into_iter()
+                    .map(|record| Message::from_owned_record(record, &owner))
                     .collect(),
                 more,
             });

@@ -88,9 +88,11 @@ pub(super) const MESSAGE_COLUMNS: &str =
      created_at, sent_at, reply_to_message_id, reply_to_author_id, mention_everyone";
 
 pub(super) fn instant_at(row: &Row<'_>, index: usize) -> rusqlite::Result<Instant> {
-    let text: String = row.get(index)?;
-    Instant::parse(&text)
-        .ok_or_else(|| rusqlite::Error::InvalidColumnType(index, text, rusqlite::types::Type::Text))
+    // Read in place: no copy of the text unless it is not an instant.
+    let text = row.get_ref(index)?.as_str()?;
+    Instant::parse(text).ok_or_else(|| {
+        rusqlite::Error::InvalidColumnType(index, text.to_string(), rusqlite::types::Type::Text)
+    })
 }
 
 pub(super) fn message_from_row(row: &Row<'_>) -> rusqlite::Result<MessageRecord> {
