@@ -139,6 +139,14 @@ impl Store {
         connection
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(unusable)?;
+        // 4 MiB of page cache instead of SQLite's 2 MiB: on a 1M-message store the pages a
+        // reading call touches (the newest index leaves of ~450 channels, a page per bookmarked
+        // or mentioned message) no longer fit in 2 MiB and were read again on every call
+        // (callgrind: twice the reads of a 100k store). More would help more, but an MCP
+        // server's resident memory is held to 30 MB; 4 MiB costs it ~1.2 MB.
+        connection
+            .pragma_update(None, "cache_size", -4096)
+            .map_err(unusable)?;
         connection
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(unusable)?;
@@ -448,6 +456,21 @@ mod tests {
         assert_eq!(
             tables, expected,
             "a new table needs append-only triggers and a place here"
+        );
+    }
+
+    #[test]
+    fn the_connection_keeps_4_mib_of_pages_and_plans_without_looking_at_bound_values() {
+        let store = shared_store();
+        let connection = store.lock();
+        let cache: i64 = connection
+            .query_row("PRAGMA cache_size", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(cache, -4096);
+        assert!(
+            connection
+                .db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG)
+                .unwrap()
         );
     }
 
