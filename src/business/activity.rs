@@ -72,8 +72,17 @@ fn count_after(
             channels: Vec::new(),
             cutoff: after,
         };
-        for channel in chosen_readable_channels(reader, context, channel_id)? {
-            let counts = reader.channel_activity_after(&channel.channel_id, after)?;
+        let channels = chosen_readable_channels(reader, context, channel_id)?;
+        // One channel: its own index ranges. Every channel: what arrived, then by channel.
+        let mut arrived = match channel_id {
+            Some(_) => Default::default(),
+            None => reader.activity_after(after)?,
+        };
+        for channel in channels {
+            let counts = match channel_id {
+                Some(_) => reader.channel_activity_after(&channel.channel_id, after)?,
+                None => arrived.remove(&channel.channel_id).unwrap_or_default(),
+            };
             if counts.total() > 0 {
                 activity.total += counts.total();
                 activity.channels.push(ChannelActivityCount {
@@ -302,6 +311,38 @@ mod tests {
             .created_at;
         assert_eq!(poll(&world, arrived.plus_micros(-1), 0).await.total, 1);
         assert_eq!(poll(&world, arrived, 0).await.total, 0);
+    }
+
+    #[tokio::test]
+    async fn one_channel_named_counts_exactly_what_every_channel_counts_for_it() {
+        let world = World::new();
+        let (general, random) = (world.channel("general"), world.channel("random"));
+        let start = poll(&world, Instant::from_micros(0), 0).await.cutoff;
+        let id = world.post(&general, "7", "one", json!({}));
+        world.post(&random, "7", "two", json!({}));
+        world.edit(&general, &id, "one!", "2026-11-29T12:00:00Z");
+        world.react("MESSAGE_REACTION_ADD", &general, &id, "8", "👍");
+        let every = poll(&world, start, 0).await;
+        assert_eq!(every.total, 4);
+        let named = WaitForActivity {
+            after: Some(start),
+            channel_id: DiscordId::parse(&general),
+            wait_seconds: Some(0),
+        };
+        let only = wait_for_activity(&world.store, named, &world.context())
+            .await
+            .unwrap();
+        let counts = |activity: &Activity, channel: &str| {
+            activity
+                .channels
+                .iter()
+                .find(|counted| counted.channel_id == channel)
+                .map(|c| (c.messages, c.edits, c.deletions, c.reactions))
+        };
+        assert_eq!(counts(&every, &general), Some((1, 1, 0, 1)));
+        assert_eq!(counts(&every, &random), Some((1, 0, 0, 0)));
+        assert_eq!(counts(&only, &general), Some((1, 1, 0, 1)));
+        assert_eq!((only.total, only.channels.len()), (3, 1));
     }
 
     #[tokio::test]

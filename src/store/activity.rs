@@ -48,6 +48,38 @@ impl Reader<'_> {
         Ok(Instant::from_micros(last))
     }
 
+    /// Per channel, the messages, edits, deletions and reaction events stamped strictly after
+    /// `after`; channels with none are absent. One range of each table's arrival index: the
+    /// cost follows what arrived, not the history or the number of channels.
+    pub fn activity_after(
+        &self,
+        after: Instant,
+    ) -> Result<std::collections::HashMap<String, ChannelActivity>> {
+        let after = after.to_iso();
+        let mut activity: std::collections::HashMap<String, ChannelActivity> =
+            std::collections::HashMap::new();
+        type Field = fn(&mut ChannelActivity) -> &mut u64;
+        let tables: [(&str, Field); 4] = [
+            ("messages", |counts| &mut counts.messages),
+            ("message_edits", |counts| &mut counts.edits),
+            ("message_deletions", |counts| &mut counts.deletions),
+            ("reaction_events", |counts| &mut counts.reactions),
+        ];
+        for (table, field) in tables {
+            let mut statement = self.connection.prepare_cached(&format!(
+                "SELECT channel_id, count(*) FROM {table} INDEXED BY {table}_by_arrival
+                 WHERE created_at > ?1 GROUP BY channel_id"
+            ))?;
+            let mut rows = statement.query([&after])?;
+            while let Some(row) = rows.next()? {
+                let channel_id: String = row.get(0)?;
+                let count: i64 = row.get(1)?;
+                *field(activity.entry(channel_id).or_default()) = count as u64;
+            }
+        }
+        Ok(activity)
+    }
+
     /// Messages, edits, deletions and reaction events of a channel stamped strictly after `after`.
     pub fn channel_activity_after(
         &self,

@@ -32,6 +32,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0005_member_roles_by_user.sql",
         include_str!("../../migrations/0005_member_roles_by_user.sql"),
     ),
+    (
+        "0006_activity_by_arrival.sql",
+        include_str!("../../migrations/0006_activity_by_arrival.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {
