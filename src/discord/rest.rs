@@ -236,17 +236,7 @@ impl Rest {
                     self.note_rate_limit(response.headers()).await;
                     let retry_header = header_seconds(response.headers(), "retry-after");
                     let body = response.bytes().await.ok();
-                    let attempt = match status {
-                        200..=299 => Attempt::Success,
-                        429 => Attempt::RateLimited(
-                            body.as_deref()
-                                .and_then(retry_after_in_body)
-                                .or(retry_header)
-                                .unwrap_or(Duration::from_secs(1)),
-                        ),
-                        500..=599 => Attempt::Transient(format!("HTTP {status}")),
-                        _ => Attempt::Refused(status, discord_message(body.as_deref())),
-                    };
+                    let attempt = attempt_of(status, body.as_deref(), retry_header);
                     (attempt, body.map(|bytes| (status, bytes)))
                 }
             };
@@ -481,30 +471,39 @@ fn posting_outcome(
     body: &[u8],
     retry_header: Option<Duration>,
 ) -> std::result::Result<serde_json::Value, SendFailure> {
-    match status {
-        200..=299 => serde_json::from_slice::<serde_json::Value>(body)
+    match attempt_of(status, Some(body), retry_header) {
+        Attempt::Success => serde_json::from_slice::<serde_json::Value>(body)
             .ok()
             .filter(|answer| answer.get("id").and_then(|id| id.as_str()).is_some())
             // Created, most likely, but unreadable: a retry with the same nonce answers it.
             .ok_or_else(|| SendFailure::Unavailable {
                 reason: format!("Discord answered {status} without the message it created"),
             }),
-        429 => Err(SendFailure::RateLimited {
-            retry_after: retry_after_in_body(body)
+        Attempt::RateLimited(retry_after) => Err(SendFailure::RateLimited { retry_after }),
+        Attempt::Transient(reason) => Err(SendFailure::Unavailable { reason }),
+        Attempt::Refused(status, message) => Err(SendFailure::Refused {
+            status,
+            code: serde_json::from_slice::<serde_json::Value>(body)
+                .ok()
+                .and_then(|error| error.get("code")?.as_u64()),
+            message,
+        }),
+    }
+}
+
+/// What an answer's status means for retrying, the same for every route: 2xx done; 429 wait
+/// Discord's `retry_after` (the body's, else the `Retry-After` header's, else a second); 5xx
+/// worth another attempt; anything else refused, with Discord's message.
+fn attempt_of(status: u16, body: Option<&[u8]>, retry_header: Option<Duration>) -> Attempt {
+    match status {
+        200..=299 => Attempt::Success,
+        429 => Attempt::RateLimited(
+            body.and_then(retry_after_in_body)
                 .or(retry_header)
                 .unwrap_or(Duration::from_secs(1)),
-        }),
-        500..=599 => Err(SendFailure::Unavailable {
-            reason: format!("HTTP {status}"),
-        }),
-        _ => {
-            let error = serde_json::from_slice::<serde_json::Value>(body).ok();
-            Err(SendFailure::Refused {
-                status,
-                code: error.as_ref().and_then(|error| error.get("code")?.as_u64()),
-                message: discord_message(Some(body)),
-            })
-        }
+        ),
+        500..=599 => Attempt::Transient(format!("HTTP {status}")),
+        _ => Attempt::Refused(status, discord_message(body)),
     }
 }
 
