@@ -356,12 +356,20 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__bookmarks__subcmd__list)
-            opts="-h --json --db --help"
+            opts="-h --cursor --limit --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -396,13 +404,17 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__catch__subcmd__up)
-            opts="-h --channel-id --limit --since --json --db --help"
+            opts="-h --channel-id --cursor --limit --since --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --channel-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cursor)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -486,12 +498,20 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__channels__subcmd__list)
-            opts="-h --since --json --db --help"
+            opts="-h --cursor --limit --since --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --since)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1012,12 +1032,16 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__mentions__subcmd__awaiting__subcmd__reply)
-            opts="-h --limit --silence-minutes --since --json --db --help"
+            opts="-h --cursor --limit --silence-minutes --since --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1098,12 +1122,16 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__mentions__subcmd__list)
-            opts="-h --limit --since --json --db --help"
+            opts="-h --cursor --limit --since --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1268,12 +1296,20 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__schedules__subcmd__list)
-            opts="-h --status --json --db --help"
+            opts="-h --cursor --limit --status --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --status)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1290,7 +1326,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__search)
-            opts="-h --author-id --channel-id --limit --query --since --until --json --db --help"
+            opts="-h --author-id --channel-id --cursor --limit --query --since --until --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1301,6 +1337,10 @@ _discord__manager() {
                     return 0
                     ;;
                 --channel-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cursor)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

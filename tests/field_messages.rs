@@ -90,6 +90,27 @@ fn wrong_values(schema: &Value) -> Vec<Value> {
 }
 
 /// A value of the right shape, native JSON, that input validation must accept.
+/// A cursor each paging tool accepts: they carry different numbers, so a new tool with a
+/// cursor fails here until it is listed.
+fn right_cursor(tool: &str) -> Value {
+    match tool {
+        "messages_catch_up" | "schedules_list" => json!("0_0"),
+        "channels_list"
+        | "messages_search"
+        | "mentions_list"
+        | "mentions_awaiting_reply"
+        | "bookmarks_list" => json!("0"),
+        other => panic!("{other} takes a cursor: add the shape it accepts to right_cursor"),
+    }
+}
+
+fn right_value_for(tool: &str, schema: &Value) -> Value {
+    if schema.get("format").and_then(Value::as_str) == Some("page-cursor") {
+        return right_cursor(tool);
+    }
+    right_value(schema)
+}
+
 fn right_value(schema: &Value) -> Value {
     match types(schema).first().copied() {
         Some("integer") => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(1)),
@@ -180,7 +201,7 @@ async fn native_json_numbers_and_booleans_pass_input_validation() {
             .unwrap_or_default();
         for (field, schema) in &properties {
             let mut arguments = minimal_valid_arguments(&capability.input_schema);
-            arguments.insert(field.clone(), right_value(schema));
+            arguments.insert(field.clone(), right_value_for(capability.name, schema));
             if let Err(error) = capability.call(Value::Object(arguments), &services).await {
                 assert_ne!(
                     error.kind(),
@@ -270,7 +291,30 @@ async fn the_exact_wording_of_a_few_refusals() {
     );
     assert_eq!(
         call("bookmarks_list", json!({"x": 1})).await.as_deref(),
-        Some("Unknown field `x`: this takes no fields")
+        Some("Unknown field `x`; the fields are: cursor, limit")
+    );
+    assert_eq!(
+        call("messages_catch_up", json!({"cursor": "page 2"}))
+            .await
+            .as_deref(),
+        Some(
+            "`cursor` must be the `nextCursor` of an earlier answer, passed back unchanged; got \"page 2\""
+        )
+    );
+    assert_eq!(
+        call("messages_catch_up", json!({"cursor": "5"}))
+            .await
+            .as_deref(),
+        Some("`cursor` is not one messages_catch_up returned: pass its `nextCursor` unchanged")
+    );
+    assert_eq!(
+        call(
+            "messages_catch_up",
+            json!({"cursor": "0_0", "since": "2026-11-29T18:54:18Z"})
+        )
+        .await
+        .as_deref(),
+        Some("Give `since` or `cursor`, not both: a cursor carries the window it was made for")
     );
     // A whole number written as 5.0 is still a whole number; null means "not given".
     assert_eq!(

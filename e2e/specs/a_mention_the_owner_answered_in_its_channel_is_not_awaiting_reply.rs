@@ -56,8 +56,14 @@ pub async fn spec() {
         ids(&awaiting),
         [after_an_older_owner_message.id.as_str(), answered_elsewhere.id.as_str()]
     );
-    assert!(!awaiting.more);
-    assert_eq!(awaiting.mentions[0].content, after_an_older_owner_message.content);
+    assert_eq!(awaiting.next_cursor, None);
+    assert_eq!(
+        awaiting.mentions[0].content,
+        after_an_older_owner_message
+            .content
+            .replace(&owner.mention(), &format!("@{}", owner.global_name)),
+        "the owner's mention token reads as the owner's name"
+    );
     assert_eq!(awaiting.mentions[0].sent_at, after_an_older_owner_message.sent_at);
     assert!(awaiting.mentions.iter().all(|mention| mention.mentions_owner));
     mcp.stop().await;

@@ -22,8 +22,8 @@ pub async fn spec() {
 
     assert_eq!(
         misspelt,
-        "Unknown field `sinse`; the fields are: channelId, limit, since"
+        "Unknown field `sinse`; the fields are: channelId, cursor, limit, since"
     );
-    assert_eq!(no_fields, "Unknown field `open`: this takes no fields");
+    assert_eq!(no_fields, "Unknown field `open`; the fields are: cursor, limit");
     mcp.stop().await;
 }

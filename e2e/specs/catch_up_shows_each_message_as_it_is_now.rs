@@ -6,15 +6,13 @@
 use serde_json::json;
 
 use crate::support::feed::Posted;
-use crate::support::{CaughtUp, Emoji, Feed, Guild, Message, Post, Reaction, Store};
+use crate::support::{CaughtUp, Emoji, Feed, Guild, PageMessage, Post, Reaction, Store};
 
 /// The message as the product should report it, from what the feed posted; `createdAt` is the
 /// one value only the store knows.
-fn reported(posted: &Posted, created_at: &str) -> Message {
-    Message {
+fn reported(posted: &Posted, created_at: &str) -> PageMessage {
+    PageMessage {
         message_id: posted.id.clone(),
-        channel_id: posted.channel_id.clone(),
-        guild_id: Some(posted.guild_id.clone()),
         author_id: posted.author.id.clone(),
         author_name: posted.author.global_name.clone(),
         content: posted.content.clone(),
@@ -71,6 +69,9 @@ pub async fn spec() {
         .await;
 
     let messages = caught_up.messages_in(&general.id);
+    let group = caught_up.channel(&general.id);
+    assert_eq!(group.guild_id.as_deref(), Some(guild.id.as_str()), "the group states the guild once");
+    assert_eq!(group.channel_name, general.name);
     assert_eq!(
         caught_up.ids_in(&general.id),
         [&question.id, &answer.id, &release.id, &typo.id, &spam.id, &more_spam.id]
@@ -78,7 +79,7 @@ pub async fn spec() {
     assert_eq!(*messages[0], reported(&question, &messages[0].created_at));
     assert_eq!(
         *messages[1],
-        Message {
+        PageMessage {
             reply_to_message_id: Some(question.id.clone()),
             mentions_owner: true,
             ..reported(&answer, &messages[1].created_at)
@@ -86,7 +87,7 @@ pub async fn spec() {
     );
     assert_eq!(
         *messages[2],
-        Message {
+        PageMessage {
             content: edit.content.clone(),
             edited_at: Some(edit.edited_at.clone()),
             reactions: vec![
@@ -104,7 +105,7 @@ pub async fn spec() {
     );
     assert_eq!(
         *messages[3],
-        Message {
+        PageMessage {
             deleted: true,
             ..reported(&typo, &messages[3].created_at)
         }
@@ -112,7 +113,7 @@ pub async fn spec() {
     for (index, purged) in [(4, &spam), (5, &more_spam)] {
         assert_eq!(
             *messages[index],
-            Message {
+            PageMessage {
                 deleted: true,
                 ..reported(purged, &messages[index].created_at)
             }

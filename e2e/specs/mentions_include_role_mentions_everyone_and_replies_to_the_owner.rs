@@ -1,7 +1,8 @@
 //! `mentions_list` lists, oldest first, every message that mentions the owner: directly,
 //! through a role the owner holds, with @everyone or @here, or by replying to the owner. A
 //! role the owner does not hold, a reply to someone else, a plain message and the owner's own
-//! messages (even one that says @everyone) are not mentions.
+//! messages (even one that says @everyone) are not mentions. Mention tokens in the content read
+//! as the names the store knows: `@Ada` for `<@id>`, `@maintainers` for `<@&id>`.
 
 use serde_json::json;
 
@@ -58,8 +59,18 @@ pub async fn spec() {
     assert_eq!(ids, [&direct.id, &role.id, &here.id, &reply.id]);
     assert!(listed.mentions.iter().all(|mention| mention.mentions_owner));
     let contents: Vec<&str> = listed.mentions.iter().map(|m| m.content.as_str()).collect();
-    assert_eq!(contents, [&direct.content, &role.content, &here.content, &reply.content]);
+    assert_eq!(
+        contents,
+        [
+            format!("@{} could you review the WAL change?", owner.global_name).as_str(),
+            format!("@{} please sign off before 50%.", maintainers.name).as_str(),
+            here.content.as_str(),
+            reply.content.as_str()
+        ]
+    );
+    assert_ne!(direct.content, contents[0], "Discord's content held the token");
+    assert_ne!(role.content, contents[1], "Discord's content held the token");
     assert_eq!(listed.mentions[3].reply_to_message_id.as_deref(), Some(owners_own.id.as_str()));
-    assert!(!listed.more);
+    assert_eq!(listed.next_cursor, None);
     mcp.stop().await;
 }

@@ -20,7 +20,8 @@ pub const PATIENCE: Duration = Duration::from_secs(30);
 
 /// The messages `catch-up` shows for one channel since an instant (up to 500).
 pub fn caught_up(store: &Store, channel: &str, since: &str) -> Vec<Value> {
-    let result = store.cli().json_value(&[
+    let mut messages = Vec::new();
+    let mut page = store.cli().json_value(&[
         "catch-up",
         "--channel-id",
         channel,
@@ -29,11 +30,28 @@ pub fn caught_up(store: &Store, channel: &str, since: &str) -> Vec<Value> {
         "--limit",
         "500",
     ]);
-    result["channels"]
-        .as_array()
-        .and_then(|channels| channels.first())
-        .and_then(|channel| channel["messages"].as_array().cloned())
-        .unwrap_or_default()
+    // Every page of the window, following the cursor as an assistant would.
+    loop {
+        messages.extend(
+            page["channels"]
+                .as_array()
+                .and_then(|channels| channels.first())
+                .and_then(|channel| channel["messages"].as_array().cloned())
+                .unwrap_or_default(),
+        );
+        let Some(cursor) = page["nextCursor"].as_str().map(str::to_string) else {
+            return messages;
+        };
+        page = store.cli().json_value(&[
+            "catch-up",
+            "--channel-id",
+            channel,
+            "--cursor",
+            &cursor,
+            "--limit",
+            "500",
+        ]);
+    }
 }
 
 /// The beginning of time, for a catch-up of everything.

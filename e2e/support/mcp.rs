@@ -31,6 +31,38 @@ async fn patiently<F: Future>(what: &str, future: F) -> F::Output {
         .unwrap_or_else(|_| panic!("{what} got no answer within {PATIENCE:?}"))
 }
 
+/// The values of `value` a follow-up call may need: message, channel and user ids, cursors
+/// and the instants to pass back.
+fn follow_up_values(value: &Value, found: &mut Vec<String>) {
+    const KEYS: &[&str] = &[
+        "messageId",
+        "channelId",
+        "authorId",
+        "replyToMessageId",
+        "nextCursor",
+        "olderCursor",
+        "newerCursor",
+        "watermark",
+        "cutoff",
+        "scheduleId",
+    ];
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                match item {
+                    Value::String(text) if KEYS.contains(&key.as_str()) => found.push(text.clone()),
+                    Value::Number(number) if KEYS.contains(&key.as_str()) => {
+                        found.push(number.to_string())
+                    }
+                    other => follow_up_values(other, found),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| follow_up_values(item, found)),
+        _ => {}
+    }
+}
+
 /// One MCP session with one server process.
 pub struct Mcp {
     client: RunningService<RoleClient, ()>,
@@ -69,7 +101,9 @@ impl ToolResult {
     }
 
     /// The structured result of a call that succeeded. Fails the spec if the call was
-    /// refused, carries no structured content, or its text block is not the same JSON.
+    /// refused, carries no structured content, or its text block is not a rendering for a
+    /// model: one text block, not a copy of the JSON, holding every message id and every
+    /// cursor a follow-up call needs.
     pub fn structured(&self) -> &Value {
         assert!(
             !self.is_error,
@@ -80,26 +114,35 @@ impl ToolResult {
             .structured
             .as_ref()
             .unwrap_or_else(|| panic!("{} answered without structuredContent", self.tool));
-        // MCP: a tool returning structured content also returns it serialized in a text block.
         assert_eq!(self.other_blocks, 0, "{} sent non-text content", self.tool);
         assert_eq!(
             self.texts.len(),
             1,
-            "{} sends its structured result as exactly one text block",
+            "{} sends exactly one text block",
             self.tool
         );
-        let text: Value = serde_json::from_str(&self.texts[0]).unwrap_or_else(|error| {
-            panic!(
-                "{}'s text block is not JSON ({error}): {}",
-                self.tool, self.texts[0]
-            )
-        });
-        assert_eq!(
-            &text, structured,
-            "{}'s text block and structuredContent differ",
+        let text = &self.texts[0];
+        assert!(
+            serde_json::from_str::<Value>(text).is_err(),
+            "{}'s text block is a copy of the JSON, not a rendering for a model: {text}",
             self.tool
         );
+        let mut needed = Vec::new();
+        follow_up_values(structured, &mut needed);
+        for value in needed {
+            assert!(
+                text.contains(&value),
+                "{}'s text block leaves out {value}, which a follow-up call needs:\n{text}",
+                self.tool
+            );
+        }
         structured
+    }
+
+    /// The text block of a call that succeeded.
+    pub fn text(&self) -> &str {
+        self.structured();
+        &self.texts[0]
     }
 
     /// The owner-worded message of a refused call. Fails the spec if the call succeeded or

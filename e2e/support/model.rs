@@ -5,21 +5,52 @@
 
 use serde::Deserialize;
 
+/// A message where a result spans channels (mentions, search, bookmarks, a sent message).
+/// Fields at their default may be absent (`#[serde(default)]`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Message {
-    pub message_id: String,
     pub channel_id: String,
+    pub channel_name: String,
+    #[serde(default)]
     pub guild_id: Option<String>,
+    pub message_id: String,
     pub author_id: String,
     pub author_name: String,
     pub content: String,
     pub created_at: String,
     pub sent_at: String,
+    #[serde(default)]
     pub edited_at: Option<String>,
+    #[serde(default)]
     pub deleted: bool,
+    #[serde(default)]
     pub reply_to_message_id: Option<String>,
+    #[serde(default)]
     pub reactions: Vec<Reaction>,
+    #[serde(default)]
+    pub mentions_owner: bool,
+}
+
+/// A message inside a group that states its channel (a catch-up page, a digest's channel).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PageMessage {
+    pub message_id: String,
+    pub author_id: String,
+    pub author_name: String,
+    pub content: String,
+    pub created_at: String,
+    pub sent_at: String,
+    #[serde(default)]
+    pub edited_at: Option<String>,
+    #[serde(default)]
+    pub deleted: bool,
+    #[serde(default)]
+    pub reply_to_message_id: Option<String>,
+    #[serde(default)]
+    pub reactions: Vec<Reaction>,
+    #[serde(default)]
     pub mentions_owner: bool,
 }
 
@@ -34,14 +65,25 @@ pub struct Reaction {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CaughtUp {
+    pub since: String,
     pub channels: Vec<ChannelMessages>,
+    pub overview: Vec<ChannelNews>,
+    #[serde(default)]
+    pub overview_left_out: u64,
+    #[serde(default)]
     pub skipped_channels: Vec<SkippedChannel>,
+    #[serde(default)]
+    pub skipped_left_out: u64,
+    #[serde(default)]
+    pub remaining: u64,
+    #[serde(default)]
+    pub next_cursor: Option<String>,
     pub watermark: String,
 }
 
 impl CaughtUp {
     /// The messages of one channel, in the order returned; empty if the channel is absent.
-    pub fn messages_in(&self, channel_id: &str) -> Vec<&Message> {
+    pub fn messages_in(&self, channel_id: &str) -> Vec<&PageMessage> {
         self.channels
             .iter()
             .filter(|channel| channel.channel_id == channel_id)
@@ -80,8 +122,19 @@ impl CaughtUp {
 pub struct ChannelMessages {
     pub channel_id: String,
     pub channel_name: String,
-    pub messages: Vec<Message>,
-    pub more: bool,
+    #[serde(default)]
+    pub guild_id: Option<String>,
+    pub messages: Vec<PageMessage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ChannelNews {
+    pub channel_id: String,
+    pub channel_name: String,
+    pub messages: u64,
+    #[serde(default)]
+    pub remaining: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -98,6 +151,8 @@ pub struct SkippedChannel {
 pub struct ChannelList {
     pub since: String,
     pub channels: Vec<ChannelSummary>,
+    #[serde(default)]
+    pub next_cursor: Option<String>,
 }
 
 impl ChannelList {
@@ -121,13 +176,18 @@ impl ChannelList {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ChannelSummary {
     pub channel_id: String,
+    #[serde(default)]
     pub guild_id: Option<String>,
     pub name: String,
     pub kind: String,
+    #[serde(default)]
     pub parent_id: Option<String>,
     pub readable: bool,
+    #[serde(default)]
     pub unreadable_reason: Option<String>,
+    #[serde(default)]
     pub newest_arrival: Option<String>,
+    #[serde(default)]
     pub new_since: u64,
 }
 
@@ -136,7 +196,8 @@ pub struct ChannelSummary {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Mentions {
     pub mentions: Vec<Message>,
-    pub more: bool,
+    #[serde(default)]
+    pub next_cursor: Option<String>,
 }
 
 /// One entry of `bookmarks_list`, and what `bookmarks_add` answers.
@@ -144,6 +205,7 @@ pub struct Mentions {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Bookmark {
     pub message_id: String,
+    #[serde(default)]
     pub note: Option<String>,
     pub source: String,
     pub bookmarked_at: String,
@@ -156,6 +218,8 @@ pub struct Bookmark {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Bookmarks {
     pub bookmarks: Vec<Bookmark>,
+    #[serde(default)]
+    pub next_cursor: Option<String>,
 }
 
 impl Bookmarks {
@@ -173,6 +237,7 @@ impl Bookmarks {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ResolvedBookmark {
     pub message_id: String,
+    #[serde(default)]
     pub note: Option<String>,
     pub resolved_at: String,
     pub source: String,
@@ -184,6 +249,8 @@ pub struct ResolvedBookmark {
 pub struct Activity {
     pub total: u64,
     pub channels: Vec<ChannelActivity>,
+    #[serde(default)]
+    pub channels_left_out: u64,
     pub cutoff: String,
 }
 
@@ -209,9 +276,13 @@ impl Activity {
 pub struct ChannelActivity {
     pub channel_id: String,
     pub channel_name: String,
+    #[serde(default)]
     pub messages: u64,
+    #[serde(default)]
     pub edits: u64,
+    #[serde(default)]
     pub deletions: u64,
+    #[serde(default)]
     pub reactions: u64,
 }
 
@@ -222,7 +293,9 @@ pub struct History {
     pub channel_id: String,
     pub channel_name: String,
     pub messages: Vec<HistoryMessage>,
+    #[serde(default)]
     pub older_cursor: Option<String>,
+    #[serde(default)]
     pub newer_cursor: Option<String>,
 }
 
@@ -244,25 +317,32 @@ impl History {
     }
 }
 
-/// A message as `messages_history` shows it: every field of [`Message`], and its history.
+/// A message as `messages_history` shows it: every field of [`PageMessage`], and its history.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct HistoryMessage {
     pub message_id: String,
-    pub channel_id: String,
-    pub guild_id: Option<String>,
     pub author_id: String,
     pub author_name: String,
     pub content: String,
     pub created_at: String,
     pub sent_at: String,
+    #[serde(default)]
     pub edited_at: Option<String>,
+    #[serde(default)]
     pub deleted: bool,
+    #[serde(default)]
     pub reply_to_message_id: Option<String>,
+    #[serde(default)]
     pub reactions: Vec<Reaction>,
+    #[serde(default)]
     pub mentions_owner: bool,
-    pub original_content: String,
+    /// Absent when never edited: it is `content`.
+    #[serde(default)]
+    pub original_content: Option<String>,
+    #[serde(default)]
     pub edits: Vec<Edit>,
+    #[serde(default)]
     pub deleted_at: Option<String>,
 }
 
@@ -280,6 +360,8 @@ pub struct Edit {
 pub struct SearchResults {
     pub query: String,
     pub results: Vec<SearchResult>,
+    #[serde(default)]
+    pub next_cursor: Option<String>,
 }
 
 impl SearchResults {
@@ -310,8 +392,14 @@ pub struct Digest {
     pub until: String,
     pub total_messages: u64,
     pub channels: Vec<ChannelDigest>,
+    #[serde(default)]
+    pub channels_left_out: u64,
     pub unanswered_mentions: Vec<Message>,
+    #[serde(default)]
+    pub more_unanswered_mentions: bool,
     pub open_bookmarks: Vec<Bookmark>,
+    #[serde(default)]
+    pub more_open_bookmarks: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -321,7 +409,8 @@ pub struct ChannelDigest {
     pub channel_name: String,
     pub messages: u64,
     pub top_authors: Vec<AuthorActivity>,
-    pub most_reacted: Vec<Message>,
+    #[serde(default)]
+    pub most_reacted: Vec<PageMessage>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -341,13 +430,17 @@ pub struct Schedule {
     pub channel_id: String,
     pub channel_name: String,
     pub content: String,
+    #[serde(default)]
     pub reply_to_message_id: Option<String>,
     pub send_at: String,
     pub created_at: String,
     pub source: String,
     pub attempts: u32,
+    #[serde(default)]
     pub message_id: Option<String>,
+    #[serde(default)]
     pub finished_at: Option<String>,
+    #[serde(default)]
     pub reason: Option<String>,
 }
 
@@ -356,6 +449,8 @@ pub struct Schedule {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Schedules {
     pub schedules: Vec<Schedule>,
+    #[serde(default)]
+    pub next_cursor: Option<String>,
 }
 
 impl Schedules {

@@ -6,9 +6,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::bookmarks::{Bookmark, ListBookmarks, list_bookmarks};
+use super::budget::{Budget, fit};
 use super::channels::{chosen_channels, chosen_readable_channels};
 use super::mentions::unanswered;
-use super::model::{DiscordId, Message};
+use super::messages::is_zero;
+use super::model::{DiscordId, Message, MessageBody, Shaper, is_false};
 use super::{DEFAULT_LOOKBACK_SECONDS, OwnerContext};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
@@ -40,21 +42,36 @@ pub struct WaitForActivity {
 pub struct Activity {
     /// Everything counted, all channels together.
     pub total: u64,
-    /// Channels with something new.
+    /// Channels with something new, busiest first, as many as fit in the answer.
     pub channels: Vec<ChannelActivityCount>,
+    /// Channels with something new that did not fit in `channels` (`total` counts them);
+    /// absent when none. Pass `channelId` to count one of them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub channels_left_out: u64,
     /// Pass this as `after` next time.
     pub cutoff: Instant,
 }
 
+/// What arrived in one channel; a count of zero is absent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelActivityCount {
     pub channel_id: String,
     pub channel_name: String,
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub messages: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub edits: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub deletions: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub reactions: u64,
+}
+
+impl ChannelActivityCount {
+    fn total(&self) -> u64 {
+        self.messages + self.edits + self.deletions + self.reactions
+    }
 }
 
 /// How often a waiting call looks at the store's clock: one one-row read, never a scan.
@@ -70,6 +87,7 @@ fn count_after(
         let mut activity = Activity {
             total: 0,
             channels: Vec::new(),
+            channels_left_out: 0,
             cutoff: after,
         };
         let channels = chosen_readable_channels(reader, context, channel_id)?;
@@ -95,6 +113,17 @@ fn count_after(
                 });
             }
         }
+        activity.channels.sort_by(|a, b| {
+            b.total()
+                .cmp(&a.total())
+                .then_with(|| a.channel_id.cmp(&b.channel_id))
+        });
+        let (channels, left_out) = fit(
+            std::mem::take(&mut activity.channels),
+            &mut Budget::answer(),
+        );
+        activity.channels = channels;
+        activity.channels_left_out = left_out as u64;
         // Read in the same snapshot as the counts: every later commit is stamped after it.
         activity.cutoff = after.max(reader.clock_now()?);
         Ok(activity)
@@ -149,11 +178,23 @@ pub struct DigestReport {
     pub until: Instant,
     /// Messages that arrived in the window, all channels together.
     pub total_messages: u64,
-    /// Channels with messages in the window, busiest first.
+    /// Channels with messages in the window, busiest first, as many as fit in the answer.
     pub channels: Vec<ChannelDigest>,
-    /// Mentions of the owner in the window with no answer from the owner since.
+    /// Channels with messages in the window that did not fit; absent when none (read them
+    /// with `messages_catch_up`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub channels_left_out: u64,
+    /// Mentions of the owner in the window with no answer from the owner since, oldest first.
     pub unanswered_mentions: Vec<Message>,
+    /// Present (true) when more unanswered mentions exist than fit: `mentions_awaiting_reply`
+    /// lists them all.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub more_unanswered_mentions: bool,
+    /// Open bookmarks, oldest first.
     pub open_bookmarks: Vec<Bookmark>,
+    /// Present (true) when more open bookmarks exist than fit: `bookmarks_list` pages them.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub more_open_bookmarks: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -164,8 +205,9 @@ pub struct ChannelDigest {
     pub messages: u64,
     /// Up to five authors, most messages first.
     pub top_authors: Vec<AuthorActivity>,
-    /// Up to three messages with the most reactions, most first.
-    pub most_reacted: Vec<Message>,
+    /// Up to three messages with the most reactions, most first; absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub most_reacted: Vec<MessageBody>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -195,7 +237,6 @@ pub(crate) fn digest_at(
         return Err(Error::input("`until` must be after `since`"));
     }
     let mut report = store.read(|reader| {
-        let owner = context.owner_view(reader)?;
         let mut channels = Vec::new();
         let readable: Vec<_> = chosen_channels(reader, context, None)?
             .into_iter()
@@ -203,6 +244,11 @@ pub(crate) fn digest_at(
             .collect();
         let ids: Vec<&str> = readable.iter().map(|c| c.channel_id.as_str()).collect();
         let windows = reader.channels_window(&ids, since, until, 5)?;
+        let shaper = Shaper::new(
+            reader,
+            context,
+            windows.iter().flat_map(|window| &window.reacted),
+        )?;
         for (channel, window) in readable.into_iter().zip(windows) {
             if window.messages == 0 {
                 continue;
@@ -228,10 +274,7 @@ pub(crate) fn digest_at(
                         messages: author.messages,
                     })
                     .collect(),
-                most_reacted: reacted
-                    .iter()
-                    .map(|record| Message::from_record(record, &owner))
-                    .collect(),
+                most_reacted: reacted.iter().map(|record| shaper.body(record)).collect(),
                 channel_id: channel.channel_id,
                 channel_name: channel.name,
                 messages: window.messages,
@@ -247,15 +290,33 @@ pub(crate) fn digest_at(
             until,
             total_messages: channels.iter().map(|channel| channel.messages).sum(),
             channels,
+            channels_left_out: 0,
             unanswered_mentions: Vec::new(),
+            more_unanswered_mentions: false,
             open_bookmarks: Vec::new(),
+            more_open_bookmarks: false,
         })
     })?;
+    // The answer's room: half for the channels, a quarter each for mentions and bookmarks,
+    // what one section leaves passed on to the next.
+    let mut budget = Budget::answer();
+    let mut mentions_room = budget.split_off(25);
+    let mut bookmarks_room = budget.split_off(33);
+    let (channels, left_out) = fit(std::mem::take(&mut report.channels), &mut budget);
+    report.channels = channels;
+    report.channels_left_out = left_out as u64;
+    mentions_room.give_back(budget);
     if context.owner_id.is_some() {
-        report.unanswered_mentions =
-            unanswered(store, context, since, Some(until), 50, |_| true)?.mentions;
+        let page = unanswered(store, context, since, Some(until), 50, |_| true)?;
+        let (mentions, left_out) = fit(page.mentions, &mut mentions_room);
+        report.unanswered_mentions = mentions;
+        report.more_unanswered_mentions = left_out > 0 || page.next_cursor.is_some();
     }
-    report.open_bookmarks = list_bookmarks(store, ListBookmarks {}, context)?.bookmarks;
+    bookmarks_room.give_back(mentions_room);
+    let page = list_bookmarks(store, ListBookmarks::default(), context)?;
+    let (bookmarks, left_out) = fit(page.bookmarks, &mut bookmarks_room);
+    report.open_bookmarks = bookmarks;
+    report.more_open_bookmarks = left_out > 0 || page.next_cursor.is_some();
     Ok(report)
 }
 
@@ -499,7 +560,7 @@ mod tests {
             digest
                 .unanswered_mentions
                 .iter()
-                .map(|m| m.message_id.as_str())
+                .map(|m| m.body.message_id.as_str())
                 .collect::<Vec<_>>(),
             vec![liked.as_str()]
         );

@@ -17,6 +17,9 @@ use crate::instant::{self, Instant};
 /// The JSON Schema `format` of a field that takes a message id or an instant.
 pub const MESSAGE_OR_INSTANT: &str = "message-id-or-date-time";
 
+/// The JSON Schema `format` of a field that takes a cursor an earlier answer returned.
+pub const PAGE_CURSOR: &str = "page-cursor";
+
 /// The input schema of `I`, with every subschema inlined so each property stands alone.
 pub fn input_schema<I: JsonSchema>() -> Schema {
     SchemaSettings::draft2020_12()
@@ -151,6 +154,9 @@ fn fits(schema: &Value, value: &Value) -> bool {
             if schema.get("format").and_then(Value::as_str) == Some("date-time") {
                 return Instant::parse(text).is_some();
             }
+            if schema.get("format").and_then(Value::as_str) == Some(PAGE_CURSOR) {
+                return crate::business::model::PageCursor::parse(text).is_some();
+            }
             if schema.get("pattern").is_some() {
                 return crate::business::model::DiscordId::parse(text).is_some();
             }
@@ -182,6 +188,8 @@ pub fn expected(schema: &Value) -> String {
                 format!("a message id (a string of digits) or {}", instant::EXPECTED)
             } else if schema.get("format").and_then(Value::as_str) == Some("date-time") {
                 instant::EXPECTED.to_string()
+            } else if schema.get("format").and_then(Value::as_str) == Some(PAGE_CURSOR) {
+                "the `nextCursor` of an earlier answer, passed back unchanged".to_string()
             } else if schema.get("pattern").is_some() {
                 "a Discord id: a string of digits such as \"1189078123456789012\"".to_string()
             } else if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {

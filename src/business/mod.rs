@@ -7,12 +7,14 @@
 
 pub mod activity;
 pub mod bookmarks;
+pub mod budget;
 pub mod channels;
 pub mod context;
 pub mod input;
 pub mod mentions;
 pub mod messages;
 pub mod model;
+mod names;
 pub mod outbox;
 pub mod schedules;
 pub mod store;

@@ -417,11 +417,14 @@ mod tests {
         )
         .await
         .unwrap();
-        assert_eq!(sent.author_id, BOT_ID);
-        assert_eq!(sent.content, "I do");
+        assert_eq!(sent.body.author_id, BOT_ID);
+        assert_eq!(sent.body.content, "I do");
         assert_eq!(sent.channel_id, channel);
         assert_eq!(sent.guild_id.as_deref(), Some(world.guild_id.as_str()));
-        assert_eq!(sent.reply_to_message_id.as_deref(), Some(asked.as_str()));
+        assert_eq!(
+            sent.body.reply_to_message_id.as_deref(),
+            Some(asked.as_str())
+        );
         let requests = discord.requests();
         assert_eq!(requests.len(), 1);
         assert_eq!(
@@ -435,7 +438,8 @@ mod tests {
         );
         assert!(requests[0].message.nonce.len() <= 25);
         // The gateway delivers the same message: a replay.
-        let echo = world.message_payload(&sent.message_id, &channel, BOT_ID, "I do", json!({}));
+        let echo =
+            world.message_payload(&sent.body.message_id, &channel, BOT_ID, "I do", json!({}));
         assert_eq!(
             dispatch(&world.store, "MESSAGE_CREATE", echo),
             Recorded::AlreadyKnown
@@ -443,10 +447,10 @@ mod tests {
         assert_eq!(stored(&world.store, &channel, "I do"), 1);
         let origin = world
             .store
-            .read(|reader| reader.message(&sent.message_id))
+            .read(|reader| reader.message(&sent.body.message_id))
             .unwrap()
             .unwrap();
-        assert_eq!(origin.created_at, sent.created_at);
+        assert_eq!(origin.created_at, sent.body.created_at);
     }
 
     #[tokio::test]
@@ -804,7 +808,7 @@ mod tests {
         assert_eq!(requests[0].message, requests[1].message, "the same nonce");
         assert_eq!(discord.created(), 1);
         assert_eq!(stored(&world.store, &channel, "once"), 1);
-        assert_eq!(sent.content, "once");
+        assert_eq!(sent.body.content, "once");
     }
 
     #[tokio::test(start_paused = true)]

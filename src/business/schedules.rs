@@ -16,7 +16,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::OwnerContext;
-use super::model::DiscordId;
+use super::budget::Budget;
+use super::model::{DiscordId, PageCursor};
 use super::outbox::{self, DiscordSender, OutgoingMessage, RetryPolicy};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
@@ -50,6 +51,13 @@ pub struct AddSchedule {
 pub struct ListSchedules {
     /// Only scheduled messages in this state. Default: every state.
     pub status: Option<ScheduleStatus>,
+    /// At most this many scheduled messages; a page also stops early where its answer would
+    /// outgrow an assistant's context (about 8,000 tokens). Default 50, from 1 to 500.
+    #[schemars(range(min = 1, max = 500))]
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page, to read on from the first one it left out.
+    /// Default: the first page.
+    pub cursor: Option<PageCursor>,
 }
 
 /// Cancel a scheduled message that has not been sent yet; it will never be sent. A message
@@ -98,6 +106,8 @@ pub struct Schedule {
     /// The channel's name as last seen (its id if the store never saw it).
     pub channel_name: String,
     pub content: String,
+    /// The message it answers; absent when it is not a reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_to_message_id: Option<String>,
     /// When it is (or was) to be sent.
     pub send_at: Instant,
@@ -107,11 +117,16 @@ pub struct Schedule {
     pub source: String,
     /// How many attempts to send it were made.
     pub attempts: u32,
-    /// The message Discord created; null unless sent.
+    /// The message Discord created; absent unless sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_id: Option<String>,
-    /// When it was sent, given up or cancelled (the store's arrival clock); null while pending.
+    /// When it was sent, given up or cancelled (the store's arrival clock); absent while
+    /// pending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<Instant>,
-    /// Why it failed; for a pending message, why its last attempt failed (it will be retried).
+    /// Why it failed; for a pending message, why its last attempt failed (it will be
+    /// retried); absent when nothing failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
@@ -119,6 +134,10 @@ pub struct Schedule {
 #[serde(rename_all = "camelCase")]
 pub struct Schedules {
     pub schedules: Vec<Schedule>,
+    /// Pass as `cursor` (with the same `status`) to read on; absent when this page reached
+    /// the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<PageCursor>,
 }
 
 /// How far in the past `sendAt` may be: a client that asks for "now" is a moment late by the
@@ -228,18 +247,46 @@ pub fn list_schedules(
     input: ListSchedules,
     context: &OwnerContext,
 ) -> Result<Schedules> {
+    let from = match &input.cursor {
+        None => None,
+        Some(cursor) => match cursor.parts(2).as_deref() {
+            Some(&[send_at, schedule_id]) => Some((Instant::from_micros(send_at), schedule_id)),
+            _ => {
+                return Err(Error::input(
+                    "`cursor` is not one schedules_list returned: pass its `nextCursor` unchanged",
+                ));
+            }
+        },
+    };
+    let limit = input.limit.unwrap_or(super::messages::DEFAULT_LIMIT) as usize;
     store.read(|reader| {
         let mut schedules = Vec::new();
+        let mut budget = Budget::answer();
+        let mut next_cursor = None;
+        // The store lists them by `send_at`, then id: the cursor is that pair.
         for record in reader.schedules()? {
-            if !in_scope(reader, &record, context)? {
+            if from.is_some_and(|from| (record.send_at, record.schedule_id) < from)
+                || !in_scope(reader, &record, context)?
+            {
                 continue;
             }
             let schedule = view(reader, &record)?;
-            if input.status.is_none_or(|status| status == schedule.status) {
-                schedules.push(schedule);
+            if input.status.is_some_and(|status| status != schedule.status) {
+                continue;
             }
+            if schedules.len() == limit || !budget.admit(&schedule) {
+                next_cursor = Some(PageCursor::new(&[
+                    record.send_at.as_micros(),
+                    record.schedule_id,
+                ]));
+                break;
+            }
+            schedules.push(schedule);
         }
-        Ok(Schedules { schedules })
+        Ok(Schedules {
+            schedules,
+            next_cursor,
+        })
     })
 }
 
@@ -821,12 +868,19 @@ mod tests {
         )
         .unwrap();
         let list = |status| {
-            list_schedules(&world.store, ListSchedules { status }, &world.context())
-                .unwrap()
-                .schedules
-                .iter()
-                .map(|schedule| schedule.schedule_id)
-                .collect::<Vec<_>>()
+            list_schedules(
+                &world.store,
+                ListSchedules {
+                    status,
+                    ..ListSchedules::default()
+                },
+                &world.context(),
+            )
+            .unwrap()
+            .schedules
+            .iter()
+            .map(|schedule| schedule.schedule_id)
+            .collect::<Vec<_>>()
         };
         assert_eq!(list(None), vec![first.schedule_id, second.schedule_id]);
         assert_eq!(list(Some(ScheduleStatus::Pending)), vec![first.schedule_id]);

@@ -6,7 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::OwnerContext;
+use super::budget::{Budget, fit};
 use super::channels::channels_in_scope;
+use super::messages::is_zero;
 use crate::error::Result;
 use crate::instant::Instant;
 use crate::store::{ChannelAccess, GapKind, GatewayEventKind, Store};
@@ -35,13 +37,24 @@ pub struct StoreStatus {
     pub ingest: IngestState,
     /// When the most recent backfill of any channel completed; null if none ever did.
     pub last_backfill: Option<Instant>,
-    /// Readable channels and threads in scope that hold messages, with their coverage.
+    /// Readable channels and threads in scope that hold messages, with their coverage, as many
+    /// as fit in the answer.
     pub channels: Vec<ChannelCoverageStatus>,
+    /// Channels that did not fit in `channels`; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub channels_left_out: u64,
     /// Readable channels in scope that were never backfilled: the store has only what the
     /// gateway delivered for them.
     pub never_backfilled: Vec<ChannelRef>,
-    /// Known gaps that are still open, oldest first.
+    /// Never-backfilled channels that did not fit; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub never_backfilled_left_out: u64,
+    /// Known gaps that are still open, oldest first, as many as fit in the answer.
     pub gaps: Vec<Gap>,
+    /// Open gaps that did not fit (the newest); absent when none. Pass a later `since` to see
+    /// them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gaps_left_out: u64,
     /// Messages in the store (every channel, in scope or not).
     pub message_count: u64,
     /// The store's size on disk in bytes (database and write-ahead log).
@@ -182,7 +195,20 @@ pub fn store_status(
             last_seen_at: latest.as_ref().map(|event| event.created_at),
             last_seen_doing: latest.map(|event| event.kind.as_str().to_string()),
         };
+        // The answer's room: gaps first (what may be missing matters most), then the
+        // never-backfilled channels, then per-channel coverage.
+        let mut budget = Budget::answer();
+        let mut gaps_room = budget.split_off(40);
+        let (gaps, gaps_left_out) = fit(gaps, &mut gaps_room);
+        budget.give_back(gaps_room);
+        let mut never_room = budget.split_off(30);
+        let (never_backfilled, never_backfilled_left_out) = fit(never_backfilled, &mut never_room);
+        budget.give_back(never_room);
+        let (channels, channels_left_out) = fit(channels, &mut budget);
         Ok(StoreStatus {
+            channels_left_out: channels_left_out as u64,
+            never_backfilled_left_out: never_backfilled_left_out as u64,
+            gaps_left_out: gaps_left_out as u64,
             newest_gateway_event: reader.newest_gateway_event()?,
             ingest,
             last_backfill: coverages

@@ -1,6 +1,8 @@
 //! Human rendering of capability results: tables for people. `--json` bypasses all of this
 //! and prints the structured result the MCP tool returns.
 
+use std::sync::LazyLock;
+
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ContentArrangement, Table};
 
@@ -9,10 +11,11 @@ use crate::business::bookmarks::{Bookmark, Bookmarks, ResolvedBookmark};
 use crate::business::channels::ChannelList;
 use crate::business::mentions::Mentions;
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
-use crate::business::model::Message;
+use crate::business::model::{Message, MessageBody};
 use crate::business::schedules::{Schedule, ScheduleStatus, Schedules};
 use crate::business::store::StoreStatus;
 use crate::instant::Instant;
+use jiff::tz::TimeZone;
 
 /// A result the CLI can show to a person.
 pub trait Render {
@@ -28,15 +31,51 @@ fn table(header: &[&str]) -> Table {
     table
 }
 
-/// An instant to the second, for a table cell (JSON keeps the full instant).
+/// The owner's time zone: `TZ` when set (an IANA name such as `Europe/Paris`), else the
+/// system's; UTC when neither can be read.
+static LOCAL_ZONE: LazyLock<TimeZone> =
+    LazyLock::new(|| TimeZone::try_system().unwrap_or(TimeZone::UTC));
+
+/// What a table's time column is headed with: the zone's name.
+fn zone_label() -> String {
+    match LOCAL_ZONE.iana_name() {
+        Some(name) => name.to_string(),
+        None => {
+            let now = jiff::Timestamp::now();
+            LOCAL_ZONE.to_offset_info(now).abbreviation().to_string()
+        }
+    }
+}
+
+/// An instant in the owner's time zone, to the minute, for a table cell (JSON keeps the
+/// full UTC instant).
+fn local(instant: Instant) -> String {
+    match jiff::Timestamp::from_microsecond(instant.as_micros()) {
+        Ok(timestamp) => LOCAL_ZONE
+            .to_datetime(timestamp)
+            .strftime("%Y-%m-%d %H:%M")
+            .to_string(),
+        Err(_) => instant.to_string(),
+    }
+}
+
+/// "sent (Europe/Paris)": a time column's heading.
+fn sent_heading() -> String {
+    format!("sent ({})", zone_label())
+}
+
+/// An instant to the second, in UTC, where the store's own clock is shown.
 fn when(instant: Instant) -> String {
     let iso = instant.to_iso();
     format!("{} {}", &iso[..10], &iso[11..19])
 }
 
-/// The first line of a text, cut to `width` characters.
+/// The first line of a text, cut to `width` characters; a message without text says so.
 fn excerpt(text: &str, width: usize) -> String {
     let line = text.lines().next().unwrap_or("");
+    if text.trim().is_empty() {
+        return "(no text)".to_string();
+    }
     if line.chars().count() > width || text.lines().nth(1).is_some() {
         format!(
             "{}…",
@@ -49,7 +88,7 @@ fn excerpt(text: &str, width: usize) -> String {
     }
 }
 
-fn flags(message: &Message) -> String {
+fn flags(message: &MessageBody) -> String {
     let mut flags = Vec::new();
     if message.mentions_owner {
         flags.push("@you".to_string());
@@ -69,14 +108,37 @@ fn flags(message: &Message) -> String {
     flags.join(" ")
 }
 
-fn message_row(message: &Message) -> Vec<String> {
+/// A message in a table whose rows all belong to one channel.
+fn body_row(message: &MessageBody) -> Vec<String> {
     vec![
-        when(message.created_at),
+        local(message.sent_at),
         message.author_name.clone(),
         excerpt(&message.content, 72),
         flags(message),
         message.message_id.clone(),
     ]
+}
+
+/// A message in a table whose rows span channels: the channel is named.
+fn message_row(message: &Message) -> Vec<String> {
+    let body = &message.body;
+    vec![
+        local(body.sent_at),
+        format!("#{}", message.channel_name),
+        body.author_name.clone(),
+        excerpt(&body.content, 64),
+        flags(body),
+        body.message_id.clone(),
+    ]
+}
+
+fn messages_table(messages: &[Message]) -> Table {
+    let sent = sent_heading();
+    let mut out = table(&[sent.as_str(), "channel", "author", "content", "", "id"]);
+    for message in messages {
+        out.add_row(message_row(message));
+    }
+    out
 }
 
 impl Render for ChannelList {
@@ -91,15 +153,22 @@ impl Render for ChannelList {
                     Some(reason) => format!("no: {reason}"),
                 },
                 channel.new_since.to_string(),
-                channel.newest_arrival.map(when).unwrap_or_default(),
+                channel.newest_arrival.map(local).unwrap_or_default(),
                 channel.channel_id.clone(),
             ]);
         }
-        format!(
+        let mut text = format!(
             "{out}\n{} channels; new since {}\n",
             self.channels.len(),
             self.since
-        )
+        );
+        if let Some(cursor) = &self.next_cursor {
+            text.push_str(&format!(
+                "more channels: --since {} --cursor {cursor}\n",
+                self.since
+            ));
+        }
+        text
     }
 }
 
@@ -109,22 +178,52 @@ impl Render for CaughtUp {
         if self.channels.is_empty() {
             text.push_str("Nothing new.\n");
         }
+        let sent = sent_heading();
         for channel in &self.channels {
-            let mut out = table(&["arrived", "author", "content", "", "id"]);
+            let mut out = table(&[sent.as_str(), "author", "content", "", "id"]);
             for message in &channel.messages {
-                out.add_row(message_row(message));
+                out.add_row(body_row(message));
             }
-            let more = if channel.more { " (more waiting)" } else { "" };
             text.push_str(&format!(
-                "#{} — {} new{more}\n{out}\n",
+                "#{} — {}\n{out}\n",
                 channel.channel_name,
-                channel.messages.len()
+                plural(channel.messages.len() as u64, "message")
             ));
+        }
+        if !self.overview.is_empty() {
+            let news: Vec<String> = self
+                .overview
+                .iter()
+                .map(|channel| match channel.remaining {
+                    0 => format!("#{} {}", channel.channel_name, channel.messages),
+                    remaining => format!(
+                        "#{} {} ({remaining} to come)",
+                        channel.channel_name, channel.messages
+                    ),
+                })
+                .collect();
+            text.push_str(&format!("news since {}: {}", self.since, news.join(", ")));
+            if self.overview_left_out > 0 {
+                text.push_str(&format!(", and {} more channels", self.overview_left_out));
+            }
+            text.push('\n');
         }
         for skipped in &self.skipped_channels {
             text.push_str(&format!(
                 "skipped #{}: {}\n",
                 skipped.channel_name, skipped.reason
+            ));
+        }
+        if self.skipped_left_out > 0 {
+            text.push_str(&format!(
+                "and {} more unreadable channels\n",
+                self.skipped_left_out
+            ));
+        }
+        if let Some(cursor) = &self.next_cursor {
+            text.push_str(&format!(
+                "{} more waiting: --cursor {cursor}\n",
+                plural(self.remaining, "message")
             ));
         }
         text.push_str(&format!(
@@ -140,26 +239,30 @@ impl Render for Mentions {
         if self.mentions.is_empty() {
             return "No mentions.\n".to_string();
         }
-        let mut out = table(&["arrived", "author", "content", "", "id"]);
-        for message in &self.mentions {
-            out.add_row(message_row(message));
-        }
-        let more = if self.more { "; more are waiting" } else { "" };
-        format!("{out}\n{} mentions{more}\n", self.mentions.len())
+        let out = messages_table(&self.mentions);
+        let more = match &self.next_cursor {
+            Some(cursor) => format!("; more: --cursor {cursor}"),
+            None => String::new(),
+        };
+        format!(
+            "{out}\n{}{more}\n",
+            plural(self.mentions.len() as u64, "mention")
+        )
     }
 }
 
 fn bookmark_row(bookmark: &Bookmark) -> Vec<String> {
-    let now = &bookmark.message.content;
-    let state = if bookmark.message.deleted {
+    let now = &bookmark.message.body;
+    let state = if now.deleted {
         "deleted since".to_string()
-    } else if *now != bookmark.content_when_bookmarked {
-        format!("edited since: {}", excerpt(now, 48))
+    } else if now.content != bookmark.content_when_bookmarked {
+        format!("edited since: {}", excerpt(&now.content, 48))
     } else {
         String::new()
     };
     vec![
-        when(bookmark.bookmarked_at),
+        local(bookmark.bookmarked_at),
+        format!("#{}", bookmark.message.channel_name),
         excerpt(&bookmark.content_when_bookmarked, 56),
         bookmark.note.clone().unwrap_or_default(),
         state,
@@ -172,11 +275,23 @@ impl Render for Bookmarks {
         if self.bookmarks.is_empty() {
             return "No open bookmarks.\n".to_string();
         }
-        let mut out = table(&["bookmarked", "message", "note", "now", "id"]);
+        let bookmarked = format!("bookmarked ({})", zone_label());
+        let mut out = table(&[
+            bookmarked.as_str(),
+            "channel",
+            "message",
+            "note",
+            "now",
+            "id",
+        ]);
         for bookmark in &self.bookmarks {
             out.add_row(bookmark_row(bookmark));
         }
-        format!("{out}\n{} open bookmarks\n", self.bookmarks.len())
+        let more = match &self.next_cursor {
+            Some(cursor) => format!("; more: --cursor {cursor}"),
+            None => String::new(),
+        };
+        format!("{out}\n{} open bookmarks{more}\n", self.bookmarks.len())
     }
 }
 
@@ -201,7 +316,7 @@ impl Render for ResolvedBookmark {
 
 impl Render for ChannelHistory {
     fn render(&self) -> String {
-        let mut text = format!("#{}\n", self.channel_name);
+        let mut text = format!("#{} (times in {})\n", self.channel_name, zone_label());
         if self.messages.is_empty() {
             text.push_str("No stored messages here.\n");
         }
@@ -209,28 +324,27 @@ impl Render for ChannelHistory {
             let message = &entry.message;
             text.push_str(&format!(
                 "{}  {}  [{}]{}\n",
-                when(message.sent_at),
+                local(message.sent_at),
                 message.author_name,
                 message.message_id,
                 if message.deleted { "  (deleted)" } else { "" }
             ));
-            if entry.edits.is_empty() {
-                text.push_str(&format!(
+            match &entry.original_content {
+                None => text.push_str(&format!(
                     "    {}\n",
                     message.content.replace('\n', "\n    ")
-                ));
-            } else {
-                text.push_str(&format!(
+                )),
+                Some(original) => text.push_str(&format!(
                     "    originally: {}\n",
-                    entry.original_content.replace('\n', "\n    ")
+                    original.replace('\n', "\n    ")
+                )),
+            }
+            for edit in &entry.edits {
+                text.push_str(&format!(
+                    "    edited {}: {}\n",
+                    local(edit.edited_at),
+                    edit.content.replace('\n', "\n    ")
                 ));
-                for edit in &entry.edits {
-                    text.push_str(&format!(
-                        "    edited {}: {}\n",
-                        when(edit.edited_at),
-                        edit.content.replace('\n', "\n    ")
-                    ));
-                }
             }
         }
         if let Some(older) = &self.older_cursor {
@@ -248,10 +362,11 @@ impl Render for SearchResults {
         if self.results.is_empty() {
             return format!("Nothing matches {}.\n", self.query);
         }
-        let mut out = table(&["arrived", "author", "match", "", "id"]);
+        let sent = sent_heading();
+        let mut out = table(&[sent.as_str(), "channel", "author", "match", "", "id"]);
         for result in &self.results {
             let mut row = message_row(&result.message);
-            row[2] = excerpt(&result.snippet, 72);
+            row[3] = excerpt(&result.snippet, 64);
             out.add_row(row);
         }
         format!("{out}\n{} results for {}\n", self.results.len(), self.query)
@@ -273,8 +388,12 @@ impl Render for Activity {
                 channel.reactions.to_string(),
             ]);
         }
+        let left_out = match self.channels_left_out {
+            0 => String::new(),
+            more => format!(" (and {more} more channels)"),
+        };
         format!(
-            "{out}\n{} new. Next time: --after {}\n",
+            "{out}\n{} new{left_out}. Next time: --after {}\n",
             self.total, self.cutoff
         )
     }
@@ -320,11 +439,15 @@ impl Render for DigestReport {
         ));
         for message in &self.unanswered_mentions {
             text.push_str(&format!(
-                "    {} {}: {}\n",
-                when(message.created_at),
-                message.author_name,
-                excerpt(&message.content, 60)
+                "    {} #{} {}: {}\n",
+                local(message.body.sent_at),
+                message.channel_name,
+                message.body.author_name,
+                excerpt(&message.body.content, 60)
             ));
+        }
+        if self.more_unanswered_mentions {
+            text.push_str("    and more: see mentions awaiting-reply\n");
         }
         text.push_str(&format!(
             "\nOpen bookmarks: {}\n",
@@ -339,6 +462,15 @@ impl Render for DigestReport {
             text.push_str(&format!(
                 "    {}{note}\n",
                 excerpt(&bookmark.content_when_bookmarked, 60)
+            ));
+        }
+        if self.more_open_bookmarks {
+            text.push_str("    and more: see bookmarks list\n");
+        }
+        if self.channels_left_out > 0 {
+            text.push_str(&format!(
+                "\n{} more channels had messages: see catch-up\n",
+                self.channels_left_out
             ));
         }
         text
@@ -392,13 +524,20 @@ impl Render for StoreStatus {
             }
             text.push_str(&format!("{out}\n"));
         }
+        if self.channels_left_out > 0 {
+            text.push_str(&format!("and {} more channels\n", self.channels_left_out));
+        }
         if !self.never_backfilled.is_empty() {
             let names: Vec<String> = self
                 .never_backfilled
                 .iter()
                 .map(|channel| format!("#{}", channel.channel_name))
                 .collect();
-            text.push_str(&format!("never backfilled: {}\n", names.join(", ")));
+            let more = match self.never_backfilled_left_out {
+                0 => String::new(),
+                more => format!(" and {more} more"),
+            };
+            text.push_str(&format!("never backfilled: {}{more}\n", names.join(", ")));
         }
         if self.gaps.is_empty() {
             text.push_str("no known gaps\n");
@@ -425,16 +564,18 @@ impl Render for StoreStatus {
 
 impl Render for Message {
     fn render(&self) -> String {
-        let reply = self
+        let body = &self.body;
+        let reply = body
             .reply_to_message_id
             .as_deref()
             .map(|id| format!(" in reply to {id}"))
             .unwrap_or_default();
         format!(
-            "Sent message {} as {}{reply}: {}\n",
-            self.message_id,
-            self.author_name,
-            excerpt(&self.content, 72)
+            "Sent message {} in #{} as {}{reply}: {}\n",
+            body.message_id,
+            self.channel_name,
+            body.author_name,
+            excerpt(&body.content, 72)
         )
     }
 }

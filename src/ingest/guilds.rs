@@ -50,6 +50,7 @@ fn roles_of<'a>(roles: impl Iterator<Item = &'a Role>) -> Vec<RolePermissions> {
         .map(|role| RolePermissions {
             id: role.id.to_string(),
             permissions: role.permissions.bits(),
+            name: role.name.clone(),
         })
         .collect();
     roles.sort_by(|a, b| a.id.cmp(&b.id));
@@ -174,6 +175,7 @@ pub(super) fn record_role_in(writer: &mut Writer<'_>, role: &Role) -> Result<Rec
     let entry = RolePermissions {
         id: role.id.to_string(),
         permissions: role.permissions.bits(),
+        name: role.name.clone(),
     };
     let changed = update_guild(writer, &role.guild_id.to_string(), |known| {
         known.roles.retain(|existing| existing.id != entry.id);

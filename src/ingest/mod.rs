@@ -139,11 +139,12 @@ mod tests {
     use crate::store::ChannelAccess;
     use crate::test_fixtures::{BOT_ID, VIEW, World, dispatch, new_id};
 
-    fn messages_of(world: &World, channel: &str) -> Vec<crate::business::model::Message> {
+    fn messages_of(world: &World, channel: &str) -> Vec<crate::business::model::MessageBody> {
         let input = CatchUp {
             since: Some(Instant::from_micros(0)),
             channel_id: crate::business::model::DiscordId::parse(channel),
             limit: Some(500),
+            cursor: None,
         };
         let result = catch_up(&world.store, input, &world.context()).unwrap();
         result

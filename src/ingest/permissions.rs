@@ -133,10 +133,12 @@ mod tests {
                 RolePermissions {
                     id: "1".into(),
                     permissions: everyone,
+                    name: "@everyone".into(),
                 },
                 RolePermissions {
                     id: "2".into(),
                     permissions: bot_role,
+                    name: "bot".into(),
                 },
             ],
             bot_role_ids: vec!["2".into()],

@@ -23,6 +23,7 @@ use crate::business::outbox::DiscordSender;
 use crate::business::{self, OwnerContext, input};
 use crate::cli::render::Render;
 use crate::error::{Error, Result};
+use crate::mcp::text::{ModelText, TextBlock};
 use crate::store::Store;
 
 /// What a capability call needs: the store, the owner context built at start-up, and the
@@ -39,14 +40,21 @@ pub trait Outcome: Send {
     fn to_json(&self) -> Value;
     /// The human rendering the CLI prints without `--json`.
     fn render(&self) -> String;
+    /// The text block an MCP answer carries for a model to read, beside the structured result.
+    fn to_text(&self) -> String;
 }
 
-impl<T: Serialize + Render + Send> Outcome for T {
+impl<T: Serialize + Render + ModelText + Send> Outcome for T {
     fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
     fn render(&self) -> String {
         Render::render(self)
+    }
+    fn to_text(&self) -> String {
+        let mut text = TextBlock::new();
+        self.write_text(&mut text);
+        text.finish()
     }
 }
 
@@ -81,7 +89,7 @@ impl Capability {
     ) -> Capability
     where
         I: DeserializeOwned + JsonSchema + Send + 'static,
-        O: Serialize + JsonSchema + Render + Send + 'static,
+        O: Serialize + JsonSchema + Render + ModelText + Send + 'static,
     {
         let invoke = invoke(move |arguments, services| {
             Box::pin(async move {

@@ -15,6 +15,9 @@ use crate::instant::Instant;
 pub struct RolePermissions {
     pub id: String,
     pub permissions: u64,
+    /// What `<@&id>` in a message reads as; empty in rows recorded before names were kept.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,6 +191,24 @@ impl Reader<'_> {
         ))?;
         let rows = statement.query_map([], channel_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every role of every guild, as last seen, by id: what mention tokens name.
+    pub fn role_names(&self) -> Result<std::collections::HashMap<String, String>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT roles FROM guild_events
+             WHERE seq IN (SELECT max(seq) FROM guild_events GROUP BY guild_id)",
+        )?;
+        let lists = statement.query_map([], |row| from_json::<Vec<RolePermissions>>(row, 0))?;
+        let mut names = std::collections::HashMap::new();
+        for list in lists {
+            for role in list? {
+                if !role.name.is_empty() {
+                    names.insert(role.id, role.name);
+                }
+            }
+        }
+        Ok(names)
     }
 
     /// A member's roles in a guild, as last seen.

@@ -233,6 +233,42 @@ impl Reader<'_> {
         Ok(pages)
     }
 
+    /// Up to `limit` messages of `channel_ids` that arrived at or after `from`, in arrival
+    /// order across channels, hydrated: one range of the arrival index, whose entries carry
+    /// the channel, so a message of another channel is passed over without reading its row.
+    pub fn messages_arrived_from(
+        &self,
+        channel_ids: &[&str],
+        from: Instant,
+        limit: usize,
+    ) -> Result<Vec<MessageRecord>> {
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_arrival
+             WHERE created_at >= ?1 AND channel_id IN (SELECT value FROM json_each(?2))
+             ORDER BY created_at LIMIT ?3"
+        ))?;
+        let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
+        let rows = statement
+            .query_map(params![from.to_iso(), ids, limit as i64], message_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        self.hydrate(rows)
+    }
+
+    /// Per channel, how many messages arrived at or after `from`; channels with none are
+    /// absent. One range of the arrival index, no row read.
+    pub fn arrivals_by_channel(&self, from: Instant) -> Result<HashMap<String, u64>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT channel_id, count(*) FROM messages INDEXED BY messages_by_arrival
+             WHERE created_at >= ?1 GROUP BY channel_id",
+        )?;
+        let mut counts = HashMap::new();
+        let mut rows = statement.query([from.to_iso()])?;
+        while let Some(row) = rows.next()? {
+            counts.insert(row.get(0)?, row.get::<_, i64>(1)? as u64);
+        }
+        Ok(counts)
+    }
+
     /// Messages that mention `user_id` (directly, through one of `role_ids`, with @everyone or
     /// @here, or by replying to them) and arrived at or after `since`, oldest first; the user's
     /// own messages are left out.
@@ -273,6 +309,25 @@ impl Reader<'_> {
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         self.hydrate(rows)
+    }
+
+    /// The name each of `user_ids` last wrote under, for those who wrote anything: what
+    /// `<@id>` in a message reads as. One probe of the author index per id.
+    pub fn user_names(&self, user_ids: &[&str]) -> Result<HashMap<String, String>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT j.value, (SELECT author_name FROM messages
+                              WHERE author_id = j.value ORDER BY created_at DESC LIMIT 1)
+             FROM json_each(?1) AS j",
+        )?;
+        let ids = serde_json::to_string(user_ids).unwrap_or_else(|_| "[]".into());
+        let mut names = HashMap::new();
+        let mut rows = statement.query([ids])?;
+        while let Some(row) = rows.next()? {
+            if let Some(name) = row.get::<_, Option<String>>(1)? {
+                names.insert(row.get(0)?, name);
+            }
+        }
+        Ok(names)
     }
 
     /// Who wrote a stored message.

@@ -1,6 +1,5 @@
-//! When more mentions arrived than `limit`, `mentions_list` says `more: true`; following the
-//! field's own recipe (pass the last listed mention's `createdAt` as `since`) reaches the rest
-//! without losing any.
+//! When more mentions arrived than `limit`, `mentions_list` gives a `nextCursor`; passing it
+//! back as `cursor` reads on from exactly the first mention left out: none lost, none repeated.
 
 use serde_json::json;
 
@@ -29,16 +28,15 @@ pub async fn spec() {
     let page: Mentions = mcp
         .call_ok("mentions_list", json!({"since": feed.opened_at(), "limit": 2}))
         .await;
-    assert!(page.more, "more mentions wait beyond the limit");
-    let last = page.mentions.last().expect("a full page").created_at.clone();
+    let cursor = page.next_cursor.clone().expect("more mentions wait beyond the limit");
     let rest: Mentions = mcp
-        .call_ok("mentions_list", json!({"since": last, "limit": 2}))
+        .call_ok("mentions_list", json!({"cursor": cursor, "limit": 2}))
         .await;
 
     let first_ids: Vec<&str> = page.mentions.iter().map(|m| m.message_id.as_str()).collect();
     let rest_ids: Vec<&str> = rest.mentions.iter().map(|m| m.message_id.as_str()).collect();
     assert_eq!(first_ids, [&posted[0], &posted[1]]);
-    assert_eq!(rest_ids, [&posted[1], &posted[2]], "the boundary mention is shown again");
-    assert!(!rest.more);
+    assert_eq!(rest_ids, [&posted[2]], "exactly the mention left out, none repeated");
+    assert_eq!(rest.next_cursor, None);
     mcp.stop().await;
 }
