@@ -276,7 +276,10 @@ fn shorten_text(text: &mut String, room: usize) {
         keep.push(character);
         kept += 1;
     }
-    *text = format!("{keep}… [{} of {total} characters cut]", total - kept);
+    *text = format!(
+        "{keep}… [{} of {total} characters cut to fit the answer]",
+        total - kept
+    );
 }
 
 /// Read a channel's stored history around a point, oldest first: each message with every
@@ -735,6 +738,100 @@ mod tests {
         let from_watermark = catch_up_from(&world, result.watermark, Some(2));
         let ids_from_watermark: Vec<&str> = from_watermark.channels.iter().flat_map(ids).collect();
         assert_eq!(ids_from_watermark, vec![left_out.as_str(), later.as_str()]);
+    }
+
+    #[test]
+    fn a_cursor_reads_on_from_its_instant_inclusively_to_the_microsecond() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let first = world.post(&channel, "7", "first", json!({}));
+        let second = world.post(&channel, "7", "second", json!({}));
+        let everything = catch_up_from(&world, Instant::from_micros(0), None);
+        let first_arrived = everything.channels[0].messages[0].created_at;
+        let page_from = |at: Instant| {
+            let page = catch_up(
+                &world.store,
+                CatchUp {
+                    cursor: Some(PageCursor::new(&[0, at.as_micros()])),
+                    ..CatchUp::default()
+                },
+                &world.context(),
+            )
+            .unwrap();
+            assert_eq!(
+                page.since,
+                Instant::from_micros(0),
+                "the window stays the cursor's"
+            );
+            page.channels
+                .iter()
+                .flat_map(ids)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            page_from(first_arrived),
+            vec![first.clone(), second.clone()]
+        );
+        assert_eq!(page_from(first_arrived.plus_micros(1)), vec![second]);
+    }
+
+    #[test]
+    fn a_cursor_that_is_not_one_catch_up_returned_is_refused_by_name() {
+        let world = World::new();
+        for parts in [vec![5], vec![10, 5], vec![1, 2, 3]] {
+            let error = catch_up(
+                &world.store,
+                CatchUp {
+                    cursor: Some(PageCursor::new(&parts)),
+                    ..CatchUp::default()
+                },
+                &world.context(),
+            )
+            .unwrap_err();
+            assert_eq!(
+                error.message(),
+                "`cursor` is not one messages_catch_up returned: pass its `nextCursor` unchanged",
+                "{parts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_message_too_long_for_a_page_alone_is_shown_cut_so_paging_moves_on() {
+        let world = World::new();
+        let channel = world.channel("general");
+        // 4,000 four-byte characters: 16,000 bytes, counted twice, over one page.
+        let huge = world.post(&channel, "7", &"🎉".repeat(4000), json!({}));
+        let next = world.post(&channel, "7", "after", json!({}));
+        let page = catch_up_from(&world, Instant::from_micros(0), None);
+        assert_eq!(ids(&page.channels[0])[0], huge);
+        let shown = &page.channels[0].messages[0].content;
+        assert!(shown.starts_with("🎉🎉"), "{shown}");
+        assert!(
+            shown.ends_with(" of 4000 characters cut to fit the answer]"),
+            "{shown}"
+        );
+        assert!(budget::serialized_len(&page) * 2 <= budget::ANSWER_BYTES);
+        let rest: Vec<&str> = page.channels.iter().flat_map(ids).skip(1).collect();
+        let read_on = match &page.next_cursor {
+            Some(cursor) => catch_up(
+                &world.store,
+                CatchUp {
+                    cursor: Some(cursor.clone()),
+                    ..CatchUp::default()
+                },
+                &world.context(),
+            )
+            .unwrap()
+            .channels
+            .iter()
+            .flat_map(ids)
+            .map(str::to_string)
+            .collect(),
+            None => rest.iter().map(|id| id.to_string()).collect::<Vec<_>>(),
+        };
+        assert_eq!(read_on, vec![next]);
     }
 
     #[test]

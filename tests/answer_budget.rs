@@ -1,0 +1,209 @@
+//! The budget gate: every tool's answer fits an assistant's context window (SPEC rule 8).
+//!
+//! On a generated store large enough to overflow every reader (10,000 messages in 500
+//! channels, hundreds of mentions, 80 open bookmarks, 300 scheduled messages of the longest
+//! content), each tool is called with its default inputs and with each bound at the largest
+//! value its schema accepts, and the answer an MCP client receives (the structured result and
+//! the text block together) must stay within the budget. The cases are listed per tool and
+//! the list is held against the registry, so a new tool without cases fails here.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use discord_manager::business::budget::ANSWER_BYTES;
+use discord_manager::business::{OwnerContext, Source};
+use discord_manager::registry::{self, Services};
+use discord_manager::seed::DemoDiscord;
+use discord_manager::store::Store;
+use discord_manager::synthetic::{self, OWNER_ID, Plan};
+use serde_json::{Value, json};
+
+/// A long text of `length` characters with the escaping JSON pays most for in ordinary text.
+fn long_text(length: usize) -> String {
+    "\"quoted\" line\n".chars().cycle().take(length).collect()
+}
+
+struct World {
+    _folder: tempfile::TempDir,
+    services: Services,
+    busiest_channel: String,
+    first_arrival: String,
+    a_message: String,
+}
+
+fn world() -> World {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let path = folder.path().join("budget.sqlite3");
+    let store = Arc::new(Store::open(&path).expect("the store opens"));
+    let (produced, _) =
+        synthetic::build(&store, &Plan::new(10_000, 20_261_201)).expect("the generator runs");
+    let context = OwnerContext {
+        owner_id: Some(OWNER_ID.to_string()),
+        guild_ids: Vec::new(),
+        token_configured: true,
+        read_only: false,
+        send_channel_ids: None,
+        source: Source::Cli,
+    };
+    let a_message = store
+        .read(|reader| {
+            Ok(reader
+                .messages_arrived_from(
+                    &[produced.busiest_readable_channel.as_str()],
+                    produced.first_arrival.expect("a first arrival"),
+                    1,
+                )?
+                .remove(0)
+                .message_id)
+        })
+        .expect("a message of the busiest channel");
+    World {
+        services: Services {
+            store: Arc::clone(&store),
+            context,
+            sender: Some(Arc::new(DemoDiscord::new(store))),
+        },
+        busiest_channel: produced.busiest_readable_channel,
+        first_arrival: produced.first_arrival.expect("a first arrival").to_string(),
+        a_message,
+        _folder: folder,
+    }
+}
+
+/// Every tool's cases: its defaults, then each bound at its largest.
+fn cases(world: &World) -> BTreeMap<&'static str, Vec<Value>> {
+    let channel = world.busiest_channel.as_str();
+    let since = world.first_arrival.as_str();
+    let message = world.a_message.as_str();
+    BTreeMap::from([
+        (
+            "channels_list",
+            vec![json!({}), json!({"since": since, "limit": 500})],
+        ),
+        (
+            "messages_catch_up",
+            vec![
+                json!({}),
+                json!({"since": since, "limit": 500}),
+                json!({"since": since, "channelId": channel, "limit": 500}),
+            ],
+        ),
+        (
+            "messages_history",
+            vec![
+                json!({"channelId": channel}),
+                json!({"channelId": channel, "limit": 200}),
+                json!({"channelId": channel, "around": message, "limit": 200}),
+                json!({"channelId": channel, "after": message, "limit": 200}),
+            ],
+        ),
+        (
+            "messages_search",
+            vec![
+                json!({"query": "the"}),
+                json!({"query": "the OR a OR to OR and", "limit": 100}),
+            ],
+        ),
+        (
+            "messages_send",
+            vec![
+                json!({"channelId": channel, "content": long_text(2000), "replyToMessageId": message}),
+            ],
+        ),
+        (
+            "mentions_list",
+            vec![json!({}), json!({"since": since, "limit": 500})],
+        ),
+        (
+            "mentions_awaiting_reply",
+            vec![
+                json!({}),
+                json!({"since": since, "silenceMinutes": 0, "limit": 500}),
+            ],
+        ),
+        (
+            "activity_wait",
+            vec![json!({}), json!({"after": since, "waitSeconds": 0})],
+        ),
+        ("activity_digest", vec![json!({}), json!({"since": since})]),
+        (
+            "bookmarks_add",
+            vec![json!({"messageId": message, "note": long_text(1000)})],
+        ),
+        ("bookmarks_list", vec![json!({}), json!({"limit": 500})]),
+        ("bookmarks_resolve", vec![json!({"messageId": message})]),
+        ("store_status", vec![json!({}), json!({"since": since})]),
+        (
+            "schedules_add",
+            vec![json!({"channelId": channel, "content": long_text(2000),
+                        "sendAt": "2099-01-01T00:00:00Z", "replyToMessageId": message})],
+        ),
+        ("schedules_list", vec![json!({}), json!({"limit": 500})]),
+        ("schedules_cancel", vec![json!({"scheduleId": 1})]),
+    ])
+}
+
+#[tokio::test]
+async fn every_answer_fits_the_budget_with_default_and_largest_inputs() {
+    let world = world();
+    let cases = cases(&world);
+    let registered: Vec<&str> = registry::capabilities().iter().map(|c| c.name).collect();
+    let listed: Vec<&str> = cases.keys().copied().collect();
+    let mut sorted = registered.clone();
+    sorted.sort();
+    assert_eq!(
+        listed, sorted,
+        "every tool has budget cases, and only tools do"
+    );
+
+    // Enough scheduled messages of the longest content to overflow `schedules_list`.
+    let add = registry::find("schedules_add").unwrap();
+    for n in 0..300 {
+        let arguments = json!({"channelId": world.busiest_channel, "content": long_text(2000),
+                               "sendAt": format!("2099-01-01T00:{:02}:{:02}Z", n / 60, n % 60)});
+        add.call(arguments, &world.services)
+            .await
+            .expect("a schedule is added");
+    }
+
+    let mut largest: BTreeMap<&str, usize> = BTreeMap::new();
+    // In registry order, so bookmarks_add comes before bookmarks_resolve and schedules_add
+    // before schedules_cancel.
+    for capability in registry::capabilities() {
+        for arguments in &cases[capability.name] {
+            let outcome = capability
+                .call(arguments.clone(), &world.services)
+                .await
+                .unwrap_or_else(|error| {
+                    panic!("{} {arguments}: {}", capability.name, error.message())
+                });
+            let json = serde_json::to_string(&outcome.to_json()).unwrap();
+            let answer = json.len() + outcome.to_text().len();
+            assert!(
+                answer <= ANSWER_BYTES,
+                "{} {arguments} answers {answer} bytes, over the {ANSWER_BYTES} budget",
+                capability.name
+            );
+            let entry = largest.entry(capability.name).or_default();
+            *entry = (*entry).max(answer);
+        }
+    }
+    // The store does overflow the readers, which fill most of the budget before they stop: the
+    // gate would prove nothing on small answers.
+    eprintln!("largest answers in bytes: {largest:?}");
+    for tool in [
+        "channels_list",
+        "messages_catch_up",
+        "messages_history",
+        "mentions_list",
+        "bookmarks_list",
+        "schedules_list",
+        "store_status",
+    ] {
+        assert!(
+            largest[tool] > ANSWER_BYTES / 2,
+            "{tool}'s largest answer is only {} bytes: the store does not fill it",
+            largest[tool]
+        );
+    }
+}
