@@ -241,7 +241,7 @@ async fn prepare(rest: &Rest, store: &Arc<Store>) -> Result<String> {
 
 async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -> Result<()> {
     let token = config.token.clone().ok_or_else(|| {
-        Error::config("ingest needs the bot token: set DISCORD_TOKEN (in the environment or .env)")
+        Error::config("ingest needs the bot token: set DISCORD_TOKEN (in the environment, .env or the config file)")
     })?;
     let mut signals = Signals::listen()?;
     let rest = Arc::new(Rest::new(

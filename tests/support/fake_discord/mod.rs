@@ -211,7 +211,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            token: "fake-token-4d1c9b7e2a".to_string(),
+            token: "fake-token.4d1c9b.7e2a".to_string(),
             heartbeat_interval_ms: 1_000,
         }
     }
