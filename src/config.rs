@@ -1,10 +1,19 @@
-//! The owner's configuration: environment variables, also read from `.env` in the working
-//! directory (a variable already set in the environment wins). `.env.example` documents each.
+//! The owner's configuration: environment variables, also read from two files. Where a
+//! variable is set in more than one place, the first of these wins:
 //!
-//! The bot token is held in [`Token`], which never prints itself.
+//! 1. the process environment;
+//! 2. `.env` in the working directory (only there: never a parent's, since an MCP client may
+//!    start the server inside any cloned project, whose `.env` must not redirect the token);
+//! 3. the owner's config file, `$XDG_CONFIG_HOME/discord-manager/config.env` (by default
+//!    `~/.config/discord-manager/config.env`), which must be readable by its owner only (0600).
+//!
+//! `.env.example` documents each variable. The bot token is held in [`Token`], which never
+//! prints itself, and no configuration error repeats a value it was given: any of them may be
+//! a token pasted into the wrong variable.
 
+use std::collections::HashMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::business::model::DiscordId;
 use crate::error::{Error, Result};
@@ -17,6 +26,29 @@ impl Token {
     /// The token itself, for the one place that sends it to Discord.
     pub fn expose(&self) -> &str {
         &self.0
+    }
+
+    /// A token of Discord's shape: three non-empty dot-separated parts of letters, digits, `-`
+    /// and `_` (a bot token never has anything else). Anything else is refused here, as a
+    /// configuration error, instead of reaching Discord as a request it refuses.
+    fn parse(text: &str) -> Result<Token> {
+        let text = text.strip_prefix("Bot ").unwrap_or(text);
+        let well_formed_part = |part: &str| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+        };
+        let parts: Vec<&str> = text.split('.').collect();
+        if parts.len() == 3 && parts.iter().all(|part| well_formed_part(part)) {
+            Ok(Token(text.to_string()))
+        } else {
+            Err(Error::config(
+                "DISCORD_TOKEN is not a bot token: a token is three parts separated by dots, \
+                 made of letters, digits, - and _ only (copy it again from the Developer Portal \
+                 → your application → Bot → Reset Token; the value is not shown here)",
+            ))
+        }
     }
 }
 
@@ -38,25 +70,23 @@ pub struct Config {
     pub api_base: Option<String>,
 }
 
+/// Discord's own API base, the one base that is not on this machine.
+const DISCORD_API: &str = "https://discord.com";
+
 impl Config {
-    /// Reads `.env` (if present) and then the process environment.
+    /// Reads the environment, then `.env` in the working directory, then the owner's config file.
     pub fn from_env() -> Result<Config> {
-        // A missing .env is normal; a malformed one is the owner's to fix.
-        match dotenvy::dotenv() {
-            Ok(_) => {}
-            Err(error) if error.not_found() => {}
-            Err(dotenvy::Error::LineParse(_, line)) => {
-                return Err(Error::config(format!(
-                    "The .env file cannot be read near character {line}: write one NAME=value per line"
-                )));
-            }
-            Err(error) => {
-                return Err(Error::config(format!(
-                    "The .env file cannot be read: {error}"
-                )));
-            }
-        }
-        Config::from_lookup(|name| std::env::var(name).ok())
+        let dot_env = read_dot_env(Path::new(".env"))?;
+        let config_file = match config_file_path() {
+            Some(path) => read_config_file(&path)?,
+            None => HashMap::new(),
+        };
+        Config::from_lookup(|name| {
+            std::env::var(name)
+                .ok()
+                .or_else(|| dot_env.get(name).cloned())
+                .or_else(|| config_file.get(name).cloned())
+        })
     }
 
     /// Builds the configuration from any variable source (the environment, or a test's map).
@@ -67,7 +97,9 @@ impl Config {
                 .filter(|v| !v.is_empty())
         };
         Ok(Config {
-            token: value("DISCORD_TOKEN").map(Token),
+            token: value("DISCORD_TOKEN")
+                .map(|token| Token::parse(&token))
+                .transpose()?,
             owner_id: value("DISCORD_OWNER_ID")
                 .map(|id| discord_id("DISCORD_OWNER_ID", &id))
                 .transpose()?,
@@ -88,8 +120,107 @@ impl Config {
             send_channel_ids: value("DISCORD_MANAGER_SEND_CHANNELS")
                 .map(|ids| id_list("DISCORD_MANAGER_SEND_CHANNELS", &ids))
                 .transpose()?,
-            api_base: value("DISCORD_API_BASE").map(|base| base.trim_end_matches('/').to_string()),
+            api_base: value("DISCORD_API_BASE")
+                .map(|base| api_base(&base))
+                .transpose()?,
         })
+    }
+}
+
+/// `$XDG_CONFIG_HOME/discord-manager/config.env`, or under `~/.config` without it.
+fn config_file_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|path| path.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(base.join("discord-manager").join("config.env"))
+}
+
+/// The variables of `.env` at `path`, without touching the process environment; none when
+/// there is no such file.
+fn read_dot_env(path: &Path) -> Result<HashMap<String, String>> {
+    read_variables(path, ".env")
+}
+
+/// The owner's config file: like `.env`, but it holds the token for every directory, so it is
+/// refused while anyone but its owner may read it.
+fn read_config_file(path: &Path) -> Result<HashMap<String, String>> {
+    #[cfg(unix)]
+    if let Ok(metadata) = std::fs::metadata(path) {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = metadata.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(Error::config(format!(
+                "The config file {} may be read by others (mode {mode:04o}): make it the \
+                 owner's only with `chmod 600 {}`",
+                path.display(),
+                path.display()
+            )));
+        }
+    }
+    read_variables(path, &path.display().to_string())
+}
+
+fn read_variables(path: &Path, name: &str) -> Result<HashMap<String, String>> {
+    let entries = match dotenvy::from_path_iter(path) {
+        Ok(entries) => entries,
+        Err(error) if error.not_found() => return Ok(HashMap::new()),
+        Err(_) => {
+            return Err(Error::config(format!(
+                "The file {name} cannot be read: check that it exists and is readable"
+            )));
+        }
+    };
+    let mut variables = HashMap::new();
+    for entry in entries {
+        match entry {
+            Ok((key, value)) => {
+                variables.insert(key, value);
+            }
+            // dotenvy's own words quote the line, which may hold the token: say where only.
+            Err(dotenvy::Error::LineParse(_, at)) => {
+                return Err(Error::config(format!(
+                    "The file {name} cannot be read near character {at}: write one NAME=value \
+                     per line"
+                )));
+            }
+            Err(_) => {
+                return Err(Error::config(format!(
+                    "The file {name} cannot be read: write one NAME=value per line"
+                )));
+            }
+        }
+    }
+    Ok(variables)
+}
+
+/// The API base: Discord's own, or a fake Discord on this machine (over plain http, which is
+/// acceptable only on loopback: anywhere else the token would cross a network in the clear,
+/// or go to a host that is not Discord at all).
+fn api_base(text: &str) -> Result<String> {
+    let base = text.trim_end_matches('/');
+    let local = ["http://127.0.0.1", "http://localhost"]
+        .iter()
+        .find_map(|host| base.strip_prefix(host))
+        .is_some_and(|rest| {
+            rest.is_empty()
+                || rest.strip_prefix(':').is_some_and(|port| {
+                    !port.is_empty()
+                        && port.len() <= 5
+                        && port.bytes().all(|byte| byte.is_ascii_digit())
+                        && port
+                            .parse::<u32>()
+                            .is_ok_and(|port| (1..=65_535).contains(&port))
+                })
+        });
+    if base == DISCORD_API || local {
+        Ok(base.to_string())
+    } else {
+        Err(Error::config(
+            "DISCORD_API_BASE must be https://discord.com, or a fake Discord on this machine: \
+             http://127.0.0.1 or http://localhost, with an optional :port and nothing else \
+             (the value is not shown here: leave DISCORD_API_BASE unset for Discord itself)",
+        ))
     }
 }
 
@@ -98,7 +229,8 @@ fn discord_id(variable: &str, text: &str) -> Result<String> {
         .map(|id| id.as_str().to_string())
         .ok_or_else(|| {
             Error::config(format!(
-                "{variable} must be a Discord id (a string of digits); got {text:?}"
+                "{variable} must be a Discord id (a string of digits such as \
+                 \"1189078123456789012\"); the value is not one and is not shown here"
             ))
         })
 }
@@ -107,12 +239,15 @@ fn id_list(variable: &str, text: &str) -> Result<Vec<String>> {
     text.split(',')
         .map(str::trim)
         .filter(|id| !id.is_empty())
-        .map(|id| {
+        .enumerate()
+        .map(|(index, id)| {
             DiscordId::parse(id)
                 .map(|id| id.as_str().to_string())
                 .ok_or_else(|| {
                     Error::config(format!(
-                        "{variable} must be Discord ids separated by commas; {id:?} is not one"
+                        "{variable} must be Discord ids separated by commas; entry {} is not one \
+                         (it is not shown here)",
+                        index + 1
                     ))
                 })
         })
@@ -121,9 +256,10 @@ fn id_list(variable: &str, text: &str) -> Result<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-
     use super::*;
+    use crate::error::ErrorKind;
+
+    const TOKEN: &str = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GhIjKl.secret_token-part-3";
 
     fn config(pairs: &[(&str, &str)]) -> Result<Config> {
         let map: HashMap<String, String> = pairs
@@ -136,7 +272,7 @@ mod tests {
     #[test]
     fn reads_every_variable_of_the_contract() {
         let config = config(&[
-            ("DISCORD_TOKEN", "secret-token"),
+            ("DISCORD_TOKEN", TOKEN),
             ("DISCORD_OWNER_ID", "123456789012345678"),
             ("DISCORD_GUILD_IDS", "111, 222"),
             ("DISCORD_MANAGER_DB", "/tmp/x.sqlite3"),
@@ -145,10 +281,7 @@ mod tests {
             ("DISCORD_API_BASE", "http://127.0.0.1:8080/"),
         ])
         .unwrap();
-        assert_eq!(
-            config.token.as_ref().map(Token::expose),
-            Some("secret-token")
-        );
+        assert_eq!(config.token.as_ref().map(Token::expose), Some(TOKEN));
         assert_eq!(config.owner_id.as_deref(), Some("123456789012345678"));
         assert_eq!(config.guild_ids, vec!["111", "222"]);
         assert_eq!(config.db_path, Some(PathBuf::from("/tmp/x.sqlite3")));
@@ -159,21 +292,189 @@ mod tests {
 
     #[test]
     fn never_shows_the_token_when_printed() {
-        let config = config(&[("DISCORD_TOKEN", "secret-token")]).unwrap();
-        assert!(!format!("{config:?}").contains("secret-token"));
+        let config = config(&[("DISCORD_TOKEN", TOKEN)]).unwrap();
+        assert!(!format!("{config:?}").contains("secret_token"));
     }
 
     #[test]
-    fn names_the_variable_that_is_wrong() {
+    fn names_the_variable_that_is_wrong_without_repeating_its_value() {
         let error = config(&[("DISCORD_GUILD_IDS", "111,abc")]).unwrap_err();
         assert_eq!(
             error.message(),
-            "DISCORD_GUILD_IDS must be Discord ids separated by commas; \"abc\" is not one"
+            "DISCORD_GUILD_IDS must be Discord ids separated by commas; entry 2 is not one (it \
+             is not shown here)"
         );
         let error = config(&[("DISCORD_MANAGER_READ_ONLY", "yes")]).unwrap_err();
         assert_eq!(
             error.message(),
             "DISCORD_MANAGER_READ_ONLY must be 1 (sending denied) or 0"
+        );
+    }
+
+    /// The token pasted into the wrong variable is never printed back, whichever it is.
+    #[test]
+    fn a_token_in_the_wrong_variable_is_never_echoed() {
+        for variable in [
+            "DISCORD_OWNER_ID",
+            "DISCORD_GUILD_IDS",
+            "DISCORD_MANAGER_SEND_CHANNELS",
+            "DISCORD_MANAGER_READ_ONLY",
+            "DISCORD_API_BASE",
+        ] {
+            let error = config(&[(variable, TOKEN)]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::Config, "{variable}");
+            assert!(error.message().starts_with(variable), "{}", error.message());
+            for part in TOKEN.split('.') {
+                assert!(!error.message().contains(part), "{}", error.message());
+            }
+        }
+    }
+
+    #[test]
+    fn a_malformed_token_is_a_configuration_error_that_does_not_show_it() {
+        for token in [
+            "secrettoken",
+            "secret.token",
+            "a.b.c.d",
+            "a..c",
+            ".b.c",
+            "a.b.",
+            "a.b c.d",
+            "a.b.c\u{7f}",
+            "a.b.c\u{0}",
+            "a.bä.c",
+            "a.b.c\r\nX-Injected: 1",
+        ] {
+            let error = config(&[("DISCORD_TOKEN", token)]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::Config, "{token:?}");
+            assert_eq!(error.kind().exit_code(), 6);
+            assert!(
+                error
+                    .message()
+                    .starts_with("DISCORD_TOKEN is not a bot token"),
+                "{}",
+                error.message()
+            );
+            assert!(!error.message().contains(token), "{token:?}");
+        }
+        // The shape accepted: three parts of letters, digits, - and _ (and Discord's "Bot "
+        // prefix, which serenity adds itself).
+        for token in [TOKEN, "a.b.c", "A-_.9.z"] {
+            assert_eq!(
+                config(&[("DISCORD_TOKEN", token)])
+                    .unwrap()
+                    .token
+                    .as_ref()
+                    .map(Token::expose),
+                Some(token)
+            );
+        }
+        let prefixed = format!("Bot {TOKEN}");
+        assert_eq!(
+            config(&[("DISCORD_TOKEN", &prefixed)])
+                .unwrap()
+                .token
+                .as_ref()
+                .map(Token::expose),
+            Some(TOKEN)
+        );
+    }
+
+    #[test]
+    fn the_api_base_is_discord_or_a_fake_on_loopback_and_nothing_else() {
+        for (given, kept) in [
+            ("https://discord.com", "https://discord.com"),
+            ("https://discord.com/", "https://discord.com"),
+            ("http://127.0.0.1", "http://127.0.0.1"),
+            ("http://127.0.0.1:8080/", "http://127.0.0.1:8080"),
+            ("http://localhost:1", "http://localhost:1"),
+            ("http://localhost:65535", "http://localhost:65535"),
+        ] {
+            assert_eq!(
+                config(&[("DISCORD_API_BASE", given)])
+                    .unwrap()
+                    .api_base
+                    .as_deref(),
+                Some(kept),
+                "{given}"
+            );
+        }
+        for refused in [
+            "http://discord.com",
+            "https://discord.com.example.net",
+            "https://discord.com:8443",
+            "https://example.net",
+            "http://10.0.0.5:8080",
+            "http://127.0.0.1.example.net",
+            "http://127.0.0.1@example.net",
+            "http://localhost@example.net",
+            "http://localhost.example.net",
+            "http://127.0.0.1:0",
+            "http://127.0.0.1:65536",
+            "http://127.0.0.1:",
+            "http://127.0.0.1:80x",
+            "http://127.0.0.1:8080/api",
+            "https://127.0.0.1",
+            "127.0.0.1:8080",
+        ] {
+            let error = config(&[("DISCORD_API_BASE", refused)]).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::Config, "{refused}");
+            assert!(!error.message().contains(refused), "{}", error.message());
+            assert!(
+                error
+                    .message()
+                    .starts_with("DISCORD_API_BASE must be https://discord.com"),
+                "{}",
+                error.message()
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_is_refused_without_quoting_its_line() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join(".env");
+        std::fs::write(&path, format!("DISCORD_TOKEN='{TOKEN}\n")).unwrap();
+        let error = read_dot_env(&path).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Config);
+        assert!(error.message().starts_with("The file .env cannot be read"));
+        assert!(
+            !error.message().contains("secret_token"),
+            "{}",
+            error.message()
+        );
+        // A missing file is simply no variables.
+        assert_eq!(
+            read_dot_env(&folder.path().join("absent")).unwrap(),
+            HashMap::new()
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_config_file_is_read_only_while_no_one_else_may_read_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("config.env");
+        std::fs::write(&path, "DISCORD_OWNER_ID=123456789012345678\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(
+            read_config_file(&path)
+                .unwrap()
+                .get("DISCORD_OWNER_ID")
+                .map(String::as_str),
+            Some("123456789012345678")
+        );
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let error = read_config_file(&path).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Config);
+        assert_eq!(
+            error.message(),
+            format!(
+                "The config file {0} may be read by others (mode 0640): make it the owner's \
+                 only with `chmod 600 {0}`",
+                path.display()
+            )
         );
     }
 }

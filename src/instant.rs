@@ -2,15 +2,18 @@
 //! with microseconds (`2026-11-29T18:54:18.123456Z`), so that text order is time order.
 //!
 //! Input accepts any RFC 3339 instant (any offset, any fraction) and normalises it to UTC;
-//! output is always the fixed-width form.
+//! output is always the fixed-width form. Only instants from [`EARLIEST`] to [`LATEST`] (years
+//! 0000 to 9999 in UTC, after the offset is applied) are accepted: outside them the fixed-width
+//! text cannot be written, and an instant that cannot be written down is refused rather than
+//! silently turned into another one.
 
 use std::borrow::Cow;
 use std::fmt;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
-use time::{OffsetDateTime, UtcOffset};
 
 /// A point in time with microsecond precision, always UTC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -19,6 +22,18 @@ pub struct Instant {
 }
 
 const MICROS_PER_SECOND: i64 = 1_000_000;
+
+/// 0000-01-01T00:00:00.000000Z, the earliest instant accepted.
+pub const EARLIEST: Instant = Instant {
+    micros: -62_167_219_200_000_000,
+};
+/// 9999-12-31T23:59:59.999999Z, the latest instant accepted.
+pub const LATEST: Instant = Instant {
+    micros: 253_402_300_799_999_999,
+};
+
+/// How the accepted range is described to the owner.
+pub const RANGE: &str = "from 0000-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z (in UTC, after the offset is applied)";
 
 impl Instant {
     /// The machine's wall clock now.
@@ -34,8 +49,20 @@ impl Instant {
         self.micros
     }
 
-    /// Parses an RFC 3339 instant such as `2026-11-29T18:54:18Z` or `2026-11-29T19:54:18.5+01:00`.
+    /// Parses an RFC 3339 instant such as `2026-11-29T18:54:18Z` or `2026-11-29T19:54:18.5+01:00`;
+    /// None for anything else, including an instant outside [`EARLIEST`]..=[`LATEST`].
     pub fn parse(text: &str) -> Option<Instant> {
+        Instant::parse_unbounded(text).filter(|at| (EARLIEST..=LATEST).contains(at))
+    }
+
+    /// Whether `text` is a well-formed RFC 3339 instant that falls outside the accepted range
+    /// once its offset is applied (such as `9999-12-31T23:59:59-23:59`), so the refusal can say
+    /// what is wrong with it rather than that it is not an instant at all.
+    pub fn is_out_of_range(text: &str) -> bool {
+        Instant::parse_unbounded(text).is_some_and(|at| !(EARLIEST..=LATEST).contains(&at))
+    }
+
+    fn parse_unbounded(text: &str) -> Option<Instant> {
         // Every instant the store reads back is in its own fixed-width form: read that
         // directly (a catch-up reads two per message); anything else goes through RFC 3339.
         Instant::parse_fixed_width(text).or_else(|| {
@@ -92,21 +119,27 @@ impl Instant {
         }
     }
 
+    // Arithmetic saturates: an instant near the ends of the range moved past them stays a
+    // written-down instant far away rather than wrapping around to one near 1970.
     pub fn plus_micros(self, micros: i64) -> Instant {
         Instant {
-            micros: self.micros + micros,
+            micros: self.micros.saturating_add(micros),
         }
     }
 
     pub fn minus_seconds(self, seconds: i64) -> Instant {
         Instant {
-            micros: self.micros - seconds * MICROS_PER_SECOND,
+            micros: self
+                .micros
+                .saturating_sub(seconds.saturating_mul(MICROS_PER_SECOND)),
         }
     }
 
     pub fn plus_seconds(self, seconds: i64) -> Instant {
         Instant {
-            micros: self.micros + seconds * MICROS_PER_SECOND,
+            micros: self
+                .micros
+                .saturating_add(seconds.saturating_mul(MICROS_PER_SECOND)),
         }
     }
 
@@ -148,20 +181,22 @@ impl Instant {
         String::from_utf8(text.to_vec()).unwrap_or_else(|_| self.to_iso_general())
     }
 
-    /// [`to_iso`](Instant::to_iso) through `time`, for instants outside years 0 to 9999.
+    /// [`to_iso`](Instant::to_iso) through `format!`, for any instant, including one outside
+    /// years 0 to 9999 that only arithmetic can make (written with its real year, never as
+    /// another instant).
     fn to_iso_general(self) -> String {
-        let at = OffsetDateTime::from_unix_timestamp_nanos(self.micros as i128 * 1_000)
-            .unwrap_or(OffsetDateTime::UNIX_EPOCH)
-            .to_offset(UtcOffset::UTC);
+        let seconds = self.micros.div_euclid(MICROS_PER_SECOND);
+        let (year, month, day) = civil_from_days(seconds.div_euclid(86_400));
+        let second_of_day = seconds.rem_euclid(86_400);
         format!(
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
-            at.year(),
-            u8::from(at.month()),
-            at.day(),
-            at.hour(),
-            at.minute(),
-            at.second(),
-            at.microsecond()
+            year,
+            month,
+            day,
+            second_of_day / 3_600,
+            second_of_day / 60 % 60,
+            second_of_day % 60,
+            self.micros.rem_euclid(MICROS_PER_SECOND)
         )
     }
 }
@@ -323,5 +358,89 @@ mod tests {
         assert_eq!(Instant::parse("yesterday"), None);
         assert_eq!(Instant::parse("2026-11-29"), None);
         assert_eq!(Instant::parse("2026-11-29 18:54:18"), None);
+    }
+
+    /// One step of a deterministic generator (SplitMix64), so the property tests below walk
+    /// the same thousands of points on every run.
+    fn next_random(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn random_in(state: &mut u64, low: i64, high: i64) -> i64 {
+        let span = (high as i128 - low as i128 + 1) as u128;
+        (low as i128 + (next_random(state) as u128 % span) as i128) as i64
+    }
+
+    /// Property: every instant of the accepted range writes text that reads back as itself,
+    /// and the same instant written with any offset reads back as itself too.
+    #[test]
+    fn parsing_and_formatting_round_trip_over_the_whole_range() {
+        let mut state = 0x5EED_u64;
+        let mut points = vec![EARLIEST.micros, LATEST.micros, 0, -1];
+        for _ in 0..20_000 {
+            points.push(random_in(&mut state, EARLIEST.micros, LATEST.micros));
+        }
+        for micros in points {
+            let instant = Instant::from_micros(micros);
+            let text = instant.to_iso();
+            assert_eq!(text.len(), 27, "{text}");
+            assert_eq!(Instant::parse(&text), Some(instant), "{text}");
+
+            // The same instant in local time at a random offset, when that local time is
+            // still a four-digit year.
+            let offset_minutes = random_in(&mut state, -(23 * 60 + 59), 23 * 60 + 59);
+            let local = instant.plus_seconds(offset_minutes * 60);
+            if !(EARLIEST..=LATEST).contains(&local) {
+                continue;
+            }
+            let local_text = local.to_iso();
+            let sign = if offset_minutes < 0 { '-' } else { '+' };
+            let with_offset = format!(
+                "{}{sign}{:02}:{:02}",
+                &local_text[..26],
+                offset_minutes.abs() / 60,
+                offset_minutes.abs() % 60
+            );
+            assert_eq!(Instant::parse(&with_offset), Some(instant), "{with_offset}");
+        }
+    }
+
+    #[test]
+    fn refuses_instants_outside_years_0000_to_9999_after_the_offset() {
+        // Both sides of each end of the range.
+        assert_eq!(Instant::parse("9999-12-31T23:59:59.999999Z"), Some(LATEST));
+        assert_eq!(
+            Instant::parse("9999-12-31T23:59:59.999999-00:00"),
+            Some(LATEST)
+        );
+        assert_eq!(Instant::parse("9999-12-31T23:59:59-23:59"), None);
+        assert_eq!(Instant::parse("9999-12-31T23:59:59.999999-00:01"), None);
+        assert_eq!(Instant::parse("0000-01-01T00:00:00Z"), Some(EARLIEST));
+        assert_eq!(Instant::parse("0000-01-01T00:01:00+00:01"), Some(EARLIEST));
+        assert_eq!(Instant::parse("0000-01-01T00:00:00+00:01"), None);
+        assert_eq!(Instant::parse("0000-01-01T00:00:59.999999+00:01"), None);
+        // A malformed text is not "out of range": it is not an instant at all.
+        assert!(Instant::is_out_of_range("9999-12-31T23:59:59-23:59"));
+        assert!(Instant::is_out_of_range("0000-01-01T00:00:00+00:01"));
+        assert!(!Instant::is_out_of_range("9999-12-31T23:59:59Z"));
+        assert!(!Instant::is_out_of_range("yesterday"));
+    }
+
+    #[test]
+    fn arithmetic_past_the_range_never_comes_back_as_another_instant() {
+        let past_the_end = LATEST.plus_seconds(86_400);
+        assert_eq!(past_the_end.to_iso(), "10000-01-01T23:59:59.999999Z");
+        assert_eq!(Instant::parse(&past_the_end.to_iso()), None);
+        let far = Instant::from_micros(i64::MAX).plus_seconds(i64::MAX);
+        assert_eq!(far.as_micros(), i64::MAX);
+        assert!(!far.to_iso().starts_with("1970"), "{}", far.to_iso());
+        assert_eq!(
+            Instant::from_micros(i64::MIN).minus_seconds(1).as_micros(),
+            i64::MIN
+        );
     }
 }

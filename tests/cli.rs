@@ -145,7 +145,7 @@ fn a_malformed_configuration_variable_is_named() {
     command.env("DISCORD_OWNER_ID", "me");
     assert_eq!(
         refused(command, &["catch-up"], 6),
-        "error: DISCORD_OWNER_ID must be a Discord id (a string of digits); got \"me\"\n"
+        "error: DISCORD_OWNER_ID must be a Discord id (a string of digits such as \"1189078123456789012\"); the value is not one and is not shown here\n"
     );
 }
 
@@ -157,7 +157,7 @@ fn the_configuration_is_also_read_from_a_dot_env_file_in_the_working_directory()
     command.current_dir(folder.path());
     assert_eq!(
         refused(command, &["catch-up"], 6),
-        "error: DISCORD_OWNER_ID must be a Discord id (a string of digits); got \"not-an-id\"\n"
+        "error: DISCORD_OWNER_ID must be a Discord id (a string of digits such as \"1189078123456789012\"); the value is not one and is not shown here\n"
     );
     // The environment wins over .env.
     on(&db)
@@ -184,7 +184,7 @@ fn sending_and_scheduling_are_denied_with_exit_5_before_anything_is_written() {
         .to_iso();
     let mut read_only = on(&db);
     read_only
-        .env("DISCORD_TOKEN", "secret-token-never-shown")
+        .env("DISCORD_TOKEN", "secret-token.never.shown")
         .env("DISCORD_MANAGER_READ_ONLY", "1");
     let schedule = [
         "schedules",
@@ -226,4 +226,105 @@ fn cancelling_a_cancelled_schedule_is_a_conflict_and_an_unknown_one_is_not_found
         refused(on(&db), &["schedules", "cancel", "99"], 3),
         "error: No scheduled message has id 99\n"
     );
+}
+
+/// A `.env` is read from the working directory only: a parent's (a cloned project's, say)
+/// never reaches the configuration.
+#[test]
+fn dot_env_is_read_from_the_working_directory_and_never_from_a_parent() {
+    let (folder, db) = seeded();
+    let child = folder.path().join("project").join("inner");
+    std::fs::create_dir_all(&child).unwrap();
+    std::fs::write(
+        folder.path().join("project").join(".env"),
+        "DISCORD_MANAGER_READ_ONLY=maybe\n",
+    )
+    .unwrap();
+    let mut in_child = on(&db);
+    in_child.current_dir(&child);
+    in_child.args(["status"]).assert().success();
+
+    std::fs::write(child.join(".env"), "DISCORD_MANAGER_READ_ONLY=maybe\n").unwrap();
+    let mut in_child = on(&db);
+    in_child.current_dir(&child);
+    assert_eq!(
+        refused(in_child, &["status"], 6),
+        "error: DISCORD_MANAGER_READ_ONLY must be 1 (sending denied) or 0\n"
+    );
+}
+
+/// The environment wins over `.env`, which wins over the owner's config file; the config file
+/// is refused while others may read it.
+#[cfg(unix)]
+#[test]
+fn the_environment_wins_over_dot_env_which_wins_over_the_config_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let (folder, db) = seeded();
+    let work = folder.path().join("work");
+    let config_home = folder.path().join("config");
+    let config_file = config_home.join("discord-manager").join("config.env");
+    std::fs::create_dir_all(config_file.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(&config_file, "DISCORD_MANAGER_READ_ONLY=maybe\n").unwrap();
+    std::fs::set_permissions(&config_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let run = || {
+        let mut command = on(&db);
+        command
+            .current_dir(&work)
+            .env("XDG_CONFIG_HOME", &config_home);
+        command
+    };
+    // The config file alone is read.
+    assert_eq!(
+        refused(run(), &["status"], 6),
+        "error: DISCORD_MANAGER_READ_ONLY must be 1 (sending denied) or 0\n"
+    );
+    // .env wins over it.
+    std::fs::write(work.join(".env"), "DISCORD_MANAGER_READ_ONLY=0\n").unwrap();
+    run().args(["status"]).assert().success();
+    // The environment wins over .env.
+    std::fs::write(work.join(".env"), "DISCORD_MANAGER_READ_ONLY=maybe\n").unwrap();
+    run()
+        .env("DISCORD_MANAGER_READ_ONLY", "0")
+        .args(["status"])
+        .assert()
+        .success();
+    // A config file others may read is refused, whatever it holds.
+    std::fs::remove_file(work.join(".env")).unwrap();
+    std::fs::write(&config_file, "DISCORD_MANAGER_READ_ONLY=0\n").unwrap();
+    std::fs::set_permissions(&config_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert_eq!(
+        refused(run(), &["status"], 6),
+        format!(
+            "error: The config file {0} may be read by others (mode 0644): make it the owner's \
+             only with `chmod 600 {0}`\n",
+            config_file.display()
+        )
+    );
+}
+
+/// A malformed token or an API base that is not Discord nor loopback is the owner's
+/// configuration to fix (exit 6), said without the value, before any request.
+#[test]
+fn a_malformed_token_or_a_foreign_api_base_is_a_configuration_error() {
+    let (_folder, db) = seeded();
+    let mut command = on(&db);
+    command.env("DISCORD_TOKEN", "secret token with spaces");
+    let stderr = refused(command, &["status"], 6);
+    assert!(
+        stderr.starts_with("error: DISCORD_TOKEN is not a bot token"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("secret token"), "{stderr}");
+
+    let mut command = on(&db);
+    command
+        .env("DISCORD_TOKEN", "secret-token.never.shown")
+        .env("DISCORD_API_BASE", "http://attacker.example:8080");
+    let stderr = refused(command, &["status"], 6);
+    assert!(
+        stderr.starts_with("error: DISCORD_API_BASE must be https://discord.com"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("attacker"), "{stderr}");
 }

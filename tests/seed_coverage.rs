@@ -341,7 +341,7 @@ async fn every_tool_answers_meaningfully_from_a_freshly_seeded_store() {
     // A deployment that may send: a token is configured (never used: sends go to the seed's
     // stand-in for Discord, as they did when the seed ran the scheduler's job).
     let config = Config::from_lookup(|name| {
-        (name == "DISCORD_TOKEN").then(|| "demo-token-never-sent".to_string())
+        (name == "DISCORD_TOKEN").then(|| "demo-token.never.sent".to_string())
     })
     .unwrap();
     let context = build_owner_context(&config, &store, Source::Cli).unwrap();

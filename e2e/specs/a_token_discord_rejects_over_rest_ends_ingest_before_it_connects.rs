@@ -12,7 +12,7 @@ pub async fn spec() {
         &fake,
         &store,
         Start {
-            token: "a-token-discord-never-issued-7f3e",
+            token: "a-token.never-issued.7f3e",
             rust_log: "trace",
             arguments: &[],
         },

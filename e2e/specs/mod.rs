@@ -89,6 +89,7 @@ specs! {
     history_at_an_instant_reads_discords_time_not_the_arrival_clock,
     history_shows_a_deleted_message_with_when_it_was_deleted,
     history_shows_an_edited_messages_original_content_and_every_edit,
+    identifies_discord_closes_before_ready_count_toward_the_identify_budget,
     ingest_identifies_with_the_intents_the_store_needs,
     ingest_refuses_a_remote_gateway_when_the_api_base_is_local,
     late_history_counts_as_new_because_it_arrived_late,

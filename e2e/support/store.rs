@@ -58,7 +58,7 @@ impl Store {
     /// API base, a send that passed every check would go to the real Discord, so only specs
     /// of refusals use this.
     pub fn with_token(mut self) -> Store {
-        self.token = Some("e2e-token-that-reaches-no-discord".to_string());
+        self.token = Some("e2e-token.reaches-no.discord".to_string());
         self
     }
 

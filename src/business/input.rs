@@ -97,6 +97,20 @@ fn check_object(schema: &Value, object: &Map<String, Value>) -> Result<()> {
         }
         let property = &properties[name];
         if !fits(property, value) {
+            let takes_an_instant = matches!(
+                property.get("format").and_then(Value::as_str),
+                Some("date-time" | MESSAGE_OR_INSTANT)
+            );
+            if let Some(text) = value
+                .as_str()
+                .filter(|text| takes_an_instant && Instant::is_out_of_range(text))
+            {
+                return Err(Error::input(format!(
+                    "`{name}` must be an instant {}; got {}",
+                    instant::RANGE,
+                    shown(&Value::from(text))
+                )));
+            }
             return Err(Error::input(format!(
                 "`{name}` must be {}; got {}",
                 expected(property),
@@ -218,5 +232,32 @@ fn shown(value: &Value) -> String {
             Value::String(text) => format!("text of {} characters", text.chars().count()),
             _ => format!("{}…", text.chars().take(40).collect::<String>()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::business::messages::CatchUp;
+
+    #[test]
+    fn refuses_an_instant_past_year_9999_naming_the_field_and_the_range() {
+        let error = parse_input::<CatchUp>(serde_json::json!({
+            "since": "9999-12-31T23:59:59-23:59"
+        }))
+        .unwrap_err();
+        assert_eq!(error.kind(), crate::error::ErrorKind::Input);
+        assert_eq!(
+            error.message(),
+            "`since` must be an instant from 0000-01-01T00:00:00Z to \
+             9999-12-31T23:59:59.999999Z (in UTC, after the offset is applied); \
+             got \"9999-12-31T23:59:59-23:59\""
+        );
+        // The last instant of the range itself is accepted.
+        let input = parse_input::<CatchUp>(serde_json::json!({
+            "since": "9999-12-31T23:59:59.999999Z"
+        }))
+        .unwrap();
+        assert_eq!(input.since, Some(crate::instant::LATEST));
     }
 }

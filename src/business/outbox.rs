@@ -73,6 +73,21 @@ pub(crate) fn new_nonce() -> String {
     format!("{random:016x}{:08x}", micros as u32)
 }
 
+/// The most of a wait Discord asks for that is taken at its word: anything longer is held at
+/// this ceiling (and then refused by whoever would wait it), so no answer, `1e20` included,
+/// can overflow a `Duration` or park a task for years.
+pub const RETRY_AFTER_CEILING: Duration = Duration::from_secs(60 * 60);
+
+/// A wait Discord asked for, in words: its seconds, or "an hour or more" at the ceiling (a
+/// wait clamped there may have been anything from an hour to 1e20 seconds).
+pub fn asked_wait(wait: Duration) -> String {
+    if wait >= RETRY_AFTER_CEILING {
+        "an hour or more".to_string()
+    } else {
+        format!("{} s", wait.as_secs_f64().ceil())
+    }
+}
+
 /// How a failed post is retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -127,9 +142,9 @@ impl RetryPolicy {
     pub(crate) fn gave_up(&self, failure: &SendFailure, attempts: u32, channel: &str) -> String {
         match failure {
             SendFailure::RateLimited { retry_after } if *retry_after > self.max_wait => format!(
-                "Discord is rate limiting the bot and asked to wait {} s, more than the {} s a \
+                "Discord is rate limiting the bot and asked to wait {}, more than the {} s a \
                  send may wait; nothing was sent: try again later",
-                retry_after.as_secs_f64().ceil(),
+                asked_wait(*retry_after),
                 self.max_wait.as_secs()
             ),
             SendFailure::RateLimited { .. } => format!(
@@ -873,6 +888,26 @@ mod tests {
         );
         assert_eq!(discord.requests().len(), 1);
         assert_eq!(stored(&world.store, &channel, "c"), 0);
+
+        // Discord's 1e20 s, held at the ceiling by the REST client, is said as what it is.
+        let discord = ScriptedDiscord::new(
+            &world.store,
+            vec![Answer::Fail(SendFailure::RateLimited {
+                retry_after: RETRY_AFTER_CEILING,
+            })],
+        );
+        let error = send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&channel, "d", None),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            error.message(),
+            "Discord is rate limiting the bot and asked to wait an hour or more, more than the 10 s a send may wait; nothing was sent: try again later"
+        );
     }
 
     #[tokio::test(start_paused = true)]

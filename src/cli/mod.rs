@@ -16,6 +16,9 @@ use std::sync::Arc;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use serde_json::{Map, Number, Value};
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::business::{self, Source};
 use crate::config::Config;
@@ -293,10 +296,15 @@ fn init_logging(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     // Logs go to stderr: stdout carries results (and, for `mcp`, nothing but JSON-RPC).
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    // Beside them, the IDENTIFY counter, with its own filter: the log level never hides an
+    // IDENTIFY from the budget.
+    let output = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(color_enabled())
+        .with_filter(filter);
+    let _ = tracing_subscriber::registry()
+        .with(output)
+        .with(crate::discord::identify_watch::layer())
         .try_init();
 }
 

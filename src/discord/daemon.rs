@@ -23,7 +23,8 @@ use tracing::{info, warn};
 
 use super::backfill::{self, Batch, ChannelJob};
 use super::budget;
-use super::gateway::{Notice, Relay, Writer};
+use super::gateway::{Relay, Writer};
+use super::identify_watch;
 use super::rest::{Rest, RetryPolicy};
 use crate::business::context::{Source, build_owner_context};
 use crate::business::schedules;
@@ -240,7 +241,7 @@ async fn prepare(rest: &Rest, store: &Arc<Store>) -> Result<String> {
 
 async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -> Result<()> {
     let token = config.token.clone().ok_or_else(|| {
-        Error::config("ingest needs the bot token: set DISCORD_TOKEN (in the environment or .env)")
+        Error::config("ingest needs the bot token: set DISCORD_TOKEN (in the environment, .env or the config file)")
     })?;
     let mut signals = Signals::listen()?;
     let rest = Arc::new(Rest::new(
@@ -323,6 +324,11 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
                 name = signals.next() => break 'run Ok(Some(name)),
             }
         }
+        // Every IDENTIFY serenity sends from here on is counted as it leaves; the first one of
+        // this client is the one recorded just below, before it is sent.
+        let mut identifies = identify_watch::watch();
+        let mut identified = *identifies.borrow_and_update();
+        let mut first_identify_pending = true;
         store.write(|writer| {
             writer.record_gateway_event(GatewayEventKind::Identify, None, Some(&gateway))
         })?;
@@ -371,8 +377,26 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
                     stop_client(&manager, running).await;
                     break 'run Ok(Some(name));
                 }
-                Some(notice) = notices.recv() => {
-                    if notice == (Notice::SessionStarted { reidentify: true }) {
+                // READY is not enough: an IDENTIFY Discord closes before READY counts too.
+                Ok(()) = identifies.changed() => {
+                    let sent = *identifies.borrow_and_update();
+                    let mut unrecorded = sent.saturating_sub(identified);
+                    identified = sent;
+                    if first_identify_pending && unrecorded > 0 {
+                        first_identify_pending = false;
+                        unrecorded -= 1;
+                    }
+                    if unrecorded > 0 {
+                        store.write(|writer| {
+                            for _ in 0..unrecorded {
+                                writer.record_gateway_event(
+                                    GatewayEventKind::Identify,
+                                    None,
+                                    Some("serenity identified again: the session could not be resumed"),
+                                )?;
+                            }
+                            Ok(())
+                        })?;
                         let since = Instant::now().minus_seconds(budget::window().as_secs() as i64);
                         let history = store.read(|reader| reader.gateway_events_since(GatewayEventKind::Identify, since))?;
                         if !budget::identify_delay(&history, Instant::now()).is_zero() {
@@ -382,6 +406,8 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
                         }
                     }
                 }
+                // The writer's notices need no answer here: identifies are counted as they leave.
+                Some(_notice) = notices.recv() => {}
                 _ = alive.tick() => {
                     if writer.is_finished() {
                         // Nothing records events any more: better to stop loudly (a

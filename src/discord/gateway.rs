@@ -331,13 +331,6 @@ impl Writer {
                 let run_started_at = self.run_started_at;
                 let session = ready.session_id.clone();
                 let gap = self.store.write(|writer| {
-                    if reidentify {
-                        writer.record_gateway_event(
-                            GatewayEventKind::Identify,
-                            None,
-                            Some("serenity identified again: the connection could not be resumed"),
-                        )?;
-                    }
                     let from = if reidentify {
                         previous
                     } else {

@@ -5,5 +5,6 @@ pub mod backfill;
 pub mod budget;
 pub mod daemon;
 pub mod gateway;
+pub mod identify_watch;
 pub mod rest;
 pub mod sender;

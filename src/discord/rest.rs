@@ -22,7 +22,7 @@ use serenity::model::user::CurrentUser;
 use tokio::sync::Mutex;
 use tracing::{debug, warn};
 
-use crate::business::outbox::{OutgoingMessage, SendFailure};
+use crate::business::outbox::{OutgoingMessage, RETRY_AFTER_CEILING, SendFailure, asked_wait};
 use crate::config::Token;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -39,6 +39,9 @@ pub struct RetryPolicy {
     pub max_backoff: Duration,
     /// How many 429s in a row a request may meet before it is given up.
     pub rate_limited_attempts: u32,
+    /// The longest wait Discord may ask for (a 429's `retry_after`, an empty bucket's reset)
+    /// before a request is given up with the reason instead of waiting.
+    pub longest_rate_limit_wait: Duration,
     /// How long one attempt may take.
     pub timeout: Duration,
 }
@@ -50,6 +53,7 @@ impl Default for RetryPolicy {
             first_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
             rate_limited_attempts: 10,
+            longest_rate_limit_wait: Duration::from_secs(10 * 60),
             timeout: Duration::from_secs(30),
         }
     }
@@ -83,7 +87,9 @@ impl RetryPolicy {
         match attempt {
             Attempt::Success => Next::Done,
             Attempt::RateLimited(wait) => {
-                if limited >= self.rate_limited_attempts {
+                if *wait > self.longest_rate_limit_wait {
+                    Next::GiveUp(self.too_long_a_wait(*wait))
+                } else if limited >= self.rate_limited_attempts {
                     Next::GiveUp(format!("rate limited {limited} times in a row"))
                 } else {
                     Next::RetryAfter(*wait)
@@ -101,6 +107,14 @@ impl RetryPolicy {
             }
             Attempt::Refused(status, why) => Next::GiveUp(format!("{status}: {why}")),
         }
+    }
+
+    fn too_long_a_wait(&self, wait: Duration) -> String {
+        format!(
+            "Discord asked to wait {}, longer than the {} s a request waits",
+            asked_wait(wait),
+            self.longest_rate_limit_wait.as_secs()
+        )
     }
 }
 
@@ -214,6 +228,12 @@ impl Rest {
         loop {
             let pending = *self.not_before.lock().await;
             if let Some(at) = pending {
+                let wait = at.saturating_duration_since(tokio::time::Instant::now());
+                if wait > self.policy.longest_rate_limit_wait {
+                    let why = self.policy.too_long_a_wait(wait);
+                    warn!(url = %what, "gave up on a Discord request: {why}");
+                    return Err(RestError::Failed(format!("{what}: {why}")));
+                }
                 tokio::time::sleep_until(at).await;
             }
             let request = Request::new(route, LightMethod::Get)
@@ -432,8 +452,7 @@ fn header_seconds(headers: &reqwest::header::HeaderMap, name: &str) -> Option<Du
         .get(name)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<f64>().ok())
-        .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
-        .map(Duration::from_secs_f64)
+        .and_then(wait_of_seconds)
 }
 
 /// Discord's 429 body: `{"message": "...", "retry_after": 1.5, "global": false}`.
@@ -442,8 +461,14 @@ fn retry_after_in_body(body: &[u8]) -> Option<Duration> {
         .ok()?
         .get("retry_after")?
         .as_f64()
-        .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
-        .map(Duration::from_secs_f64)
+        .and_then(wait_of_seconds)
+}
+
+/// Seconds from one of Discord's answers as a wait; None when they are not a wait at all
+/// (negative, NaN, infinite).
+fn wait_of_seconds(seconds: f64) -> Option<Duration> {
+    (seconds.is_finite() && seconds >= 0.0)
+        .then(|| Duration::from_secs_f64(seconds.min(RETRY_AFTER_CEILING.as_secs_f64())))
 }
 
 /// The JSON body of `POST /channels/{id}/messages`. Mentions are limited to the people and
@@ -524,8 +549,51 @@ mod tests {
             first_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(3),
             rate_limited_attempts: 2,
+            longest_rate_limit_wait: Duration::from_secs(600),
             timeout: Duration::from_secs(30),
         }
+    }
+
+    #[test]
+    fn a_wait_past_any_ceiling_is_clamped_and_then_refused_with_the_reason() {
+        for body in [
+            &br#"{"message":"You are being rate limited.","retry_after":1e20,"global":false}"#[..],
+            br#"{"retry_after":1e308}"#,
+            br#"{"retry_after":3600.5}"#,
+        ] {
+            let attempt = attempt_of(429, Some(body), None);
+            assert_eq!(attempt, Attempt::RateLimited(RETRY_AFTER_CEILING));
+            assert_eq!(
+                policy().next(&attempt, 0, 1),
+                Next::GiveUp(
+                    "Discord asked to wait an hour or more, longer than the 600 s a request waits"
+                        .into()
+                )
+            );
+        }
+        let headers = headers(&[("retry-after", "1e20"), ("x-ratelimit-reset-after", "1e20")]);
+        assert_eq!(
+            header_seconds(&headers, "retry-after"),
+            Some(RETRY_AFTER_CEILING)
+        );
+        // Both sides of the longest wait: 600 s is waited, 601 s is refused.
+        assert_eq!(
+            policy().next(&Attempt::RateLimited(Duration::from_secs(600)), 0, 1),
+            Next::RetryAfter(Duration::from_secs(600))
+        );
+        assert_eq!(
+            policy().next(&Attempt::RateLimited(Duration::from_secs(601)), 0, 1),
+            Next::GiveUp(
+                "Discord asked to wait 601 s, longer than the 600 s a request waits".into()
+            )
+        );
+        // A post rate limited past the ceiling fails with the reason instead of panicking.
+        assert_eq!(
+            posting_outcome(429, br#"{"retry_after":1e20}"#, None),
+            Err(SendFailure::RateLimited {
+                retry_after: RETRY_AFTER_CEILING
+            })
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@
 //!   enter the channel history too; [`FakeDiscord::post_offline`] adds to the history only, as
 //!   if posted while the daemon was not connected.
 //! - Levers: hold new gateway connections before their handshake; close the socket with a code; stop acknowledging heartbeats; reject the token on
-//!   IDENTIFY (close 4004); replay a whole session on RESUME; send a raw frame; answer HTTP
+//!   IDENTIFY (close 4004); close every IDENTIFY before READY with a code; replay a whole session on RESUME; send a raw frame; answer HTTP
 //!   requests with a status a number of times, before doing what they ask or (a lost answer)
 //!   after.
 
@@ -161,6 +161,8 @@ struct State {
     /// What `GET /gateway` answers instead of the fake's own URL.
     gateway_override: Option<String>,
     reject_identify: bool,
+    /// Closes every IDENTIFY with this code instead of answering READY.
+    close_identify_with: Option<u16>,
     replay_whole_session_on_resume: bool,
     failures: Vec<Failure>,
     heartbeat_interval_ms: u64,
@@ -209,7 +211,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            token: "fake-token-4d1c9b7e2a".to_string(),
+            token: "fake-token.4d1c9b.7e2a".to_string(),
             heartbeat_interval_ms: 1_000,
         }
     }
@@ -271,6 +273,7 @@ impl FakeDiscord {
                 unacked: Vec::new(),
                 gateway_override: None,
                 reject_identify: false,
+                close_identify_with: None,
                 replay_whole_session_on_resume: false,
                 failures: Vec::new(),
                 heartbeat_interval_ms: options.heartbeat_interval_ms,
@@ -397,6 +400,12 @@ impl FakeDiscord {
     /// Closes with 4004 (authentication failed) on every IDENTIFY.
     pub fn reject_identify(&self, reject: bool) {
         self.inner.lock().reject_identify = reject;
+    }
+
+    /// Closes every IDENTIFY with `code` (4009: session timed out, which serenity answers by
+    /// identifying again) before any READY; None answers them again.
+    pub fn close_identify_with(&self, code: Option<u16>) {
+        self.inner.lock().close_identify_with = code;
     }
 
     /// On RESUME, replays every dispatch of the session (not just those after the client's
@@ -1254,6 +1263,10 @@ async fn handle_gateway(stream: TcpStream, inner: Arc<Inner>) -> Result<(), Stri
                         let accepted = token.trim_start_matches("Bot ") == inner.token;
                         if inner.lock().reject_identify || !accepted {
                             close!(4004, "Authentication failed.");
+                        }
+                        let closing = inner.lock().close_identify_with;
+                        if let Some(code) = closing {
+                            close!(code, "closed by the test before READY");
                         }
                         let (ready, guilds) = {
                             let mut state = inner.lock();
