@@ -36,6 +36,11 @@ pub struct Config {
     pub read_only: bool,
     pub send_channel_ids: Option<Vec<String>>,
     pub api_base: Option<String>,
+    /// `DISCORD_MANAGER_ALLOW_DMS=1`: direct-message channels are in scope (off by default).
+    pub allow_dms: bool,
+    /// `DISCORD_MANAGER_LINK_PREVIEWS=1`: the bot's posts let Discord show link previews (off
+    /// by default, so Discord fetches no URL an assistant wrote).
+    pub link_previews: bool,
 }
 
 impl Config {
@@ -89,7 +94,28 @@ impl Config {
                 .map(|ids| id_list("DISCORD_MANAGER_SEND_CHANNELS", &ids))
                 .transpose()?,
             api_base: value("DISCORD_API_BASE").map(|base| base.trim_end_matches('/').to_string()),
+            allow_dms: switch(
+                "DISCORD_MANAGER_ALLOW_DMS",
+                value("DISCORD_MANAGER_ALLOW_DMS"),
+                "direct messages in scope",
+            )?,
+            link_previews: switch(
+                "DISCORD_MANAGER_LINK_PREVIEWS",
+                value("DISCORD_MANAGER_LINK_PREVIEWS"),
+                "link previews on the bot's posts",
+            )?,
         })
+    }
+}
+
+/// An off-by-default switch: unset, `0` or `false` is off; `1` or `true` turns `meaning` on.
+fn switch(variable: &str, value: Option<String>, meaning: &str) -> Result<bool> {
+    match value.as_deref() {
+        None | Some("0") | Some("false") => Ok(false),
+        Some("1") | Some("true") => Ok(true),
+        Some(other) => Err(Error::config(format!(
+            "{variable} must be 1 ({meaning}) or 0; got {other:?}"
+        ))),
     }
 }
 
@@ -155,6 +181,28 @@ mod tests {
         assert!(config.read_only);
         assert_eq!(config.send_channel_ids, Some(vec!["333".to_string()]));
         assert_eq!(config.api_base.as_deref(), Some("http://127.0.0.1:8080"));
+    }
+
+    #[test]
+    fn direct_messages_and_link_previews_are_off_unless_turned_on() {
+        let default = config(&[]).unwrap();
+        assert!(!default.allow_dms);
+        assert!(!default.link_previews);
+        let on = config(&[
+            ("DISCORD_MANAGER_ALLOW_DMS", "1"),
+            ("DISCORD_MANAGER_LINK_PREVIEWS", "true"),
+        ])
+        .unwrap();
+        assert!(on.allow_dms);
+        assert!(on.link_previews);
+        let off = config(&[("DISCORD_MANAGER_ALLOW_DMS", "0")]).unwrap();
+        assert!(!off.allow_dms);
+        let error = config(&[("DISCORD_MANAGER_LINK_PREVIEWS", "yes")]).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "DISCORD_MANAGER_LINK_PREVIEWS must be 1 (link previews on the bot's posts) or 0; \
+             got \"yes\""
+        );
     }
 
     #[test]

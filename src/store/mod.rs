@@ -7,6 +7,7 @@
 //! so commit order and clock order agree across processes.
 
 mod activity;
+mod assistant_sends;
 mod bookmarks;
 mod channels;
 mod clock;
@@ -313,6 +314,7 @@ mod tests {
         "coverage_gaps",
         "schedules",
         "schedule_events",
+        "assistant_sends",
     ];
     /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
     /// only ever inserts into it).
@@ -348,6 +350,7 @@ mod tests {
         world
             .store
             .write(|writer| {
+                writer.record_assistant_send(&channel)?;
                 writer.record_gateway_event(GatewayEventKind::Alive, None, None)?;
                 writer.record_coverage(&NewCoverage {
                     channel_id: channel.clone(),
