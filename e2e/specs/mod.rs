@@ -83,6 +83,7 @@ specs! {
     channels_list_shows_which_channels_the_bot_can_read,
     digest_reports_counts_top_authors_most_reacted_unanswered_mentions_and_open_bookmarks,
     digest_window_includes_since_and_excludes_until_on_the_arrival_clock,
+    every_message_says_whether_the_owner_this_bot_another_bot_a_webhook_or_a_person_wrote_it,
     every_tool_result_fits_the_output_schema_the_tool_declares,
     guilds_outside_discord_guild_ids_are_out_of_scope,
     history_around_a_message_shows_it_between_its_neighbours,

@@ -21,6 +21,8 @@ pub struct Message {
     pub reply_to_message_id: Option<String>,
     pub reactions: Vec<Reaction>,
     pub mentions_owner: bool,
+    /// `owner`, `thisBot`, `bot`, `webhook` or `person`.
+    pub author_kind: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -261,6 +263,7 @@ pub struct HistoryMessage {
     pub reply_to_message_id: Option<String>,
     pub reactions: Vec<Reaction>,
     pub mentions_owner: bool,
+    pub author_kind: String,
     pub original_content: String,
     pub edits: Vec<Edit>,
     pub deleted_at: Option<String>,

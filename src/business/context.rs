@@ -92,12 +92,17 @@ impl OwnerContext {
     }
 
     pub(crate) fn owner_view(&self, reader: &Reader<'_>) -> Result<OwnerView> {
+        let bot_user_id = reader.identity()?.bot_user_id;
         Ok(match &self.owner_id {
             Some(owner) => OwnerView {
                 user_id: Some(owner.clone()),
                 role_ids: reader.roles_held_by(owner)?,
+                bot_user_id,
             },
-            None => OwnerView::default(),
+            None => OwnerView {
+                bot_user_id,
+                ..OwnerView::default()
+            },
         })
     }
 }

@@ -88,6 +88,26 @@ pub struct Message {
     /// Whether the message mentions the owner: directly, through a role the owner holds,
     /// with @everyone or @here, or by replying to the owner.
     pub mentions_owner: bool,
+    /// Who wrote it: `owner`, `thisBot` (this product's bot), `bot` (another bot or app),
+    /// `webhook` (whatever name it shows, the owner's included) or `person`.
+    pub author_kind: AuthorKind,
+}
+
+/// Who wrote a message, from what Discord says about its author rather than the name shown,
+/// which a webhook picks freely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum AuthorKind {
+    /// The owner's own account.
+    Owner,
+    /// This product's bot (what the owner or an assistant sent through it).
+    ThisBot,
+    /// Another bot account or application.
+    Bot,
+    /// A webhook, whatever name and avatar it shows.
+    Webhook,
+    /// Anyone else: a person in a guild, or a stranger in a direct message.
+    Person,
 }
 
 /// What the business layer knows of the owner when it shapes a message.
@@ -95,9 +115,30 @@ pub struct Message {
 pub(crate) struct OwnerView {
     pub user_id: Option<String>,
     pub role_ids: Vec<String>,
+    /// This product's bot user, as learned from Discord.
+    pub bot_user_id: Option<String>,
 }
 
 impl OwnerView {
+    /// Who wrote `message`. A webhook's message is a webhook's, checked first: its author id
+    /// is the webhook's own, but its name may be anyone's, the owner's included.
+    pub(crate) fn author_kind(&self, message: &MessageRecord) -> AuthorKind {
+        let provenance = &message.provenance;
+        if provenance.webhook_id.is_some() {
+            return AuthorKind::Webhook;
+        }
+        if self.user_id.as_ref() == Some(&message.author_id) {
+            return AuthorKind::Owner;
+        }
+        if self.bot_user_id.as_ref() == Some(&message.author_id) {
+            return AuthorKind::ThisBot;
+        }
+        if provenance.author_bot == Some(true) || provenance.application_id.is_some() {
+            return AuthorKind::Bot;
+        }
+        AuthorKind::Person
+    }
+
     pub(crate) fn is_mentioned_by(&self, message: &MessageRecord) -> bool {
         let Some(owner) = &self.user_id else {
             return false;
@@ -131,6 +172,7 @@ impl Message {
             reply_to_message_id: record.reply_to_message_id.clone(),
             reactions: record.reactions.iter().map(Reaction::from).collect(),
             mentions_owner: owner.is_mentioned_by(record),
+            author_kind: owner.author_kind(record),
         }
     }
 }
@@ -140,6 +182,7 @@ impl Message {
     /// copied: a catch-up shapes ~1,500 messages it has no further use for.
     pub(crate) fn from_owned_record(record: MessageRecord, owner: &OwnerView) -> Message {
         let mentions_owner = owner.is_mentioned_by(&record);
+        let author_kind = owner.author_kind(&record);
         let edited_at = record.edited_at();
         let MessageRecord {
             message_id,
@@ -176,6 +219,7 @@ impl Message {
                 })
                 .collect(),
             mentions_owner,
+            author_kind,
         }
     }
 }

@@ -465,6 +465,10 @@ mod tests {
         assert_eq!(sent.channel_id, channel);
         assert_eq!(sent.guild_id.as_deref(), Some(world.guild_id.as_str()));
         assert_eq!(sent.reply_to_message_id.as_deref(), Some(asked.as_str()));
+        assert_eq!(
+            sent.author_kind,
+            crate::business::model::AuthorKind::ThisBot
+        );
         let requests = discord.requests();
         assert_eq!(requests.len(), 1);
         assert_eq!(
