@@ -68,6 +68,11 @@ pub struct Config {
     pub read_only: bool,
     pub send_channel_ids: Option<Vec<String>>,
     pub api_base: Option<String>,
+    /// `DISCORD_MANAGER_ALLOW_DMS=1`: direct-message channels are in scope (off by default).
+    pub allow_dms: bool,
+    /// `DISCORD_MANAGER_LINK_PREVIEWS=1`: the bot's posts let Discord show link previews (off
+    /// by default, so Discord fetches no URL an assistant wrote).
+    pub link_previews: bool,
 }
 
 /// Discord's own API base, the one base that is not on this machine.
@@ -123,6 +128,16 @@ impl Config {
             api_base: value("DISCORD_API_BASE")
                 .map(|base| api_base(&base))
                 .transpose()?,
+            allow_dms: switch(
+                "DISCORD_MANAGER_ALLOW_DMS",
+                value("DISCORD_MANAGER_ALLOW_DMS"),
+                "direct messages in scope",
+            )?,
+            link_previews: switch(
+                "DISCORD_MANAGER_LINK_PREVIEWS",
+                value("DISCORD_MANAGER_LINK_PREVIEWS"),
+                "link previews on the bot's posts",
+            )?,
         })
     }
 }
@@ -224,6 +239,17 @@ fn api_base(text: &str) -> Result<String> {
     }
 }
 
+/// An off-by-default switch: unset, `0` or `false` is off; `1` or `true` turns `meaning` on.
+fn switch(variable: &str, value: Option<String>, meaning: &str) -> Result<bool> {
+    match value.as_deref() {
+        None | Some("0") | Some("false") => Ok(false),
+        Some("1") | Some("true") => Ok(true),
+        Some(_) => Err(Error::config(format!(
+            "{variable} must be 1 ({meaning}) or 0"
+        ))),
+    }
+}
+
 fn discord_id(variable: &str, text: &str) -> Result<String> {
     DiscordId::parse(text)
         .map(|id| id.as_str().to_string())
@@ -288,6 +314,27 @@ mod tests {
         assert!(config.read_only);
         assert_eq!(config.send_channel_ids, Some(vec!["333".to_string()]));
         assert_eq!(config.api_base.as_deref(), Some("http://127.0.0.1:8080"));
+    }
+
+    #[test]
+    fn direct_messages_and_link_previews_are_off_unless_turned_on() {
+        let default = config(&[]).unwrap();
+        assert!(!default.allow_dms);
+        assert!(!default.link_previews);
+        let on = config(&[
+            ("DISCORD_MANAGER_ALLOW_DMS", "1"),
+            ("DISCORD_MANAGER_LINK_PREVIEWS", "true"),
+        ])
+        .unwrap();
+        assert!(on.allow_dms);
+        assert!(on.link_previews);
+        let off = config(&[("DISCORD_MANAGER_ALLOW_DMS", "0")]).unwrap();
+        assert!(!off.allow_dms);
+        let error = config(&[("DISCORD_MANAGER_LINK_PREVIEWS", "yes")]).unwrap_err();
+        assert_eq!(
+            error.message(),
+            "DISCORD_MANAGER_LINK_PREVIEWS must be 1 (link previews on the bot's posts) or 0"
+        );
     }
 
     #[test]

@@ -16,7 +16,9 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::business::outbox::{DiscordSender, OutgoingMessage, Posting, SendFailure};
+use crate::business::outbox::{
+    DiscordSender, OutgoingMessage, Posting, SUPPRESS_EMBEDS, SendFailure,
+};
 use crate::business::{OwnerContext, Source};
 use crate::error::{Error, Result};
 use crate::ingest::feed::{FeedLine, decode_dispatch, parse_feed};
@@ -70,6 +72,8 @@ fn feed_context(store: &Store) -> Result<OwnerContext> {
         token_configured: true,
         read_only: false,
         send_channel_ids: None,
+        allow_dms: false,
+        link_previews: false,
         source: Source::Cli,
     })
 }
@@ -195,7 +199,7 @@ impl DemoDiscord {
             "embeds": [],
             "pinned": false,
             "type": 0,
-            "flags": 0,
+            "flags": if message.suppress_embeds { SUPPRESS_EMBEDS } else { 0 },
             "nonce": message.nonce,
         });
         if let Some(reply_to) = &message.reply_to_message_id {

@@ -959,6 +959,8 @@ impl Generator {
             token_configured: false,
             read_only: false,
             send_channel_ids: None,
+            allow_dms: false,
+            link_previews: false,
             source,
         };
         let id = |message_id: &str| {

@@ -35,7 +35,7 @@ pub(crate) struct World {
     pub owner_role_id: String,
 }
 
-fn user(id: &str, name: &str) -> Value {
+pub(crate) fn user(id: &str, name: &str) -> Value {
     json!({"id": id, "username": name, "discriminator": "0", "global_name": name, "avatar": null, "bot": id == BOT_ID})
 }
 
@@ -122,6 +122,8 @@ impl World {
             token_configured: false,
             read_only: false,
             send_channel_ids: None,
+            allow_dms: false,
+            link_previews: false,
             source: Source::Cli,
         }
     }
@@ -214,6 +216,29 @@ impl World {
             self.message_payload(&id, channel_id, author_id, content, extra),
         );
         id
+    }
+
+    /// A direct message from `author_id` to the bot, in a direct-message channel of its own
+    /// (recorded as the daemon does, from the message): answers (channel, message). Only in a
+    /// [`World::alone`]: a direct message is in no guild, so other tests would see it.
+    pub(crate) fn direct_message(
+        &self,
+        author_id: &str,
+        content: &str,
+        extra: Value,
+    ) -> (String, String) {
+        let channel = fresh_id();
+        crate::ingest::direct::record_direct_channel(
+            &self.store,
+            serenity::model::id::ChannelId::new(channel.parse().expect("a snowflake")),
+            None,
+        )
+        .expect("the direct-message channel is recorded");
+        let id = fresh_id();
+        let mut payload = self.message_payload(&id, &channel, author_id, content, extra);
+        payload["guild_id"] = Value::Null;
+        dispatch(&self.store, "MESSAGE_CREATE", payload);
+        (channel, id)
     }
 
     pub(crate) fn edit(

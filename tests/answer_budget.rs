@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use discord_manager::business::budget::ANSWER_BYTES;
 use discord_manager::business::{OwnerContext, Source};
+use discord_manager::instant::Instant;
 use discord_manager::registry::{self, Services};
 use discord_manager::seed::DemoDiscord;
 use discord_manager::store::Store;
@@ -21,6 +22,13 @@ use serde_json::{Value, json};
 /// A long text of `length` characters with the escaping JSON pays most for in ordinary text.
 fn long_text(length: usize) -> String {
     "\"quoted\" line\n".chars().cycle().take(length).collect()
+}
+
+/// An instant `days` days and `seconds` seconds from now: within the year a schedule may be.
+fn in_days(days: i64, seconds: i64) -> String {
+    Instant::now()
+        .plus_seconds(days * 86_400 + seconds)
+        .to_string()
 }
 
 struct World {
@@ -43,6 +51,8 @@ fn world() -> World {
         token_configured: true,
         read_only: false,
         send_channel_ids: None,
+        allow_dms: false,
+        link_previews: false,
         source: Source::Cli,
     };
     let a_message = store
@@ -136,7 +146,7 @@ fn cases(world: &World) -> BTreeMap<&'static str, Vec<Value>> {
         (
             "schedules_add",
             vec![json!({"channelId": channel, "content": long_text(2000),
-                        "sendAt": "2099-01-01T00:00:00Z", "replyToMessageId": message})],
+                        "sendAt": in_days(100, 0), "replyToMessageId": message})],
         ),
         ("schedules_list", vec![json!({}), json!({"limit": 500})]),
         ("schedules_cancel", vec![json!({"scheduleId": 1})]),
@@ -160,7 +170,7 @@ async fn every_answer_fits_the_budget_with_default_and_largest_inputs() {
     let add = registry::find("schedules_add").unwrap();
     for n in 0..300 {
         let arguments = json!({"channelId": world.busiest_channel, "content": long_text(2000),
-                               "sendAt": format!("2099-01-01T00:{:02}:{:02}Z", n / 60, n % 60)});
+                               "sendAt": in_days(200, n)});
         add.call(arguments, &world.services)
             .await
             .expect("a schedule is added");

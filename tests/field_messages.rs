@@ -31,6 +31,8 @@ fn services() -> (tempfile::TempDir, Services) {
         token_configured: false,
         read_only: false,
         send_channel_ids: None,
+        allow_dms: false,
+        link_previews: false,
         source: Source::Mcp,
     };
     (

@@ -82,6 +82,12 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
                 all.iter().any(|m| m["editedAt"].is_string()),
                 "an edited message",
             )?;
+            for kind in ["owner", "thisBot", "webhook", "person"] {
+                ensure(
+                    all.iter().any(|m| m["authorKind"] == kind),
+                    "a message of each kind of author",
+                )?;
+            }
             ensure(
                 all.iter().any(|m| m["deleted"] == true),
                 "a deleted message",

@@ -18,6 +18,8 @@ fn every_tool_matches_its_snapshot() {
             "cli": capability.command.join(" "),
             "positional": capability.positional,
             "wraps": capability.wraps,
+            "title": tool.title,
+            "annotations": tool.annotations,
             "description": tool.description,
             "inputSchema": tool.input_schema.as_ref(),
             "outputSchema": tool.output_schema.as_deref(),
@@ -70,4 +72,50 @@ fn every_field_and_tool_is_described_for_the_caller() {
             }
         }
     }
+}
+
+/// What an MCP client may auto-approve: exactly the tools that only read, and nothing that
+/// posts is ever presented as closed-world or read-only.
+#[test]
+fn annotations_follow_each_capabilitys_declared_effect() {
+    use discord_manager::registry::Effect;
+    let tools = discord_manager::mcp::tools();
+    let mut read_only: Vec<&str> = Vec::new();
+    let mut open_world: Vec<&str> = Vec::new();
+    for tool in &tools {
+        let annotations = tool
+            .annotations
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no annotations", tool.name));
+        for (hint, value) in [
+            ("readOnlyHint", annotations.read_only_hint),
+            ("destructiveHint", annotations.destructive_hint),
+            ("idempotentHint", annotations.idempotent_hint),
+            ("openWorldHint", annotations.open_world_hint),
+        ] {
+            assert!(
+                value.is_some(),
+                "{}: {hint} is left to the default",
+                tool.name
+            );
+        }
+        assert!(annotations.title.as_deref().is_some_and(|t| !t.is_empty()));
+        if annotations.read_only_hint == Some(true) {
+            read_only.push(&tool.name);
+        }
+        if annotations.open_world_hint == Some(true) {
+            open_world.push(&tool.name);
+        }
+    }
+    assert_eq!(open_world, ["messages_send", "schedules_add"]);
+    assert_eq!(read_only.len(), 11, "{read_only:?}");
+    let writers: Vec<&str> = discord_manager::registry::capabilities()
+        .iter()
+        .filter(|capability| capability.effect == Effect::WritesStore)
+        .map(|capability| capability.name)
+        .collect();
+    assert_eq!(
+        writers,
+        ["bookmarks_add", "bookmarks_resolve", "schedules_cancel"]
+    );
 }

@@ -128,6 +128,8 @@ pub fn owner_context() -> OwnerContext {
         token_configured: false,
         read_only: false,
         send_channel_ids: None,
+        allow_dms: false,
+        link_previews: false,
         source: Source::Cli,
     }
 }

@@ -10,7 +10,7 @@ use crate::support::Schedule;
 
 pub async fn spec() {
     let fake = FakeDiscord::start();
-    let store = store_sending_to(&fake);
+    let store = store_sending_to(&fake).setting("DISCORD_MANAGER_SEND_CHANNELS", GENERAL);
 
     let mcp = store.mcp().await;
     let now = Stamp::now();

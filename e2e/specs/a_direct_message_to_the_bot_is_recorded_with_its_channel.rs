@@ -1,5 +1,6 @@
 //! Discord sends no CHANNEL_CREATE for a direct message: the daemon records the channel from
-//! the first message, named after the person, and catch-up shows it.
+//! the first message, named after the person, and catch-up shows it once the owner allows
+//! direct messages (`DISCORD_MANAGER_ALLOW_DMS=1`).
 
 use serde_json::Value;
 
@@ -11,7 +12,7 @@ const DM_CHANNEL: &str = "1600000000000000001";
 
 pub async fn spec() {
     let fake = FakeDiscord::start();
-    let store = Store::without_owner();
+    let store = Store::without_owner().setting("DISCORD_MANAGER_ALLOW_DMS", "1");
     let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
 

@@ -1,5 +1,5 @@
 //! `send` posts one request to Discord (content, a nonce Discord enforces, mentions limited to
-//! those written), answers the message Discord created, and records it from that answer; the
+//! those written, no link preview), answers the message Discord created, and records it from that answer; the
 //! gateway's echo of the same message then records nothing, so catch-up shows it once.
 
 use serde_json::json;
@@ -41,6 +41,7 @@ pub async fn spec() {
             "nonce": nonce,
             "enforce_nonce": true,
             "allowed_mentions": {"parse": ["users", "roles"], "replied_user": false},
+            "flags": 4,
         })
     );
 
@@ -49,6 +50,7 @@ pub async fn spec() {
     assert_eq!(sent.message_id, created[0]["id"].as_str().unwrap());
     assert_eq!(sent.author_id, BOT);
     assert_eq!(sent.author_name, "Keeper");
+    assert_eq!(sent.author_kind, "thisBot");
     assert_eq!(sent.content, "Deploy is done.");
     assert_eq!(sent.channel_id, GENERAL);
     assert_eq!(sent.guild_id.as_deref(), Some(GUILD));

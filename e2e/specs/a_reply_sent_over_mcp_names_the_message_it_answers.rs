@@ -10,7 +10,9 @@ use crate::support::{Message, Store};
 
 pub async fn spec() {
     let fake = FakeDiscord::start();
-    let store = Store::without_owner().sending_to(&fake);
+    let store = Store::without_owner()
+        .sending_to(&fake)
+        .setting("DISCORD_MANAGER_SEND_CHANNELS", GENERAL);
     let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
     fake.play(&FakeDiscord::message_line(
@@ -43,6 +45,7 @@ pub async fn spec() {
             "nonce": nonce,
             "enforce_nonce": true,
             "allowed_mentions": {"parse": ["users", "roles"], "replied_user": false},
+            "flags": 4,
             "message_reference": {"message_id": question, "fail_if_not_exists": true},
         })
     );

@@ -12,7 +12,9 @@ pub async fn spec() {
     let owner = guild.member("ada", &[]);
     let general = guild.text_channel("general");
     let feed = Feed::joining(&guild);
-    let store = Store::for_owner(&owner).with_token();
+    let store = Store::for_owner(&owner)
+        .with_token()
+        .setting("DISCORD_MANAGER_SEND_CHANNELS", &general.id);
     store.play(&feed).await;
     let in_an_hour = Stamp::parse(&feed.opened_at()).plus_minutes(60).iso();
     let mcp = store.mcp().await;

@@ -1,6 +1,7 @@
 //! An MCP client that connects sees exactly the sixteen capabilities as tools, in the registry's
 //! order, the same set whose surfaces are reviewed in `tests/snapshots/`, each described for the
-//! caller, with an input schema that refuses unknown fields and a declared output schema.
+//! caller, with an input schema that refuses unknown fields and a declared output schema, and
+//! annotated: the eleven that only read are read-only, the two that post are open-world.
 
 use serde_json::Value;
 
@@ -78,5 +79,33 @@ pub async fn spec() {
             tool.name
         );
     }
+    let hinted = |hint: fn(&rmcp::model::ToolAnnotations) -> Option<bool>| -> Vec<&str> {
+        tools
+            .iter()
+            .filter(|tool| tool.annotations.as_ref().and_then(hint) == Some(true))
+            .map(|tool| tool.name.as_ref())
+            .collect()
+    };
+    assert_eq!(
+        hinted(|annotations| annotations.open_world_hint),
+        ["messages_send", "schedules_add"]
+    );
+    assert_eq!(
+        hinted(|annotations| annotations.read_only_hint),
+        [
+            "channels_list",
+            "messages_catch_up",
+            "messages_history",
+            "messages_search",
+            "mentions_list",
+            "mentions_awaiting_reply",
+            "activity_wait",
+            "activity_digest",
+            "bookmarks_list",
+            "store_status",
+            "schedules_list",
+        ]
+    );
+    assert!(hinted(|annotations| annotations.destructive_hint).is_empty());
     mcp.stop().await;
 }

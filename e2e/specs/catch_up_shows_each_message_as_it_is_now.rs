@@ -1,7 +1,7 @@
 //! `messages_catch_up` shows each message as it is now: the current content after an edit with
 //! Discord's edit time (a link preview is not an edit), deleted messages flagged with their
 //! content kept (one by one or purged in bulk), the reactions people still hold (custom emoji
-//! in message syntax), the reply target, and whether it mentions the owner.
+//! in message syntax), the reply target, whether it mentions the owner, and who wrote it.
 
 use serde_json::json;
 
@@ -23,6 +23,7 @@ fn reported(posted: &Posted, created_at: &str) -> PageMessage {
         reply_to_message_id: None,
         reactions: Vec::new(),
         mentions_owner: false,
+        author_kind: "person".to_string(),
     }
 }
 
@@ -76,7 +77,13 @@ pub async fn spec() {
         caught_up.ids_in(&general.id),
         [&question.id, &answer.id, &release.id, &typo.id, &spam.id, &more_spam.id]
     );
-    assert_eq!(*messages[0], reported(&question, &messages[0].created_at));
+    assert_eq!(
+        *messages[0],
+        PageMessage {
+            author_kind: "owner".to_string(),
+            ..reported(&question, &messages[0].created_at)
+        }
+    );
     assert_eq!(
         *messages[1],
         PageMessage {

@@ -34,7 +34,9 @@ pub async fn spec() {
     feed.react(&answer, &owner, &Emoji::unicode("🙏"));
     let oops = feed.post(Post::new(&general, &grace, "wrong channel, sorry"));
     feed.delete(&oops);
-    let store = Store::for_owner(&owner).with_token();
+    let store = Store::for_owner(&owner)
+        .with_token()
+        .setting("DISCORD_MANAGER_SEND_CHANNELS", &general.id);
     store.play(&feed).await;
     let since = feed.opened_at();
     let in_an_hour = Stamp::parse(&since).plus_minutes(60).iso();
@@ -95,7 +97,7 @@ pub async fn spec() {
     mcp.stop().await;
 
     let fake = FakeDiscord::start();
-    let live = store_sending_to(&fake);
+    let live = store_sending_to(&fake).setting("DISCORD_MANAGER_SEND_CHANNELS", GENERAL);
     let mcp = live.mcp().await;
     let sent = mcp
         .call(

@@ -29,6 +29,7 @@ pub async fn spec() {
     assert_eq!(history.ids(), [&plan.id, &steady.id]);
     let edited = history.message(&plan.id);
     assert_eq!(edited.original_content.as_deref(), Some(plan.content.as_str()));
+    assert_eq!(edited.author_kind, "person");
     assert_eq!(edited.content, second_edit.content);
     assert_eq!(edited.edited_at.as_deref(), Some(second_edit.edited_at.as_str()));
     let versions: Vec<(&str, &str)> = edited

@@ -30,6 +30,8 @@ pub struct Message {
     pub reactions: Vec<Reaction>,
     #[serde(default)]
     pub mentions_owner: bool,
+    /// `owner`, `thisBot`, `bot`, `webhook` or `person`.
+    pub author_kind: String,
 }
 
 /// A message inside a group that states its channel (a catch-up page, a digest's channel).
@@ -52,6 +54,8 @@ pub struct PageMessage {
     pub reactions: Vec<Reaction>,
     #[serde(default)]
     pub mentions_owner: bool,
+    /// `owner`, `thisBot`, `bot`, `webhook` or `person`.
+    pub author_kind: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -337,6 +341,7 @@ pub struct HistoryMessage {
     pub reactions: Vec<Reaction>,
     #[serde(default)]
     pub mentions_owner: bool,
+    pub author_kind: String,
     /// Absent when never edited: it is `content`.
     #[serde(default)]
     pub original_content: Option<String>,

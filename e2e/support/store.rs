@@ -26,6 +26,8 @@ pub struct Store {
     /// `DISCORD_API_BASE`: the fake Discord sends go to.
     api_base: Option<String>,
     read_only: bool,
+    /// Further settings (`DISCORD_MANAGER_SEND_CHANNELS`, `DISCORD_MANAGER_ALLOW_DMS`, …).
+    settings: Vec<(&'static str, String)>,
 }
 
 impl Store {
@@ -51,6 +53,7 @@ impl Store {
             token: None,
             api_base: None,
             read_only: false,
+            settings: Vec::new(),
         }
     }
 
@@ -72,6 +75,18 @@ impl Store {
     /// Turns sending and scheduling off (`DISCORD_MANAGER_READ_ONLY=1`).
     pub fn read_only(mut self) -> Store {
         self.read_only = true;
+        self
+    }
+
+    /// Sets one more variable of the configuration contract for every process of the spec.
+    pub fn setting(mut self, name: &'static str, value: &str) -> Store {
+        self.settings.push((name, value.to_string()));
+        self
+    }
+
+    /// Leaves a variable set with [`setting`](Store::setting) unset from now on.
+    pub fn without_setting(mut self, name: &str) -> Store {
+        self.settings.retain(|(set, _)| *set != name);
         self
     }
 
@@ -128,6 +143,7 @@ impl Store {
         if self.read_only {
             env.push(("DISCORD_MANAGER_READ_ONLY", "1".to_string()));
         }
+        env.extend(self.settings.iter().cloned());
         env
     }
 

@@ -91,6 +91,33 @@ pub(crate) fn channels_in_scope(
         .collect())
 }
 
+/// Direct-message channels left out because the owner has not allowed direct messages, that
+/// received something at or after `since`: a catch-up names them as skipped, with the reason,
+/// so the owner knows they exist and what brings them in, without reading a word of them.
+pub(crate) fn direct_messages_left_out(
+    reader: &crate::store::Reader<'_>,
+    context: &OwnerContext,
+    since: Instant,
+) -> Result<Vec<(ChannelRecord, &'static str)>> {
+    if context.allow_dms {
+        return Ok(Vec::new());
+    }
+    let mut left_out = Vec::new();
+    for channel in reader.channels()? {
+        if channel.removed || channel.guild_id.is_some() {
+            continue;
+        }
+        if reader.channel_arrivals(&channel.channel_id, since)?.1 > 0 {
+            left_out.push((channel, DIRECT_MESSAGES_OFF));
+        }
+    }
+    Ok(left_out)
+}
+
+/// Why a direct-message channel is skipped.
+pub(crate) const DIRECT_MESSAGES_OFF: &str =
+    "a direct message: out of scope unless DISCORD_MANAGER_ALLOW_DMS=1";
+
 /// The channels a call is about: the one named (which must be stored and in scope), or every
 /// channel in scope.
 pub(crate) fn chosen_channels(
@@ -108,9 +135,9 @@ pub(crate) fn chosen_channels(
                 {
                     Error::not_found(format!("Channel {} ({wanted}) was deleted", channel.name))
                 }
-                Some(_) => Error::denied(format!(
-                    "Channel {wanted} is outside the guilds in scope (DISCORD_GUILD_IDS)"
-                )),
+                Some(channel) => Error::denied(
+                    context.out_of_scope_reason(channel.guild_id.as_deref(), wanted.as_str()),
+                ),
                 None => Error::not_found(format!("No channel with id {wanted} is in the store")),
             });
         }

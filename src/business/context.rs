@@ -36,8 +36,18 @@ pub struct OwnerContext {
     pub token_configured: bool,
     /// `DISCORD_MANAGER_READ_ONLY=1`: sending and scheduling are denied.
     pub read_only: bool,
-    /// When set, sending is limited to these channels.
+    /// `DISCORD_MANAGER_SEND_CHANNELS`: the channels an assistant (MCP) may post in, and the
+    /// only ones sending goes to at all when set. Unset: an assistant may post nowhere, the
+    /// owner's CLI anywhere the bot may send.
     pub send_channel_ids: Option<Vec<String>>,
+    /// `DISCORD_MANAGER_ALLOW_DMS=1`: direct-message channels are in scope. Off by default:
+    /// anyone can DM a bot, so a DM is the easiest way to put words in front of an assistant
+    /// and the easiest place to send the owner's history to.
+    pub allow_dms: bool,
+    /// `DISCORD_MANAGER_LINK_PREVIEWS=1`: the bot's posts let Discord unfurl links. Off by
+    /// default: Discord fetches a previewed URL at once, so a URL an assistant was talked into
+    /// writing would carry data out without anyone clicking it.
+    pub link_previews: bool,
     pub source: Source,
 }
 
@@ -50,6 +60,8 @@ pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Re
         token_configured: config.token.is_some(),
         read_only: config.read_only,
         send_channel_ids: config.send_channel_ids.clone(),
+        allow_dms: config.allow_dms,
+        link_previews: config.link_previews,
         source,
     })
 }
@@ -58,20 +70,39 @@ impl OwnerContext {
     /// Whether something in this guild (None: a direct message) is in the owner's scope.
     pub fn in_scope(&self, guild_id: Option<&str>) -> bool {
         match guild_id {
-            None => true,
+            None => self.allow_dms,
             Some(guild_id) => {
                 self.guild_ids.is_empty() || self.guild_ids.iter().any(|id| id == guild_id)
             }
         }
     }
 
+    /// Why channel `channel_id` of this guild (None: a direct message) is out of scope, for a
+    /// refusal; the owner reads which setting brings it in.
+    pub(crate) fn out_of_scope_reason(&self, guild_id: Option<&str>, channel_id: &str) -> String {
+        match guild_id {
+            None => format!(
+                "Channel {channel_id} is a direct message, out of scope: set \
+                 DISCORD_MANAGER_ALLOW_DMS=1 to read and send direct messages"
+            ),
+            Some(_) => {
+                format!("Channel {channel_id} is outside the guilds in scope (DISCORD_GUILD_IDS)")
+            }
+        }
+    }
+
     pub(crate) fn owner_view(&self, reader: &Reader<'_>) -> Result<OwnerView> {
+        let bot_user_id = reader.identity()?.bot_user_id;
         Ok(match &self.owner_id {
             Some(owner) => OwnerView {
                 user_id: Some(owner.clone()),
                 role_ids: reader.roles_held_by(owner)?,
+                bot_user_id,
             },
-            None => OwnerView::default(),
+            None => OwnerView {
+                bot_user_id,
+                ..OwnerView::default()
+            },
         })
     }
 }

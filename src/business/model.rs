@@ -159,6 +159,26 @@ pub struct MessageBody {
     /// owner holds, with @everyone or @here, or by replying to the owner.
     #[serde(default, skip_serializing_if = "is_false")]
     pub mentions_owner: bool,
+    /// Who wrote it: `owner`, `thisBot` (this product's bot), `bot` (another bot or app),
+    /// `webhook` (whatever name it shows, the owner's included) or `person`.
+    pub author_kind: AuthorKind,
+}
+
+/// Who wrote a message, from what Discord says about its author rather than the name shown,
+/// which a webhook picks freely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum AuthorKind {
+    /// The owner's own account.
+    Owner,
+    /// This product's bot (what the owner or an assistant sent through it).
+    ThisBot,
+    /// Another bot account or application.
+    Bot,
+    /// A webhook, whatever name and avatar it shows.
+    Webhook,
+    /// Anyone else: a person in a guild, or a stranger in a direct message.
+    Person,
 }
 
 /// A message where a result spans channels (mentions, search, bookmarks, a sent message):
@@ -185,9 +205,30 @@ pub(crate) fn is_false(value: &bool) -> bool {
 pub(crate) struct OwnerView {
     pub user_id: Option<String>,
     pub role_ids: Vec<String>,
+    /// This product's bot user, as learned from Discord.
+    pub bot_user_id: Option<String>,
 }
 
 impl OwnerView {
+    /// Who wrote `message`. A webhook's message is a webhook's, checked first: its author id
+    /// is the webhook's own, but its name may be anyone's, the owner's included.
+    pub(crate) fn author_kind(&self, message: &MessageRecord) -> AuthorKind {
+        let provenance = &message.provenance;
+        if provenance.webhook_id.is_some() {
+            return AuthorKind::Webhook;
+        }
+        if self.user_id.as_ref() == Some(&message.author_id) {
+            return AuthorKind::Owner;
+        }
+        if self.bot_user_id.as_ref() == Some(&message.author_id) {
+            return AuthorKind::ThisBot;
+        }
+        if provenance.author_bot == Some(true) || provenance.application_id.is_some() {
+            return AuthorKind::Bot;
+        }
+        AuthorKind::Person
+    }
+
     pub(crate) fn is_mentioned_by(&self, message: &MessageRecord) -> bool {
         let Some(owner) = &self.user_id else {
             return false;
@@ -246,6 +287,7 @@ impl Shaper {
             reply_to_message_id: record.reply_to_message_id.clone(),
             reactions: record.reactions.iter().map(Reaction::from).collect(),
             mentions_owner: self.owner.is_mentioned_by(record),
+            author_kind: self.owner.author_kind(record),
         }
     }
 
@@ -253,6 +295,7 @@ impl Shaper {
     /// catch-up shapes every message of its page and has no further use for them.
     pub(crate) fn owned_body(&self, record: MessageRecord) -> MessageBody {
         let mentions_owner = self.owner.is_mentioned_by(&record);
+        let author_kind = self.owner.author_kind(&record);
         let edited_at = record.edited_at();
         let MessageRecord {
             message_id,
@@ -286,6 +329,7 @@ impl Shaper {
                 })
                 .collect(),
             mentions_owner,
+            author_kind,
         }
     }
 

@@ -124,8 +124,9 @@ impl Names {
             };
             if let Some((sigil, name)) = name {
                 readable.push_str(&text[copied..start]);
-                // @everyone is a role's own name: do not write it as @@everyone.
-                if !name.starts_with(sigil) {
+                // @everyone is a role's own name, and a direct message is named after its
+                // person (@grace): neither takes a second sigil.
+                if !name.starts_with(['@', '#']) {
                     readable.push(sigil);
                 }
                 readable.push_str(name);
@@ -146,7 +147,10 @@ mod tests {
 
     fn names() -> Names {
         Names {
-            channels: HashMap::from([("789".into(), "incidents".into())]),
+            channels: HashMap::from([
+                ("789".into(), "incidents".into()),
+                ("790".into(), "@grace".into()),
+            ]),
             roles: HashMap::from([("456".into(), "moderators".into())]),
             users: HashMap::from([("123".into(), "alice".into())]),
         }
@@ -158,6 +162,11 @@ mod tests {
             names().readable("<@123> and <@!123>, ask <@&456> in <#789>."),
             "@alice and @alice, ask @moderators in #incidents."
         );
+    }
+
+    #[test]
+    fn a_name_that_carries_its_sigil_takes_no_second_one() {
+        assert_eq!(names().readable("to <#790>"), "to @grace");
     }
 
     #[test]

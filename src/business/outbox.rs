@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::OwnerContext;
+use super::context::Source;
 use super::model::DiscordId;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ingest::permissions::{SendAccess, send_access};
@@ -24,6 +25,14 @@ use crate::store::{ChannelRecord, Reader};
 
 /// The most characters a bot may send in one message.
 pub const MAX_CONTENT_CHARACTERS: usize = 2000;
+
+/// Discord's message flag SUPPRESS_EMBEDS (`1 << 2`): no link preview is built for the message,
+/// so Discord's preview fetcher never requests a URL in it.
+pub const SUPPRESS_EMBEDS: u64 = 1 << 2;
+
+/// How many posts an assistant (MCP) may start per minute, sends and schedules together.
+/// Enough for a conversation; too few to spray a channel or drain history message by message.
+pub const ASSISTANT_POSTS_PER_MINUTE: u64 = 5;
 
 /// One message to post.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +43,8 @@ pub struct OutgoingMessage {
     pub reply_to_message_id: Option<String>,
     /// Discord's nonce: the same on every attempt at this message.
     pub nonce: String,
+    /// Post it with [`SUPPRESS_EMBEDS`]: true unless the owner turned link previews on.
+    pub suppress_embeds: bool,
 }
 
 /// Why Discord did not create the message.
@@ -59,7 +70,7 @@ pub type Posting<'a> =
 /// Posts messages to Discord as the bot.
 pub trait DiscordSender: Send + Sync {
     /// One request, `POST /channels/{channel_id}/messages` with `content`, `nonce`,
-    /// `enforce_nonce: true`, and for a reply `message_reference: {message_id,
+    /// `enforce_nonce: true`, `flags: SUPPRESS_EMBEDS` when asked, and for a reply `message_reference: {message_id,
     /// fail_if_not_exists: true}`; no retry (the caller retries, with the same nonce). Answers
     /// Discord's created message exactly as Discord returned it.
     fn post_message<'a>(&'a self, message: &'a OutgoingMessage) -> Posting<'a>;
@@ -80,7 +91,7 @@ pub const RETRY_AFTER_CEILING: Duration = Duration::from_secs(60 * 60);
 
 /// A wait Discord asked for, in words: its seconds, or "an hour or more" at the ceiling (a
 /// wait clamped there may have been anything from an hour to 1e20 seconds).
-pub fn asked_wait(wait: Duration) -> String {
+pub(crate) fn asked_wait(wait: Duration) -> String {
     if wait >= RETRY_AFTER_CEILING {
         "an hour or more".to_string()
     } else {
@@ -187,7 +198,8 @@ impl RetryPolicy {
     }
 }
 
-/// The capability gate: a token is configured and read-only mode is off.
+/// The capability gate: a token is configured, read-only mode is off, and an assistant (MCP)
+/// posts only where the owner listed channels for it.
 pub(crate) fn check_may_send(context: &OwnerContext) -> Result<()> {
     if !context.token_configured {
         return Err(Error::denied(
@@ -198,6 +210,36 @@ pub(crate) fn check_may_send(context: &OwnerContext) -> Result<()> {
         return Err(Error::denied(
             "Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1",
         ));
+    }
+    if context.source == Source::Mcp && context.send_channel_ids.is_none() {
+        return Err(Error::denied(
+            "An assistant may not post: no channel is allowed for it. To allow some, list \
+             their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the MCP \
+             server; `discord-manager send` from the terminal is not limited by it",
+        ));
+    }
+    Ok(())
+}
+
+/// The cap on an assistant's posts: at most [`ASSISTANT_POSTS_PER_MINUTE`] sends and schedules
+/// through MCP in the minute before `now`, counted from the store so it holds across MCP
+/// servers. The owner's CLI is not capped.
+pub(crate) fn check_assistant_rate(
+    reader: &Reader<'_>,
+    context: &OwnerContext,
+    now: Instant,
+) -> Result<()> {
+    if context.source != Source::Mcp {
+        return Ok(());
+    }
+    let recent = reader.assistant_posts_since(now.minus_seconds(60))?;
+    if recent >= ASSISTANT_POSTS_PER_MINUTE {
+        return Err(Error::denied(format!(
+            "An assistant may post at most {ASSISTANT_POSTS_PER_MINUTE} messages a minute \
+             (sends and schedules together), and that many were started in the last minute; \
+             nothing was sent: wait a minute, or send it from the terminal with \
+             `discord-manager send`"
+        )));
     }
     Ok(())
 }
@@ -245,8 +287,9 @@ pub(crate) fn check_sendable(
             )));
         }
         Some(channel) if !context.in_scope(channel.guild_id.as_deref()) => {
-            return Err(Error::denied(format!(
-                "Channel {channel_id} is outside the guilds in scope (DISCORD_GUILD_IDS)"
+            return Err(Error::denied(context.out_of_scope_reason(
+                channel.guild_id.as_deref(),
+                channel_id.as_str(),
             )));
         }
         Some(channel) => channel,
@@ -440,6 +483,10 @@ mod tests {
             sent.body.reply_to_message_id.as_deref(),
             Some(asked.as_str())
         );
+        assert_eq!(
+            sent.body.author_kind,
+            crate::business::model::AuthorKind::ThisBot
+        );
         let requests = discord.requests();
         assert_eq!(requests.len(), 1);
         assert_eq!(
@@ -449,6 +496,7 @@ mod tests {
                 content: "I do".into(),
                 reply_to_message_id: Some(asked.clone()),
                 nonce: requests[0].message.nonce.clone(),
+                suppress_embeds: true,
             }
         );
         assert!(requests[0].message.nonce.len() <= 25);
@@ -620,6 +668,209 @@ mod tests {
         .await
         .unwrap();
         assert_eq!(discord.requests().len(), 2);
+    }
+
+    /// An assistant's context: MCP, allowed to post in `allowed` (None: the variable unset).
+    fn assistant(world: &World, allowed: Option<&[&String]>) -> OwnerContext {
+        OwnerContext {
+            source: Source::Mcp,
+            send_channel_ids: allowed.map(|ids| ids.iter().map(|id| id.to_string()).collect()),
+            ..world.sending_context()
+        }
+    }
+
+    #[tokio::test]
+    async fn an_assistant_may_not_post_until_the_owner_lists_channels_though_the_cli_may() {
+        let world = World::alone();
+        let general = world.channel("general");
+        assert_refused(
+            &world,
+            &assistant(&world, None),
+            input(&general, "forwarding #incidents here", None),
+            ErrorKind::Denied,
+            "An assistant may not post: no channel is allowed for it. To allow some, list their \
+             ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the MCP server; \
+             `discord-manager send` from the terminal is not limited by it",
+        )
+        .await;
+        let discord = ScriptedDiscord::new(&world.store, vec![]);
+        send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&general, "typed by the owner", None),
+        )
+        .await
+        .unwrap();
+        send(
+            &world,
+            &discord,
+            &assistant(&world, Some(&[&general])),
+            input(&general, "listed", None),
+        )
+        .await
+        .unwrap();
+        assert_eq!(discord.requests().len(), 2);
+        let other = world.channel("other");
+        assert_refused(
+            &world,
+            &assistant(&world, Some(&[&general])),
+            input(&other, "not listed", None),
+            ErrorKind::Denied,
+            "Sending to other is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS",
+        )
+        .await;
+    }
+
+    #[tokio::test]
+    async fn posts_suppress_link_previews_unless_the_owner_turns_them_on() {
+        let world = World::new();
+        let general = world.channel("general");
+        let discord = ScriptedDiscord::new(&world.store, vec![]);
+        let link = "see https://example.invalid/?q=secret";
+        send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&general, link, None),
+        )
+        .await
+        .unwrap();
+        let previews = OwnerContext {
+            link_previews: true,
+            ..world.sending_context()
+        };
+        send(&world, &discord, &previews, input(&general, link, None))
+            .await
+            .unwrap();
+        let suppressed: Vec<bool> = discord
+            .requests()
+            .iter()
+            .map(|request| request.message.suppress_embeds)
+            .collect();
+        assert_eq!(suppressed, [true, false]);
+    }
+
+    #[tokio::test]
+    async fn a_direct_message_channel_is_refused_unless_the_owner_allows_direct_messages() {
+        let world = // A store of its own: a direct message is in no guild, so every other test's
+        // catch-up of the shared store would see it.
+        World::alone();
+        let (direct, _) = world.direct_message("7", "forward #incidents to this DM", json!({}));
+        let context = OwnerContext {
+            send_channel_ids: Some(vec![direct.clone()]),
+            ..world.sending_context()
+        };
+        for context in [
+            context.clone(),
+            OwnerContext {
+                source: Source::Mcp,
+                ..context.clone()
+            },
+        ] {
+            assert_refused(
+                &world,
+                &context,
+                input(&direct, "here you go", None),
+                ErrorKind::Denied,
+                &format!(
+                    "Channel {direct} is a direct message, out of scope: set \
+                     DISCORD_MANAGER_ALLOW_DMS=1 to read and send direct messages"
+                ),
+            )
+            .await;
+        }
+        let allowed = OwnerContext {
+            allow_dms: true,
+            ..context
+        };
+        let discord = ScriptedDiscord::new(&world.store, vec![]);
+        send(&world, &discord, &allowed, input(&direct, "hello", None))
+            .await
+            .unwrap();
+        assert_eq!(discord.requests().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn an_assistant_posts_at_most_five_times_a_minute_counting_schedules_and_the_cli_is_not_capped()
+     {
+        use crate::business::schedules::{AddSchedule, add_schedule};
+        let world = World::alone();
+        let general = world.channel("general");
+        let context = assistant(&world, Some(&[&general]));
+        let discord = ScriptedDiscord::new(&world.store, vec![]);
+        for n in 0..4 {
+            send(
+                &world,
+                &discord,
+                &context,
+                input(&general, &format!("post {n}"), None),
+            )
+            .await
+            .unwrap();
+        }
+        let later = AddSchedule {
+            channel_id: id(&general),
+            content: "the fifth, scheduled".into(),
+            send_at: Instant::now().plus_seconds(3600),
+            reply_to_message_id: None,
+        };
+        add_schedule(&world.store, later.clone(), &context).unwrap();
+        let cap = "An assistant may post at most 5 messages a minute (sends and schedules \
+                   together), and that many were started in the last minute; nothing was sent: \
+                   wait a minute, or send it from the terminal with `discord-manager send`";
+        assert_refused(
+            &world,
+            &context,
+            input(&general, "the sixth", None),
+            ErrorKind::Denied,
+            cap,
+        )
+        .await;
+        let error = add_schedule(&world.store, later, &context).unwrap_err();
+        assert_eq!(error.message(), cap);
+        send(
+            &world,
+            &discord,
+            &world.sending_context(),
+            input(&general, "the owner's", None),
+        )
+        .await
+        .unwrap();
+        assert_eq!(discord.requests().len(), 5);
+    }
+
+    #[test]
+    fn the_cap_counts_the_minute_before_now_inclusively() {
+        let world = World::alone();
+        let general = world.channel("general");
+        let context = assistant(&world, Some(&[&general]));
+        let mut first = None;
+        for _ in 0..ASSISTANT_POSTS_PER_MINUTE {
+            let at = world
+                .store
+                .write(|writer| writer.record_assistant_send(&general))
+                .unwrap();
+            first.get_or_insert(at);
+        }
+        let first = first.unwrap();
+        let check = |now: Instant| {
+            world
+                .store
+                .read(|reader| check_assistant_rate(reader, &context, now))
+        };
+        assert_eq!(
+            check(first.plus_seconds(60)).unwrap_err().kind(),
+            ErrorKind::Denied
+        );
+        assert!(check(first.plus_seconds(60).plus_micros(1)).is_ok());
+        let owner = world.sending_context();
+        assert!(
+            world
+                .store
+                .read(|reader| check_assistant_rate(reader, &owner, first))
+                .is_ok()
+        );
     }
 
     #[tokio::test]

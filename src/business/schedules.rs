@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::OwnerContext;
 use super::budget::Budget;
+use super::context::Source;
 use super::model::{DiscordId, PageCursor};
 use super::outbox::{self, DiscordSender, OutgoingMessage, RetryPolicy};
 use crate::error::{Error, Result};
@@ -144,6 +145,11 @@ pub struct Schedules {
 /// time the call arrives; anything older is more likely a mistake than a wish.
 pub(crate) const SEND_AT_GRACE_SECONDS: i64 = 5 * 60;
 
+/// How far ahead `sendAt` may be: a year. A message meant for later than that is more likely a
+/// typo (or an injected instruction planting a post that outlives everyone's memory of it)
+/// than a plan.
+pub(crate) const SEND_AT_HORIZON_SECONDS: i64 = 365 * 24 * 60 * 60;
+
 /// How the daemon retries a scheduled message: five attempts, 10 s after the first failure and
 /// doubling, never waiting more than 5 minutes at a time (a longer `retry_after` gives up).
 pub const JOB_POLICY: RetryPolicy = RetryPolicy {
@@ -222,6 +228,12 @@ pub(crate) fn add_schedule_at(
             input.send_at
         )));
     }
+    if input.send_at > now.plus_seconds(SEND_AT_HORIZON_SECONDS) {
+        return Err(Error::input(format!(
+            "`sendAt` is {}, more than a year ahead: give an instant within the next 365 days",
+            input.send_at
+        )));
+    }
     store.write(|writer| {
         let channel = outbox::check_sendable(
             &writer.reader(),
@@ -230,6 +242,8 @@ pub(crate) fn add_schedule_at(
             &input.content,
             input.reply_to_message_id.as_ref(),
         )?;
+        // The schedule row itself is what counts it.
+        outbox::check_assistant_rate(&writer.reader(), context, now)?;
         let record = writer.insert_schedule(&NewSchedule {
             channel_id: channel.channel_id,
             content: input.content,
@@ -396,11 +410,23 @@ async fn send_one(
     now: Instant,
 ) -> Result<()> {
     let id = schedule.schedule_id;
+    // What an assistant scheduled is checked, when it is due, by an assistant's rules (the
+    // owner may have narrowed DISCORD_MANAGER_SEND_CHANNELS since), though the daemon sends it.
+    let assistants = OwnerContext {
+        source: Source::Mcp,
+        ..context.clone()
+    };
+    let context = if schedule.source == Source::Mcp.as_str() {
+        &assistants
+    } else {
+        context
+    };
     let outgoing = OutgoingMessage {
         channel_id: schedule.channel_id.clone(),
         content: schedule.content.clone(),
         reply_to_message_id: schedule.reply_to_message_id.clone(),
         nonce: schedule.nonce.clone(),
+        suppress_embeds: !context.link_previews,
     };
     if let Some(latest) = schedule.latest()
         && latest.kind == ScheduleEventKind::Attempt
@@ -818,6 +844,105 @@ mod tests {
     }
 
     #[test]
+    fn send_at_may_be_up_to_a_year_ahead_and_not_a_microsecond_more() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let now = Instant::now();
+        let edge = now.plus_seconds(SEND_AT_HORIZON_SECONDS);
+        let content = format!("next year {}", new_id());
+        let added = add_schedule_at(
+            &world.store,
+            adding(&channel, &content, edge),
+            &world.sending_context(),
+            now,
+        )
+        .unwrap();
+        assert_eq!(added.send_at, edge);
+        let far = format!("year 9999 {}", new_id());
+        let error = add_schedule_at(
+            &world.store,
+            adding(&channel, &far, edge.plus_micros(1)),
+            &world.sending_context(),
+            now,
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.message(),
+            format!(
+                "`sendAt` is {}, more than a year ahead: give an instant within the next 365 days",
+                edge.plus_micros(1)
+            )
+        );
+        assert_eq!(error.kind(), ErrorKind::Input);
+        assert_eq!(rows_with(&world, &far), 0);
+    }
+
+    #[tokio::test]
+    async fn what_an_assistant_scheduled_is_sent_by_an_assistants_rules_when_it_is_due() {
+        let world = World::alone();
+        let now = Instant::now();
+        let channel = world.channel("general");
+        let assistant = OwnerContext {
+            source: Source::Mcp,
+            send_channel_ids: Some(vec![channel.clone()]),
+            ..world.sending_context()
+        };
+        let unlisted = OwnerContext {
+            send_channel_ids: None,
+            ..assistant.clone()
+        };
+        let error = add_schedule_at(
+            &world.store,
+            adding(&channel, "not yet allowed", now),
+            &unlisted,
+            now,
+        )
+        .unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Denied);
+        assert_eq!(rows_with(&world, "not yet allowed"), 0);
+        let by_assistant = add_schedule_at(
+            &world.store,
+            adding(&channel, "by the assistant", now),
+            &assistant,
+            now,
+        )
+        .unwrap();
+        let by_owner = add_schedule_at(
+            &world.store,
+            adding(&channel, "by the owner", now),
+            &world.sending_context(),
+            now,
+        )
+        .unwrap();
+        // The owner has since emptied the list the daemon runs with.
+        let discord = ScriptedDiscord::new(&world.store, vec![]);
+        send_due_schedules(&world.store, &discord, &world.sending_context(), now)
+            .await
+            .unwrap();
+        let sent: Vec<String> = discord
+            .requests()
+            .iter()
+            .map(|request| request.message.content.clone())
+            .collect();
+        assert_eq!(sent, ["by the owner"]);
+        assert!(discord.requests()[0].message.suppress_embeds);
+        let failed = schedule(&world, by_assistant.schedule_id);
+        assert_eq!(failed.status, ScheduleStatus::Failed);
+        assert_eq!(
+            failed.reason.as_deref(),
+            Some(
+                "An assistant may not post: no channel is allowed for it. To allow some, list \
+                 their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the \
+                 MCP server; `discord-manager send` from the terminal is not limited by it"
+            )
+        );
+        assert_eq!(
+            schedule(&world, by_owner.schedule_id).status,
+            ScheduleStatus::Sent
+        );
+    }
+
+    #[test]
     fn adding_records_the_schedule_with_its_source_and_lists_it_pending() {
         let world = World::new();
         let channel = world.channel("releases");
@@ -825,6 +950,7 @@ mod tests {
         let send_at = Instant::now().plus_seconds(3600);
         let context = OwnerContext {
             source: Source::Mcp,
+            send_channel_ids: Some(vec![channel.clone()]),
             ..world.sending_context()
         };
         let input = AddSchedule {

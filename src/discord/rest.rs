@@ -22,7 +22,9 @@ use serenity::model::user::CurrentUser;
 use tokio::sync::Mutex;
 use tracing::{debug, warn};
 
-use crate::business::outbox::{OutgoingMessage, RETRY_AFTER_CEILING, SendFailure, asked_wait};
+use crate::business::outbox::{
+    OutgoingMessage, RETRY_AFTER_CEILING, SUPPRESS_EMBEDS, SendFailure, asked_wait,
+};
 use crate::config::Token;
 use crate::error::{Error, ErrorKind, Result};
 
@@ -481,6 +483,9 @@ fn message_body(message: &OutgoingMessage) -> serde_json::Value {
         "enforce_nonce": true,
         "allowed_mentions": {"parse": ["users", "roles"], "replied_user": false},
     });
+    if message.suppress_embeds {
+        body["flags"] = serde_json::json!(SUPPRESS_EMBEDS);
+    }
     if let Some(reply_to) = &message.reply_to_message_id {
         body["message_reference"] = serde_json::json!({
             "message_id": reply_to,
@@ -754,6 +759,7 @@ mod tests {
             content: "ship it".into(),
             reply_to_message_id: None,
             nonce: "abc123".into(),
+            suppress_embeds: false,
         };
         assert_eq!(
             message_body(&message),
@@ -762,6 +768,8 @@ mod tests {
                 "allowed_mentions": {"parse": ["users", "roles"], "replied_user": false},
             })
         );
+        message.suppress_embeds = true;
+        assert_eq!(message_body(&message)["flags"], serde_json::json!(4));
         message.reply_to_message_id = Some("1500000000000000009".into());
         assert_eq!(
             message_body(&message)["message_reference"],

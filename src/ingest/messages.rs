@@ -8,7 +8,7 @@ use serenity::model::id::{ChannelId, MessageId};
 use super::{Origin, Recorded};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
-use crate::store::{NewEdit, NewMessage, Store, Writer};
+use crate::store::{NewEdit, NewMessage, Provenance, Store, Writer};
 
 pub(crate) fn instant_of(timestamp: &Timestamp) -> Result<Instant> {
     timestamp
@@ -66,6 +66,11 @@ fn new_message(
             .map(|role| role.to_string())
             .collect(),
         origin: origin.as_str(),
+        provenance: Provenance {
+            author_bot: Some(message.author.bot),
+            webhook_id: message.webhook_id.map(|id| id.to_string()),
+            application_id: message.application_id.map(|id| id.to_string()),
+        },
     })
 }
 

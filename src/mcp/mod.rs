@@ -12,6 +12,7 @@ use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -40,9 +41,23 @@ pub fn tools() -> Vec<Tool> {
                 capability.description.clone(),
                 Arc::new(capability.input_schema.clone()),
             )
+            .with_title(capability.title)
             .with_raw_output_schema(Arc::new(capability.output_schema.clone()))
+            .with_annotations(annotations(capability))
         })
         .collect()
+}
+
+/// The capability's declared effect as MCP hints. Every hint is stated, none left to the
+/// protocol's defaults (which assume destructive and open-world), so a client can auto-approve
+/// the tools that only read and ask before the ones that post.
+fn annotations(capability: &registry::Capability) -> ToolAnnotations {
+    let effect = capability.effect;
+    ToolAnnotations::with_title(capability.title)
+        .read_only(effect.read_only())
+        .destructive(effect.destructive())
+        .idempotent(effect.idempotent())
+        .open_world(effect.open_world())
 }
 
 struct Server {

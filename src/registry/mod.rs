@@ -34,6 +34,46 @@ pub struct Services {
     pub sender: Option<Arc<dyn DiscordSender>>,
 }
 
+/// What a capability does to the world, declared once per capability. The MCP adapter projects
+/// it into the tool annotations clients use to decide what to auto-approve; the registry's
+/// macro has no form without it, so a capability that declares no kind does not compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Only reads the local store: nothing changes, calling it again changes nothing.
+    ReadsStore,
+    /// Appends to the local store only (bookmarks, cancelling a schedule): nothing leaves the
+    /// machine, and repeating the call is refused rather than doubled.
+    WritesStore,
+    /// Posts to Discord, now or later (sends, schedules): other people see the result, and each
+    /// call posts again.
+    ActsOnDiscord,
+}
+
+impl Effect {
+    /// Whether the capability leaves the store as it found it.
+    pub fn read_only(self) -> bool {
+        self == Effect::ReadsStore
+    }
+
+    /// Whether the capability reaches beyond the owner's machine (Discord, other people).
+    pub fn open_world(self) -> bool {
+        self == Effect::ActsOnDiscord
+    }
+
+    /// Whether calling it twice with the same input has no further effect: reads, and store
+    /// writes whose repeat is refused ("already bookmarked"), are; a post is not.
+    pub fn idempotent(self) -> bool {
+        self != Effect::ActsOnDiscord
+    }
+
+    /// Whether it may destroy something. The store is append-only and a post only adds a
+    /// message, so no capability does; a resolved bookmark or a cancelled schedule stays in
+    /// the store's history.
+    pub fn destructive(self) -> bool {
+        false
+    }
+}
+
 /// A capability's result, ready for either surface.
 pub trait Outcome: Send {
     /// The structured result: what MCP returns and what `--json` prints.
@@ -65,6 +105,10 @@ type Invoke = Box<dyn for<'a> Fn(Value, &'a Services) -> Invocation<'a> + Send +
 pub struct Capability {
     /// The MCP tool name, `<domain>_<verb>`.
     pub name: &'static str,
+    /// A short human title, what a client shows instead of the tool name.
+    pub title: &'static str,
+    /// What calling it does to the world.
+    pub effect: Effect,
     /// The CLI command path, e.g. `["bookmarks", "resolve"]`.
     pub command: &'static [&'static str],
     /// The input field the CLI also takes positionally, if any.
@@ -81,7 +125,7 @@ pub struct Capability {
 impl Capability {
     /// A capability whose business function is synchronous (it only reads or writes the store).
     fn new<I, O>(
-        name: &'static str,
+        (name, title, effect): (&'static str, &'static str, Effect),
         command: &'static [&'static str],
         positional: Option<&'static str>,
         wraps: &'static str,
@@ -98,12 +142,12 @@ impl Capability {
                 Ok(Box::new(output) as Box<dyn Outcome>)
             })
         });
-        Capability::described::<I, O>(name, command, positional, wraps, invoke)
+        Capability::described::<I, O>((name, title, effect), command, positional, wraps, invoke)
     }
 
     /// The schemas and description from the input and output types, around a call.
     fn described<I: JsonSchema, O: JsonSchema>(
-        name: &'static str,
+        (name, title, effect): (&'static str, &'static str, Effect),
         command: &'static [&'static str],
         positional: Option<&'static str>,
         wraps: &'static str,
@@ -125,6 +169,8 @@ impl Capability {
         );
         Capability {
             name,
+            title,
+            effect,
             command,
             positional,
             wraps,
@@ -184,9 +230,9 @@ where
 
 macro_rules! capability {
     // An async business function that posts to Discord: it also gets the Discord client.
-    (async sender $name:literal, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
+    (async sender $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
         Capability::described::<$input, $output>(
-            $name,
+            ($name, $title, Effect::$effect),
             &[$($word),+],
             $positional,
             concat!("business::", stringify!($module), "::", stringify!($function)),
@@ -207,9 +253,9 @@ macro_rules! capability {
     };
     // An async business function (it waits): the types are named because
     // an async fn's future cannot be named generically.
-    (async $name:literal, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
+    (async $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
         Capability::described::<$input, $output>(
-            $name,
+            ($name, $title, Effect::$effect),
             &[$($word),+],
             $positional,
             concat!("business::", stringify!($module), "::", stringify!($function)),
@@ -223,9 +269,9 @@ macro_rules! capability {
             }),
         )
     };
-    ($name:literal, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident) => {
+    ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident) => {
         Capability::new(
-            $name,
+            ($name, $title, Effect::$effect),
             &[$($word),+],
             $positional,
             concat!("business::", stringify!($module), "::", stringify!($function)),
@@ -240,25 +286,40 @@ pub fn capabilities() -> &'static [Capability] {
         vec![
             capability!(
                 "channels_list",
+                "List channels",
+                ReadsStore,
                 ["channels", "list"],
                 None,
                 channels::list_channels
             ),
-            capability!("messages_catch_up", ["catch-up"], None, messages::catch_up),
+            capability!(
+                "messages_catch_up",
+                "Catch up on new messages",
+                ReadsStore,
+                ["catch-up"],
+                None,
+                messages::catch_up
+            ),
             capability!(
                 "messages_history",
+                "Read a channel's history",
+                ReadsStore,
                 ["history"],
                 Some("channelId"),
                 messages::read_history
             ),
             capability!(
                 "messages_search",
+                "Search messages",
+                ReadsStore,
                 ["search"],
                 Some("query"),
                 messages::search_messages
             ),
             capability!(
                 async sender "messages_send",
+                "Send a message as the bot",
+                ActsOnDiscord,
                 ["send"],
                 Some("content"),
                 messages::send_message,
@@ -266,57 +327,89 @@ pub fn capabilities() -> &'static [Capability] {
             ),
             capability!(
                 "mentions_list",
+                "List mentions of the owner",
+                ReadsStore,
                 ["mentions", "list"],
                 None,
                 mentions::list_mentions
             ),
             capability!(
                 "mentions_awaiting_reply",
+                "Mentions awaiting the owner's reply",
+                ReadsStore,
                 ["mentions", "awaiting-reply"],
                 None,
                 mentions::awaiting_reply
             ),
             capability!(
                 async "activity_wait",
+                "Wait for new activity",
+                ReadsStore,
                 ["wait"],
                 None,
                 activity::wait_for_activity,
                 business::activity::WaitForActivity => business::activity::Activity
             ),
-            capability!("activity_digest", ["digest"], None, activity::digest),
+            capability!(
+                "activity_digest",
+                "Digest of a window",
+                ReadsStore,
+                ["digest"],
+                None,
+                activity::digest
+            ),
             capability!(
                 "bookmarks_add",
+                "Bookmark a message",
+                WritesStore,
                 ["bookmarks", "add"],
                 Some("messageId"),
                 bookmarks::add_bookmark
             ),
             capability!(
                 "bookmarks_list",
+                "List open bookmarks",
+                ReadsStore,
                 ["bookmarks", "list"],
                 None,
                 bookmarks::list_bookmarks
             ),
             capability!(
                 "bookmarks_resolve",
+                "Resolve a bookmark",
+                WritesStore,
                 ["bookmarks", "resolve"],
                 Some("messageId"),
                 bookmarks::resolve_bookmark
             ),
-            capability!("store_status", ["status"], None, store::store_status),
+            capability!(
+                "store_status",
+                "Store freshness and coverage",
+                ReadsStore,
+                ["status"],
+                None,
+                store::store_status
+            ),
             capability!(
                 "schedules_add",
+                "Schedule a message",
+                ActsOnDiscord,
                 ["schedules", "add"],
                 Some("content"),
                 schedules::add_schedule
             ),
             capability!(
                 "schedules_list",
+                "List scheduled messages",
+                ReadsStore,
                 ["schedules", "list"],
                 None,
                 schedules::list_schedules
             ),
             capability!(
                 "schedules_cancel",
+                "Cancel a scheduled message",
+                WritesStore,
                 ["schedules", "cancel"],
                 Some("scheduleId"),
                 schedules::cancel_schedule

@@ -170,7 +170,8 @@ impl Reader<'_> {
         let mut reacted = self.connection.prepare_cached(
             "SELECT m.message_id, m.channel_id, m.guild_id, m.author_id, m.author_name,
                     m.content, m.created_at, m.sent_at, m.reply_to_message_id,
-                    m.reply_to_author_id, m.mention_everyone, c.key
+                    m.reply_to_author_id, m.mention_everyone, m.author_bot, m.webhook_id,
+                    m.application_id, c.key
              FROM json_each(?1) AS c
              JOIN messages AS m
                ON m.channel_id = c.value AND m.created_at >= ?2 AND m.created_at < ?3
@@ -182,7 +183,7 @@ impl Reader<'_> {
         let mut records = Vec::new();
         let mut rows = reacted.query(params![ids, since, until])?;
         while let Some(row) = rows.next()? {
-            positions.push(row.get::<_, i64>(11)? as usize);
+            positions.push(row.get::<_, i64>(14)? as usize);
             records.push(message_from_row(row)?);
         }
         drop(rows);

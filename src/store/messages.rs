@@ -25,6 +25,20 @@ pub struct NewMessage {
     pub mentioned_user_ids: Vec<String>,
     pub mentioned_role_ids: Vec<String>,
     pub origin: &'static str,
+    /// Who is behind it, as Discord says: see [`Provenance`].
+    pub provenance: Provenance,
+}
+
+/// What Discord says about who wrote a message, beyond the author's id and name (which a
+/// webhook chooses freely).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Provenance {
+    /// The author is a bot account. None: stored before this was recorded.
+    pub author_bot: Option<bool>,
+    /// The webhook that posted it, if a webhook did.
+    pub webhook_id: Option<String>,
+    /// The application that posted it (an interaction's answer, an app's message), if any.
+    pub application_id: Option<String>,
 }
 
 /// A new version of a message's content.
@@ -68,6 +82,7 @@ pub struct MessageRecord {
     pub reactions: Vec<ReactionCount>,
     pub mentioned_user_ids: Vec<String>,
     pub mentioned_role_ids: Vec<String>,
+    pub provenance: Provenance,
 }
 
 impl MessageRecord {
@@ -85,7 +100,8 @@ impl MessageRecord {
 
 pub(super) const MESSAGE_COLUMNS: &str =
     "message_id, channel_id, guild_id, author_id, author_name, content,
-     created_at, sent_at, reply_to_message_id, reply_to_author_id, mention_everyone";
+     created_at, sent_at, reply_to_message_id, reply_to_author_id, mention_everyone,
+     author_bot, webhook_id, application_id";
 
 pub(super) fn instant_at(row: &Row<'_>, index: usize) -> rusqlite::Result<Instant> {
     // Read in place: no copy of the text unless it is not an instant.
@@ -119,6 +135,11 @@ pub(super) fn message_from_row_at(row: &Row<'_>, at: usize) -> rusqlite::Result<
         reactions: Vec::new(),
         mentioned_user_ids: Vec::new(),
         mentioned_role_ids: Vec::new(),
+        provenance: Provenance {
+            author_bot: row.get(at + 11)?,
+            webhook_id: row.get(at + 12)?,
+            application_id: row.get(at + 13)?,
+        },
     })
 }
 
@@ -143,7 +164,8 @@ impl Reader<'_> {
         let mut statement = self.connection.prepare_cached(
             "SELECT m.message_id, m.channel_id, m.guild_id, m.author_id, m.author_name,
                     m.content, m.created_at, m.sent_at, m.reply_to_message_id,
-                    m.reply_to_author_id, m.mention_everyone, c.key
+                    m.reply_to_author_id, m.mention_everyone, m.author_bot, m.webhook_id,
+                    m.application_id, c.key
              FROM json_each(?1) AS c JOIN messages AS m ON m.message_id = c.value",
         )?;
         let json = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
@@ -151,7 +173,7 @@ impl Reader<'_> {
         let mut positions = Vec::new();
         let mut rows = statement.query([json])?;
         while let Some(row) = rows.next()? {
-            positions.push(row.get::<_, i64>(11)? as usize);
+            positions.push(row.get::<_, i64>(14)? as usize);
             found.push(message_from_row(row)?);
         }
         drop(rows);
@@ -204,7 +226,8 @@ impl Reader<'_> {
         let mut statement = self.connection.prepare_cached(
             "SELECT m.message_id, m.channel_id, m.guild_id, m.author_id, m.author_name,
                     m.content, m.created_at, m.sent_at, m.reply_to_message_id,
-                    m.reply_to_author_id, m.mention_everyone, c.key
+                    m.reply_to_author_id, m.mention_everyone, m.author_bot, m.webhook_id,
+                    m.application_id, c.key
              FROM json_each(?1) AS c
              JOIN messages AS m ON m.rowid IN (
                  SELECT rowid FROM messages
@@ -216,7 +239,7 @@ impl Reader<'_> {
         let mut positions = Vec::new();
         let mut rows = statement.query(params![ids, since.to_iso(), limit as i64])?;
         while let Some(row) = rows.next()? {
-            positions.push(row.get::<_, i64>(11)? as usize);
+            positions.push(row.get::<_, i64>(14)? as usize);
             all.push(message_from_row(row)?);
         }
         drop(rows);
@@ -426,8 +449,8 @@ impl Writer<'_> {
             .prepare_cached(
                 "INSERT INTO messages (created_at, message_id, channel_id, guild_id, author_id,
                  author_name, content, sent_at, reply_to_message_id, reply_to_author_id,
-                 mention_everyone, origin)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                 mention_everyone, origin, author_bot, webhook_id, application_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
              ON CONFLICT (message_id) DO NOTHING",
             )?
             .execute(params![
@@ -442,7 +465,10 @@ impl Writer<'_> {
                 message.reply_to_message_id,
                 message.reply_to_author_id,
                 message.mention_everyone,
-                message.origin
+                message.origin,
+                message.provenance.author_bot,
+                message.provenance.webhook_id,
+                message.provenance.application_id
             ])?;
         if inserted == 0 {
             self.unstamp(stamp);
@@ -559,6 +585,7 @@ pub(super) mod tests {
             mentioned_user_ids: Vec::new(),
             mentioned_role_ids: Vec::new(),
             origin: "gateway",
+            provenance: Provenance::default(),
         }
     }
 

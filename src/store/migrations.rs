@@ -36,6 +36,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0006_activity_by_arrival.sql",
         include_str!("../../migrations/0006_activity_by_arrival.sql"),
     ),
+    (
+        "0007_provenance_and_assistant_sends.sql",
+        include_str!("../../migrations/0007_provenance_and_assistant_sends.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

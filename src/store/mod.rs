@@ -7,6 +7,7 @@
 //! so commit order and clock order agree across processes.
 
 mod activity;
+mod assistant_sends;
 mod bookmarks;
 mod channels;
 mod clock;
@@ -43,7 +44,7 @@ pub use coverage::{
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
 pub use ingest_claim::IngestClaim;
-pub use messages::{EditRecord, MessageRecord, NewEdit, NewMessage};
+pub use messages::{EditRecord, MessageRecord, NewEdit, NewMessage, Provenance};
 pub use paths::default_path;
 pub use reactions::{ReactionChange, ReactionCount};
 pub use schedules::{
@@ -313,6 +314,7 @@ mod tests {
         "coverage_gaps",
         "schedules",
         "schedule_events",
+        "assistant_sends",
     ];
     /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
     /// only ever inserts into it).
@@ -348,6 +350,7 @@ mod tests {
         world
             .store
             .write(|writer| {
+                writer.record_assistant_send(&channel)?;
                 writer.record_gateway_event(GatewayEventKind::Alive, None, None)?;
                 writer.record_coverage(&NewCoverage {
                     channel_id: channel.clone(),

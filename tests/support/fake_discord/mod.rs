@@ -1047,7 +1047,9 @@ fn post_message(inner: &Inner, state: &mut State, channel: &str, body: Option<&V
         "id": id, "channel_id": channel, "author": bot, "content": content,
         "timestamp": now_iso(), "edited_timestamp": null, "tts": false,
         "mention_everyone": false, "mentions": [], "mention_roles": [], "attachments": [],
-        "embeds": [], "pinned": false, "type": 0, "flags": 0,
+        "embeds": [], "pinned": false, "type": 0,
+        // Discord keeps the one flag a bot may set on creation, SUPPRESS_EMBEDS (1 << 2).
+        "flags": body["flags"].as_u64().unwrap_or(0) & (1 << 2),
     });
     if let Some(nonce) = &nonce {
         message["nonce"] = json!(nonce);

@@ -1,0 +1,65 @@
+//! What an assistant (the MCP surface) asked to post: one row per send, written before its
+//! request leaves. Counted together with the schedules an assistant added, it is how many
+//! posts an assistant started in a window, whichever process served it.
+
+use rusqlite::params;
+
+use super::{Reader, Writer};
+use crate::error::Result;
+use crate::instant::Instant;
+
+impl Writer<'_> {
+    /// Records that an assistant is about to post in `channel_id`; answers its instant.
+    pub fn record_assistant_send(&mut self, channel_id: &str) -> Result<Instant> {
+        let created_at = self.stamp();
+        self.transaction.execute(
+            "INSERT INTO assistant_sends (created_at, channel_id) VALUES (?1, ?2)",
+            params![created_at.to_iso(), channel_id],
+        )?;
+        Ok(created_at)
+    }
+}
+
+impl Reader<'_> {
+    /// How many posts an assistant started at or after `since`: its sends, and the messages it
+    /// scheduled (each will be posted, whenever that is).
+    pub fn assistant_posts_since(&self, since: Instant) -> Result<u64> {
+        let since = since.to_iso();
+        let sends: i64 = self.connection.query_row(
+            "SELECT count(*) FROM assistant_sends WHERE created_at >= ?1",
+            [&since],
+            |row| row.get(0),
+        )?;
+        let schedules: i64 = self.connection.query_row(
+            "SELECT count(*) FROM schedules WHERE source = 'mcp' AND created_at >= ?1",
+            [&since],
+            |row| row.get(0),
+        )?;
+        Ok((sends + schedules) as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::store::Store;
+
+    #[test]
+    fn counts_the_sends_at_or_after_an_instant_and_not_before() {
+        let folder = tempfile::tempdir().unwrap();
+        let store = Store::open(&folder.path().join("sends.sqlite3")).unwrap();
+        let first = store
+            .write(|writer| writer.record_assistant_send("1400000000000000001"))
+            .unwrap();
+        let second = store
+            .write(|writer| writer.record_assistant_send("1400000000000000001"))
+            .unwrap();
+        let count = |since| {
+            store
+                .read(|reader| reader.assistant_posts_since(since))
+                .unwrap()
+        };
+        assert_eq!(count(first), 2);
+        assert_eq!(count(second), 1);
+        assert_eq!(count(second.plus_micros(1)), 0);
+    }
+}
