@@ -221,9 +221,14 @@ impl Render for CaughtUp {
             ));
         }
         if let Some(cursor) = &self.next_cursor {
+            let noun = if self.remaining == 1 {
+                "message"
+            } else {
+                "messages"
+            };
             text.push_str(&format!(
-                "{} more waiting: --cursor {cursor}\n",
-                plural(self.remaining, "message")
+                "{} more {noun} waiting: --cursor {cursor}\n",
+                self.remaining
             ));
         }
         text.push_str(&format!(
