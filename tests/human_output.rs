@@ -35,7 +35,8 @@ fn masked(text: &str) -> String {
             let mut end = at + 10;
             while end < chars.len()
                 && (chars[end].is_ascii_digit() || matches!(chars[end], 'T' | ' ' | ':' | '.'))
-                && !(chars[end] == ' ' && !digit(end + 1))
+                // A space continues an instant only before its time of day.
+                && (chars[end] != ' ' || digit(end + 1))
             {
                 end += 1;
             }
