@@ -1309,6 +1309,59 @@ mod tests {
         read_history(&world.store, input, &world.context())
     }
 
+    #[test]
+    fn history_pages_that_outgrow_an_answer_stop_early_and_their_cursors_reach_every_message() {
+        let world = World::new();
+        let channel = world.channel("general");
+        // 40 messages of 1,500 characters: far more than one answer holds at `limit` 200.
+        let posted: Vec<String> = (0..40)
+            .map(|n| {
+                world.post(
+                    &channel,
+                    "7",
+                    &format!("{n:02} {}", "x".repeat(1500)),
+                    json!({}),
+                )
+            })
+            .collect();
+        // Back from the newest: the page keeps the newest that fit and points further back.
+        let newest = history(&world, &channel, |input| input.limit = Some(200)).unwrap();
+        assert!(newest.messages.len() < 40, "{} fit", newest.messages.len());
+        assert_eq!(listed(&newest).last().copied(), Some(posted[39].as_str()));
+        assert_eq!(newest.newer_cursor, None);
+        let mut seen: Vec<String> = listed(&newest).iter().map(|id| id.to_string()).collect();
+        let mut cursor = newest.older_cursor.clone();
+        while let Some(before) = cursor {
+            let page = history(&world, &channel, |input| {
+                input.limit = Some(200);
+                input.before = HistoryPoint::Message(DiscordId::parse(&before).unwrap()).into();
+            })
+            .unwrap();
+            let mut ids: Vec<String> = listed(&page).iter().map(|id| id.to_string()).collect();
+            ids.append(&mut seen);
+            seen = ids;
+            cursor = page.older_cursor.clone();
+        }
+        assert_eq!(seen, posted, "every message once, oldest first");
+
+        // On from the oldest: the page keeps the oldest that fit and points further on.
+        let first = history(&world, &channel, |input| {
+            input.limit = Some(200);
+            input.after = HistoryPoint::Instant(Instant::from_micros(0)).into();
+        })
+        .unwrap();
+        assert_eq!(listed(&first)[0], posted[0]);
+        assert!(
+            first.newer_cursor.is_some(),
+            "the rest waits after this page"
+        );
+        assert_eq!(
+            first.newer_cursor.as_deref(),
+            listed(&first).last().copied(),
+            "read on after the last message shown"
+        );
+    }
+
     fn listed(page: &ChannelHistory) -> Vec<&str> {
         page.messages
             .iter()
