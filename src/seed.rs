@@ -231,8 +231,11 @@ fn snowflake(at: Instant) -> String {
 /// Builds the demo store at `path`. Refuses a store that already holds anything unless
 /// `replace` is set, in which case the old file is deleted first.
 pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
+    // Held until the demo is written: no `ingest` starts on the store meanwhile.
+    let mut _claim = None;
     if path.exists() {
-        let empty = Store::open(path)?.read(|reader| reader.is_empty())?;
+        let existing = Store::open_writable(path)?;
+        let empty = existing.read(|reader| reader.is_empty())?;
         if !empty {
             if !replace {
                 return Err(Error::conflict(format!(
@@ -241,6 +244,27 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
                     path.display()
                 )));
             }
+            // --replace deletes only what seed made: never a store ingest recorded into.
+            if !existing.created_by_seed()? {
+                return Err(Error::conflict(format!(
+                    "The store at {} was not created by seed: --replace deletes only a demo \
+                     store seed made, never one ingest recorded into (delete it yourself if \
+                     you mean to)",
+                    path.display()
+                )));
+            }
+            let claim = existing.claim_ingest().map_err(|refusal| {
+                if refusal.kind() == crate::error::ErrorKind::Conflict {
+                    Error::conflict(format!(
+                        "The store at {} is in use by `discord-manager ingest`: stop it before \
+                         replacing the store",
+                        path.display()
+                    ))
+                } else {
+                    refusal
+                }
+            })?;
+            drop(existing);
             for suffix in ["", "-wal", "-shm"] {
                 let file = format!("{}{suffix}", path.display());
                 match std::fs::remove_file(&file) {
@@ -251,9 +275,11 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
                     }
                 }
             }
+            _claim = Some(claim);
         }
     }
-    let store = Arc::new(Store::open(path)?);
+    let store = Arc::new(Store::open_writable(path)?);
+    store.mark_created_by_seed()?;
     let application: Application = serde_json::from_str(DEMO_APPLICATION)
         .map_err(|error| Error::internal(format!("seed/application.json is invalid: {error}")))?;
     ingest::guilds::record_application_owner(&store, &application.owner.id, "seed")?;

@@ -408,3 +408,78 @@ fn seed_refuses_a_store_that_is_not_empty_and_replaces_it_when_told() {
     );
     seed(&["--replace"]).success();
 }
+
+/// `seed --replace` deletes only a demo store seed made: never a store ingest recorded into
+/// (the default production store, when `--db` is left out), and never one whose ingest lock is
+/// held.
+#[test]
+fn seed_replace_refuses_a_store_seed_did_not_make_and_one_ingest_holds() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.sqlite3");
+    let seed = |extra: &[&str]| {
+        Command::cargo_bin("discord-manager")
+            .unwrap()
+            .env_clear()
+            .args(["seed", "--db"])
+            .arg(&path)
+            .args(extra)
+            .assert()
+    };
+    // A store ingest recorded into.
+    {
+        let store = Arc::new(Store::open(&path).unwrap());
+        discord_manager::ingest::guilds::record_application_owner(
+            &store,
+            "1000000000000000009",
+            "test",
+        )
+        .unwrap();
+    }
+    let refused = seed(&["--replace"]).failure().code(4);
+    let stderr = String::from_utf8(refused.get_output().stderr.clone()).unwrap();
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            "error: The store at {} was not created by seed: --replace deletes only a demo store \
+             seed made, never one ingest recorded into (delete it yourself if you mean to)",
+            path.display()
+        )
+    );
+    let kept = Store::open(&path).unwrap();
+    assert_eq!(
+        kept.read(|reader| reader.identity())
+            .unwrap()
+            .owner_user_id
+            .as_deref(),
+        Some("1000000000000000009"),
+        "the store was left as it was"
+    );
+    drop(kept);
+
+    // A demo store, while an ingest holds it.
+    let demo = folder.path().join("demo.sqlite3");
+    let seed_demo = |extra: &[&str]| {
+        Command::cargo_bin("discord-manager")
+            .unwrap()
+            .env_clear()
+            .args(["seed", "--db"])
+            .arg(&demo)
+            .args(extra)
+            .assert()
+    };
+    seed_demo(&[]).success();
+    let holder = Store::open(&demo).unwrap();
+    let claim = holder.claim_ingest().unwrap();
+    let refused = seed_demo(&["--replace"]).failure().code(4);
+    let stderr = String::from_utf8(refused.get_output().stderr.clone()).unwrap();
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            "error: The store at {} is in use by `discord-manager ingest`: stop it before \
+             replacing the store",
+            demo.display()
+        )
+    );
+    drop(claim);
+    seed_demo(&["--replace"]).success();
+}

@@ -336,7 +336,7 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
         "ingest" => {
             init_logging("warn,discord_manager=info");
             let config = Config::from_env()?;
-            let store = open_store(db, &config)?;
+            let store = Store::open_writable(&store_path(db, &config)?)?;
             let repair_every = *sub
                 .get_one::<u64>("repair-every")
                 .expect("clap has a default");

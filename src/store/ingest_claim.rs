@@ -20,9 +20,11 @@ pub struct IngestClaim {
 }
 
 impl Store {
-    /// The lock file beside the database.
+    /// The lock file beside the database, named after its canonical path: a store reached
+    /// through a symlink (or `..`) is the same store, with the same lock.
     fn ingest_lock_path(&self) -> PathBuf {
-        let mut path = self.path.clone().into_os_string();
+        let canonical = std::fs::canonicalize(&self.path).unwrap_or_else(|_| self.path.clone());
+        let mut path = canonical.into_os_string();
         path.push(".ingest-lock");
         PathBuf::from(path)
     }
@@ -100,5 +102,24 @@ mod tests {
         drop(claim);
         let again = store.claim_ingest();
         assert!(again.is_ok(), "released with its holder: {again:?}");
+    }
+
+    #[test]
+    fn a_store_reached_through_a_symlink_has_the_same_lock() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.sqlite3");
+        let store = Store::open(&path).unwrap();
+        let _claim = store.claim_ingest().unwrap();
+        let link = folder.path().join("link.sqlite3");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        let refusal = Store::open(&link).unwrap().claim_ingest().unwrap_err();
+        assert_eq!(refusal.kind(), ErrorKind::Conflict);
+        assert!(
+            refusal
+                .message()
+                .starts_with("Another `discord-manager ingest`"),
+            "{}",
+            refusal.message()
+        );
     }
 }

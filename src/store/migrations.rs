@@ -60,6 +60,34 @@ pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {
         })
 }
 
+/// For a store opened read-only: its schema must already be this version's, since it cannot be
+/// brought up to date.
+pub(super) fn check_current(connection: &Connection, path: &Path) -> Result<()> {
+    let version: i64 = connection
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(|error| {
+            Error::config(format!(
+                "The store at {} cannot be read: {error}",
+                path.display()
+            ))
+        })?;
+    let latest = MIGRATIONS.len() as i64;
+    if version < latest {
+        return Err(Error::config(format!(
+            "The store at {} cannot be written (read-only, or its disk is full) and was made \
+             by an older discord-manager: it must be written once to be brought up to date",
+            path.display()
+        )));
+    }
+    if version > latest {
+        return Err(Error::config(format!(
+            "The store at {} was written by a newer discord-manager; upgrade to read it",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

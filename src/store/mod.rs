@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rusqlite::{Connection, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::error::{Error, Result};
 use crate::instant::Instant;
@@ -56,6 +56,9 @@ pub use search::{SearchFilter, SearchHit};
 /// Readers never wait: WAL lets them read the last committed state.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// The `application_id` of a store `seed` created: "dmDS" (discord-manager demo store).
+const SEED_APPLICATION_ID: i64 = 0x646d_4453;
+
 /// Prepared statements kept per connection (the store has a few dozen distinct ones).
 const STATEMENT_CACHE: usize = 128;
 
@@ -79,6 +82,86 @@ fn unusable_store(path: &Path, error: rusqlite::Error) -> Error {
     }
 }
 
+/// The settings of every connection to the store, writable or not.
+fn configure(connection: &Connection, path: &Path) -> Result<()> {
+    let unusable = |error| unusable_store(path, error);
+    connection.busy_timeout(BUSY_TIMEOUT).map_err(unusable)?;
+    // Every statement of the store is prepared once per connection and kept: with more
+    // distinct statements than rusqlite's default 16, a long-lived MCP server serving
+    // every tool would re-parse SQL on most calls.
+    connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    // The query planner stability guarantee: a statement's plan never depends on the values
+    // bound to it. Without it, SQLite (built with STAT4, as rusqlite bundles it) marks a
+    // cached statement expired whenever a value it could plan on is rebound (a `LIMIT ?`,
+    // a bound value next to a partial index) and compiles it again on the next step: a
+    // per-channel statement was recompiled once per channel. The store keeps no planner
+    // statistics (it never runs ANALYZE), so a bound value never had a better plan to offer.
+    connection.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
+    // 4 MiB of page cache instead of SQLite's 2 MiB: on a 1M-message store the pages a
+    // reading call touches (the newest index leaves of ~450 channels, a page per bookmarked
+    // or mentioned message) no longer fit in 2 MiB and were read again on every call
+    // (callgrind: twice the reads of a 100k store). More would help more, but an MCP
+    // server's resident memory is held to 30 MB; 4 MiB costs it ~1.2 MB.
+    connection
+        .pragma_update(None, "cache_size", -4096)
+        .map_err(unusable)?;
+    connection
+        .pragma_update(None, "foreign_keys", "ON")
+        .map_err(unusable)?;
+    Ok(())
+}
+
+/// `--db` and `DISCORD_MANAGER_DB` name a file. SQLite would take `file:…` as a URI and
+/// `:memory:` (or nothing) as a store that vanishes on exit: refused, so nothing is ever
+/// recorded into a store that is not there.
+fn refuse_sqlite_uri(path: &Path) -> Result<()> {
+    let text = path.as_os_str().to_string_lossy();
+    if text.is_empty() || text == ":memory:" || text.starts_with("file:") {
+        return Err(Error::config(format!(
+            "The store's path {text:?} is an SQLite URI or an in-memory database, not a file: \
+             give --db or DISCORD_MANAGER_DB a file path (write ./{text} for a file of that name)"
+        )));
+    }
+    Ok(())
+}
+
+/// Takes group and other permissions off a store file, if it has any and this user owns it.
+fn make_private(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return;
+    };
+    let mode = metadata.permissions().mode();
+    if mode & 0o077 != 0
+        && let Err(error) =
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o700))
+    {
+        tracing::warn!(
+            "{} may be read by others (mode {:04o}) and cannot be made private: {error}",
+            path.display(),
+            mode & 0o777
+        );
+    }
+}
+
+/// `file:<path>?immutable=1`, the path percent-encoded.
+fn immutable_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &byte in path.as_os_str().as_bytes() {
+        if byte.is_ascii_alphanumeric() || b"/._-~".contains(&byte) {
+            uri.push(byte as char);
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
 /// An open store. Cheap to share behind an `Arc`; calls are serialised on one connection.
 pub struct Store {
     connection: Mutex<Connection>,
@@ -88,8 +171,22 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if needed, with mode 0600) and migrates the store at `path`.
+    /// Opens (creating if needed, with mode 0600) and migrates the store at `path`. A store
+    /// that exists but cannot be written (a read-only file or filesystem, a full disk) is
+    /// opened read-only instead, so every reading command still answers from it; a write
+    /// then fails with the reason.
     pub fn open(path: &Path) -> Result<Store> {
+        refuse_sqlite_uri(path)?;
+        match Store::open_writable(path) {
+            Ok(store) => Ok(store),
+            Err(failure) if path.is_file() => Store::open_read_only(path).map_err(|_| failure),
+            Err(failure) => Err(failure),
+        }
+    }
+
+    /// Opens the store for writing, never read-only: what `ingest` and `seed` need.
+    pub fn open_writable(path: &Path) -> Result<Store> {
+        refuse_sqlite_uri(path)?;
         if let Some(parent) = path
             .parent()
             .filter(|parent| !parent.as_os_str().is_empty())
@@ -114,47 +211,62 @@ impl Store {
                     path.display()
                 ))
             })?;
-        let mut connection = Connection::open(path).map_err(|error| {
+        // A file made before (or by another program) keeps its mode: take away what others
+        // may do with it, before SQLite copies that mode to a new -wal and -shm.
+        make_private(path);
+        let flags = OpenFlags::default() & !OpenFlags::SQLITE_OPEN_URI;
+        let mut connection = Connection::open_with_flags(path, flags).map_err(|error| {
             Error::config(format!(
                 "Cannot open the store at {}: {error}",
                 path.display()
             ))
         })?;
         let unusable = |error| unusable_store(path, error);
-        connection.busy_timeout(BUSY_TIMEOUT).map_err(unusable)?;
-        // Every statement of the store is prepared once per connection and kept: with more
-        // distinct statements than rusqlite's default 16, a long-lived MCP server serving
-        // every tool would re-parse SQL on most calls.
-        connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        // The query planner stability guarantee: a statement's plan never depends on the values
-        // bound to it. Without it, SQLite (built with STAT4, as rusqlite bundles it) marks a
-        // cached statement expired whenever a value it could plan on is rebound (a `LIMIT ?`,
-        // a bound value next to a partial index) and compiles it again on the next step: a
-        // per-channel statement was recompiled once per channel. The store keeps no planner
-        // statistics (it never runs ANALYZE), so a bound value never had a better plan to offer.
-        connection.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-            true,
-        )?;
+        configure(&connection, path)?;
         // The first statements that touch the file: where a wrong or unwritable file shows.
         connection
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(unusable)?;
-        // 4 MiB of page cache instead of SQLite's 2 MiB: on a 1M-message store the pages a
-        // reading call touches (the newest index leaves of ~450 channels, a page per bookmarked
-        // or mentioned message) no longer fit in 2 MiB and were read again on every call
-        // (callgrind: twice the reads of a 100k store). More would help more, but an MCP
-        // server's resident memory is held to 30 MB; 4 MiB costs it ~1.2 MB.
-        connection
-            .pragma_update(None, "cache_size", -4096)
-            .map_err(unusable)?;
         connection
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(unusable)?;
-        connection
-            .pragma_update(None, "foreign_keys", "ON")
-            .map_err(unusable)?;
         migrations::migrate(&mut connection, path)?;
+        for suffix in ["-wal", "-shm"] {
+            let mut companion = path.as_os_str().to_owned();
+            companion.push(suffix);
+            make_private(Path::new(&companion));
+        }
+        Ok(Store {
+            connection: Mutex::new(connection),
+            path: path.to_path_buf(),
+            channels: channels::ChannelCache::default(),
+        })
+    }
+
+    /// Opens an existing store read-only. When even SQLite's shared-memory file cannot be made
+    /// beside it (a read-only folder), the file is read as immutable: nothing can write it
+    /// there either.
+    fn open_read_only(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let readable = |connection: &Connection| {
+            connection.query_row("SELECT count(*) FROM sqlite_master", [], |row| {
+                row.get::<_, i64>(0)
+            })
+        };
+        let connection = match Connection::open_with_flags(path, flags) {
+            Ok(connection) if readable(&connection).is_ok() => connection,
+            _ => {
+                let connection = Connection::open_with_flags(
+                    immutable_uri(path),
+                    flags | OpenFlags::SQLITE_OPEN_URI,
+                )
+                .map_err(|error| unusable_store(path, error))?;
+                readable(&connection).map_err(|error| unusable_store(path, error))?;
+                connection
+            }
+        };
+        configure(&connection, path)?;
+        migrations::check_current(&connection, path)?;
         Ok(Store {
             connection: Mutex::new(connection),
             path: path.to_path_buf(),
@@ -164,6 +276,22 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Marks the store as a demo store `seed` created (SQLite's `application_id` in the file's
+    /// header), the only kind `seed --replace` may delete.
+    pub fn mark_created_by_seed(&self) -> Result<()> {
+        self.lock()
+            .pragma_update(None, "application_id", SEED_APPLICATION_ID)?;
+        Ok(())
+    }
+
+    /// Whether `seed` created this store (see [`mark_created_by_seed`](Store::mark_created_by_seed)).
+    pub fn created_by_seed(&self) -> Result<bool> {
+        let id: i64 = self
+            .lock()
+            .query_row("PRAGMA application_id", [], |row| row.get(0))?;
+        Ok(id == SEED_APPLICATION_ID)
     }
 
     /// Runs `read` inside one short read transaction: a consistent snapshot for the call,
@@ -284,6 +412,130 @@ impl Writer<'_> {
             connection: &self.transaction,
             channels: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+    use crate::error::ErrorKind;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn opening_a_store_makes_it_and_its_wal_and_shm_private() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.sqlite3");
+        drop(Store::open(&path).unwrap());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let store = Store::open(&path).unwrap();
+        store.write(|writer| writer.reader().is_empty()).unwrap();
+        assert_eq!(mode(&path), 0o600);
+        for suffix in ["-wal", "-shm"] {
+            let companion = folder.path().join(format!("store.sqlite3{suffix}"));
+            assert_eq!(mode(&companion), 0o600, "{suffix}");
+        }
+        // -wal and -shm left readable by an earlier version are made private too.
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        let wal = folder.path().join("store.sqlite3-wal");
+        std::fs::set_permissions(&wal, std::fs::Permissions::from_mode(0o644)).unwrap();
+        drop(Store::open(&path).unwrap());
+        drop(store);
+        if wal.exists() {
+            assert_eq!(mode(&wal), 0o600);
+        }
+    }
+
+    #[test]
+    fn an_sqlite_uri_or_memory_database_is_refused_as_a_path() {
+        for text in [
+            "file::memory:",
+            "file:store.sqlite3?mode=memory",
+            ":memory:",
+            "",
+        ] {
+            let refusal = Store::open(Path::new(text)).err().unwrap();
+            assert_eq!(refusal.kind(), ErrorKind::Config, "{text}");
+            assert!(
+                refusal
+                    .message()
+                    .contains("is an SQLite URI or an in-memory database"),
+                "{}",
+                refusal.message()
+            );
+        }
+        // A file whose name merely contains `file:` further on is a file.
+        let folder = tempfile::tempdir().unwrap();
+        assert!(Store::open(&folder.path().join("my-file:store.sqlite3")).is_ok());
+    }
+
+    /// A store on a read-only file, in a read-only folder, still answers reads; a write fails
+    /// with the reason.
+    #[test]
+    fn a_read_only_store_is_opened_for_reading() {
+        let folder = tempfile::tempdir().unwrap();
+        let inner = folder.path().join("ro");
+        std::fs::create_dir(&inner).unwrap();
+        let path = inner.join("store.sqlite3");
+        {
+            let store = Store::open(&path).unwrap();
+            crate::ingest::guilds::record_application_owner(
+                &std::sync::Arc::new(store),
+                "1000000000000000009",
+                "test",
+            )
+            .unwrap();
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o400)).unwrap();
+        std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o500)).unwrap();
+        // Root may write anything: the test only means something for another user.
+        let writable_anyway = std::fs::OpenOptions::new().append(true).open(&path).is_ok();
+        let opened = Store::open(&path);
+        let answer = opened.as_ref().map(|store| {
+            store
+                .read(|reader| reader.identity())
+                .unwrap()
+                .owner_user_id
+        });
+        std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o700)).unwrap();
+        if writable_anyway {
+            return;
+        }
+        assert_eq!(answer.unwrap(), Some("1000000000000000009".to_string()));
+        let store = opened.unwrap();
+        assert!(store.write(|writer| writer.reader().is_empty()).is_err());
+        assert!(Store::open_writable(&path).is_err());
+    }
+
+    /// Where SQLite cannot open the store's write-ahead log (here its name is taken by a
+    /// folder, which even root cannot write over, as on a read-only or full disk), the store is
+    /// read all the same, and a write fails.
+    #[test]
+    fn a_store_that_cannot_be_opened_for_writing_is_still_read() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.sqlite3");
+        let owner = |store: Store, id: &str| {
+            crate::ingest::guilds::record_application_owner(&std::sync::Arc::new(store), id, "test")
+        };
+        owner(Store::open(&path).unwrap(), "1000000000000000009").unwrap();
+        std::fs::create_dir(folder.path().join("store.sqlite3-wal")).unwrap();
+        let refusal = Store::open_writable(&path).err().unwrap();
+        assert_eq!(refusal.kind(), ErrorKind::Config);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            store
+                .read(|reader| reader.identity())
+                .unwrap()
+                .owner_user_id
+                .as_deref(),
+            Some("1000000000000000009")
+        );
+        assert!(owner(store, "1000000000000000008").is_err());
     }
 }
 
