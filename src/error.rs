@@ -24,6 +24,9 @@ pub enum ErrorKind {
     Discord,
     /// The store or the machine failed; not the caller's fault.
     Internal,
+    /// The store cannot be written: its disk is full, or it (or its filesystem) is read-only.
+    /// Its own exit code, so a supervisor can tell "make room" from a crash.
+    StoreUnwritable,
 }
 
 impl ErrorKind {
@@ -37,6 +40,7 @@ impl ErrorKind {
             ErrorKind::Denied => 5,
             ErrorKind::Config => 6,
             ErrorKind::Discord => 7,
+            ErrorKind::StoreUnwritable => 8,
         }
     }
 }
@@ -93,7 +97,27 @@ impl From<rusqlite::Error> for Error {
     /// A store failure is never the caller's fault, so it is reported as internal,
     /// with SQLite's own words kept for the bug report.
     fn from(error: rusqlite::Error) -> Self {
-        Error::internal(format!("The store failed: {error}"))
+        use rusqlite::ErrorCode;
+        match error.sqlite_error_code() {
+            Some(ErrorCode::DiskFull) => Error::new(
+                ErrorKind::StoreUnwritable,
+                "The store cannot be written: its disk is full. Free some space; nothing \
+                 already stored is lost, and the next `ingest` backfills what arrived meanwhile",
+            ),
+            Some(ErrorCode::ReadOnly) => Error::new(
+                ErrorKind::StoreUnwritable,
+                "The store cannot be written: it is read-only (the file, its folder or its \
+                 filesystem). Reading still works; make it writable to record or change anything",
+            ),
+            Some(ErrorCode::SystemIoFailure) => Error::new(
+                ErrorKind::StoreUnwritable,
+                format!(
+                    "The store cannot be written: the disk failed ({error}). Check the disk and \
+                     its free space"
+                ),
+            ),
+            _ => Error::internal(format!("The store failed: {error}")),
+        }
     }
 }
 

@@ -36,6 +36,7 @@ specs! {
     a_bookmarked_message_survives_its_deletion,
     a_bookmarked_message_survives_the_authors_edit,
     a_cancelled_scheduled_message_is_never_sent,
+    a_full_disk_stops_ingest_cleanly_with_exit_8_and_the_next_start_loses_nothing,
     a_channel_the_bot_loses_access_to_is_skipped_from_then_on,
     a_clean_stop_mid_stream_and_a_restart_lose_no_message,
     a_crash_loop_waits_before_identifying_again,

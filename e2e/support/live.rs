@@ -143,10 +143,34 @@ impl Daemon {
         )
     }
 
+    /// Starts `ingest` against the fake with these variables added to the store's environment.
+    pub fn start_with_env(fake: &FakeDiscord, store: &Store, extra: &[(&str, &str)]) -> Daemon {
+        Daemon::spawn(
+            fake,
+            store,
+            Start {
+                token: fake.token(),
+                rust_log: "warn,discord_manager=info",
+                arguments: &[],
+            },
+            extra,
+        )
+    }
+
     pub fn start_with(fake: &FakeDiscord, store: &Store, start: Start<'_>) -> Daemon {
+        Daemon::spawn(fake, store, start, &[])
+    }
+
+    fn spawn(
+        fake: &FakeDiscord,
+        store: &Store,
+        start: Start<'_>,
+        extra: &[(&str, &str)],
+    ) -> Daemon {
         let mut child = Command::new(BINARY)
             .env_clear()
             .envs(store.env())
+            .envs(extra.iter().copied())
             .current_dir(store.folder())
             .arg("ingest")
             .args(start.arguments)

@@ -337,6 +337,13 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
             init_logging("warn,discord_manager=info");
             let config = Config::from_env()?;
             let store = Store::open_writable(&store_path(db, &config)?)?;
+            // A lever for tests of a full disk: the store may grow by this many pages only.
+            if let Some(pages) = std::env::var("DISCORD_MANAGER_TEST_STORE_ROOM_PAGES")
+                .ok()
+                .and_then(|pages| pages.parse::<u64>().ok())
+            {
+                store.limit_growth(pages)?;
+            }
             let repair_every = *sub
                 .get_one::<u64>("repair-every")
                 .expect("clap has a default");

@@ -23,7 +23,7 @@ use tracing::{info, warn};
 
 use super::backfill::{self, Batch, ChannelJob};
 use super::budget;
-use super::gateway::{Relay, Writer};
+use super::gateway::{Notice, Relay, Writer};
 use super::identify_watch;
 use super::rest::{Rest, RetryPolicy};
 use crate::business::context::{Source, build_owner_context};
@@ -186,6 +186,25 @@ async fn stop_client(
     }
     manager.shutdown_all().await;
     let _ = running.await;
+}
+
+/// Records `count` IDENTIFYs serenity sent by itself; answers how long the budget now says to
+/// wait before the next one.
+fn record_identifies(store: &Store, count: u64) -> Result<Duration> {
+    store.write(|writer| {
+        for _ in 0..count {
+            writer.record_gateway_event(
+                GatewayEventKind::Identify,
+                None,
+                Some("serenity identified again: the session could not be resumed"),
+            )?;
+        }
+        Ok(())
+    })?;
+    let since = Instant::now().minus_seconds(budget::window().as_secs() as i64);
+    let history =
+        store.read(|reader| reader.gateway_events_since(GatewayEventKind::Identify, since))?;
+    Ok(budget::identify_delay(&history, Instant::now()))
 }
 
 async fn connected(manager: &ShardManager) -> bool {
@@ -387,36 +406,47 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
                         unrecorded -= 1;
                     }
                     if unrecorded > 0 {
-                        store.write(|writer| {
-                            for _ in 0..unrecorded {
-                                writer.record_gateway_event(
-                                    GatewayEventKind::Identify,
-                                    None,
-                                    Some("serenity identified again: the session could not be resumed"),
-                                )?;
+                        match record_identifies(&store, unrecorded) {
+                            Ok(wait) if wait.is_zero() => {}
+                            Ok(_) => {
+                                warn!("the gateway keeps needing a new session; pausing before the next IDENTIFY");
+                                stop_client(&manager, running).await;
+                                continue 'run;
                             }
-                            Ok(())
-                        })?;
-                        let since = Instant::now().minus_seconds(budget::window().as_secs() as i64);
-                        let history = store.read(|reader| reader.gateway_events_since(GatewayEventKind::Identify, since))?;
-                        if !budget::identify_delay(&history, Instant::now()).is_zero() {
-                            warn!("the gateway keeps needing a new session; pausing before the next IDENTIFY");
-                            stop_client(&manager, running).await;
-                            continue 'run;
+                            Err(error) => {
+                                stop_client(&manager, running).await;
+                                break 'run Err(error);
+                            }
                         }
                     }
                 }
-                // The writer's notices need no answer here: identifies are counted as they leave.
-                Some(_notice) = notices.recv() => {}
+                // Identifies are counted as they leave; of the writer's notices, only a store
+                // that cannot be written any more needs an answer: stop, as cleanly as a signal.
+                Some(notice) = notices.recv() => {
+                    if let Notice::StoreUnwritable(error) = notice {
+                        stop_client(&manager, running).await;
+                        break 'run Err(error);
+                    }
+                }
                 _ = alive.tick() => {
                     if writer.is_finished() {
+                        // It stops by itself only when the store cannot be written: say why.
+                        while let Ok(notice) = notices.try_recv() {
+                            if let Notice::StoreUnwritable(error) = notice {
+                                stop_client(&manager, running).await;
+                                break 'run Err(error);
+                            }
+                        }
                         // Nothing records events any more: better to stop loudly (a
                         // supervisor restarts the daemon, and backfill covers the gap).
                         break 'run Err(Error::internal("The store writer stopped unexpectedly; see the log above"));
                     }
                     if connected(&manager).await {
                         let detail = format!("{} events stored this run", stored.load(Ordering::Relaxed));
-                        store.write(|writer| writer.record_gateway_event(GatewayEventKind::Alive, None, Some(&detail)))?;
+                        if let Err(error) = store.write(|writer| writer.record_gateway_event(GatewayEventKind::Alive, None, Some(&detail))) {
+                            stop_client(&manager, running).await;
+                            break 'run Err(error);
+                        }
                     }
                 }
             }

@@ -31,7 +31,7 @@ use tokio::sync::mpsc;
 use tracing::{debug, error, info, warn};
 
 use super::backfill::{Batch, ChannelJob};
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::ingest::direct::record_direct_channel;
 use crate::ingest::feed::{repair_unparsed, why_unparsed};
 use crate::ingest::{self, Origin, Recorded};
@@ -67,6 +67,8 @@ pub enum Notice {
     SessionStarted { reidentify: bool },
     /// The session was resumed.
     Resumed,
+    /// The store cannot be written any more (a full disk, a read-only file): the writer stopped.
+    StoreUnwritable(Error),
 }
 
 /// How many consecutive guild messages from people with no content, attachment, embed,
@@ -149,8 +151,19 @@ struct State {
 }
 
 impl Writer {
-    /// Records every event from `queue` until it closes (every relay dropped).
+    /// Records every event from `queue` until it closes (every relay dropped), or until the
+    /// store cannot be written any more: then the supervisor is told why and nothing more is
+    /// taken from the queue (what was not stored is backfilled by the next start).
     pub fn run(self, mut queue: mpsc::UnboundedReceiver<Received>) {
+        if let Err(unwritable) = self.record_all(&mut queue) {
+            error!("stopped recording: {unwritable}");
+            let _ = self.notices.send(Notice::StoreUnwritable(unwritable));
+            return;
+        }
+        debug!("the gateway queue is drained");
+    }
+
+    fn record_all(&self, queue: &mut mpsc::UnboundedReceiver<Received>) -> Result<()> {
         let mut state = State::default();
         let mut pending = Pending::default();
         while let Some(first) = queue.blocking_recv() {
@@ -159,27 +172,27 @@ impl Writer {
             while let Some(received) = next {
                 if let Some((event, prepared)) = self.prepare(&mut state, received) {
                     if has_follow_up(&event) {
-                        self.commit(&mut state, std::mem::take(&mut pending));
+                        self.commit(&mut state, std::mem::take(&mut pending))?;
                         self.commit(
                             &mut state,
                             Pending {
                                 events: vec![event],
                                 prepared: vec![prepared],
                             },
-                        );
+                        )?;
                     } else {
                         pending.events.push(event);
                         pending.prepared.push(prepared);
                         if pending.events.len() >= MAX_BATCH {
-                            self.commit(&mut state, std::mem::take(&mut pending));
+                            self.commit(&mut state, std::mem::take(&mut pending))?;
                         }
                     }
                 }
                 next = queue.try_recv().ok();
             }
-            self.commit(&mut state, std::mem::take(&mut pending));
+            self.commit(&mut state, std::mem::take(&mut pending))?;
         }
-        debug!("the gateway queue is drained");
+        Ok(())
     }
 
     fn in_scope(&self, guild_id: u64) -> bool {
@@ -209,8 +222,9 @@ impl Writer {
     }
 
     /// Records a batch in one transaction and acknowledges each event; if the batch fails,
-    /// records its events one by one.
-    fn commit(&self, state: &mut State, pending: Pending) {
+    /// records its events one by one. Fails only when the store cannot be written at all (a
+    /// full disk, a read-only file), where nothing more can be recorded, not even the gap.
+    fn commit(&self, state: &mut State, pending: Pending) -> Result<()> {
         let Pending { events, prepared } = pending;
         if events.len() > 1 {
             match ingest::record_events(&self.store, &events, Origin::Gateway) {
@@ -219,7 +233,10 @@ impl Writer {
                     {
                         self.acknowledge(state, event, prepared, recorded);
                     }
-                    return;
+                    return Ok(());
+                }
+                Err(failure) if failure.kind() == ErrorKind::StoreUnwritable => {
+                    return Err(failure);
                 }
                 Err(failure) => warn!(
                     "a batch of {} events could not be stored ({failure}); storing them one by one",
@@ -230,9 +247,13 @@ impl Writer {
         for (event, prepared) in events.iter().zip(&prepared) {
             match ingest::record_event(&self.store, event, Origin::Gateway) {
                 Ok(recorded) => self.acknowledge(state, event, prepared, recorded),
+                Err(failure) if failure.kind() == ErrorKind::StoreUnwritable => {
+                    return Err(failure);
+                }
                 Err(failure) => self.not_stored(event, prepared, &failure.to_string()),
             }
         }
+        Ok(())
     }
 
     /// After an event's commit: counted, logged, and its follow-up work done.

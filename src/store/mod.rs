@@ -278,6 +278,18 @@ impl Store {
         &self.path
     }
 
+    /// Lets the store file grow by at most `pages` more pages on this connection (SQLite's
+    /// `max_page_count`): past them every write fails as on a full disk. The `ingest` daemon
+    /// takes it from `DISCORD_MANAGER_TEST_STORE_ROOM_PAGES`, a lever for tests of a full disk
+    /// (a tiny filesystem is not available to them).
+    pub fn limit_growth(&self, pages: u64) -> Result<()> {
+        let connection = self.lock();
+        let now: i64 = connection.query_row("PRAGMA page_count", [], |row| row.get(0))?;
+        let limit = now.saturating_add(i64::try_from(pages).unwrap_or(i64::MAX));
+        connection.query_row(&format!("PRAGMA max_page_count = {limit}"), [], |_| Ok(()))?;
+        Ok(())
+    }
+
     /// Marks the store as a demo store `seed` created (SQLite's `application_id` in the file's
     /// header), the only kind `seed --replace` may delete.
     pub fn mark_created_by_seed(&self) -> Result<()> {
