@@ -6,6 +6,7 @@
 //! Stdout carries nothing but JSON-RPC: logs go to stderr.
 
 pub mod text;
+pub mod wire;
 
 use std::sync::Arc;
 
@@ -131,12 +132,11 @@ pub fn serve(services: Services) -> Result<()> {
             services: Arc::new(services),
             tools: tools(),
         };
-        let running = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|error| {
-                Error::internal(format!("The MCP session failed to start: {error}"))
-            })?;
+        let transport =
+            wire::GuardedTransport::new(tokio::io::stdin(), tokio::io::stdout(), wire::MAX_LINE);
+        let running = server.serve(transport).await.map_err(|error| {
+            Error::internal(format!("The MCP session failed to start: {error}"))
+        })?;
         running
             .waiting()
             .await
