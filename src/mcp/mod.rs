@@ -9,6 +9,7 @@ pub mod text;
 pub mod wire;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -87,20 +88,35 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // An unknown tool is a protocol error (the request cannot be routed), not a tool result.
         let capability = registry::find(&request.name)
             .map_err(|error| ErrorData::invalid_params(error.message().to_string(), None))?;
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let services = Arc::clone(&self.services);
-        // Run the call as its own task so that a panic (a bug) becomes an error result
-        // instead of a request the client waits on for ever.
-        let outcome = tokio::spawn(async move {
-            capability
-                .call(arguments, &services)
-                .await
-                .map(|outcome| (outcome.to_json(), outcome.to_text()))
+        // The client's `notifications/cancelled` for this request stops its store reads.
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let watch = tokio::spawn({
+            let (cancelled, token) = (Arc::clone(&cancelled), context.ct.clone());
+            async move {
+                token.cancelled().await;
+                cancelled.store(true, Ordering::Relaxed);
+            }
+        });
+        // Run the call on a thread of its own, off the protocol loop: a slow store read then
+        // holds up nothing else (a `ping`, another call); and a panic (a bug) becomes an error
+        // result instead of a request the client waits on for ever.
+        let runtime = tokio::runtime::Handle::current();
+        let outcome = tokio::task::spawn_blocking(move || {
+            crate::store::with_cancellation(cancelled, || {
+                runtime.block_on(async move {
+                    capability
+                        .call(arguments, &services)
+                        .await
+                        .map(|outcome| (outcome.to_json(), outcome.to_text()))
+                })
+            })
         })
         .await
         .unwrap_or_else(|_| {
@@ -109,6 +125,7 @@ impl ServerHandler for Server {
                 request.name
             )))
         });
+        watch.abort();
         Ok(match outcome {
             Ok((json, text)) => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
@@ -128,19 +145,135 @@ pub fn serve(services: Services) -> Result<()> {
         .build()
         .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
     runtime.block_on(async {
-        let server = Server {
-            services: Arc::new(services),
-            tools: tools(),
-        };
         let transport =
             wire::GuardedTransport::new(tokio::io::stdin(), tokio::io::stdout(), wire::MAX_LINE);
-        let running = server.serve(transport).await.map_err(|error| {
-            Error::internal(format!("The MCP session failed to start: {error}"))
-        })?;
-        running
-            .waiting()
-            .await
-            .map_err(|error| Error::internal(format!("The MCP session failed: {error}")))?;
-        Ok(())
+        serve_over(transport, services).await
     })
+}
+
+/// Serves MCP over `transport` until the client closes it.
+async fn serve_over<W>(transport: wire::GuardedTransport<W>, services: Services) -> Result<()>
+where
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let server = Server {
+        services: Arc::new(services),
+        tools: tools(),
+    };
+    let running = server
+        .serve(transport)
+        .await
+        .map_err(|error| Error::internal(format!("The MCP session failed to start: {error}")))?;
+    running
+        .waiting()
+        .await
+        .map_err(|error| Error::internal(format!("The MCP session failed: {error}")))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    use super::*;
+    use crate::test_fixtures::World;
+
+    /// An upper bound on waiting for a reply, never a measurement.
+    const ONE_SECOND: Duration = Duration::from_secs(1);
+
+    struct Client {
+        lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+        write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    }
+
+    impl Client {
+        async fn send(&mut self, message: Value) {
+            let mut line = message.to_string().into_bytes();
+            line.push(b'\n');
+            self.write.write_all(&line).await.unwrap();
+        }
+
+        async fn reply(&mut self, what: &str) -> Value {
+            let line = tokio::time::timeout(ONE_SECOND, self.lines.next_line())
+                .await
+                .unwrap_or_else(|_| panic!("no reply within a second to {what}"))
+                .unwrap()
+                .unwrap();
+            serde_json::from_str(&line).unwrap()
+        }
+    }
+
+    /// The server on a thread and runtime of its own, as `discord-manager mcp` runs it.
+    async fn start(services: Services) -> Client {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let (read, write) = tokio::io::split(server);
+                let transport = wire::GuardedTransport::new(read, write, wire::MAX_LINE);
+                let _ = serve_over(transport, services).await;
+            });
+        });
+        let (read, write) = tokio::io::split(client);
+        let mut client = Client {
+            lines: BufReader::new(read).lines(),
+            write,
+        };
+        client
+            .send(
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}}),
+            )
+            .await;
+        assert!(client.reply("initialize").await["result"].is_object());
+        client
+            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        client
+    }
+
+    /// A call held up in the store (here: its connection held by another reader) holds up
+    /// nothing else: `ping` answers meanwhile, and the call answers once the store is free.
+    #[tokio::test]
+    async fn ping_answers_while_a_call_waits_on_the_store() {
+        let world = World::alone();
+        let mut client = start(Services {
+            store: Arc::clone(&world.store),
+            context: world.context(),
+            sender: None,
+        })
+        .await;
+        let (held, holding) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let store = Arc::clone(&world.store);
+        let holder = std::thread::spawn(move || {
+            store.read(|_| {
+                held.send(()).unwrap();
+                released.recv().unwrap();
+                Ok(())
+            })
+        });
+        holding.recv().unwrap();
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": "store_status", "arguments": {}}}))
+            .await;
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+            .await;
+        let pong = client.reply("a ping while store_status waits").await;
+        assert_eq!(pong["id"], 2, "{pong}");
+        release.send(()).unwrap();
+        holder.join().unwrap().unwrap();
+        let status = client.reply("store_status once the store is free").await;
+        assert_eq!(status["id"], 1, "{status}");
+        assert_eq!(status["result"]["isError"], false, "{status}");
+    }
 }

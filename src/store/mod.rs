@@ -27,7 +27,8 @@ pub(crate) mod testing;
 use std::fs::OpenOptions;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
@@ -168,6 +169,66 @@ pub struct Store {
     path: PathBuf,
     /// The channel list as of a `channel_events` high-water mark (see [`Reader::channels`]).
     channels: channels::ChannelCache,
+    /// How long one read may run.
+    read_limit: ReadLimit,
+}
+
+/// How long one read may run before SQLite is told to stop it: a wall-clock deadline, and for
+/// tests a number of progress steps (each about [`PROGRESS_STEP`] virtual-machine
+/// instructions), which stops a query at the same point on every run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimit {
+    pub deadline: Duration,
+    pub steps: Option<u64>,
+}
+
+impl Default for ReadLimit {
+    fn default() -> Self {
+        ReadLimit {
+            deadline: READ_DEADLINE,
+            steps: None,
+        }
+    }
+}
+
+/// How long one read may take: every capability answers from indexes in milliseconds, so a
+/// read still running after this is a query to narrow, not one to wait for.
+pub const READ_DEADLINE: Duration = Duration::from_secs(10);
+
+/// SQLite's virtual-machine instructions between two looks at the deadline and cancellation.
+const PROGRESS_STEP: std::ffi::c_int = 1_000;
+
+thread_local! {
+    /// The cancellation of the call running on this thread, if it can be cancelled.
+    static CANCELLATION: std::cell::RefCell<Option<Arc<AtomicBool>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `work` with every store read on this thread stopped as soon as `cancelled` is set
+/// (a client's `notifications/cancelled`): the query in progress is interrupted, and the read
+/// fails with [`cancelled_error`].
+pub fn with_cancellation<T>(cancelled: Arc<AtomicBool>, work: impl FnOnce() -> T) -> T {
+    let previous = CANCELLATION.with(|slot| slot.borrow_mut().replace(cancelled));
+    let result = work();
+    CANCELLATION.with(|slot| *slot.borrow_mut() = previous);
+    result
+}
+
+/// Why a read was stopped before it finished.
+const STOPPED_FOR_TIME: u8 = 1;
+const STOPPED_FOR_CANCELLATION: u8 = 2;
+
+fn too_long_error(limit: ReadLimit) -> Error {
+    Error::input(format!(
+        "This took too long (more than {} s) and was stopped: narrow the query (a shorter \
+         window, one channel, a longer word to search for, a smaller limit)",
+        limit.deadline.as_secs()
+    ))
+}
+
+/// The error of a read a client cancelled (it is not shown to anyone: the client gave up).
+pub fn cancelled_error() -> Error {
+    Error::input("The call was cancelled before it finished")
 }
 
 impl Store {
@@ -240,6 +301,7 @@ impl Store {
             connection: Mutex::new(connection),
             path: path.to_path_buf(),
             channels: channels::ChannelCache::default(),
+            read_limit: ReadLimit::default(),
         })
     }
 
@@ -271,6 +333,7 @@ impl Store {
             connection: Mutex::new(connection),
             path: path.to_path_buf(),
             channels: channels::ChannelCache::default(),
+            read_limit: ReadLimit::default(),
         })
     }
 
@@ -308,15 +371,66 @@ impl Store {
 
     /// Runs `read` inside one short read transaction: a consistent snapshot for the call,
     /// released as soon as it returns.
+    ///
+    /// The read is stopped (SQLite's progress handler) once it runs past the store's
+    /// [`ReadLimit`], failing with an owner-worded "took too long, narrow the query", or as
+    /// soon as the call running on this thread is cancelled (see [`with_cancellation`]).
     pub fn read<T>(&self, read: impl FnOnce(&Reader<'_>) -> Result<T>) -> Result<T> {
+        let cancelled = CANCELLATION.with(|slot| slot.borrow().clone());
+        // A call cancelled while it waited for the connection does not start its read.
+        if cancelled
+            .as_ref()
+            .is_some_and(|cancelled| cancelled.load(Ordering::Relaxed))
+        {
+            return Err(cancelled_error());
+        }
         let mut connection = self.lock();
-        let transaction = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
-        let result = read(&Reader {
-            connection: &transaction,
-            channels: Some(&self.channels),
-        })?;
-        transaction.finish()?;
-        Ok(result)
+        let stopped = Arc::new(AtomicU8::new(0));
+        let handler = {
+            let stopped = Arc::clone(&stopped);
+            let limit = self.read_limit;
+            let deadline = std::time::Instant::now() + limit.deadline;
+            let mut steps = 0u64;
+            move || {
+                steps += 1;
+                let why = if cancelled
+                    .as_ref()
+                    .is_some_and(|cancelled| cancelled.load(Ordering::Relaxed))
+                {
+                    STOPPED_FOR_CANCELLATION
+                } else if limit.steps.is_some_and(|budget| steps > budget)
+                    || std::time::Instant::now() >= deadline
+                {
+                    STOPPED_FOR_TIME
+                } else {
+                    return false;
+                };
+                stopped.store(why, Ordering::Relaxed);
+                true
+            }
+        };
+        connection.progress_handler(PROGRESS_STEP, Some(handler))?;
+        let result = (|| {
+            let transaction =
+                connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let result = read(&Reader {
+                connection: &transaction,
+                channels: Some(&self.channels),
+            })?;
+            transaction.finish()?;
+            Ok(result)
+        })();
+        connection.progress_handler(0, None::<fn() -> bool>)?;
+        match stopped.load(Ordering::Relaxed) {
+            STOPPED_FOR_TIME => Err(too_long_error(self.read_limit)),
+            STOPPED_FOR_CANCELLATION => Err(cancelled_error()),
+            _ => result,
+        }
+    }
+
+    /// Changes how long one read may run (tests force a deadline with a step budget).
+    pub fn set_read_limit(&mut self, limit: ReadLimit) {
+        self.read_limit = limit;
     }
 
     /// Runs `write` inside one IMMEDIATE transaction: it commits entirely or not at all.
@@ -424,6 +538,66 @@ impl Writer<'_> {
             connection: &self.transaction,
             channels: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod read_limit_tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    /// A read that takes a few thousand progress steps (a million-row recursive count).
+    fn long_count(store: &Store) -> Result<i64> {
+        store.read(|reader| {
+            Ok(reader.connection.query_row(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+                 SELECT count(*) FROM n",
+                [],
+                |row| row.get(0),
+            )?)
+        })
+    }
+
+    fn store_with(steps: Option<u64>) -> (tempfile::TempDir, Store) {
+        let folder = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&folder.path().join("store.sqlite3")).unwrap();
+        store.set_read_limit(ReadLimit {
+            deadline: READ_DEADLINE,
+            steps,
+        });
+        (folder, store)
+    }
+
+    #[test]
+    fn a_read_past_its_limit_is_stopped_with_an_owner_worded_error() {
+        let (_folder, store) = store_with(Some(50));
+        let error = long_count(&store).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Input);
+        assert_eq!(
+            error.message(),
+            "This took too long (more than 10 s) and was stopped: narrow the query (a shorter \
+             window, one channel, a longer word to search for, a smaller limit)"
+        );
+        // The connection is sound afterwards, and a short read within the limit answers.
+        assert!(store.read(|reader| reader.is_empty()).unwrap());
+        // The other side of the limit: with room for the whole count it completes.
+        let (_folder, roomy) = store_with(Some(1_000_000));
+        assert_eq!(long_count(&roomy).unwrap(), 1_000_000);
+    }
+
+    #[test]
+    fn a_cancelled_call_stops_its_query() {
+        let (_folder, store) = store_with(None);
+        let cancelled = Arc::new(AtomicBool::new(true));
+        let error = with_cancellation(cancelled, || long_count(&store)).unwrap_err();
+        assert_eq!(error, cancelled_error());
+        // Not cancelled: the same read completes, and outside the scope nothing is cancelled.
+        let running = Arc::new(AtomicBool::new(false));
+        assert_eq!(
+            with_cancellation(running, || long_count(&store)).unwrap(),
+            1_000_000
+        );
+        assert_eq!(long_count(&store).unwrap(), 1_000_000);
     }
 }
 
