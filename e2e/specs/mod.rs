@@ -92,6 +92,7 @@ specs! {
     history_shows_an_edited_messages_original_content_and_every_edit,
     ingest_identifies_with_the_intents_the_store_needs,
     ingest_refuses_a_remote_gateway_when_the_api_base_is_local,
+    invisible_characters_never_reach_either_surface_and_the_terminal_shows_control_characters,
     late_history_counts_as_new_because_it_arrived_late,
     limit_accepts_whole_numbers_from_1_to_500,
     mentions_are_for_the_application_owner_ingest_learned_from_discord,

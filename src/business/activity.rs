@@ -9,6 +9,7 @@ use super::bookmarks::{Bookmark, ListBookmarks, list_bookmarks};
 use super::channels::{chosen_channels, chosen_readable_channels};
 use super::mentions::unanswered;
 use super::model::{DiscordId, Message};
+use super::untrusted::scrubbed;
 use super::{DEFAULT_LOOKBACK_SECONDS, OwnerContext};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
@@ -224,7 +225,7 @@ pub(crate) fn digest_at(
                     .into_iter()
                     .map(|author| AuthorActivity {
                         author_id: author.author_id,
-                        author_name: author.author_name,
+                        author_name: scrubbed(author.author_name),
                         messages: author.messages,
                     })
                     .collect(),

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::OwnerContext;
 use super::model::{DiscordId, Message, OwnerView};
+use super::untrusted::scrubbed;
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::{BookmarkEvent, BookmarkKind, MessageRecord, Reader, Store};
@@ -83,10 +84,10 @@ fn message_in_scope(
 fn bookmark_view(event: BookmarkEvent, message: &MessageRecord, owner: &OwnerView) -> Bookmark {
     Bookmark {
         message_id: event.message_id,
-        note: event.note,
+        note: event.note.map(scrubbed),
         source: event.source,
         bookmarked_at: event.created_at,
-        content_when_bookmarked: event.content_when_bookmarked.unwrap_or_default(),
+        content_when_bookmarked: scrubbed(event.content_when_bookmarked.unwrap_or_default()),
         message: Message::from_record(message, owner),
     }
 }
@@ -163,7 +164,7 @@ pub fn resolve_bookmark(
             Some(event) if event.kind == BookmarkKind::Resolved => {
                 return Err(Error::conflict("That bookmark is already resolved"));
             }
-            Some(event) => event.note,
+            Some(event) => event.note.map(scrubbed),
         };
         let event = writer.append_bookmark_event(
             input.message_id.as_str(),

@@ -16,6 +16,7 @@ pub mod model;
 pub mod outbox;
 pub mod schedules;
 pub mod store;
+pub mod untrusted;
 
 pub use context::{OwnerContext, Source};
 

@@ -7,6 +7,7 @@ use std::fmt;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::untrusted::{scrub, scrubbed};
 use crate::instant::Instant;
 use crate::store::{MessageRecord, ReactionCount};
 
@@ -163,8 +164,8 @@ impl Message {
             channel_id: record.channel_id.clone(),
             guild_id: record.guild_id.clone(),
             author_id: record.author_id.clone(),
-            author_name: record.author_name.clone(),
-            content: record.current_content().to_string(),
+            author_name: scrub(&record.author_name).into_owned(),
+            content: scrub(record.current_content()).into_owned(),
             created_at: record.created_at,
             sent_at: record.sent_at,
             edited_at: record.edited_at(),
@@ -204,8 +205,8 @@ impl Message {
             channel_id,
             guild_id,
             author_id,
-            author_name,
-            content: edits.pop().map_or(original_content, |edit| edit.content),
+            author_name: scrubbed(author_name),
+            content: scrubbed(edits.pop().map_or(original_content, |edit| edit.content)),
             created_at,
             sent_at,
             edited_at,
@@ -292,12 +293,12 @@ impl MessageWithHistory {
     pub(crate) fn from_record(record: &MessageRecord, owner: &OwnerView) -> MessageWithHistory {
         MessageWithHistory {
             message: Message::from_record(record, owner),
-            original_content: record.original_content.clone(),
+            original_content: scrub(&record.original_content).into_owned(),
             edits: record
                 .edits
                 .iter()
                 .map(|edit| Edit {
-                    content: edit.content.clone(),
+                    content: scrub(&edit.content).into_owned(),
                     edited_at: edit.edited_at,
                     created_at: edit.created_at,
                 })

@@ -19,6 +19,7 @@ use super::OwnerContext;
 use super::context::Source;
 use super::model::DiscordId;
 use super::outbox::{self, DiscordSender, OutgoingMessage, RetryPolicy};
+use super::untrusted::{scrub, scrubbed};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::{
@@ -156,18 +157,28 @@ fn view(reader: &Reader<'_>, record: &ScheduleRecord) -> Result<Schedule> {
         _ => ScheduleStatus::Pending,
     };
     let reason = match (status, record.latest()) {
-        (ScheduleStatus::Failed, _) => outcome.and_then(|event| event.reason.clone()),
+        // A reason quotes Discord's answer and channel names: third-party text.
+        (ScheduleStatus::Failed, _) => outcome.and_then(|event| {
+            event
+                .reason
+                .as_deref()
+                .map(|reason| scrub(reason).into_owned())
+        }),
         (ScheduleStatus::Pending, Some(latest)) if latest.kind == ScheduleEventKind::Retry => {
-            latest.reason.clone()
+            latest
+                .reason
+                .as_deref()
+                .map(|reason| scrub(reason).into_owned())
         }
         _ => None,
     };
     Ok(Schedule {
         schedule_id: record.schedule_id,
         status,
-        channel_name: reader
-            .channel(&record.channel_id)?
-            .map_or_else(|| record.channel_id.clone(), |channel| channel.name),
+        channel_name: reader.channel(&record.channel_id)?.map_or_else(
+            || record.channel_id.clone(),
+            |channel| scrubbed(channel.name),
+        ),
         channel_id: record.channel_id.clone(),
         content: record.content.clone(),
         reply_to_message_id: record.reply_to_message_id.clone(),

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::OwnerContext;
 use super::channels::channels_in_scope;
+use super::untrusted::scrubbed;
 use crate::error::Result;
 use crate::instant::Instant;
 use crate::store::{ChannelAccess, GapKind, GatewayEventKind, Store};
@@ -114,7 +115,7 @@ pub fn store_status(
         let names: HashMap<String, String> = reader
             .channels()?
             .into_iter()
-            .map(|channel| (channel.channel_id, channel.name))
+            .map(|channel| (channel.channel_id, scrubbed(channel.name)))
             .collect();
         let mut channels = Vec::new();
         let mut never_backfilled = Vec::new();
