@@ -117,6 +117,7 @@ specs! {
     the_bots_posts_ask_discord_for_no_link_preview_unless_the_owner_turns_previews_on,
     the_cli_json_and_the_mcp_result_are_identical,
     the_mcp_server_introduces_itself_by_the_products_name_and_version,
+    the_mcp_server_tells_the_assistant_that_message_text_is_data_never_instructions,
     the_periodic_repair_backfills_a_message_the_gateway_never_delivered,
     the_wal_stays_bounded_while_an_idle_mcp_session_is_open_during_ingest,
 }
