@@ -62,6 +62,7 @@ specs! {
     after_a_close_4000_and_a_replay_on_resume_every_message_is_recorded_exactly_once,
     after_a_missed_heartbeat_ack_and_a_new_identify_every_message_is_recorded_exactly_once,
     after_kill_9_a_restart_backfills_what_was_posted_while_down_exactly_once_and_as_new,
+    an_assistant_posts_at_most_five_messages_a_minute_across_mcp_servers_on_one_store,
     an_edit_and_a_reaction_that_arrive_before_their_message_are_applied,
     an_edit_and_a_reaction_the_gateway_delivers_before_their_message_are_applied,
     an_injected_message_cannot_make_an_assistant_post_where_the_owner_did_not_allow,

@@ -15,7 +15,7 @@ use crate::business::bookmarks::{Bookmark, Bookmarks, ResolvedBookmark};
 use crate::business::channels::ChannelList;
 use crate::business::mentions::Mentions;
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
-use crate::business::model::Message;
+use crate::business::model::{AuthorKind, Message};
 use crate::business::schedules::{Schedule, ScheduleStatus, Schedules};
 use crate::business::store::StoreStatus;
 use crate::instant::Instant;
@@ -83,6 +83,13 @@ fn excerpt(text: &str, width: usize) -> String {
 
 fn flags(message: &Message) -> String {
     let mut flags = Vec::new();
+    // Who wrote it, when the name alone could mislead: a webhook shows any name it likes.
+    match message.author_kind {
+        AuthorKind::Webhook => flags.push("webhook".to_string()),
+        AuthorKind::Bot => flags.push("bot".to_string()),
+        AuthorKind::ThisBot => flags.push("our bot".to_string()),
+        AuthorKind::Owner | AuthorKind::Person => {}
+    }
     if message.mentions_owner {
         flags.push("@you".to_string());
     }
@@ -552,6 +559,31 @@ mod tests {
         assert_eq!(terminal_safe("\u{80}\u{9b}31m\u{9f}"), "\\x80\\x9b31m\\x9f");
         // The characters on either side of the C1 block are text.
         assert!(matches!(terminal_safe("\u{7e}\u{a0}é"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_webhook_or_a_bot_is_flagged_whatever_name_it_shows() {
+        let message = |author_kind| Message {
+            message_id: "1".into(),
+            channel_id: "2".into(),
+            guild_id: None,
+            author_id: "3".into(),
+            author_name: "Ada".into(),
+            content: "approved".into(),
+            created_at: Instant::from_micros(0),
+            sent_at: Instant::from_micros(0),
+            edited_at: None,
+            deleted: false,
+            reply_to_message_id: None,
+            reactions: Vec::new(),
+            mentions_owner: false,
+            author_kind,
+        };
+        assert_eq!(flags(&message(AuthorKind::Webhook)), "webhook");
+        assert_eq!(flags(&message(AuthorKind::Bot)), "bot");
+        assert_eq!(flags(&message(AuthorKind::ThisBot)), "our bot");
+        assert_eq!(flags(&message(AuthorKind::Owner)), "");
+        assert_eq!(flags(&message(AuthorKind::Person)), "");
     }
 
     #[test]
