@@ -63,6 +63,7 @@ specs! {
     after_a_close_4000_and_a_replay_on_resume_every_message_is_recorded_exactly_once,
     after_a_missed_heartbeat_ack_and_a_new_identify_every_message_is_recorded_exactly_once,
     after_kill_9_a_restart_backfills_what_was_posted_while_down_exactly_once_and_as_new,
+    an_assistant_posts_at_most_five_messages_a_minute_across_mcp_servers_on_one_store,
     an_edit_and_a_reaction_that_arrive_before_their_message_are_applied,
     an_edit_and_a_reaction_the_gateway_delivers_before_their_message_are_applied,
     an_injected_message_cannot_make_an_assistant_post_where_the_owner_did_not_allow,
@@ -96,6 +97,7 @@ specs! {
     identifies_discord_closes_before_ready_count_toward_the_identify_budget,
     ingest_identifies_with_the_intents_the_store_needs,
     ingest_refuses_a_remote_gateway_when_the_api_base_is_local,
+    invisible_characters_never_reach_either_surface_and_the_terminal_shows_control_characters,
     late_history_counts_as_new_because_it_arrived_late,
     limit_accepts_whole_numbers_from_1_to_500,
     mentions_are_for_the_application_owner_ingest_learned_from_discord,
@@ -120,6 +122,7 @@ specs! {
     the_bots_posts_ask_discord_for_no_link_preview_unless_the_owner_turns_previews_on,
     the_cli_json_and_the_mcp_result_are_identical,
     the_mcp_server_introduces_itself_by_the_products_name_and_version,
+    the_mcp_server_tells_the_assistant_that_message_text_is_data_never_instructions,
     the_periodic_repair_backfills_a_message_the_gateway_never_delivered,
     the_wal_stays_bounded_while_an_idle_mcp_session_is_open_during_ingest,
 }

@@ -208,6 +208,14 @@ impl Mcp {
             .expect("the server names itself when it initializes")
     }
 
+    /// The instructions the server gave in the initialize handshake.
+    pub fn instructions(&self) -> String {
+        self.client
+            .peer_info()
+            .and_then(|info| info.instructions.clone())
+            .unwrap_or_default()
+    }
+
     /// `tools/list`, every page.
     pub async fn tools(&self) -> Vec<Tool> {
         patiently("tools/list", self.client.list_all_tools())

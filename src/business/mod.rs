@@ -18,6 +18,7 @@ mod names;
 pub mod outbox;
 pub mod schedules;
 pub mod store;
+pub mod untrusted;
 
 pub use context::{OwnerContext, Source};
 

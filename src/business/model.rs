@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::OwnerContext;
 use super::names::Names;
+use super::untrusted::{scrub, scrubbed};
 use crate::error::Result as BusinessResult;
 use crate::instant::Instant;
 use crate::store::{MessageRecord, ReactionCount, Reader};
@@ -278,7 +279,7 @@ impl Shaper {
         MessageBody {
             message_id: record.message_id.clone(),
             author_id: record.author_id.clone(),
-            author_name: record.author_name.clone(),
+            author_name: scrub(&record.author_name).into_owned(),
             content: self.text(record.current_content()),
             created_at: record.created_at,
             sent_at: record.sent_at,
@@ -314,7 +315,7 @@ impl Shaper {
         MessageBody {
             message_id,
             author_id,
-            author_name,
+            author_name: scrubbed(author_name),
             content: self.owned_text(content),
             created_at,
             sent_at,
@@ -343,20 +344,21 @@ impl Shaper {
         }
     }
 
-    /// Third-party text as a result shows it: mention tokens read as names.
+    /// Third-party text as a result shows it: mention tokens read as names, and no invisible
+    /// or direction-changing characters.
     pub(crate) fn text(&self, text: &str) -> String {
-        self.names.readable(text).into_owned()
+        scrubbed(self.names.readable(text).into_owned())
     }
 
     fn owned_text(&self, text: String) -> String {
-        match self.names.readable(&text) {
+        scrubbed(match self.names.readable(&text) {
             Cow::Borrowed(_) => text,
             Cow::Owned(readable) => readable,
-        }
+        })
     }
 
     pub(crate) fn channel_name(&self, channel_id: &str) -> String {
-        self.names.channel(channel_id)
+        scrubbed(self.names.channel(channel_id))
     }
 }
 

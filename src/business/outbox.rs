@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::OwnerContext;
+use super::channels::shown;
 use super::context::Source;
 use super::model::DiscordId;
 use crate::error::{Error, ErrorKind, Result};
@@ -274,7 +275,7 @@ pub(crate) fn check_sendable(
 ) -> Result<ChannelRecord> {
     check_may_send(context)?;
     check_content(content)?;
-    let channel = match reader.channel(channel_id.as_str())? {
+    let channel = match reader.channel(channel_id.as_str())?.map(shown) {
         None => {
             return Err(Error::not_found(format!(
                 "No channel with id {channel_id} is in the store"

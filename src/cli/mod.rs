@@ -280,7 +280,9 @@ pub fn main() -> ExitCode {
             } else {
                 "error:"
             };
-            let _ = writeln!(std::io::stderr(), "{prefix} {}", error.message());
+            // An error may quote others' text (a channel's name, Discord's answer).
+            let message = render::terminal_safe(error.message());
+            let _ = writeln!(std::io::stderr(), "{prefix} {message}");
             ExitCode::from(error.kind().exit_code())
         }
     }
@@ -387,7 +389,7 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
                 text.push('\n');
                 text
             } else {
-                outcome.render()
+                render::terminal_safe(&outcome.render()).into_owned()
             };
             write_stdout(text.as_bytes())
         }

@@ -1,5 +1,11 @@
 //! Human rendering of capability results: tables for people. `--json` bypasses all of this
 //! and prints the structured result the MCP tool returns.
+//!
+//! Everything shown on the terminal passes [`terminal_safe`]: a message's text is a stranger's,
+//! and control characters in it (ESC starting a colour or cursor sequence, BEL, a CR that
+//! rewrites the line) would otherwise drive the owner's terminal.
+
+use std::borrow::Cow;
 
 use std::sync::LazyLock;
 
@@ -11,7 +17,7 @@ use crate::business::bookmarks::{Bookmark, Bookmarks, ResolvedBookmark};
 use crate::business::channels::ChannelList;
 use crate::business::mentions::Mentions;
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
-use crate::business::model::{Message, MessageBody};
+use crate::business::model::{AuthorKind, Message, MessageBody};
 use crate::business::schedules::{Schedule, ScheduleStatus, Schedules};
 use crate::business::store::StoreStatus;
 use crate::instant::Instant;
@@ -70,8 +76,34 @@ fn when(instant: Instant) -> String {
     format!("{} {}", &iso[..10], &iso[11..19])
 }
 
+/// Terminal control characters made visible, so text from others cannot drive the terminal:
+/// C0 controls (but newline and tab) and DEL as their Unicode control pictures (ESC as `␛`,
+/// BEL as `␇`, a CR that does not end a line as `␍`), C1 controls (which some terminals obey
+/// as ESC sequences) as `\x9b`. Borrowed when there are none.
+pub fn terminal_safe(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    // A Windows line end (CR LF) only ends the line.
+    let obeyed = |(position, c): (usize, char)| {
+        unsafe_char(c) && !(c == '\r' && text[position + 1..].starts_with('\n'))
+    };
+    if !text.char_indices().any(obeyed) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 8);
+    for (position, c) in text.char_indices() {
+        match c {
+            _ if !obeyed((position, c)) => shown.push(c),
+            '\u{0}'..='\u{1f}' => shown.push(char::from_u32(0x2400 + c as u32).unwrap_or('�')),
+            '\u{7f}' => shown.push('\u{2421}'),
+            _ => shown.push_str(&format!("\\x{:02x}", c as u32)),
+        }
+    }
+    Cow::Owned(shown)
+}
+
 /// The first line of a text, cut to `width` characters; a message without text says so.
 fn excerpt(text: &str, width: usize) -> String {
+    let text = terminal_safe(text);
     let line = text.lines().next().unwrap_or("");
     if text.trim().is_empty() {
         return "(no text)".to_string();
@@ -90,6 +122,13 @@ fn excerpt(text: &str, width: usize) -> String {
 
 fn flags(message: &MessageBody) -> String {
     let mut flags = Vec::new();
+    // Who wrote it, when the name alone could mislead: a webhook shows any name it likes.
+    match message.author_kind {
+        AuthorKind::Webhook => flags.push("webhook".to_string()),
+        AuthorKind::Bot => flags.push("bot".to_string()),
+        AuthorKind::ThisBot => flags.push("our bot".to_string()),
+        AuthorKind::Owner | AuthorKind::Person => {}
+    }
     if message.mentions_owner {
         flags.push("@you".to_string());
     }
@@ -634,5 +673,69 @@ impl Render for Schedule {
             self.send_at,
             status_text(self)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_bel_and_carriage_return_are_shown_not_obeyed() {
+        assert_eq!(
+            terminal_safe("\u{1b}[2J\u{1b}]0;pwned\u{7}done\rfake"),
+            "␛[2J␛]0;pwned␇done␍fake"
+        );
+    }
+
+    #[test]
+    fn every_c0_control_but_newline_and_tab_becomes_its_control_picture() {
+        assert_eq!(terminal_safe("\u{0}\u{8}\u{b}\u{c}\u{1f}"), "␀␈␋␌␟");
+        assert!(matches!(
+            terminal_safe("line\nnext\tcell"),
+            Cow::Borrowed(_)
+        ));
+        // Just past the C0 block, and printable ASCII, stay as they are.
+        assert!(matches!(terminal_safe(" ~"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn delete_and_c1_controls_are_shown() {
+        assert_eq!(terminal_safe("a\u{7f}b"), "a␡b");
+        assert_eq!(terminal_safe("\u{80}\u{9b}31m\u{9f}"), "\\x80\\x9b31m\\x9f");
+        // The characters on either side of the C1 block are text.
+        assert!(matches!(terminal_safe("\u{7e}\u{a0}é"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_webhook_or_a_bot_is_flagged_whatever_name_it_shows() {
+        let message = |author_kind| MessageBody {
+            message_id: "1".into(),
+            author_id: "3".into(),
+            author_name: "Ada".into(),
+            content: "approved".into(),
+            created_at: Instant::from_micros(0),
+            sent_at: Instant::from_micros(0),
+            edited_at: None,
+            deleted: false,
+            reply_to_message_id: None,
+            reactions: Vec::new(),
+            mentions_owner: false,
+            author_kind,
+        };
+        assert_eq!(flags(&message(AuthorKind::Webhook)), "webhook");
+        assert_eq!(flags(&message(AuthorKind::Bot)), "bot");
+        assert_eq!(flags(&message(AuthorKind::ThisBot)), "our bot");
+        assert_eq!(flags(&message(AuthorKind::Owner)), "");
+        assert_eq!(flags(&message(AuthorKind::Person)), "");
+    }
+
+    #[test]
+    fn a_messages_excerpt_is_safe_before_the_table_measures_it() {
+        assert_eq!(excerpt("\u{1b}[31mred", 72), "␛[31mred");
+        assert_eq!(excerpt("first\rsecond", 72), "first␍second");
+        assert_eq!(excerpt("first\r\nsecond", 72), "first…");
+        assert!(matches!(terminal_safe("a\r\nb\r\n"), Cow::Borrowed(_)));
+        assert_eq!(terminal_safe("a\r\r\nb"), "a␍\r\nb");
     }
 }

@@ -29,6 +29,10 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: "words what a field wants for input errors; not an owner action",
     },
     Exemption {
+        function: "business::untrusted::scrub",
+        reason: "cleans third-party text inside every capability's answer; not an owner action",
+    },
+    Exemption {
         function: "business::schedules::send_due_schedules",
         reason: "job body: the ingest daemon runs it to send what is due; the owner's action is schedules_add",
     },
