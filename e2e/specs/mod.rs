@@ -120,4 +120,5 @@ specs! {
     the_mcp_server_introduces_itself_by_the_products_name_and_version,
     the_periodic_repair_backfills_a_message_the_gateway_never_delivered,
     the_wal_stays_bounded_while_an_idle_mcp_session_is_open_during_ingest,
+    with_discords_clock_5_minutes_behind_kill_9_and_a_restart_lose_nothing,
 }

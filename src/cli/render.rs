@@ -514,6 +514,20 @@ impl Render for StoreStatus {
             self.message_count,
             self.store_bytes as f64 / 1_000_000.0
         ));
+        if let Some(clock) = &self.discord_clock {
+            let ahead = clock.host_ahead_ms;
+            text.push_str(&format!(
+                "clock: this machine is {:.0} s {} Discord's (measured {}){}\n",
+                ahead.abs() as f64 / 1_000.0,
+                if ahead >= 0 { "ahead of" } else { "behind" },
+                when(clock.measured_at),
+                if ahead.abs() > 5_000 {
+                    ": set the clock (NTP)"
+                } else {
+                    ""
+                }
+            ));
+        }
         if !self.channels.is_empty() {
             let mut out = table(&["channel", "last backfill", "complete through", "id"]);
             for channel in &self.channels {

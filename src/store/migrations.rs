@@ -40,6 +40,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0007_provenance_and_assistant_sends.sql",
         include_str!("../../migrations/0007_provenance_and_assistant_sends.sql"),
     ),
+    (
+        "0008_discord_clock_and_anchors.sql",
+        include_str!("../../migrations/0008_discord_clock_and_anchors.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

@@ -39,7 +39,8 @@ pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions};
 pub use coverage::{
-    ChannelCoverage, GapKind, GapRecord, GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
+    BeginningSource, ChannelBeginning, ChannelCoverage, DiscordClockReading, GapKind, GapRecord,
+    GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
 };
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
@@ -315,6 +316,8 @@ mod tests {
         "schedules",
         "schedule_events",
         "assistant_sends",
+        "channel_anchors",
+        "discord_clock_readings",
     ];
     /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
     /// only ever inserts into it).
@@ -367,6 +370,11 @@ mod tests {
                     until_at: Instant::now(),
                     after_message_id: None,
                     detail: "test".into(),
+                })?;
+                writer.record_channel_beginning(&channel, ChannelBeginning::of(9, Some(5)))?;
+                writer.record_discord_clock(DiscordClockReading {
+                    discord_at: Instant::now(),
+                    host_at: Instant::now(),
                 })
             })
             .unwrap();
