@@ -44,6 +44,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0008_discord_clock_and_anchors.sql",
         include_str!("../../migrations/0008_discord_clock_and_anchors.sql"),
     ),
+    (
+        "0009_message_extras.sql",
+        include_str!("../../migrations/0009_message_extras.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

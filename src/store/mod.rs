@@ -12,6 +12,7 @@ mod bookmarks;
 mod channels;
 mod clock;
 mod coverage;
+mod extras;
 mod history;
 mod identity;
 mod ingest_claim;
@@ -41,6 +42,9 @@ pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePer
 pub use coverage::{
     BeginningSource, ChannelBeginning, ChannelCoverage, DiscordClockReading, GapKind, GapRecord,
     GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
+};
+pub use extras::{
+    Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, Sticker,
 };
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
@@ -318,6 +322,7 @@ mod tests {
         "assistant_sends",
         "channel_anchors",
         "discord_clock_readings",
+        "message_extras",
     ];
     /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
     /// only ever inserts into it).
@@ -339,7 +344,7 @@ mod tests {
             &channel,
             "7",
             "hi",
-            json!({"mention_roles": [world.owner_role_id]}),
+            json!({"mention_roles": [world.owner_role_id], "pinned": true}),
         );
         world.edit(&channel, &message, "hi!", "2026-11-29T12:00:00Z");
         world.react("MESSAGE_REACTION_ADD", &channel, &message, "8", "👍");
