@@ -624,9 +624,8 @@ impl Feed {
     }
 
     /// MESSAGE_UPDATE without an edit: Discord adding a link preview (embeds only). The store
-    /// ignores it.
+    /// keeps the embed; the content is not edited.
     pub fn unfurl(&mut self, message: &Posted) {
-        self.expected_ignored += 1;
         self.dispatch(
             "MESSAGE_UPDATE",
             json!({

@@ -99,6 +99,9 @@ fn flags(message: &MessageBody) -> String {
     if message.deleted {
         flags.push("deleted".to_string());
     }
+    if message.pinned {
+        flags.push("pinned".to_string());
+    }
     if message.reply_to_message_id.is_some() {
         flags.push("reply".to_string());
     }
@@ -113,7 +116,7 @@ fn body_row(message: &MessageBody) -> Vec<String> {
     vec![
         local(message.sent_at),
         message.author_name.clone(),
-        excerpt(&message.content, 72),
+        excerpt(&message.text_with_extras(), 72),
         flags(message),
         message.message_id.clone(),
     ]
@@ -126,7 +129,7 @@ fn message_row(message: &Message) -> Vec<String> {
         local(body.sent_at),
         format!("#{}", message.channel_name),
         body.author_name.clone(),
-        excerpt(&body.content, 64),
+        excerpt(&body.text_with_extras(), 64),
         flags(body),
         body.message_id.clone(),
     ]
@@ -337,7 +340,7 @@ impl Render for ChannelHistory {
             match &entry.original_content {
                 None => text.push_str(&format!(
                     "    {}\n",
-                    message.content.replace('\n', "\n    ")
+                    message.text_with_extras().replace('\n', "\n    ")
                 )),
                 Some(original) => text.push_str(&format!(
                     "    originally: {}\n",
@@ -434,7 +437,7 @@ impl Render for DigestReport {
                     "    {} {}: {}\n",
                     reactions.join(" "),
                     message.author_name,
-                    excerpt(&message.content, 60)
+                    excerpt(&message.text_with_extras(), 60)
                 ));
             }
         }
@@ -448,7 +451,7 @@ impl Render for DigestReport {
                 local(message.body.sent_at),
                 message.channel_name,
                 message.body.author_name,
-                excerpt(&message.body.content, 60)
+                excerpt(&message.body.text_with_extras(), 60)
             ));
         }
         if self.more_unanswered_mentions {

@@ -106,7 +106,7 @@ fn forwarded(snapshot: &MessageSnapshot) -> Forwarded {
 }
 
 /// A whole message's extras (MESSAGE_CREATE, a REST copy, the bot's own send).
-pub fn extras_of(message: &Message) -> MessageExtras {
+pub(crate) fn extras_of(message: &Message) -> MessageExtras {
     MessageExtras {
         kind: kind_of(message.kind),
         flags: message.flags.map_or(0, |flags| flags.bits()),
@@ -120,7 +120,10 @@ pub fn extras_of(message: &Message) -> MessageExtras {
 }
 
 /// The extras after a partial MESSAGE_UPDATE of a message whose extras were `current`.
-pub fn updated_extras(current: &MessageExtras, update: &MessageUpdateEvent) -> MessageExtras {
+pub(crate) fn updated_extras(
+    current: &MessageExtras,
+    update: &MessageUpdateEvent,
+) -> MessageExtras {
     let mut next = current.clone();
     if let Some(kind) = update.kind {
         next.kind = kind_of(kind);

@@ -55,7 +55,7 @@ pub use reactions::{ReactionChange, ReactionCount};
 pub use schedules::{
     NewSchedule, ScheduleEvent, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord,
 };
-pub use search::{SearchFilter, SearchHit};
+pub use search::{Has, OwnerMentions, SearchFilter, SearchHit};
 
 /// How long a writer waits for another process's write lock before giving up.
 /// Readers never wait: WAL lets them read the last committed state.
