@@ -63,6 +63,7 @@ specs! {
     after_a_missed_heartbeat_ack_and_a_new_identify_every_message_is_recorded_exactly_once,
     after_kill_9_a_restart_backfills_what_was_posted_while_down_exactly_once_and_as_new,
     an_edit_and_a_reaction_that_arrive_before_their_message_are_applied,
+    an_embed_only_message_is_found_by_a_word_of_its_embed,
     an_edit_and_a_reaction_the_gateway_delivers_before_their_message_are_applied,
     an_injected_message_cannot_make_an_assistant_post_where_the_owner_did_not_allow,
     an_input_error_reads_the_same_on_both_surfaces,

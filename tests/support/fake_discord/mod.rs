@@ -647,7 +647,19 @@ impl FakeDiscord {
                         .get_mut(&channel)
                         .and_then(|messages| messages.get_mut(&message))
                 {
-                    for field in ["content", "edited_timestamp", "mentions", "mention_roles"] {
+                    // What REST shows afterwards: the edit, and what an update brings besides
+                    // (an unfurl's embeds, a pin).
+                    for field in [
+                        "content",
+                        "edited_timestamp",
+                        "mentions",
+                        "mention_roles",
+                        "embeds",
+                        "attachments",
+                        "pinned",
+                        "flags",
+                        "poll",
+                    ] {
                         if let Some(value) = data.get(field) {
                             stored[field] = value.clone();
                         }
