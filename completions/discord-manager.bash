@@ -1326,7 +1326,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__search)
-            opts="-h --author-id --channel-id --cursor --limit --query --since --until --json --db --help"
+            opts="-h --author-id --channel-id --cursor --guild-id --has --limit --mentions-owner --pinned --query --sent-since --sent-until --since --until --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1344,11 +1344,27 @@ _discord__manager() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --guild-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --has)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sent-since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sent-until)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -62,11 +62,17 @@ complete -c discord-manager -n "__fish_discord_manager_using_subcommand history"
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l author-id -d 'Only messages by this user. Default: every author.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l channel-id -d 'Only this channel or thread. Default: every readable channel in scope.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l cursor -d 'The `nextCursor` of the previous page of the same search, to read on after its last result. Default: the best results first.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l guild-id -d 'Only messages of this server. Default: every server in scope, and direct messages.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l has -d 'Only messages with this: `attachment` (a file), `image` (an image attachment or embed), `embed`, `link` (a URL in the text or an embed\'s) or `poll`. Default: any.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l limit -d 'At most this many results; a page also stops early where its answer would outgrow an assistant\'s context (about 8,000 tokens). Default 20, from 1 to 100.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l query -d 'What to look for: words, or FTS5 search syntax; 1 to 500 characters.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l sent-since -d 'Only messages Discord says were sent at or after this instant (inclusive, Discord\'s own timestamp, which history imported later keeps). Default: no bound.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l sent-until -d 'Only messages Discord says were sent before this instant (exclusive, Discord\'s own timestamp). Default: no bound.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l since -d 'Only messages that arrived at or after this instant (inclusive, on the store\'s arrival clock). Default: from the first message stored.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l until -d 'Only messages that arrived before this instant (exclusive, on the store\'s arrival clock). Default: up to now.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l mentions-owner -d 'true: only messages that mention the owner (as `mentionsOwner` says); false: only those that do not. Default: both.'
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l pinned -d 'true: only messages pinned now; false: only those not pinned. Default: both.'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand send" -l channel-id -d 'The channel or thread to post in.' -r

@@ -121,6 +121,9 @@ pub struct Produced {
     /// Channels and threads the bot can see but not read (Read Message History denied).
     pub no_history_channels: u64,
     pub messages: u64,
+    /// Bytes of the messages' payloads as Discord sent them (compact JSON): what keeping the
+    /// raw payload beside the fields would add, before SQLite's own overhead.
+    pub message_payload_bytes: u64,
     /// Distinct authors of at least one message.
     pub authors: u64,
     pub messages_by_owner: u64,
@@ -824,6 +827,7 @@ impl Generator {
                 "attachments": [], "embeds": [], "pinned": false, "type": 0, "flags": 0
             });
         }
+        let payload_bytes = payload.to_string().len() as u64;
         pending.push((
             Instant::from_micros(arrival),
             json!({"t": "MESSAGE_CREATE", "d": payload}),
@@ -832,6 +836,7 @@ impl Generator {
         // The tally, as `mentions_list` and the store will see it.
         let produced = &mut self.produced;
         produced.messages += 1;
+        produced.message_payload_bytes += payload_bytes;
         self.authors_seen.insert(author);
         if author == 0 {
             produced.messages_by_owner += 1;

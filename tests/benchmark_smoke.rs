@@ -51,9 +51,16 @@ fn read_only(path: &PathBuf) -> Connection {
 
 #[test]
 fn the_seed_fixes_what_the_generator_produces() {
+    // The payloads' size follows the clock's instants; it is checked for its order only.
+    let payload_bytes = TEN_THOUSAND.produced.message_payload_bytes;
+    assert!(
+        (5_000_000..10_000_000).contains(&payload_bytes),
+        "{payload_bytes} bytes of payloads for 10,000 messages"
+    );
     let produced = Produced {
         first_arrival: None,
         last_arrival: None,
+        message_payload_bytes: 0,
         ..TEN_THOUSAND.produced.clone()
     };
     assert_eq!(
@@ -66,6 +73,7 @@ fn the_seed_fixes_what_the_generator_produces() {
             no_view_channels: 30,
             no_history_channels: 25,
             messages: 10_000,
+            message_payload_bytes: 0,
             authors: 1_460,
             messages_by_owner: 100,
             replies: 1_176,

@@ -97,6 +97,17 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
                     .any(|m| m["reactions"].as_array().is_some_and(|r| !r.is_empty())),
                 "reactions",
             )?;
+            let has = |field: &str| {
+                all.iter()
+                    .any(|m| m[field].as_array().is_some_and(|list| !list.is_empty()))
+            };
+            ensure(has("attachments"), "a message with an attachment")?;
+            ensure(
+                all.iter()
+                    .any(|m| m["content"] == "" && m["embeds"].is_array()),
+                "an embed-only post",
+            )?;
+            ensure(all.iter().any(|m| m["poll"].is_object()), "a poll")?;
             ensure(
                 all.iter().any(|m| m["replyToMessageId"].is_string()),
                 "a reply",

@@ -1,11 +1,13 @@
 //! `messages_catch_up` shows each message as it is now: the current content after an edit with
-//! Discord's edit time (a link preview is not an edit), deleted messages flagged with their
-//! content kept (one by one or purged in bulk), the reactions people still hold (custom emoji
-//! in message syntax), the reply target, whether it mentions the owner, and who wrote it.
+//! Discord's edit time (a link preview is not an edit, but its embed is shown), deleted
+//! messages flagged with their content kept (one by one or purged in bulk), the reactions
+//! people still hold (custom emoji in message syntax), the reply target, whether it mentions
+//! the owner, and who wrote it.
 
 use serde_json::json;
 
 use crate::support::feed::Posted;
+use crate::support::model::Embed;
 use crate::support::{CaughtUp, Emoji, Feed, Guild, PageMessage, Post, Reaction, Store};
 
 /// The message as the product should report it, from what the feed posted; `createdAt` is the
@@ -24,6 +26,12 @@ fn reported(posted: &Posted, created_at: &str) -> PageMessage {
         reactions: Vec::new(),
         mentions_owner: false,
         author_kind: "person".to_string(),
+        attachments: Vec::new(),
+        embeds: Vec::new(),
+        stickers: Vec::new(),
+        poll: None,
+        forwarded: Vec::new(),
+        pinned: false,
     }
 }
 
@@ -79,8 +87,20 @@ pub async fn spec() {
     );
     assert_eq!(
         *messages[0],
+        // The link preview added its embed; the content is not an edit.
         PageMessage {
             author_kind: "owner".to_string(),
+            embeds: vec![Embed {
+                kind: Some("link".into()),
+                title: Some("Example".into()),
+                description: None,
+                url: Some("https://example.invalid/".into()),
+                author: None,
+                fields: Vec::new(),
+                footer: None,
+                provider: None,
+                image: None,
+            }],
             ..reported(&question, &messages[0].created_at)
         }
     );

@@ -65,6 +65,7 @@ specs! {
     after_kill_9_a_restart_backfills_what_was_posted_while_down_exactly_once_and_as_new,
     an_assistant_posts_at_most_five_messages_a_minute_across_mcp_servers_on_one_store,
     an_edit_and_a_reaction_that_arrive_before_their_message_are_applied,
+    an_embed_only_message_is_found_by_a_word_of_its_embed,
     an_edit_and_a_reaction_the_gateway_delivers_before_their_message_are_applied,
     an_injected_message_cannot_make_an_assistant_post_where_the_owner_did_not_allow,
     an_input_error_reads_the_same_on_both_surfaces,
@@ -125,4 +126,5 @@ specs! {
     the_mcp_server_tells_the_assistant_that_message_text_is_data_never_instructions,
     the_periodic_repair_backfills_a_message_the_gateway_never_delivered,
     the_wal_stays_bounded_while_an_idle_mcp_session_is_open_during_ingest,
+    with_discords_clock_5_minutes_behind_kill_9_and_a_restart_lose_nothing,
 }

@@ -348,6 +348,8 @@ pub struct Post {
     mention_everyone: bool,
     reply_to: Option<Posted>,
     sent_minutes_ago: Option<i128>,
+    /// Fields of Discord's message object set over the defaults (`embeds`, `attachments`...).
+    fields: Vec<(String, Value)>,
 }
 
 impl Post {
@@ -361,7 +363,15 @@ impl Post {
             mention_everyone: false,
             reply_to: None,
             sent_minutes_ago: None,
+            fields: Vec::new(),
         }
+    }
+
+    /// Sets a field of Discord's message object, as Discord would send it: `embeds`,
+    /// `attachments`, `poll`, `sticker_items`, `webhook_id`...
+    pub fn with(mut self, field: &str, value: Value) -> Post {
+        self.fields.push((field.to_string(), value));
+        self
     }
 
     /// Sent this long before the feed was opened (late history, as a backfill delivers it).
@@ -570,6 +580,9 @@ impl Feed {
             "type": 0,
             "flags": 0,
         });
+        for (field, value) in &post.fields {
+            payload[field.as_str()] = value.clone();
+        }
         let plain = payload.clone();
         if let Some(target) = &post.reply_to {
             payload["type"] = json!(19);
@@ -624,9 +637,8 @@ impl Feed {
     }
 
     /// MESSAGE_UPDATE without an edit: Discord adding a link preview (embeds only). The store
-    /// ignores it.
+    /// keeps the embed; the content is not edited.
     pub fn unfurl(&mut self, message: &Posted) {
-        self.expected_ignored += 1;
         self.dispatch(
             "MESSAGE_UPDATE",
             json!({

@@ -32,6 +32,19 @@ pub struct Message {
     pub mentions_owner: bool,
     /// `owner`, `thisBot`, `bot`, `webhook` or `person`.
     pub author_kind: String,
+    /// Absent when empty (as are the embeds, stickers, poll, forwards and pinned).
+    #[serde(default)]
+    pub attachments: Vec<Attachment>,
+    #[serde(default)]
+    pub embeds: Vec<Embed>,
+    #[serde(default)]
+    pub stickers: Vec<Sticker>,
+    #[serde(default)]
+    pub poll: Option<serde_json::Value>,
+    #[serde(default)]
+    pub forwarded: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub pinned: bool,
 }
 
 /// A message inside a group that states its channel (a catch-up page, a digest's channel).
@@ -56,6 +69,62 @@ pub struct PageMessage {
     pub mentions_owner: bool,
     /// `owner`, `thisBot`, `bot`, `webhook` or `person`.
     pub author_kind: String,
+    /// Absent when empty (as are the embeds, stickers, poll, forwards and pinned).
+    #[serde(default)]
+    pub attachments: Vec<Attachment>,
+    #[serde(default)]
+    pub embeds: Vec<Embed>,
+    #[serde(default)]
+    pub stickers: Vec<Sticker>,
+    #[serde(default)]
+    pub poll: Option<serde_json::Value>,
+    #[serde(default)]
+    pub forwarded: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub pinned: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Attachment {
+    pub id: String,
+    pub filename: String,
+    pub size: u64,
+    pub content_type: Option<String>,
+    pub url: String,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Embed {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub url: Option<String>,
+    pub author: Option<String>,
+    #[serde(default)]
+    pub fields: Vec<EmbedField>,
+    pub footer: Option<String>,
+    pub provider: Option<String>,
+    pub image: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EmbedField {
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Sticker {
+    pub id: String,
+    pub name: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -342,6 +411,19 @@ pub struct HistoryMessage {
     #[serde(default)]
     pub mentions_owner: bool,
     pub author_kind: String,
+    /// Absent when empty (as are the embeds, stickers, poll, forwards and pinned).
+    #[serde(default)]
+    pub attachments: Vec<Attachment>,
+    #[serde(default)]
+    pub embeds: Vec<Embed>,
+    #[serde(default)]
+    pub stickers: Vec<Sticker>,
+    #[serde(default)]
+    pub poll: Option<serde_json::Value>,
+    #[serde(default)]
+    pub forwarded: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub pinned: bool,
     /// Absent when never edited: it is `content`.
     #[serde(default)]
     pub original_content: Option<String>,

@@ -501,9 +501,15 @@ mod tests {
             }
         );
         assert!(requests[0].message.nonce.len() <= 25);
-        // The gateway delivers the same message: a replay.
-        let echo =
-            world.message_payload(&sent.body.message_id, &channel, BOT_ID, "I do", json!({}));
+        // The gateway delivers the same message, as Discord created it (embeds suppressed): a
+        // replay.
+        let echo = world.message_payload(
+            &sent.body.message_id,
+            &channel,
+            BOT_ID,
+            "I do",
+            json!({"flags": 4}),
+        );
         assert_eq!(
             dispatch(&world.store, "MESSAGE_CREATE", echo),
             Recorded::AlreadyKnown

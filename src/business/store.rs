@@ -63,6 +63,21 @@ pub struct StoreStatus {
     pub message_count: u64,
     /// The store's size on disk in bytes (database and write-ahead log).
     pub store_bytes: u64,
+    /// This machine's clock against Discord's, as the ingest daemon last measured it; null if
+    /// it never did.
+    pub discord_clock: Option<ClockOffset>,
+}
+
+/// This machine's clock against Discord's (the `Date` header of a Discord answer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClockOffset {
+    /// How far this machine's clock was ahead of Discord's, in milliseconds (negative: behind);
+    /// exact to within a second, the header's resolution. Beyond a few seconds, time windows
+    /// and schedules are off by as much (coverage is not: it follows Discord's ids).
+    pub host_ahead_ms: i64,
+    /// When it was measured, on this machine's clock.
+    pub measured_at: Instant,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -224,6 +239,10 @@ pub fn store_status(
             gaps,
             message_count: reader.message_count()?,
             store_bytes,
+            discord_clock: reader.latest_discord_clock()?.map(|reading| ClockOffset {
+                host_ahead_ms: reading.host_ahead_ms(),
+                measured_at: reading.host_at,
+            }),
         })
     })
 }

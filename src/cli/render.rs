@@ -138,6 +138,9 @@ fn flags(message: &MessageBody) -> String {
     if message.deleted {
         flags.push("deleted".to_string());
     }
+    if message.pinned {
+        flags.push("pinned".to_string());
+    }
     if message.reply_to_message_id.is_some() {
         flags.push("reply".to_string());
     }
@@ -152,7 +155,7 @@ fn body_row(message: &MessageBody) -> Vec<String> {
     vec![
         local(message.sent_at),
         message.author_name.clone(),
-        excerpt(&message.content, 72),
+        excerpt(&message.text_with_extras(), 72),
         flags(message),
         message.message_id.clone(),
     ]
@@ -165,7 +168,7 @@ fn message_row(message: &Message) -> Vec<String> {
         local(body.sent_at),
         format!("#{}", message.channel_name),
         body.author_name.clone(),
-        excerpt(&body.content, 64),
+        excerpt(&body.text_with_extras(), 64),
         flags(body),
         body.message_id.clone(),
     ]
@@ -376,7 +379,7 @@ impl Render for ChannelHistory {
             match &entry.original_content {
                 None => text.push_str(&format!(
                     "    {}\n",
-                    message.content.replace('\n', "\n    ")
+                    message.text_with_extras().replace('\n', "\n    ")
                 )),
                 Some(original) => text.push_str(&format!(
                     "    originally: {}\n",
@@ -473,7 +476,7 @@ impl Render for DigestReport {
                     "    {} {}: {}\n",
                     reactions.join(" "),
                     message.author_name,
-                    excerpt(&message.content, 60)
+                    excerpt(&message.text_with_extras(), 60)
                 ));
             }
         }
@@ -487,7 +490,7 @@ impl Render for DigestReport {
                 local(message.body.sent_at),
                 message.channel_name,
                 message.body.author_name,
-                excerpt(&message.body.content, 60)
+                excerpt(&message.body.text_with_extras(), 60)
             ));
         }
         if self.more_unanswered_mentions {
@@ -553,6 +556,20 @@ impl Render for StoreStatus {
             self.message_count,
             self.store_bytes as f64 / 1_000_000.0
         ));
+        if let Some(clock) = &self.discord_clock {
+            let ahead = clock.host_ahead_ms;
+            text.push_str(&format!(
+                "clock: this machine is {:.0} s {} Discord's (measured {}){}\n",
+                ahead.abs() as f64 / 1_000.0,
+                if ahead >= 0 { "ahead of" } else { "behind" },
+                when(clock.measured_at),
+                if ahead.abs() > 5_000 {
+                    ": set the clock (NTP)"
+                } else {
+                    ""
+                }
+            ));
+        }
         if !self.channels.is_empty() {
             let mut out = table(&["channel", "last backfill", "complete through", "id"]);
             for channel in &self.channels {
@@ -722,6 +739,12 @@ mod tests {
             reactions: Vec::new(),
             mentions_owner: false,
             author_kind,
+            attachments: Vec::new(),
+            embeds: Vec::new(),
+            stickers: Vec::new(),
+            poll: None,
+            forwarded: Vec::new(),
+            pinned: false,
         };
         assert_eq!(flags(&message(AuthorKind::Webhook)), "webhook");
         assert_eq!(flags(&message(AuthorKind::Bot)), "bot");

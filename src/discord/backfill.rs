@@ -4,7 +4,10 @@
 //! A channel's backfill starts at its coverage, the highest message id a previous backfill
 //! proved complete, never at the newest stored message: handlers run concurrently, so a crash
 //! can leave received-but-uncommitted messages below the newest stored one. A channel never
-//! backfilled starts where the store begins (the daemon's first IDENTIFY). It pages with
+//! backfilled starts where the store's record of it begins: the channel's `last_message_id`
+//! when the daemon first saw it (or the channel's own id, for one without messages). Both
+//! points are ids Discord returned, never an instant of the host's clock, so a host whose clock
+//! runs ahead of Discord's cannot skip what Discord mints later. It pages with
 //! `after=` (Discord answers each page newest first, so the next `after` is the page's highest
 //! id) until a page comes back short, records each page in one transaction, and only then
 //! records the new coverage. A backfill that fails records the coverage it did prove and a
@@ -15,6 +18,7 @@ use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
+use serenity::model::channel::Channel;
 use serenity::model::id::{ChannelId, GuildId, MessageId};
 use tokio::sync::{mpsc, watch};
 use tracing::{info, warn};
@@ -23,19 +27,10 @@ use super::rest::{Rest, RestError};
 use crate::error::{Error, Result};
 use crate::ingest::history::record_history_page;
 use crate::instant::Instant;
-use crate::store::{GapKind, NewCoverage, NewGap, Store};
+use crate::store::{ChannelBeginning, GapKind, NewCoverage, NewGap, Store};
 
-/// Discord's epoch (2015-01-01T00:00:00Z) in Unix milliseconds: snowflakes count from it.
-const DISCORD_EPOCH_MS: i64 = 1_420_070_400_000;
 /// Discord's largest page of messages.
 pub const PAGE: u8 = 100;
-
-/// The smallest snowflake Discord could have minted at `instant`: every message created at or
-/// after it has a higher id.
-pub fn snowflake_at(instant: Instant) -> u64 {
-    let ms = instant.as_micros() / 1_000 - DISCORD_EPOCH_MS;
-    u64::try_from(ms.max(0)).unwrap_or(0) << 22
-}
 
 /// One channel to backfill.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,15 +65,46 @@ pub struct ChannelOutcome {
     pub failed: bool,
 }
 
-/// Where a backfill of a channel starts: its coverage, or where the store begins.
-fn start_point(store: &Store, channel_id: u64) -> Result<u64> {
+/// Where a backfill of a channel starts: its coverage, else where the store's record of it
+/// begins. Both are ids Discord returned, never an instant of the host's clock: a host whose
+/// clock runs ahead of Discord's would otherwise start past messages Discord mints later.
+fn recorded_start(store: &Store, channel_id: u64) -> Result<Option<u64>> {
     store.read(|reader| {
-        if let Some(coverage) = reader.channel_coverage(&channel_id.to_string())? {
-            return Ok(coverage.complete_through);
+        let channel = channel_id.to_string();
+        if let Some(coverage) = reader.channel_coverage(&channel)? {
+            return Ok(Some(coverage.complete_through));
         }
-        let begins = reader.first_identify()?.unwrap_or_else(Instant::now);
-        Ok(snowflake_at(begins))
+        Ok(reader
+            .channel_beginning(&channel)?
+            .map(|beginning| beginning.after_message_id))
     })
+}
+
+/// A channel the daemon never recorded a beginning for (a direct-message channel, a thread
+/// first met in a repair): its beginning is Discord's `last_message_id` for it (from the job,
+/// else asked for now), recorded so that a crash before the first backfill keeps it.
+async fn begin_channel(
+    rest: &Rest,
+    store: &Arc<Store>,
+    job: &ChannelJob,
+) -> std::result::Result<u64, RestError> {
+    let last = match job.last_message_id {
+        Some(last) => Some(last),
+        None => match rest.channel(ChannelId::new(job.channel_id)).await? {
+            Channel::Guild(channel) => channel.last_message_id.map(MessageId::get),
+            Channel::Private(channel) => channel.last_message_id.map(MessageId::get),
+            _ => None,
+        },
+    };
+    let beginning = ChannelBeginning::of(job.channel_id, last);
+    let store = Arc::clone(store);
+    let channel = job.channel_id.to_string();
+    let recorded = blocking(move || {
+        store.write(|writer| writer.record_channel_beginning(&channel, beginning))
+    })
+    .await
+    .map_err(|error| RestError::Failed(error.message().to_string()))?;
+    Ok(recorded.after_message_id)
 }
 
 /// Stores blocking work off the async threads.
@@ -100,12 +126,31 @@ pub async fn backfill_channel(
     stop: &watch::Receiver<bool>,
     progress: &mut Progress,
 ) -> Result<ChannelOutcome> {
-    let started_after = {
+    let recorded = {
         let store = Arc::clone(store);
         let channel = job.channel_id;
-        blocking(move || start_point(&store, channel)).await?
+        blocking(move || recorded_start(&store, channel)).await?
     };
     let mut outcome = ChannelOutcome::default();
+    let started_after = match recorded {
+        Some(start) => start,
+        None => match begin_channel(rest, store, job).await {
+            Ok(start) => start,
+            Err(error) => {
+                outcome.failed = true;
+                warn!(
+                    channel = %job.channel_id,
+                    "cannot learn where #{} begins: {} (the next repair tries again)",
+                    job.name,
+                    error.describe()
+                );
+                if error == RestError::Unauthorized {
+                    return Err(error.into());
+                }
+                return Ok(outcome);
+            }
+        },
+    };
     if job
         .last_message_id
         .is_some_and(|last| last <= started_after)
@@ -325,17 +370,3 @@ pub async fn run_worker(
 
 /// How long the worker waits between the repair passes the daemon schedules.
 pub const DEFAULT_REPAIR_EVERY: Duration = Duration::from_secs(300);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_snowflake_at_an_instant_is_below_every_message_created_from_then_on() {
-        // Discord's documented example: 175928847299117063 was created 2016-04-30T11:18:25.796Z.
-        let created = Instant::parse("2016-04-30T11:18:25.796Z").unwrap();
-        assert_eq!(snowflake_at(created), 175928847299117063 >> 22 << 22);
-        assert!(snowflake_at(created) <= 175928847299117063);
-        assert!(snowflake_at(created.plus_micros(1_000)) > 175928847299117063);
-    }
-}

@@ -238,6 +238,38 @@ async fn learn_owner(rest: &Rest, store: &Arc<Store>) {
     }
 }
 
+/// How far the host's clock may drift from Discord's before the daemon warns. Discord's `Date`
+/// header has whole seconds, so a smaller figure would warn about rounding.
+const CLOCK_WARNING_MS: i64 = 5_000;
+
+/// Records Discord's clock beside the host's, as the REST client last saw it, and warns when
+/// they disagree by more than a few seconds. Coverage never depends on the host's clock, but
+/// the arrival clock, `since` windows and schedules do.
+async fn record_discord_clock(rest: &Rest, store: &Arc<Store>) {
+    let Some(reading) = rest.discord_clock() else {
+        return;
+    };
+    let ahead = reading.host_ahead_ms();
+    if ahead.abs() > CLOCK_WARNING_MS {
+        warn!(
+            host_ahead_ms = ahead,
+            "this machine's clock is {:.0} s {} Discord's (Discord's Date header said {}): \
+             set the clock (NTP) so that schedules and time windows mean what they say",
+            ahead.abs() as f64 / 1_000.0,
+            if ahead > 0 { "ahead of" } else { "behind" },
+            reading.discord_at
+        );
+    }
+    let store = Arc::clone(store);
+    let recorded = tokio::task::spawn_blocking(move || {
+        store.write(|writer| writer.record_discord_clock(reading))
+    })
+    .await;
+    if let Ok(Err(error)) = recorded {
+        warn!("could not record Discord's clock: {error}");
+    }
+}
+
 /// Start-up over REST: the token, the owner, the gateway URL.
 async fn prepare(rest: &Rest, store: &Arc<Store>) -> Result<String> {
     info!("Discord REST API: {}", rest.base());
@@ -255,6 +287,7 @@ async fn prepare(rest: &Rest, store: &Arc<Store>) -> Result<String> {
         )
     })?;
     check_gateway(rest.base(), &gateway)?;
+    record_discord_clock(rest, store).await;
     Ok(gateway)
 }
 
@@ -583,6 +616,7 @@ async fn repair_pass(
             channels: recorded,
         });
     }
+    record_discord_clock(rest, store).await;
     let mut direct = Vec::new();
     for channel in channels
         .iter()

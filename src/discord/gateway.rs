@@ -36,7 +36,7 @@ use crate::ingest::direct::record_direct_channel;
 use crate::ingest::feed::{repair_unparsed, why_unparsed};
 use crate::ingest::{self, Origin, Recorded};
 use crate::instant::Instant;
-use crate::store::{ChannelAccess, GapKind, GatewayEventKind, NewGap, Store};
+use crate::store::{ChannelAccess, ChannelBeginning, GapKind, GatewayEventKind, NewGap, Store};
 
 /// A dispatch as serenity handed it over, with when it was received.
 pub struct Received {
@@ -420,6 +420,26 @@ impl Writer {
                     .chain(guild.threads.iter())
                     .filter_map(|channel| Some((channel.id.get(), channel.last_message_id?.get())))
                     .collect();
+                // Where each channel's record begins, from Discord's ids, on first sight: a
+                // channel never backfilled is backfilled from there, whatever the host's clock.
+                let beginnings: Vec<(String, ChannelBeginning)> = guild
+                    .channels
+                    .values()
+                    .chain(guild.threads.iter())
+                    .map(|channel| {
+                        let id = channel.id.get();
+                        (
+                            id.to_string(),
+                            ChannelBeginning::of(id, last.get(&id).copied()),
+                        )
+                    })
+                    .collect();
+                self.store.write(|writer| {
+                    for (channel, beginning) in &beginnings {
+                        writer.record_channel_beginning(channel, *beginning)?;
+                    }
+                    Ok(())
+                })?;
                 let guild_id = guild.id.to_string();
                 let channels = self.store.read(|reader| reader.channels())?;
                 let jobs: Vec<ChannelJob> = channels

@@ -27,6 +27,8 @@ use crate::business::outbox::{
 };
 use crate::config::Token;
 use crate::error::{Error, ErrorKind, Result};
+use crate::instant::Instant;
+use crate::store::DiscordClockReading;
 
 /// Discord's own REST base, used when `DISCORD_API_BASE` is not set.
 pub const DISCORD_BASE: &str = "https://discord.com";
@@ -168,6 +170,8 @@ pub struct Rest {
     /// Not before this instant: Discord said the bucket is empty until then. Backfill is
     /// sequential, so one shared wait is enough and never too short.
     not_before: Mutex<Option<tokio::time::Instant>>,
+    /// The newest reading of Discord's clock: the `Date` header of its latest answer.
+    discord_clock: std::sync::Mutex<Option<DiscordClockReading>>,
 }
 
 impl Rest {
@@ -190,6 +194,7 @@ impl Rest {
             base: api_base.map(str::to_string),
             policy,
             not_before: Mutex::new(None),
+            discord_clock: std::sync::Mutex::new(None),
         })
     }
 
@@ -256,6 +261,7 @@ impl Rest {
                 Ok(response) => {
                     let status = response.status().as_u16();
                     self.note_rate_limit(response.headers()).await;
+                    self.note_discord_clock(response.headers());
                     let retry_header = header_seconds(response.headers(), "retry-after");
                     let body = response.bytes().await.ok();
                     let attempt = attempt_of(status, body.as_deref(), retry_header);
@@ -299,6 +305,34 @@ impl Rest {
     async fn note_rate_limit(&self, headers: &reqwest::header::HeaderMap) {
         *self.not_before.lock().await =
             bucket_wait(headers).map(|wait| tokio::time::Instant::now() + wait);
+    }
+
+    /// Remembers Discord's clock as its answer's `Date` header gives it.
+    fn note_discord_clock(&self, headers: &reqwest::header::HeaderMap) {
+        let host_at = Instant::now();
+        if let Some(discord_at) = headers
+            .get(reqwest::header::DATE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(http_date)
+        {
+            let reading = DiscordClockReading {
+                discord_at,
+                host_at,
+            };
+            *self
+                .discord_clock
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(reading);
+        }
+    }
+
+    /// Discord's clock beside the host's, as its latest answer showed it; None before any
+    /// answer with a `Date` header.
+    pub fn discord_clock(&self) -> Option<DiscordClockReading> {
+        *self
+            .discord_clock
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// `GET /users/@me`: the bot itself (and a check that the token is accepted).
@@ -425,6 +459,16 @@ impl Rest {
         )
         .await
     }
+}
+
+/// An HTTP date (`Tue, 01 Dec 2026 07:22:43 GMT`, RFC 9110's preferred form) as an instant.
+fn http_date(text: &str) -> Option<Instant> {
+    let format = time::macros::format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    let parsed = time::PrimitiveDateTime::parse(text.trim(), format).ok()?;
+    let micros = parsed.assume_utc().unix_timestamp_nanos() / 1_000;
+    Some(Instant::from_micros(i64::try_from(micros).ok()?))
 }
 
 /// A reqwest error's words without its URL (the URL is logged separately).
@@ -599,6 +643,21 @@ mod tests {
                 retry_after: RETRY_AFTER_CEILING
             })
         );
+    }
+
+    #[test]
+    fn an_http_date_is_read_to_the_second_and_anything_else_is_not_a_date() {
+        assert_eq!(
+            http_date("Tue, 01 Dec 2026 07:22:43 GMT"),
+            Instant::parse("2026-12-01T07:22:43Z")
+        );
+        assert_eq!(
+            http_date("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Instant::parse("1994-11-06T08:49:37Z")
+        );
+        assert_eq!(http_date("2026-12-01T07:22:43Z"), None);
+        assert_eq!(http_date("Tue, 01 Dec 2026 07:22:43 PST"), None);
+        assert_eq!(http_date(""), None);
     }
 
     #[test]

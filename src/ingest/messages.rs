@@ -5,6 +5,7 @@ use serenity::model::channel::Message;
 use serenity::model::event::MessageUpdateEvent;
 use serenity::model::id::{ChannelId, MessageId};
 
+use super::extras::{extras_of, updated_extras};
 use super::{Origin, Recorded};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
@@ -100,13 +101,17 @@ pub(crate) fn record_message_in(
         let roles: Vec<String> = member.roles.iter().map(ToString::to_string).collect();
         stored |= writer.record_member_roles(guild_id, &row.author_id, &roles)?;
     }
+    // A later copy (a backfill page) that shows a pin or an unfurl the gateway's update never
+    // brought records it; an unchanged copy writes nothing.
+    stored |= writer.record_extras(&row.message_id, &row.channel_id, &extras_of(message))?;
     Ok(stored.into())
 }
 
-/// MESSAGE_UPDATE. Only a change of content (with Discord's edit timestamp) is an edit;
-/// embed unfurls and pin changes arrive as partial updates without one and are ignored.
+/// MESSAGE_UPDATE. A change of content (with Discord's edit timestamp) is an edit; what else
+/// it carries (the embeds of an unfurl, a pin, attachments, flags) updates the message's
+/// extras. An update of neither is ignored.
 pub fn record_message_update(store: &Store, update: &MessageUpdateEvent) -> Result<Recorded> {
-    if edit_of(update)?.is_none() {
+    if edit_of(update)?.is_none() && !touches_extras(update) {
         return Ok(Recorded::Ignored);
     }
     store.write(|writer| record_message_update_in(writer, update))
@@ -116,10 +121,33 @@ pub(super) fn record_message_update_in(
     writer: &mut Writer<'_>,
     update: &MessageUpdateEvent,
 ) -> Result<Recorded> {
-    match edit_of(update)? {
-        Some(edit) => Ok(writer.insert_edit(&edit)?.into()),
-        None => Ok(Recorded::Ignored),
+    let edit = edit_of(update)?;
+    if edit.is_none() && !touches_extras(update) {
+        return Ok(Recorded::Ignored);
     }
+    let mut stored = match &edit {
+        Some(edit) => writer.insert_edit(edit)?,
+        None => false,
+    };
+    // Extras of a message not stored yet wait for it: its create or a backfill's copy carries
+    // them whole, and a partial update alone would pass for the message's full state.
+    let id = update.id.to_string();
+    if touches_extras(update) && writer.reader().has_message(&id)? {
+        let current = writer.reader().message_extras(&id)?;
+        let next = updated_extras(&current, update);
+        stored |= writer.record_extras(&id, &update.channel_id.to_string(), &next)?;
+    }
+    Ok(stored.into())
+}
+
+/// Whether an update carries anything of a message's extras.
+fn touches_extras(update: &MessageUpdateEvent) -> bool {
+    update.embeds.is_some()
+        || update.attachments.is_some()
+        || update.pinned.is_some()
+        || update.flags.is_some()
+        || update.sticker_items.is_some()
+        || update.kind.is_some()
 }
 
 /// The edit a MESSAGE_UPDATE carries, if it is one.

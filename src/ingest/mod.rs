@@ -9,6 +9,7 @@
 
 pub mod channels;
 pub mod direct;
+pub mod extras;
 pub mod feed;
 pub mod guilds;
 pub mod history;
@@ -257,7 +258,8 @@ mod tests {
             "MESSAGE_UPDATE",
             json!({"id": id, "channel_id": channel, "guild_id": world.guild_id, "embeds": []}),
         );
-        assert_eq!(recorded, Recorded::Ignored);
+        // Its (empty) embeds are what the message already had: nothing to write.
+        assert_eq!(recorded, Recorded::AlreadyKnown);
         assert_eq!(messages_of(&world, &channel)[0].edited_at, None);
     }
 

@@ -1,5 +1,6 @@
 //! The ingest daemon's own record: its connection history, how far each channel is provably
-//! complete (coverage), and the gaps it knows of.
+//! complete (coverage), where each channel's record begins (an id Discord returned), the gaps
+//! it knows of, and its readings of Discord's clock.
 //!
 //! Coverage only ever moves on proof from REST: a backfill that paged from a channel's
 //! coverage up to the newest message Discord has. The gateway alone never moves it, because
@@ -79,6 +80,82 @@ pub struct ChannelCoverage {
     pub complete_through: u64,
     /// When the latest backfill of the channel completed.
     pub last_backfill_at: Instant,
+}
+
+/// Where the store's record of a channel begins, as an id Discord returned: a channel never
+/// backfilled is backfilled from after it (see `migrations/0008_discord_clock_and_anchors.sql`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChannelBeginning {
+    /// Messages with a higher id are the store's to hold.
+    pub after_message_id: u64,
+    pub source: BeginningSource,
+}
+
+/// Which of Discord's ids a channel's beginning is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BeginningSource {
+    /// The channel's `last_message_id` when the daemon first saw it.
+    LastMessageId,
+    /// The channel's own id minus one (a channel without messages then, or first seen when it
+    /// was created): every message of a channel has an id at or above the channel's.
+    ChannelId,
+}
+
+impl BeginningSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BeginningSource::LastMessageId => "last-message-id",
+            BeginningSource::ChannelId => "channel-id",
+        }
+    }
+
+    fn parse(text: &str) -> rusqlite::Result<BeginningSource> {
+        Ok(match text {
+            "last-message-id" => BeginningSource::LastMessageId,
+            "channel-id" => BeginningSource::ChannelId,
+            other => {
+                return Err(rusqlite::Error::InvalidColumnType(
+                    1,
+                    format!("channel beginning source {other}"),
+                    rusqlite::types::Type::Text,
+                ));
+            }
+        })
+    }
+}
+
+impl ChannelBeginning {
+    /// The beginning Discord's own ids give a channel: after its newest message, or, when it
+    /// has none, after the id just below the channel's own.
+    pub fn of(channel_id: u64, last_message_id: Option<u64>) -> ChannelBeginning {
+        match last_message_id {
+            Some(last) => ChannelBeginning {
+                after_message_id: last,
+                source: BeginningSource::LastMessageId,
+            },
+            None => ChannelBeginning {
+                after_message_id: channel_id.saturating_sub(1),
+                source: BeginningSource::ChannelId,
+            },
+        }
+    }
+}
+
+/// One reading of Discord's clock beside the host's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiscordClockReading {
+    /// Discord's `Date` header (whole seconds).
+    pub discord_at: Instant,
+    /// The host's clock when the answer arrived.
+    pub host_at: Instant,
+}
+
+impl DiscordClockReading {
+    /// How far the host's clock is ahead of Discord's, in milliseconds (negative: behind).
+    /// The header has whole seconds, so the figure is exact to within a second.
+    pub fn host_ahead_ms(self) -> i64 {
+        (self.host_at.as_micros() - self.discord_at.as_micros()) / 1_000
+    }
 }
 
 /// What kind of hole a gap is.
@@ -296,6 +373,38 @@ impl Reader<'_> {
             .query_row(params![channel_id, to_sql_id(after)], |row| row.get(0))?)
     }
 
+    /// Where the store's record of a channel begins, if the daemon recorded it.
+    pub fn channel_beginning(&self, channel_id: &str) -> Result<Option<ChannelBeginning>> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT after_message_id, source FROM channel_anchors WHERE channel_id = ?1",
+            )?
+            .query_row([channel_id], |row| {
+                Ok(ChannelBeginning {
+                    after_message_id: from_sql_id(row.get(0)?),
+                    source: BeginningSource::parse(&row.get::<_, String>(1)?)?,
+                })
+            })
+            .optional()?)
+    }
+
+    /// The newest reading of Discord's clock, if the daemon ever took one.
+    pub fn latest_discord_clock(&self) -> Result<Option<DiscordClockReading>> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT discord_at, host_at FROM discord_clock_readings ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row([], |row| {
+                Ok(DiscordClockReading {
+                    discord_at: instant_at(row, 0)?,
+                    host_at: instant_at(row, 1)?,
+                })
+            })
+            .optional()?)
+    }
+
     /// Every gap ever recorded, oldest first.
     pub fn gaps(&self) -> Result<Vec<GapRecord>> {
         let mut statement = self.connection.prepare_cached(
@@ -380,6 +489,48 @@ impl Writer<'_> {
                 coverage.fetched as i64,
                 coverage.stored as i64,
                 coverage.reason
+            ])?;
+        Ok(())
+    }
+
+    /// Records where the store's record of a channel begins, unless it is already recorded
+    /// (the first sighting wins); returns the beginning in force.
+    pub fn record_channel_beginning(
+        &mut self,
+        channel_id: &str,
+        beginning: ChannelBeginning,
+    ) -> Result<ChannelBeginning> {
+        if let Some(known) = self.reader().channel_beginning(channel_id)? {
+            return Ok(known);
+        }
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO channel_anchors (created_at, channel_id, after_message_id, source)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                created_at,
+                channel_id,
+                to_sql_id(beginning.after_message_id),
+                beginning.source.as_str()
+            ])?;
+        Ok(beginning)
+    }
+
+    /// Records a reading of Discord's clock.
+    pub fn record_discord_clock(&mut self, reading: DiscordClockReading) -> Result<()> {
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO discord_clock_readings (created_at, discord_at, host_at, host_ahead_ms)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                created_at,
+                reading.discord_at.to_iso(),
+                reading.host_at.to_iso(),
+                reading.host_ahead_ms()
             ])?;
         Ok(())
     }
@@ -531,6 +682,94 @@ mod tests {
         assert!(open(100), "a backfill from after the gap does not close it");
         backfill(100);
         assert!(!open(100));
+    }
+
+    #[test]
+    fn a_channels_beginning_is_its_first_sighting_and_later_ones_do_not_move_it() {
+        let store = shared_store();
+        let channel = fresh_id();
+        let read = || {
+            store
+                .read(|reader| reader.channel_beginning(&channel))
+                .unwrap()
+        };
+        assert_eq!(read(), None);
+        let first = ChannelBeginning::of(700, Some(1_000));
+        assert_eq!(
+            first,
+            ChannelBeginning {
+                after_message_id: 1_000,
+                source: BeginningSource::LastMessageId
+            }
+        );
+        let kept = store
+            .write(|writer| writer.record_channel_beginning(&channel, first))
+            .unwrap();
+        assert_eq!(kept, first);
+        // A restart after messages were posted while down sees a higher last_message_id: the
+        // beginning stays where the first sighting put it.
+        let later = store
+            .write(|writer| {
+                writer.record_channel_beginning(&channel, ChannelBeginning::of(700, Some(1_500)))
+            })
+            .unwrap();
+        assert_eq!(later, first);
+        assert_eq!(read(), Some(first));
+    }
+
+    #[test]
+    fn a_channel_without_messages_begins_just_below_its_own_id() {
+        // A forum post's thread has the id of its first message: that message is after it.
+        assert_eq!(
+            ChannelBeginning::of(1_400_000_000_000_000_009, None),
+            ChannelBeginning {
+                after_message_id: 1_400_000_000_000_000_008,
+                source: BeginningSource::ChannelId
+            }
+        );
+        let store = shared_store();
+        let channel = fresh_id();
+        let beginning = ChannelBeginning::of(42, None);
+        store
+            .write(|writer| writer.record_channel_beginning(&channel, beginning))
+            .unwrap();
+        assert_eq!(
+            store
+                .read(|reader| reader.channel_beginning(&channel))
+                .unwrap(),
+            Some(beginning)
+        );
+    }
+
+    #[test]
+    fn the_latest_discord_clock_reading_gives_the_hosts_offset_either_way() {
+        // Its own file: the latest reading is store-wide, and other tests record some.
+        let folder = tempfile::tempdir().unwrap();
+        let store = Store::open(&folder.path().join("clock.sqlite3")).unwrap();
+        assert_eq!(
+            store.read(|reader| reader.latest_discord_clock()).unwrap(),
+            None
+        );
+        let discord = Instant::parse("2026-12-01T07:00:00Z").unwrap();
+        let behind = DiscordClockReading {
+            discord_at: discord,
+            host_at: discord.minus_seconds(300).plus_micros(250_000),
+        };
+        assert_eq!(behind.host_ahead_ms(), -299_750);
+        let ahead = DiscordClockReading {
+            discord_at: discord,
+            host_at: discord.plus_seconds(2),
+        };
+        assert_eq!(ahead.host_ahead_ms(), 2_000);
+        for reading in [behind, ahead] {
+            store
+                .write(|writer| writer.record_discord_clock(reading))
+                .unwrap();
+        }
+        assert_eq!(
+            store.read(|reader| reader.latest_discord_clock()).unwrap(),
+            Some(ahead)
+        );
     }
 
     #[test]

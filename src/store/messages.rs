@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, Row, params};
 
+use super::extras::MessageExtras;
 use super::reactions::{ReactionCount, reaction_counts};
 use super::{Reader, Writer};
 use crate::error::Result;
@@ -83,6 +84,8 @@ pub struct MessageRecord {
     pub mentioned_user_ids: Vec<String>,
     pub mentioned_role_ids: Vec<String>,
     pub provenance: Provenance,
+    /// Attachments, embeds, stickers, poll, pinned state... as they are now.
+    pub extras: MessageExtras,
 }
 
 impl MessageRecord {
@@ -140,6 +143,7 @@ pub(super) fn message_from_row_at(row: &Row<'_>, at: usize) -> rusqlite::Result<
             webhook_id: row.get(at + 12)?,
             application_id: row.get(at + 13)?,
         },
+        extras: MessageExtras::default(),
     })
 }
 
@@ -395,6 +399,12 @@ impl Reader<'_> {
                     edited_at: instant_at(row, 2)?,
                     created_at: instant_at(row, 3)?,
                 });
+            }
+        }
+
+        for (id, extras) in self.extras_of(&ids)? {
+            if let Some(&index) = position.get(&id) {
+                messages[index].extras = extras;
             }
         }
 

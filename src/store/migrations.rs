@@ -40,6 +40,14 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0007_provenance_and_assistant_sends.sql",
         include_str!("../../migrations/0007_provenance_and_assistant_sends.sql"),
     ),
+    (
+        "0008_discord_clock_and_anchors.sql",
+        include_str!("../../migrations/0008_discord_clock_and_anchors.sql"),
+    ),
+    (
+        "0009_message_extras.sql",
+        include_str!("../../migrations/0009_message_extras.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

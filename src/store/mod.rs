@@ -12,6 +12,7 @@ mod bookmarks;
 mod channels;
 mod clock;
 mod coverage;
+mod extras;
 mod history;
 mod identity;
 mod ingest_claim;
@@ -40,7 +41,11 @@ pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions};
 pub use coverage::{
-    ChannelCoverage, GapKind, GapRecord, GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
+    BeginningSource, ChannelBeginning, ChannelCoverage, DiscordClockReading, GapKind, GapRecord,
+    GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
+};
+pub use extras::{
+    Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, Sticker,
 };
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
@@ -51,7 +56,7 @@ pub use reactions::{ReactionChange, ReactionCount};
 pub use schedules::{
     NewSchedule, ScheduleEvent, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord,
 };
-pub use search::{SearchFilter, SearchHit};
+pub use search::{Has, OwnerMentions, SearchFilter, SearchHit};
 
 /// How long a writer waits for another process's write lock before giving up.
 /// Readers never wait: WAL lets them read the last committed state.
@@ -753,6 +758,9 @@ mod tests {
         "schedules",
         "schedule_events",
         "assistant_sends",
+        "channel_anchors",
+        "discord_clock_readings",
+        "message_extras",
     ];
     /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
     /// only ever inserts into it).
@@ -774,7 +782,7 @@ mod tests {
             &channel,
             "7",
             "hi",
-            json!({"mention_roles": [world.owner_role_id]}),
+            json!({"mention_roles": [world.owner_role_id], "pinned": true}),
         );
         world.edit(&channel, &message, "hi!", "2026-11-29T12:00:00Z");
         world.react("MESSAGE_REACTION_ADD", &channel, &message, "8", "👍");
@@ -805,6 +813,11 @@ mod tests {
                     until_at: Instant::now(),
                     after_message_id: None,
                     detail: "test".into(),
+                })?;
+                writer.record_channel_beginning(&channel, ChannelBeginning::of(9, Some(5)))?;
+                writer.record_discord_clock(DiscordClockReading {
+                    discord_at: Instant::now(),
+                    host_at: Instant::now(),
                 })
             })
             .unwrap();

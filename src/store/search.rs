@@ -1,4 +1,5 @@
-//! Full-text search (SQLite FTS5) over every version of every message's content.
+//! Full-text search (SQLite FTS5) over every version of every message's content and the words
+//! of its attachments, embeds, stickers, poll and forwards; and the filters beside the query.
 
 use rusqlite::params;
 
@@ -17,7 +18,78 @@ pub struct SearchFilter {
     pub since: Option<Instant>,
     /// Arrived before.
     pub until: Option<Instant>,
+    /// Only messages in this guild.
+    pub guild_id: Option<String>,
+    /// Only messages with this (see [`Has`]).
+    pub has: Option<Has>,
+    /// Only pinned (true) or unpinned (false) messages, as they are now.
+    pub pinned: Option<bool>,
+    /// Discord says it was sent at or after.
+    pub sent_since: Option<Instant>,
+    /// Discord says it was sent before.
+    pub sent_until: Option<Instant>,
+    /// Only messages that mention (true) or do not mention (false) this owner.
+    pub mentions_owner: Option<(bool, OwnerMentions)>,
 }
+
+/// What a message holds besides text, for [`SearchFilter::has`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Has {
+    /// A file attached.
+    Attachment,
+    /// An image attachment or an image embed.
+    Image,
+    Embed,
+    /// A URL in the text, or an embed's URL.
+    Link,
+    Poll,
+}
+
+/// Who "the owner" is for a mentions filter: the user, and the roles they hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OwnerMentions {
+    pub user_id: String,
+    pub role_ids: Vec<String>,
+}
+
+/// The newest extras row of the message in scope (`m`), for the filters that read it.
+const CURRENT_EXTRAS: &str = "(SELECT x.extras FROM message_extras AS x
+                                WHERE x.message_id = m.message_id ORDER BY x.seq DESC LIMIT 1)";
+
+impl Has {
+    /// The SQL condition on a message `m` whose current extras are `extras`.
+    fn condition(self) -> String {
+        match self {
+            Has::Attachment => "json_array_length(extras, '$.attachments') > 0".to_string(),
+            Has::Image => "(EXISTS (SELECT 1 FROM json_each(extras, '$.attachments') AS a
+                                    WHERE json_extract(a.value, '$.contentType') LIKE 'image/%')
+                            OR EXISTS (SELECT 1 FROM json_each(extras, '$.embeds') AS e
+                                       WHERE json_extract(e.value, '$.image') IS NOT NULL
+                                          OR json_extract(e.value, '$.type') IN ('image', 'gifv')))"
+                .to_string(),
+            Has::Embed => "json_array_length(extras, '$.embeds') > 0".to_string(),
+            Has::Link => "(m.content LIKE '%http://%' OR m.content LIKE '%https://%'
+                           OR EXISTS (SELECT 1 FROM message_edits AS ed
+                                      WHERE ed.message_id = m.message_id
+                                        AND (ed.content LIKE '%http://%' OR ed.content LIKE '%https://%'))
+                           OR EXISTS (SELECT 1 FROM json_each(extras, '$.embeds') AS e
+                                      WHERE json_extract(e.value, '$.url') IS NOT NULL))"
+                .to_string(),
+            Has::Poll => "json_extract(extras, '$.poll') IS NOT NULL".to_string(),
+        }
+    }
+}
+
+/// Whether message `m` mentions the owner (`?7` the user id, `?8` a JSON array of their role
+/// ids), the way `Message::mentions_owner` says it: directly, by a role, with @everyone, or by
+/// replying to the owner; never their own message.
+const MENTIONS_OWNER: &str = "(m.author_id <> ?7 AND (
+        m.mention_everyone = 1 OR coalesce(m.reply_to_author_id = ?7, 0)
+        OR EXISTS (SELECT 1 FROM message_mentions AS mm
+                   WHERE mm.message_id = m.message_id AND mm.kind = 'user' AND mm.target_id = ?7)
+        OR EXISTS (SELECT 1 FROM message_mentions AS mm
+                   WHERE mm.message_id = m.message_id AND mm.kind = 'role'
+                     AND mm.target_id IN (SELECT value FROM json_each(?8)))))";
 
 /// A message that matched, with the best-matching version's snippet.
 #[derive(Debug, Clone)]
@@ -54,20 +126,58 @@ impl Reader<'_> {
         let channels = serde_json::to_string(&filter.channel_ids).unwrap_or_else(|_| "[]".into());
         // A message can match on several versions: read a few more rows than asked and keep
         // each message's best one.
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT hits.snippet, hits.rank, {MESSAGE_COLUMNS}
-             FROM (SELECT message_id,
-                          snippet(message_text, 0, '[', ']', '…', 16) AS snippet,
-                          bm25(message_text) AS rank
-                   FROM message_text WHERE message_text MATCH ?1) AS hits
-             JOIN messages USING (message_id)
-             WHERE channel_id IN (SELECT value FROM json_each(?2))
-               AND (?3 IS NULL OR author_id = ?3)
-               AND (?4 IS NULL OR created_at >= ?4)
-               AND (?5 IS NULL OR created_at < ?5)
-             ORDER BY hits.rank, created_at
+        let mut conditions: Vec<String> = Vec::new();
+        if let Some(has) = filter.has {
+            conditions.push(has.condition());
+        }
+        match filter.pinned {
+            Some(true) => {
+                conditions.push("coalesce(json_extract(extras, '$.pinned'), 0) = 1".into())
+            }
+            Some(false) => {
+                conditions.push("coalesce(json_extract(extras, '$.pinned'), 0) = 0".into())
+            }
+            None => {}
+        }
+        let owner = filter.mentions_owner.clone();
+        match &owner {
+            Some((true, _)) => conditions.push(MENTIONS_OWNER.to_string()),
+            Some((false, _)) => conditions.push(format!("NOT {MENTIONS_OWNER}")),
+            None => {}
+        }
+        let extra = conditions
+            .iter()
+            .map(|condition| format!(" AND {condition}"))
+            .collect::<String>();
+        // A message can match on several versions: read a few more rows than asked and keep
+        // each message's best one. The filters on extras read the message's current row.
+        let sql = format!(
+            "SELECT snippet, rank, {MESSAGE_COLUMNS} FROM (
+                 SELECT hits.snippet, hits.rank, m.*, {CURRENT_EXTRAS} AS extras
+                 FROM (SELECT message_id,
+                              snippet(message_text, 0, '[', ']', '…', 16) AS snippet,
+                              bm25(message_text) AS rank
+                       FROM message_text WHERE message_text MATCH ?1) AS hits
+                 JOIN messages AS m USING (message_id)
+                 WHERE m.channel_id IN (SELECT value FROM json_each(?2))
+                   AND (?3 IS NULL OR m.author_id = ?3)
+                   AND (?4 IS NULL OR m.created_at >= ?4)
+                   AND (?5 IS NULL OR m.created_at < ?5)
+                   AND (?9 IS NULL OR m.guild_id = ?9)
+                   AND (?10 IS NULL OR m.sent_at >= ?10)
+                   AND (?11 IS NULL OR m.sent_at < ?11){extra}
+             )
+             ORDER BY rank, created_at
              LIMIT ?6"
-        ))?;
+        );
+        let mut statement = self.connection.prepare_cached(&sql)?;
+        let (owner_id, owner_roles) = match &owner {
+            Some((_, owner)) => (
+                Some(owner.user_id.clone()),
+                Some(serde_json::to_string(&owner.role_ids).unwrap_or_else(|_| "[]".into())),
+            ),
+            None => (None, None),
+        };
         let rows = statement.query_map(
             params![
                 query,
@@ -75,7 +185,12 @@ impl Reader<'_> {
                 filter.author_id,
                 filter.since.map(Instant::to_iso),
                 filter.until.map(Instant::to_iso),
-                (limit * 4) as i64
+                (limit * 4) as i64,
+                owner_id,
+                owner_roles,
+                filter.guild_id,
+                filter.sent_since.map(Instant::to_iso),
+                filter.sent_until.map(Instant::to_iso),
             ],
             |row| {
                 let snippet: String = row.get(0)?;

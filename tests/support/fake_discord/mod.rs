@@ -23,7 +23,8 @@
 //!   snowflake minted now (the same NAME gives the same id within one fake). Messages played
 //!   enter the channel history too; [`FakeDiscord::post_offline`] adds to the history only, as
 //!   if posted while the daemon was not connected.
-//! - Levers: hold new gateway connections before their handshake; close the socket with a code; stop acknowledging heartbeats; reject the token on
+//! - Levers: a clock offset from the host's (snowflakes, timestamps and the `Date` header
+//!   follow it); hold new gateway connections before their handshake; close the socket with a code; stop acknowledging heartbeats; reject the token on
 //!   IDENTIFY (close 4004); close every IDENTIFY before READY with a code; replay a whole session on RESUME; send a raw frame; answer HTTP
 //!   requests with a status a number of times, before doing what they ask or (a lost answer)
 //!   after.
@@ -170,6 +171,9 @@ struct State {
     nonces: HashMap<String, Value>,
     /// New gateway connections wait, before their WebSocket handshake, while this is set.
     hold_handshakes: bool,
+    /// How far this Discord's clock is ahead of the host's, in milliseconds (negative:
+    /// behind): the snowflakes it mints, its timestamps and its `Date` header follow it.
+    clock_offset_ms: i64,
 }
 
 struct Inner {
@@ -279,6 +283,7 @@ impl FakeDiscord {
                 heartbeat_interval_ms: options.heartbeat_interval_ms,
                 nonces: HashMap::new(),
                 hold_handshakes: false,
+                clock_offset_ms: 0,
             }),
             changed: Condvar::new(),
             token: options.token,
@@ -328,6 +333,13 @@ impl FakeDiscord {
     /// A fresh snowflake, minted now, higher than every one before.
     pub fn mint(&self) -> String {
         mint(&mut self.inner.lock()).to_string()
+    }
+
+    /// Sets this Discord's clock `offset_ms` ahead of the host's (negative: behind): from now
+    /// on its snowflakes, message timestamps, `@now` in played feeds and `Date` headers follow
+    /// it. Snowflakes stay increasing: one minted after a move back is still above the last.
+    pub fn set_clock_offset_ms(&self, offset_ms: i64) {
+        self.inner.lock().clock_offset_ms = offset_ms;
     }
 
     /// Dispatches every line of a feed over the gateway (queued until a session is up) and
@@ -597,7 +609,8 @@ impl FakeDiscord {
             rest = &after[end + 1..];
         }
         text.push_str(rest);
-        discord_manager::ingest::feed::parse_feed(&text, discord_manager::instant::Instant::now())
+        let now = discord_now(&self.inner.lock());
+        discord_manager::ingest::feed::parse_feed(&text, now)
             .expect("the test feed parses")
             .into_iter()
             .filter_map(|line| match line {
@@ -634,7 +647,19 @@ impl FakeDiscord {
                         .get_mut(&channel)
                         .and_then(|messages| messages.get_mut(&message))
                 {
-                    for field in ["content", "edited_timestamp", "mentions", "mention_roles"] {
+                    // What REST shows afterwards: the edit, and what an update brings besides
+                    // (an unfurl's embeds, a pin).
+                    for field in [
+                        "content",
+                        "edited_timestamp",
+                        "mentions",
+                        "mention_roles",
+                        "embeds",
+                        "attachments",
+                        "pinned",
+                        "flags",
+                        "poll",
+                    ] {
                         if let Some(value) = data.get(field) {
                             stored[field] = value.clone();
                         }
@@ -690,11 +715,24 @@ impl FakeView<'_> {
     }
 }
 
+/// The instant on this Discord's clock.
+fn discord_now(state: &State) -> discord_manager::instant::Instant {
+    discord_manager::instant::Instant::now().plus_micros(state.clock_offset_ms * 1_000)
+}
+
+/// `Date` as an HTTP answer carries it: whole seconds, on this Discord's clock.
+fn http_date(state: &State) -> String {
+    let micros = discord_now(state).as_micros();
+    let at = time::OffsetDateTime::from_unix_timestamp(micros.div_euclid(1_000_000))
+        .expect("a representable instant");
+    let format = time::macros::format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    at.format(format).expect("an HTTP date formats")
+}
+
 fn mint(state: &mut State) -> u64 {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64;
+    let ms = (discord_now(state).as_micros() / 1_000) as u64;
     let id = ((ms - DISCORD_EPOCH_MS) << 22).max(state.last_id + 1);
     state.last_id = id;
     id
@@ -779,8 +817,10 @@ async fn handle_http(stream: TcpStream, inner: Arc<Inner>) -> std::io::Result<()
         });
         inner.changed.notify_all();
         let body = json.to_string();
+        let date = http_date(&inner.lock());
         let mut response = format!(
-            "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+            "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+             date: {date}\r\n",
             reason(status),
             body.len()
         );
@@ -1045,7 +1085,7 @@ fn post_message(inner: &Inner, state: &mut State, channel: &str, body: Option<&V
     bot["bot"] = json!(true);
     let mut message = json!({
         "id": id, "channel_id": channel, "author": bot, "content": content,
-        "timestamp": now_iso(), "edited_timestamp": null, "tts": false,
+        "timestamp": discord_now(state).to_string(), "edited_timestamp": null, "tts": false,
         "mention_everyone": false, "mentions": [], "mention_roles": [], "attachments": [],
         "embeds": [], "pinned": false, "type": 0,
         // Discord keeps the one flag a bot may set on creation, SUPPRESS_EMBEDS (1 << 2).
@@ -1072,15 +1112,10 @@ fn post_message(inner: &Inner, state: &mut State, channel: &str, body: Option<&V
     // The gateway echoes the bot's own message, with the guild, to a connected session.
     let mut echoed = message.clone();
     echoed["guild_id"] = json!(guild_id);
-    echoed["member"] = json!({"roles": [], "joined_at": now_iso(), "deaf": false, "mute": false,
+    echoed["member"] = json!({"roles": [], "joined_at": discord_now(state).to_string(), "deaf": false, "mute": false,
                               "flags": 0, "pending": false});
     dispatch_live(inner, state, json!({"t": "MESSAGE_CREATE", "d": echoed}));
     (200, Vec::new(), message)
-}
-
-/// The current time as Discord writes it.
-fn now_iso() -> String {
-    discord_manager::instant::Instant::now().to_string()
 }
 
 /// Dispatches to the connected session, if there is one: Discord does not keep events for a
@@ -1280,7 +1315,19 @@ async fn handle_gateway(stream: TcpStream, inner: Arc<Inner>) -> Result<(), Stri
                             let mut ready = state.ready.clone();
                             ready["session_id"] = Value::String(id);
                             ready["resume_gateway_url"] = Value::String(inner.ws_url.clone());
-                            (ready, state.guilds.clone())
+                            // Like Discord, each channel and thread says its newest message.
+                            let guilds: Vec<Value> = state.guilds.iter().map(|guild| {
+                                let mut guild = guild.clone();
+                                let id = guild["id"].as_str().unwrap_or_default().to_string();
+                                for list in ["channels", "threads"] {
+                                    if let Some(all) = guild[list].as_array() {
+                                        let with_last: Vec<Value> = all.iter().map(|channel| with_last_message(&state, channel.clone(), &id)).collect();
+                                        guild[list] = Value::Array(with_last);
+                                    }
+                                }
+                                guild
+                            }).collect();
+                            (ready, guilds)
                         };
                         dispatch!(json!({"t": "READY", "d": ready}));
                         for guild in guilds {

@@ -1,0 +1,301 @@
+//! What Discord sends about a message beyond its text (attachments, embeds, stickers, a poll,
+//! forwarded snapshots, type, flags, pinned state), kept append-only as one compact JSON row
+//! per version (see `migrations/0009_message_extras.sql`), and the words of it that search
+//! indexes.
+//!
+//! The shapes here are the ones results show, so a row is read back and handed on without a
+//! second model: every field at its default is omitted, in the store and in results alike.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, params};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Reader, Writer};
+use crate::error::{Error, Result};
+use crate::instant::Instant;
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// Everything about a message beyond its text, author, time and reply target.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageExtras {
+    /// Discord's message type; omitted for a default message or a reply (0 and 19: a reply
+    /// shows `replyToMessageId`). E.g. 6 a pin notice, 7 a member joined, 46 a poll result.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub kind: u64,
+    /// Discord's message flags (bits: 2 embeds suppressed, 5 has a thread, 13 voice message...;
+    /// the bits the gateway library knows); omitted when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flags: u64,
+    /// Whether the message is pinned in its channel; omitted when not.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pinned: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embeds: Vec<Embed>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stickers: Vec<Sticker>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll: Option<Poll>,
+    /// The message(s) this one forwards, as Discord copied them when it was forwarded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forwarded: Vec<Forwarded>,
+}
+
+/// A file attached to a message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    pub id: String,
+    pub filename: String,
+    /// Bytes.
+    pub size: u64,
+    /// The media type Discord detected, e.g. `image/png`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// The alt text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+impl Attachment {
+    pub fn is_image(&self) -> bool {
+        self.content_type
+            .as_deref()
+            .is_some_and(|kind| kind.starts_with("image/"))
+    }
+}
+
+/// An embed: a bot's or webhook's rich post, or the unfurl of a link.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Embed {
+    /// rich, image, video, gifv, article, link or poll_result.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The author's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<EmbedField>,
+    /// The footer's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub footer: Option<String>,
+    /// The provider's name (YouTube, GitHub...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The image's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbedField {
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Sticker {
+    pub id: String,
+    pub name: String,
+}
+
+/// A poll, with its counts as Discord last reported them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Poll {
+    pub question: String,
+    pub answers: Vec<PollAnswer>,
+    /// When voting closes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expiry: Option<Instant>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub allow_multiselect: bool,
+    /// Whether the counts are final (the poll closed).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub finalized: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PollAnswer {
+    pub answer_id: u64,
+    pub text: String,
+    /// Votes as Discord last counted them; omitted before Discord reported any count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub votes: Option<u64>,
+}
+
+/// A forwarded message as Discord copied it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Forwarded {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub content: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embeds: Vec<Embed>,
+}
+
+impl MessageExtras {
+    /// Nothing beyond the text: such a message has no row.
+    pub fn is_plain(&self) -> bool {
+        *self == MessageExtras::default()
+    }
+
+    /// Whether the message shows an image: an image attachment, or an image embed.
+    pub fn has_image(&self) -> bool {
+        self.attachments.iter().any(Attachment::is_image)
+            || self.embeds.iter().any(|embed| {
+                embed.image.is_some() || matches!(embed.kind.as_deref(), Some("image" | "gifv"))
+            })
+    }
+
+    /// The words search indexes besides the content: embed titles, descriptions, fields,
+    /// authors and footers; attachment filenames and alt text; sticker names; the poll's
+    /// question and answers; what a forwarded message said.
+    pub fn searchable_text(&self) -> String {
+        let mut words: Vec<&str> = Vec::new();
+        let embeds = self.embeds.iter().chain(
+            self.forwarded
+                .iter()
+                .flat_map(|forwarded| &forwarded.embeds),
+        );
+        for embed in embeds {
+            words.extend(
+                [
+                    &embed.title,
+                    &embed.description,
+                    &embed.author,
+                    &embed.footer,
+                ]
+                .into_iter()
+                .flatten()
+                .map(String::as_str),
+            );
+            for field in &embed.fields {
+                words.push(&field.name);
+                words.push(&field.value);
+            }
+        }
+        let attachments = self.attachments.iter().chain(
+            self.forwarded
+                .iter()
+                .flat_map(|forwarded| &forwarded.attachments),
+        );
+        for attachment in attachments {
+            words.push(&attachment.filename);
+            words.extend(attachment.description.as_deref());
+        }
+        words.extend(self.stickers.iter().map(|sticker| sticker.name.as_str()));
+        if let Some(poll) = &self.poll {
+            words.push(&poll.question);
+            words.extend(poll.answers.iter().map(|answer| answer.text.as_str()));
+        }
+        words.extend(
+            self.forwarded
+                .iter()
+                .map(|forwarded| forwarded.content.as_str()),
+        );
+        words.retain(|word| !word.trim().is_empty());
+        words.join("\n")
+    }
+}
+
+impl Reader<'_> {
+    /// A message's extras as they are now; the default when it has none.
+    pub fn message_extras(&self, message_id: &str) -> Result<MessageExtras> {
+        let text: Option<String> = self
+            .connection
+            .prepare_cached(
+                "SELECT extras FROM message_extras WHERE message_id = ?1
+                 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row([message_id], |row| row.get(0))
+            .optional()?;
+        text.map_or(Ok(MessageExtras::default()), |text| parse_extras(&text))
+    }
+
+    /// The current extras of each of `ids` (a JSON array) that has any, by message id.
+    pub(super) fn extras_of(&self, ids: &str) -> Result<HashMap<String, MessageExtras>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT x.message_id, x.extras
+             FROM json_each(?1) AS j JOIN message_extras AS x ON x.message_id = j.value
+             ORDER BY x.seq",
+        )?;
+        let mut rows = statement.query([ids])?;
+        let mut found = HashMap::new();
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            let text: String = row.get(1)?;
+            // Oldest first: the newest version is the one left in the map.
+            found.insert(id, parse_extras(&text)?);
+        }
+        Ok(found)
+    }
+}
+
+fn parse_extras(text: &str) -> Result<MessageExtras> {
+    serde_json::from_str(text).map_err(|error| {
+        Error::internal(format!(
+            "A message's stored attachments and embeds cannot be read back: {error}"
+        ))
+    })
+}
+
+impl Writer<'_> {
+    /// Records a message's extras when they differ from what the store holds (nothing for a
+    /// plain message never seen otherwise, nothing for a replay), and indexes their new words
+    /// for search. Returns whether a row was written.
+    pub fn record_extras(
+        &mut self,
+        message_id: &str,
+        channel_id: &str,
+        extras: &MessageExtras,
+    ) -> Result<bool> {
+        let current = self.reader().message_extras(message_id)?;
+        if current == *extras {
+            return Ok(false);
+        }
+        let json = serde_json::to_string(extras).map_err(|error| {
+            Error::internal(format!("Cannot encode a message's extras: {error}"))
+        })?;
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO message_extras (created_at, message_id, channel_id, extras)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![created_at, message_id, channel_id, json])?;
+        let words = extras.searchable_text();
+        if words != current.searchable_text() {
+            self.index_text(message_id, &words)?;
+        }
+        Ok(true)
+    }
+}
