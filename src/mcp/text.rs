@@ -22,7 +22,7 @@ use crate::business::bookmarks::{Bookmark, Bookmarks, ResolvedBookmark};
 use crate::business::channels::ChannelList;
 use crate::business::mentions::Mentions;
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
-use crate::business::model::{Message, MessageBody, MessageWithHistory};
+use crate::business::model::{AuthorKind, Message, MessageBody, MessageWithHistory};
 use crate::business::schedules::{Schedule, Schedules};
 use crate::business::store::StoreStatus;
 use crate::instant::Instant;
@@ -137,15 +137,28 @@ fn flags(message: &MessageBody) -> String {
     }
 }
 
+/// Who wrote a message, as the line says it before the author's id: the name shown is the
+/// author's to choose (a webhook may take the owner's), this is not.
+fn author_kind(kind: AuthorKind) -> &'static str {
+    match kind {
+        AuthorKind::Owner => "the owner",
+        AuthorKind::ThisBot => "this bot",
+        AuthorKind::Bot => "bot",
+        AuthorKind::Webhook => "webhook",
+        AuthorKind::Person => "user",
+    }
+}
+
 /// One message's line, without its channel.
 fn body_line(text: &mut TextBlock, message: &MessageBody) -> String {
     format!(
-        "- {} msg {} by {} (user {}): {}{}",
+        "- {} msg {} by {} ({} {}): {}{}",
         at(message.sent_at),
         message.message_id,
         text.data(&message.author_name),
+        author_kind(message.author_kind),
         message.author_id,
-        text.data(&message.content),
+        text.data(&message.text_with_extras()),
         flags(message)
     )
 }
@@ -154,14 +167,15 @@ fn body_line(text: &mut TextBlock, message: &MessageBody) -> String {
 fn message_line(text: &mut TextBlock, message: &Message) -> String {
     let body = &message.body;
     format!(
-        "- {} msg {} in {} (channel {}) by {} (user {}): {}{}",
+        "- {} msg {} in {} (channel {}) by {} ({} {}): {}{}",
         at(body.sent_at),
         body.message_id,
         text.data(&format!("#{}", message.channel_name)),
         message.channel_id,
         text.data(&body.author_name),
+        author_kind(body.author_kind),
         body.author_id,
-        text.data(&body.content),
+        text.data(&body.text_with_extras()),
         flags(body)
     )
 }
@@ -373,11 +387,12 @@ impl ModelText for Message {
 fn bookmark_line(text: &mut TextBlock, bookmark: &Bookmark) -> String {
     let message = &bookmark.message;
     let mut line = format!(
-        "- msg {} in {} (channel {}) by {} (user {}), bookmarked {} from {}: {}",
+        "- msg {} in {} (channel {}) by {} ({} {}), bookmarked {} from {}: {}",
         bookmark.message_id,
         text.data(&format!("#{}", message.channel_name)),
         message.channel_id,
         text.data(&message.body.author_name),
+        author_kind(message.body.author_kind),
         message.body.author_id,
         bookmark.bookmarked_at,
         bookmark.source,
@@ -678,6 +693,22 @@ mod tests {
         let mut text = TextBlock::with_nonce("12345678".into());
         text.line("1 new events.");
         assert_eq!(text.finish(), "1 new events.\n");
+    }
+
+    #[test]
+    fn a_message_without_text_is_never_a_blank_line() {
+        let embed_only: MessageBody = serde_json::from_value(serde_json::json!({
+            "messageId": "5", "authorId": "6", "authorName": "CI", "content": "",
+            "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
+            "authorKind": "webhook", "embeds": [{"type": "rich", "title": "Build #4521 passed"}]
+        }))
+        .unwrap();
+        let mut text = TextBlock::with_nonce("00000000".into());
+        assert_eq!(
+            body_line(&mut text, &embed_only),
+            "- 2026-11-29T18:54:18Z msg 5 by ‹00000000›CI‹/00000000› (webhook 6): \
+             ‹00000000›[embed: Build #4521 passed]‹/00000000›"
+        );
     }
 
     #[test]
