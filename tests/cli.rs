@@ -329,3 +329,20 @@ fn a_malformed_token_or_a_foreign_api_base_is_a_configuration_error() {
     );
     assert!(!stderr.contains("attacker"), "{stderr}");
 }
+
+/// A store that cannot be written (here SQLite cannot open its write-ahead log, whose name a
+/// folder takes, as on a read-only or full disk; even root cannot write over that) is still
+/// read: reading commands answer from it, and a write says why it cannot be done (exit 8).
+#[test]
+fn a_store_that_cannot_be_written_is_still_read() {
+    let (folder, db) = seeded();
+    std::fs::create_dir(folder.path().join("demo.sqlite3-wal")).unwrap();
+    let assert = on(&db).args(["--json", "status"]).assert().success();
+    let status: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert!(status["messageCount"].as_u64().unwrap() > 0, "{status}");
+    let stderr = refused(on(&db), &["bookmarks", "add", "1500000000000000001"], 8);
+    assert!(
+        stderr.starts_with("error: The store cannot be written: it is read-only"),
+        "{stderr}"
+    );
+}

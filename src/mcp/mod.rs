@@ -244,11 +244,14 @@ mod tests {
         client
     }
 
-    /// A call held up in the store (here: its connection held by another reader) holds up
-    /// nothing else: `ping` answers meanwhile, and the call answers once the store is free.
+    /// A call held up in the store (here: a write waiting for the connection another thread
+    /// holds) holds up nothing else: `ping` and a reading call answer meanwhile, and the held
+    /// call answers once the store is free.
     #[tokio::test]
-    async fn ping_answers_while_a_call_waits_on_the_store() {
+    async fn ping_and_other_calls_answer_while_a_call_waits_on_the_store() {
         let world = World::alone();
+        let channel = world.channel("general");
+        let message = world.post(&channel, &world.owner_id, "keep this", json!({}));
         let mut client = start(Services {
             store: Arc::clone(&world.store),
             context: world.context(),
@@ -259,7 +262,7 @@ mod tests {
         let (release, released) = std::sync::mpsc::channel::<()>();
         let store = Arc::clone(&world.store);
         let holder = std::thread::spawn(move || {
-            store.read(|_| {
+            store.write(|_| {
                 held.send(()).unwrap();
                 released.recv().unwrap();
                 Ok(())
@@ -268,17 +271,24 @@ mod tests {
         holding.recv().unwrap();
         client
             .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                         "params": {"name": "store_status", "arguments": {}}}))
+                         "params": {"name": "bookmarks_add", "arguments": {"messageId": message}}}))
             .await;
         client
             .send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
             .await;
-        let pong = client.reply("a ping while store_status waits").await;
+        let pong = client.reply("a ping while bookmarks_add waits").await;
         assert_eq!(pong["id"], 2, "{pong}");
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                         "params": {"name": "store_status", "arguments": {}}}))
+            .await;
+        let status = client.reply("store_status while bookmarks_add waits").await;
+        assert_eq!(status["id"], 3, "{status}");
+        assert_eq!(status["result"]["isError"], false, "{status}");
         release.send(()).unwrap();
         holder.join().unwrap().unwrap();
-        let status = client.reply("store_status once the store is free").await;
-        assert_eq!(status["id"], 1, "{status}");
-        assert_eq!(status["result"]["isError"], false, "{status}");
+        let added = client.reply("bookmarks_add once the store is free").await;
+        assert_eq!(added["id"], 1, "{added}");
+        assert_eq!(added["result"]["isError"], false, "{added}");
     }
 }

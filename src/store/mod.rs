@@ -176,6 +176,30 @@ pub struct Store {
     channels: channels::ChannelCache,
     /// How long one read may run.
     read_limit: ReadLimit,
+    /// Read-only connections for a read that finds the main connection busy (a write, or
+    /// another thread's read): a slow read then holds up no other reader. Opened on demand,
+    /// kept for the next time.
+    spare_readers: Mutex<Vec<Connection>>,
+    /// Whether the store is read as an immutable file (see [`Store::open`]).
+    immutable: bool,
+}
+
+/// A spare reader connection, given back to the store when the read is done.
+struct SpareReader<'a> {
+    store: &'a Store,
+    connection: Option<Connection>,
+}
+
+impl Drop for SpareReader<'_> {
+    fn drop(&mut self) {
+        if let Some(connection) = self.connection.take() {
+            self.store
+                .spare_readers
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .push(connection);
+        }
+    }
 }
 
 /// How long one read may run before SQLite is told to stop it: a wall-clock deadline, and for
@@ -307,6 +331,8 @@ impl Store {
             path: path.to_path_buf(),
             channels: channels::ChannelCache::default(),
             read_limit: ReadLimit::default(),
+            spare_readers: Mutex::new(Vec::new()),
+            immutable: false,
         })
     }
 
@@ -320,9 +346,11 @@ impl Store {
                 row.get::<_, i64>(0)
             })
         };
+        let mut immutable = false;
         let connection = match Connection::open_with_flags(path, flags) {
             Ok(connection) if readable(&connection).is_ok() => connection,
             _ => {
+                immutable = true;
                 let connection = Connection::open_with_flags(
                     immutable_uri(path),
                     flags | OpenFlags::SQLITE_OPEN_URI,
@@ -339,6 +367,8 @@ impl Store {
             path: path.to_path_buf(),
             channels: channels::ChannelCache::default(),
             read_limit: ReadLimit::default(),
+            spare_readers: Mutex::new(Vec::new()),
+            immutable,
         })
     }
 
@@ -389,7 +419,26 @@ impl Store {
         {
             return Err(cancelled_error());
         }
-        let mut connection = self.lock();
+        // The main connection when it is free; a spare read-only one when it is not.
+        let mut main: std::sync::MutexGuard<'_, Connection>;
+        let mut spare: SpareReader<'_>;
+        let connection: &mut Connection = match self.connection.try_lock() {
+            Ok(guard) => {
+                main = guard;
+                &mut main
+            }
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => {
+                main = poisoned.into_inner();
+                &mut main
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                spare = SpareReader {
+                    store: self,
+                    connection: Some(self.spare_reader()?),
+                };
+                spare.connection.as_mut().expect("just taken")
+            }
+        };
         let stopped = Arc::new(AtomicU8::new(0));
         let handler = {
             let stopped = Arc::clone(&stopped);
@@ -475,6 +524,30 @@ impl Store {
         clock.finish(&transaction)?;
         transaction.commit()?;
         Ok(result)
+    }
+
+    /// A spare read-only connection: one kept from before, or a new one.
+    fn spare_reader(&self) -> Result<Connection> {
+        let kept = self
+            .spare_readers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .pop();
+        if let Some(connection) = kept {
+            return Ok(connection);
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let connection = if self.immutable {
+            Connection::open_with_flags(
+                immutable_uri(&self.path),
+                flags | OpenFlags::SQLITE_OPEN_URI,
+            )
+        } else {
+            Connection::open_with_flags(&self.path, flags)
+        }
+        .map_err(|error| unusable_store(&self.path, error))?;
+        configure(&connection, &self.path)?;
+        Ok(connection)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
