@@ -160,6 +160,9 @@ _discord__manager() {
             discord__manager__subcmd__help__subcmd__channels,list)
                 cmd="discord__manager__subcmd__help__subcmd__channels__subcmd__list"
                 ;;
+            discord__manager__subcmd__help__subcmd__mcp,config)
+                cmd="discord__manager__subcmd__help__subcmd__mcp__subcmd__config"
+                ;;
             discord__manager__subcmd__help__subcmd__mentions,awaiting-reply)
                 cmd="discord__manager__subcmd__help__subcmd__mentions__subcmd__awaiting__subcmd__reply"
                 ;;
@@ -174,6 +177,18 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__help__subcmd__schedules,list)
                 cmd="discord__manager__subcmd__help__subcmd__schedules__subcmd__list"
+                ;;
+            discord__manager__subcmd__mcp,config)
+                cmd="discord__manager__subcmd__mcp__subcmd__config"
+                ;;
+            discord__manager__subcmd__mcp,help)
+                cmd="discord__manager__subcmd__mcp__subcmd__help"
+                ;;
+            discord__manager__subcmd__mcp__subcmd__help,config)
+                cmd="discord__manager__subcmd__mcp__subcmd__help__subcmd__config"
+                ;;
+            discord__manager__subcmd__mcp__subcmd__help,help)
+                cmd="discord__manager__subcmd__mcp__subcmd__help__subcmd__help"
                 ;;
             discord__manager__subcmd__mentions,awaiting-reply)
                 cmd="discord__manager__subcmd__mentions__subcmd__awaiting__subcmd__reply"
@@ -754,8 +769,22 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help__subcmd__mcp)
-            opts=""
+            opts="config"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__mcp__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -996,7 +1025,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__mcp)
-            opts="-h --json --db --help"
+            opts="-h --json --db --help config help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1006,6 +1035,70 @@ _discord__manager() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__mcp__subcmd__config)
+            opts="-h --write --file --json --db --help project claude-desktop cursor vscode"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__mcp__subcmd__help)
+            opts="config help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__mcp__subcmd__help__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__mcp__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

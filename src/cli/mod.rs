@@ -7,6 +7,7 @@
 //! validation and the same business call. Output is the capability's result rendered as a
 //! table, or with `--json` exactly the MCP tool's structured result.
 
+pub mod mcp_config;
 pub mod render;
 
 use std::io::{IsTerminal, Write};
@@ -99,7 +100,33 @@ pub fn command_tree() -> Command {
                     .help("Delete the store first if it is not empty"),
             ),
     )
-    .subcommand(Command::new("mcp").about("Serve every capability as an MCP tool over stdio"))
+    .subcommand(
+        Command::new("mcp")
+            .about("Serve every capability as an MCP tool over stdio")
+            .subcommand(
+                Command::new("config")
+                    .about("Print the entry an MCP client needs to start this server (this binary, this store), or merge it into the client's file with --write")
+                    .arg(
+                        Arg::new("client")
+                            .required(true)
+                            .value_parser(mcp_config::Client::NAMES)
+                            .help("project (.mcp.json here), claude-desktop, cursor, or vscode (.vscode/mcp.json here)"),
+                    )
+                    .arg(
+                        Arg::new("write")
+                            .long("write")
+                            .action(ArgAction::SetTrue)
+                            .help("Merge the entry into the client's configuration file, keeping its other servers"),
+                    )
+                    .arg(
+                        Arg::new("file")
+                            .long("file")
+                            .value_name("PATH")
+                            .value_parser(clap::value_parser!(PathBuf))
+                            .help("The file to write instead of the client's usual one (with --write)"),
+                    ),
+            ),
+    )
     .subcommand(
         Command::new("ingest")
             .about("Keep the bot's gateway connection and record every event into the store, backfilling what was missed (needs DISCORD_TOKEN; stop with Ctrl-C or SIGTERM)")
@@ -323,6 +350,13 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
             write_completions(shell, &mut script);
             write_stdout(&script)
         }
+        "mcp" if sub.subcommand_name() == Some("config") => {
+            let config = Config::from_env()?;
+            let options = sub
+                .subcommand_matches("config")
+                .expect("the subcommand was just named");
+            print_mcp_config(options, &store_path(db, &config)?)
+        }
         "mcp" => {
             init_logging("warn");
             let config = Config::from_env()?;
@@ -394,6 +428,41 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
             write_stdout(text.as_bytes())
         }
     }
+}
+
+/// `mcp config <client>`: the client's entry for this binary and `store`, printed or written.
+fn print_mcp_config(options: &ArgMatches, store: &std::path::Path) -> Result<(), Failure> {
+    use mcp_config::Client;
+    let name = options
+        .get_one::<String>("client")
+        .expect("clap requires a client");
+    let client = Client::from_name(name).expect("clap allows only known clients");
+    let absolute = |path: &std::path::Path| {
+        std::path::absolute(path)
+            .map_err(|_| Error::config(format!("{} cannot be made absolute", path.display())))
+    };
+    let binary = std::env::current_exe()
+        .and_then(|path| path.canonicalize())
+        .map_err(|_| Error::internal("Cannot tell where this binary is"))?;
+    let entry = mcp_config::server_entry(client, &binary, &absolute(store)?);
+    let shown = if options.get_flag("write") {
+        let path = match options.get_one::<PathBuf>("file") {
+            Some(path) => path.clone(),
+            None => client.default_path()?,
+        };
+        mcp_config::write(client, &path, entry)?;
+        format!(
+            "Wrote the discord-manager server into {} (its other servers are kept); restart the \
+             client to load it.\n",
+            absolute(&path)?.display()
+        )
+    } else {
+        let mut text = serde_json::to_string_pretty(&mcp_config::config(client, entry))
+            .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")))?;
+        text.push('\n');
+        text
+    };
+    write_stdout(shown.as_bytes())
 }
 
 /// The Discord client that sends as the bot, when a token is configured (without one, every

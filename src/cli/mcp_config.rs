@@ -1,0 +1,253 @@
+//! `discord-manager mcp config <client>`: the entry an MCP client needs to start this server,
+//! printed, or merged into the client's own configuration file with `--write`.
+//!
+//! The entry names this very binary and this store by absolute path, since a client starts the
+//! server from whatever directory it likes. It carries no token: the server reads the owner's
+//! configuration itself (environment, `.env`, the config file), so a client's file never holds
+//! a secret. Merging keeps every other server the file lists; a file that is not a JSON object
+//! is refused and left as it was.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use crate::error::{Error, Result};
+
+/// The name the server is listed under in every client.
+const SERVER_NAME: &str = "discord-manager";
+
+/// The MCP clients whose configuration this writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Client {
+    /// A project's `.mcp.json` (Claude Code and others), in the working directory.
+    Project,
+    /// Claude Desktop's `claude_desktop_config.json`.
+    ClaudeDesktop,
+    /// Cursor's `~/.cursor/mcp.json`.
+    Cursor,
+    /// VS Code's `.vscode/mcp.json`, in the working directory.
+    VsCode,
+}
+
+impl Client {
+    /// The names `mcp config` takes.
+    pub const NAMES: [&'static str; 4] = ["project", "claude-desktop", "cursor", "vscode"];
+
+    pub fn from_name(name: &str) -> Option<Client> {
+        match name {
+            "project" => Some(Client::Project),
+            "claude-desktop" => Some(Client::ClaudeDesktop),
+            "cursor" => Some(Client::Cursor),
+            "vscode" => Some(Client::VsCode),
+            _ => None,
+        }
+    }
+
+    /// Where the client reads its servers from: relative to the working directory for a
+    /// project's files, in the user's folders for an application's.
+    pub fn default_path(self) -> Result<PathBuf> {
+        let home = || {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .ok_or_else(|| Error::config("HOME is not set: give the file with --file"))
+        };
+        Ok(match self {
+            Client::Project => PathBuf::from(".mcp.json"),
+            Client::VsCode => Path::new(".vscode").join("mcp.json"),
+            Client::Cursor => home()?.join(".cursor").join("mcp.json"),
+            Client::ClaudeDesktop => {
+                let folder = if cfg!(target_os = "macos") {
+                    home()?.join("Library").join("Application Support")
+                } else if cfg!(windows) {
+                    std::env::var_os("APPDATA")
+                        .map(PathBuf::from)
+                        .ok_or_else(|| {
+                            Error::config("APPDATA is not set: give the file with --file")
+                        })?
+                } else {
+                    std::env::var_os("XDG_CONFIG_HOME")
+                        .map(PathBuf::from)
+                        .filter(|path| path.is_absolute())
+                        .map_or_else(|| home().map(|home| home.join(".config")), Ok)?
+                };
+                folder.join("Claude").join("claude_desktop_config.json")
+            }
+        })
+    }
+
+    /// The key under which the client lists its servers.
+    fn servers_key(self) -> &'static str {
+        match self {
+            Client::VsCode => "servers",
+            _ => "mcpServers",
+        }
+    }
+}
+
+/// This server's entry: the binary, `mcp`, and the store it serves.
+pub fn server_entry(client: Client, binary: &Path, store: &Path) -> Value {
+    let mut entry = json!({
+        "command": binary.display().to_string(),
+        "args": ["mcp"],
+        "env": {"DISCORD_MANAGER_DB": store.display().to_string()},
+    });
+    if client == Client::VsCode {
+        entry["type"] = json!("stdio");
+    }
+    entry
+}
+
+/// A whole configuration holding only this server.
+pub fn config(client: Client, entry: Value) -> Value {
+    json!({ client.servers_key(): { SERVER_NAME: entry } })
+}
+
+/// `existing` with this server's entry set, every other key and server kept.
+pub fn merged(client: Client, existing: Value, entry: Value) -> Result<Value> {
+    let Value::Object(mut root) = existing else {
+        return Err(Error::config(
+            "The client's configuration file is not a JSON object: fix or move it, then run \
+             this again (it was left as it was)",
+        ));
+    };
+    let servers = root
+        .entry(client.servers_key())
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(servers) = servers else {
+        return Err(Error::config(format!(
+            "`{}` in the client's configuration file is not a JSON object: fix it, then run \
+             this again (the file was left as it was)",
+            client.servers_key()
+        )));
+    };
+    servers.insert(SERVER_NAME.to_string(), entry);
+    Ok(Value::Object(root))
+}
+
+/// Merges this server's entry into the file at `path` (created with its folder if missing)
+/// and answers what was written. The file is replaced in one rename, so a client never reads
+/// half of it.
+pub fn write(client: Client, path: &Path, entry: Value) -> Result<Value> {
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => Value::Object(Map::new()),
+        Ok(text) => serde_json::from_str(&text).map_err(|_| {
+            Error::config(format!(
+                "{} is not valid JSON: fix or move it, then run this again (it was left as it \
+                 was)",
+                path.display()
+            ))
+        })?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
+        Err(_) => {
+            return Err(Error::config(format!(
+                "{} cannot be read: check its permissions",
+                path.display()
+            )));
+        }
+    };
+    let updated = merged(client, existing, entry)?;
+    let cannot_write = || {
+        Error::config(format!(
+            "{} cannot be written: check the folder's permissions",
+            path.display()
+        ))
+    };
+    if let Some(folder) = path
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(folder).map_err(|_| cannot_write())?;
+    }
+    let mut text = serde_json::to_string_pretty(&updated).map_err(|_| cannot_write())?;
+    text.push('\n');
+    let staging = path.with_extension("json.discord-manager-tmp");
+    std::fs::write(&staging, text).map_err(|_| cannot_write())?;
+    std::fs::rename(&staging, path).map_err(|_| {
+        let _ = std::fs::remove_file(&staging);
+        cannot_write()
+    })?;
+    Ok(updated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(client: Client) -> Value {
+        server_entry(
+            client,
+            Path::new("/opt/bin/discord-manager"),
+            Path::new("/home/ada/store.sqlite3"),
+        )
+    }
+
+    #[test]
+    fn a_clients_config_names_this_binary_and_store_and_no_secret() {
+        assert_eq!(
+            config(Client::Project, entry(Client::Project)),
+            json!({"mcpServers": {"discord-manager": {
+                "command": "/opt/bin/discord-manager",
+                "args": ["mcp"],
+                "env": {"DISCORD_MANAGER_DB": "/home/ada/store.sqlite3"}
+            }}})
+        );
+        assert_eq!(
+            config(Client::VsCode, entry(Client::VsCode)),
+            json!({"servers": {"discord-manager": {
+                "type": "stdio",
+                "command": "/opt/bin/discord-manager",
+                "args": ["mcp"],
+                "env": {"DISCORD_MANAGER_DB": "/home/ada/store.sqlite3"}
+            }}})
+        );
+    }
+
+    #[test]
+    fn merging_keeps_every_other_server_and_key_and_replaces_its_own() {
+        let existing = json!({
+            "theme": "dark",
+            "mcpServers": {
+                "github": {"command": "gh-mcp"},
+                "discord-manager": {"command": "/old/path"}
+            }
+        });
+        let merged = merged(Client::Cursor, existing, entry(Client::Cursor)).unwrap();
+        assert_eq!(merged["theme"], "dark");
+        assert_eq!(merged["mcpServers"]["github"], json!({"command": "gh-mcp"}));
+        assert_eq!(
+            merged["mcpServers"]["discord-manager"]["command"],
+            "/opt/bin/discord-manager"
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_an_object_is_refused_and_left_as_it_was() {
+        let folder = tempfile::tempdir().unwrap();
+        for (content, wanted) in [
+            ("[1, 2]", "is not a JSON object"),
+            (
+                "{\"mcpServers\": 3}",
+                "`mcpServers` in the client's configuration file",
+            ),
+            ("{not json", "is not valid JSON"),
+        ] {
+            let path = folder.path().join("mcp.json");
+            std::fs::write(&path, content).unwrap();
+            let error = write(Client::Project, &path, entry(Client::Project)).unwrap_err();
+            assert!(error.message().contains(wanted), "{}", error.message());
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), content);
+        }
+    }
+
+    #[test]
+    fn writing_creates_the_file_and_its_folder_and_a_second_write_changes_nothing_else() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join(".vscode").join("mcp.json");
+        write(Client::VsCode, &path, entry(Client::VsCode)).unwrap();
+        let first = std::fs::read_to_string(&path).unwrap();
+        write(Client::VsCode, &path, entry(Client::VsCode)).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
+        let written: Value = serde_json::from_str(&first).unwrap();
+        assert_eq!(written, config(Client::VsCode, entry(Client::VsCode)));
+    }
+}
