@@ -48,6 +48,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0009_message_extras.sql",
         include_str!("../../migrations/0009_message_extras.sql"),
     ),
+    (
+        "0010_forum_tags.sql",
+        include_str!("../../migrations/0010_forum_tags.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

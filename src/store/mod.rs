@@ -39,7 +39,7 @@ use crate::instant::Instant;
 
 pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
-pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions};
+pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions, Tag};
 pub use coverage::{
     BeginningSource, ChannelBeginning, ChannelCoverage, DiscordClockReading, GapKind, GapRecord,
     GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
