@@ -36,7 +36,8 @@ use crate::instant::Instant;
 use crate::store::{ChannelAccess, GatewayEventKind, Store};
 
 /// The events the store needs: guilds, channels, roles; guild and direct messages with their
-/// content (Message Content is privileged: enable it in the Developer Portal); reactions.
+/// content (Message Content is privileged: enable it in the Developer Portal); reactions; poll
+/// votes.
 pub fn intents() -> GatewayIntents {
     GatewayIntents::GUILDS
         | GatewayIntents::GUILD_MESSAGES
@@ -44,6 +45,8 @@ pub fn intents() -> GatewayIntents {
         | GatewayIntents::DIRECT_MESSAGES
         | GatewayIntents::DIRECT_MESSAGE_REACTIONS
         | GatewayIntents::MESSAGE_CONTENT
+        | GatewayIntents::GUILD_MESSAGE_POLLS
+        | GatewayIntents::DIRECT_MESSAGE_POLLS
 }
 
 /// What the owner may tune on the command line.

@@ -52,6 +52,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0010_forum_tags.sql",
         include_str!("../../migrations/0010_forum_tags.sql"),
     ),
+    (
+        "0011_poll_votes.sql",
+        include_str!("../../migrations/0011_poll_votes.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {
