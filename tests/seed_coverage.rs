@@ -50,6 +50,13 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
     vec![
         ("channels_list", json!({}), |result| {
             let channels = result["channels"].as_array().unwrap();
+            ensure(
+                channels.iter().any(|c| {
+                    c["kind"] == "public_thread"
+                        && c["tags"].as_array().is_some_and(|tags| !tags.is_empty())
+                }),
+                "a forum post with its tags",
+            )?;
             ensure(channels.len() >= 5, "at least five channels")?;
             ensure(
                 channels

@@ -36,6 +36,7 @@ pub async fn spec() {
             unreadable_reason: reason.map(str::to_string),
             newest_arrival: None,
             new_since: 0,
+            tags: Vec::new(),
         }
     };
     assert_eq!(*list.channel(&general.id), summary(&general, "text", None));

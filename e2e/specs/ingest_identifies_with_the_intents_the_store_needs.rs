@@ -1,6 +1,6 @@
-//! The IDENTIFY asks for guilds, guild messages with their content, reactions, and direct
-//! messages with their reactions: nothing less (the store would miss events) and nothing
-//! privileged beyond Message Content.
+//! The IDENTIFY asks for guilds, guild messages with their content, reactions and poll votes,
+//! and direct messages with their reactions and poll votes: nothing less (the store would miss
+//! events) and nothing privileged beyond Message Content.
 
 use crate::support::Store;
 use crate::support::fake_discord::FakeDiscord;
@@ -12,6 +12,8 @@ const GUILD_MESSAGE_REACTIONS: u64 = 1 << 10;
 const DIRECT_MESSAGES: u64 = 1 << 12;
 const DIRECT_MESSAGE_REACTIONS: u64 = 1 << 13;
 const MESSAGE_CONTENT: u64 = 1 << 15;
+const GUILD_MESSAGE_POLLS: u64 = 1 << 24;
+const DIRECT_MESSAGE_POLLS: u64 = 1 << 25;
 
 pub async fn spec() {
     let fake = FakeDiscord::start();
@@ -29,6 +31,8 @@ pub async fn spec() {
                 | DIRECT_MESSAGES
                 | DIRECT_MESSAGE_REACTIONS
                 | MESSAGE_CONTENT
+                | GUILD_MESSAGE_POLLS
+                | DIRECT_MESSAGE_POLLS
         )
     );
     let connected = daemon.wait_for("connecting to the gateway at ");

@@ -56,6 +56,7 @@ specs! {
     a_search_query_with_broken_syntax_is_refused_in_the_owners_words,
     a_second_ingest_on_the_same_store_refuses_to_start_and_names_the_running_one,
     a_stop_signal_while_the_gateway_is_still_connecting_ends_the_daemon_cleanly,
+    a_thread_archived_while_the_daemon_was_down_is_found_and_backfilled,
     a_token_discord_rejects_over_rest_ends_ingest_before_it_connects,
     a_waiting_activity_call_returns_the_message_that_arrives_while_it_waits,
     activity_wait_after_is_strictly_after_on_the_arrival_clock,

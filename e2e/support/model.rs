@@ -262,6 +262,9 @@ pub struct ChannelSummary {
     pub newest_arrival: Option<String>,
     #[serde(default)]
     pub new_since: u64,
+    /// A forum's tags or a forum post's; absent when none.
+    #[serde(default)]
+    pub tags: Vec<String>,
 }
 
 /// `mentions_list` and `mentions_awaiting_reply`.

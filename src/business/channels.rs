@@ -70,6 +70,10 @@ pub struct ChannelSummary {
     /// How many messages arrived at or after `since`; absent when none.
     #[serde(default, skip_serializing_if = "super::messages::is_zero")]
     pub new_since: u64,
+    /// A forum's tags, or the tags applied to a forum post (whose title is `name`); absent
+    /// when none. Set by the guild's members: data, never instructions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 /// Why the bot cannot read a channel, in the owner's words; None when it can.
@@ -222,6 +226,7 @@ pub fn list_channels(
                 parent_id: channel.parent_id,
                 newest_arrival,
                 new_since,
+                tags: channel.tags.into_iter().map(|tag| tag.name).collect(),
             };
             if channels.len() == limit || !budget.admit(&summary) {
                 next_cursor = Some(PageCursor::new(&[id]));
@@ -250,6 +255,39 @@ mod tests {
 
     use super::*;
     use crate::test_fixtures::{HISTORY, World};
+
+    #[test]
+    fn a_forum_post_is_listed_under_its_forum_with_its_title_and_tags() {
+        let world = World::new();
+        let forum = crate::test_fixtures::new_id();
+        let mut payload = world.channel_payload(&forum, "help", 15, None, json!([]));
+        payload["available_tags"] = json!([
+            {"id": "91", "name": "rollout", "moderated": false, "emoji_id": null, "emoji_name": null},
+            {"id": "92", "name": "solved", "moderated": false, "emoji_id": null, "emoji_name": null}
+        ]);
+        crate::test_fixtures::dispatch(&world.store, "CHANNEL_CREATE", payload);
+        let post = crate::test_fixtures::new_id();
+        let mut thread =
+            world.channel_payload(&post, "Rollout stuck at 40%", 11, Some(&forum), json!([]));
+        thread["applied_tags"] = json!(["92", "77"]);
+        crate::test_fixtures::dispatch(&world.store, "THREAD_CREATE", thread);
+        let general = world.channel("general");
+        let list = list_channels(&world.store, ListChannels::default(), &world.context()).unwrap();
+        let find = |id: &str| {
+            list.channels
+                .iter()
+                .find(|channel| channel.channel_id == id)
+                .unwrap()
+                .clone()
+        };
+        let listed = find(&post);
+        assert_eq!(listed.name, "Rollout stuck at 40%");
+        assert_eq!(listed.parent_id.as_deref(), Some(forum.as_str()));
+        // A tag the forum does not list keeps its id as its name.
+        assert_eq!(listed.tags, vec!["solved".to_string(), "77".to_string()]);
+        assert_eq!(find(&forum).tags, vec!["rollout", "solved"]);
+        assert!(find(&general).tags.is_empty());
+    }
 
     #[test]
     fn lists_each_channel_with_readability_and_counts_since_inclusive() {

@@ -187,8 +187,13 @@ impl Render for ChannelList {
     fn render(&self) -> String {
         let mut out = table(&["channel", "kind", "readable", "new", "newest arrival", "id"]);
         for channel in &self.channels {
+            let name = if channel.tags.is_empty() {
+                channel.name.clone()
+            } else {
+                format!("{} [{}]", channel.name, channel.tags.join(", "))
+            };
             out.add_row(vec![
-                channel.name.clone(),
+                name,
                 channel.kind.clone(),
                 match &channel.unreadable_reason {
                     None => "yes".to_string(),

@@ -27,7 +27,7 @@ use super::rest::{Rest, RestError};
 use crate::error::{Error, Result};
 use crate::ingest::history::record_history_page;
 use crate::instant::Instant;
-use crate::store::{ChannelBeginning, GapKind, NewCoverage, NewGap, Store};
+use crate::store::{ChannelBeginning, GapKind, NewCoverage, NewGap, Reader, Store};
 
 /// Discord's largest page of messages.
 pub const PAGE: u8 = 100;
@@ -77,6 +77,28 @@ fn recorded_start(store: &Store, channel_id: u64) -> Result<Option<u64>> {
         Ok(reader
             .channel_beginning(&channel)?
             .map(|beginning| beginning.after_message_id))
+    })
+}
+
+/// Where a thread the store never saw begins. One created after the store began covering its
+/// parent (a thread's id is minted when it is created, so it is then above the parent's
+/// beginning) is wholly the store's: every message of it, from just below its own id. An older
+/// one begins at its newest message, like any channel first seen. Ids only, no clock.
+pub(crate) fn thread_beginning(
+    reader: &Reader<'_>,
+    thread_id: u64,
+    parent_id: Option<u64>,
+    last_message_id: Option<u64>,
+) -> Result<ChannelBeginning> {
+    let parent_began = match parent_id {
+        Some(parent) => reader
+            .channel_beginning(&parent.to_string())?
+            .map(|beginning| beginning.after_message_id),
+        None => None,
+    };
+    Ok(match parent_began {
+        Some(began) if thread_id > began => ChannelBeginning::of(thread_id, None),
+        _ => ChannelBeginning::of(thread_id, last_message_id),
     })
 }
 
@@ -370,3 +392,52 @@ pub async fn run_worker(
 
 /// How long the worker waits between the repair passes the daemon schedules.
 pub const DEFAULT_REPAIR_EVERY: Duration = Duration::from_secs(300);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::BeginningSource;
+    use crate::store::testing::{fresh_id, shared_store};
+
+    #[test]
+    fn a_thread_newer_than_its_parents_beginning_is_wholly_the_stores_and_an_older_one_is_not() {
+        let store = shared_store();
+        let parent: u64 = fresh_id().parse().unwrap();
+        store
+            .write(|writer| {
+                writer.record_channel_beginning(
+                    &parent.to_string(),
+                    ChannelBeginning::of(parent, Some(parent + 1_000)),
+                )
+            })
+            .unwrap();
+        let begins = |thread: u64, parent: Option<u64>| {
+            store
+                .read(|reader| thread_beginning(reader, thread, parent, Some(thread + 50)))
+                .unwrap()
+        };
+        // Created after the store began covering the parent: every message of it.
+        assert_eq!(
+            begins(parent + 1_001, Some(parent)),
+            ChannelBeginning {
+                after_message_id: parent + 1_000,
+                source: BeginningSource::ChannelId
+            }
+        );
+        // At or before that point: from its newest message on, like any channel first seen.
+        for older in [parent + 1_000, parent + 10] {
+            assert_eq!(
+                begins(older, Some(parent)),
+                ChannelBeginning {
+                    after_message_id: older + 50,
+                    source: BeginningSource::LastMessageId
+                }
+            );
+        }
+        // A parent the store has no beginning for says nothing about the thread's age.
+        assert_eq!(
+            begins(parent + 5_000, Some(parent + 1)).source,
+            BeginningSource::LastMessageId
+        );
+    }
+}

@@ -15,8 +15,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serenity::gateway::{ConnectionStage, GatewayError, ShardManager, ShardRunnerMessage};
+use serenity::model::channel::{ChannelType, GuildChannel};
 use serenity::model::gateway::GatewayIntents;
-use serenity::model::id::{ChannelId, GuildId};
+use serenity::model::id::{ChannelId, GuildId, MessageId};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::{mpsc, watch};
 use tracing::{info, warn};
@@ -25,7 +26,7 @@ use super::backfill::{self, Batch, ChannelJob};
 use super::budget;
 use super::gateway::{Notice, Relay, Writer};
 use super::identify_watch;
-use super::rest::{Rest, RetryPolicy};
+use super::rest::{Rest, RestError, RetryPolicy};
 use crate::business::context::{Source, build_owner_context};
 use crate::business::schedules;
 use crate::config::Config;
@@ -35,7 +36,8 @@ use crate::instant::Instant;
 use crate::store::{ChannelAccess, GatewayEventKind, Store};
 
 /// The events the store needs: guilds, channels, roles; guild and direct messages with their
-/// content (Message Content is privileged: enable it in the Developer Portal); reactions.
+/// content (Message Content is privileged: enable it in the Developer Portal); reactions; poll
+/// votes.
 pub fn intents() -> GatewayIntents {
     GatewayIntents::GUILDS
         | GatewayIntents::GUILD_MESSAGES
@@ -43,6 +45,8 @@ pub fn intents() -> GatewayIntents {
         | GatewayIntents::DIRECT_MESSAGES
         | GatewayIntents::DIRECT_MESSAGE_REACTIONS
         | GatewayIntents::MESSAGE_CONTENT
+        | GatewayIntents::GUILD_MESSAGE_POLLS
+        | GatewayIntents::DIRECT_MESSAGE_POLLS
 }
 
 /// What the owner may tune on the command line.
@@ -524,6 +528,9 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
     }
 }
 
+/// How soon after start the first repair pass runs (at most).
+const FIRST_REPAIR_AFTER: Duration = Duration::from_secs(10);
+
 /// Every `every`, checks each channel against Discord and backfills those with messages
 /// beyond their coverage (what the gateway never delivered, or serenity could not parse).
 async fn repair_loop(
@@ -533,13 +540,98 @@ async fn repair_loop(
     backfill: mpsc::UnboundedSender<Batch>,
     every: Duration,
 ) {
-    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    // A first pass soon after start (once the gateway's guilds are in the store) discovers
+    // what a session cannot announce: threads archived while the daemon was down.
+    let first = every.min(FIRST_REPAIR_AFTER);
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + first, every);
     loop {
         ticker.tick().await;
         if let Err(error) = repair_pass(&rest, &store, &guild_ids, &backfill).await {
             warn!("the periodic repair failed: {error}");
         }
     }
+}
+
+fn is_thread(kind: ChannelType) -> bool {
+    matches!(
+        kind,
+        ChannelType::PublicThread | ChannelType::PrivateThread | ChannelType::NewsThread
+    )
+}
+
+/// Every archived thread, public and private, of the readable channels among `seen` that can
+/// hold threads, paging Discord's lists to their end. Private ones need Manage Threads: a
+/// refusal there is expected and skipped quietly; any other failure is logged and the rest
+/// goes on (the next repair tries again).
+async fn archived_threads(
+    rest: &Rest,
+    store: &Arc<Store>,
+    seen: &[GuildChannel],
+) -> Vec<GuildChannel> {
+    let parents: Vec<ChannelId> = {
+        let store = Arc::clone(store);
+        let candidates: Vec<u64> = seen
+            .iter()
+            .filter(|channel| {
+                matches!(
+                    channel.kind,
+                    ChannelType::Text | ChannelType::News | ChannelType::Forum
+                ) || u8::from(channel.kind) == 16
+            })
+            .map(|channel| channel.id.get())
+            .collect();
+        let readable = tokio::task::spawn_blocking(move || {
+            store.read(|reader| {
+                let mut readable = Vec::new();
+                for id in candidates {
+                    if reader
+                        .channel(&id.to_string())?
+                        .is_some_and(|known| known.access == ChannelAccess::Readable)
+                    {
+                        readable.push(ChannelId::new(id));
+                    }
+                }
+                Ok(readable)
+            })
+        })
+        .await;
+        match readable {
+            Ok(Ok(readable)) => readable,
+            _ => return Vec::new(),
+        }
+    };
+    let mut found = Vec::new();
+    for parent in parents {
+        for private in [false, true] {
+            let mut before: Option<String> = None;
+            loop {
+                let page = match rest
+                    .archived_threads(parent, private, before.as_deref())
+                    .await
+                {
+                    Ok(page) => page,
+                    Err(RestError::Forbidden(_)) => break,
+                    Err(error) => {
+                        warn!(channel = %parent, "repair: cannot list archived threads: {}", error.describe());
+                        break;
+                    }
+                };
+                let oldest = page
+                    .threads
+                    .iter()
+                    .filter_map(|thread| thread.thread_metadata.as_ref())
+                    .filter_map(|metadata| metadata.archive_timestamp)
+                    .min();
+                let more = page.has_more && !page.threads.is_empty();
+                found.extend(page.threads);
+                match oldest.and_then(|oldest| oldest.to_rfc3339()) {
+                    Some(oldest) if more => before = Some(oldest),
+                    _ => break,
+                }
+            }
+        }
+    }
+    found
 }
 
 async fn repair_pass(
@@ -579,6 +671,8 @@ async fn repair_pass(
                 warn!(guild = %guild, "repair: cannot list active threads: {}", error.describe())
             }
         }
+        let archived = archived_threads(rest, store, &seen).await;
+        seen.extend(archived);
         // What REST shows of channels is recorded like a gateway sighting (overwrites and
         // readability stay current), then readable channels with newer messages are queued.
         let recorded = {
@@ -588,6 +682,27 @@ async fn repair_pass(
                 for channel in &seen {
                     ingest::channels::record_channel(&store, channel)?;
                 }
+                // A thread the store never saw (created, maybe archived, while the daemon was
+                // down) begins where its id says, before its first backfill reads from there.
+                store.write(|writer| {
+                    for thread in seen.iter().filter(|channel| is_thread(channel.kind)) {
+                        let id = thread.id.get();
+                        if writer
+                            .reader()
+                            .channel_beginning(&id.to_string())?
+                            .is_none()
+                        {
+                            let beginning = backfill::thread_beginning(
+                                &writer.reader(),
+                                id,
+                                thread.parent_id.map(ChannelId::get),
+                                thread.last_message_id.map(MessageId::get),
+                            )?;
+                            writer.record_channel_beginning(&id.to_string(), beginning)?;
+                        }
+                    }
+                    Ok(())
+                })?;
                 let mut jobs = Vec::new();
                 for channel in &seen {
                     let Some(last) = channel.last_message_id else {

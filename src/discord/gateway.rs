@@ -27,10 +27,11 @@ use serenity::all::{Context, RawEventHandler};
 use serenity::async_trait;
 use serenity::model::channel::Message;
 use serenity::model::event::Event;
+use serenity::model::id::ChannelId;
 use tokio::sync::mpsc;
 use tracing::{debug, error, info, warn};
 
-use super::backfill::{Batch, ChannelJob};
+use super::backfill::{Batch, ChannelJob, thread_beginning};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ingest::direct::record_direct_channel;
 use crate::ingest::feed::{repair_unparsed, why_unparsed};
@@ -422,21 +423,28 @@ impl Writer {
                     .collect();
                 // Where each channel's record begins, from Discord's ids, on first sight: a
                 // channel never backfilled is backfilled from there, whatever the host's clock.
-                let beginnings: Vec<(String, ChannelBeginning)> = guild
-                    .channels
-                    .values()
-                    .chain(guild.threads.iter())
-                    .map(|channel| {
-                        let id = channel.id.get();
-                        (
-                            id.to_string(),
-                            ChannelBeginning::of(id, last.get(&id).copied()),
-                        )
-                    })
-                    .collect();
+                // Channels first: a thread's beginning depends on its parent's.
                 self.store.write(|writer| {
-                    for (channel, beginning) in &beginnings {
-                        writer.record_channel_beginning(channel, *beginning)?;
+                    for channel in guild.channels.values() {
+                        let id = channel.id.get();
+                        let beginning = ChannelBeginning::of(id, last.get(&id).copied());
+                        writer.record_channel_beginning(&id.to_string(), beginning)?;
+                    }
+                    for thread in &guild.threads {
+                        let id = thread.id.get();
+                        if writer
+                            .reader()
+                            .channel_beginning(&id.to_string())?
+                            .is_none()
+                        {
+                            let beginning = thread_beginning(
+                                &writer.reader(),
+                                id,
+                                thread.parent_id.map(ChannelId::get),
+                                last.get(&id).copied(),
+                            )?;
+                            writer.record_channel_beginning(&id.to_string(), beginning)?;
+                        }
                     }
                     Ok(())
                 })?;

@@ -382,6 +382,27 @@ impl Rest {
             .await
     }
 
+    /// `GET /channels/{id}/threads/archived/{public|private}?before=&limit=100`: one page of a
+    /// channel's archived threads, most recently archived first; the next page is before the
+    /// last one's `archive_timestamp`. Private ones need Manage Threads (else 403).
+    pub async fn archived_threads(
+        &self,
+        channel_id: ChannelId,
+        private: bool,
+        before: Option<&str>,
+    ) -> Result<ThreadsData, RestError> {
+        let route = if private {
+            Route::ChannelArchivedPrivateThreads { channel_id }
+        } else {
+            Route::ChannelArchivedPublicThreads { channel_id }
+        };
+        let mut params = vec![("limit", "100".to_string())];
+        if let Some(before) = before {
+            params.push(("before", before.to_string()));
+        }
+        self.get(route, params).await
+    }
+
     /// `GET /channels/{id}`: one channel (a direct-message channel, for its `last_message_id`).
     pub async fn channel(&self, channel_id: ChannelId) -> Result<Channel, RestError> {
         self.get(Route::Channel { channel_id }, Vec::new()).await

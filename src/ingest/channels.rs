@@ -7,7 +7,7 @@ use serenity::model::channel::{
 use super::Recorded;
 use super::permissions::channel_access;
 use crate::error::Result;
-use crate::store::{ChannelAccess, ChannelRecord, Overwrite, Store, Writer};
+use crate::store::{ChannelAccess, ChannelRecord, Overwrite, Store, Tag, Writer};
 
 fn is_thread(kind: ChannelType) -> bool {
     matches!(
@@ -90,9 +90,48 @@ pub(crate) fn record_channel_in(writer: &mut Writer<'_>, channel: &GuildChannel)
             .collect(),
         access: ChannelAccess::Readable,
         removed: false,
+        tags: tags_of(writer, channel)?,
     };
     record.access = access_of(writer, &record, is_thread(channel.kind))?;
     writer.record_channel(&record)
+}
+
+/// A forum's (or media channel's) tags, or a post's applied tags named from its forum's (a tag
+/// the store does not know the forum to have keeps its id as its name).
+fn tags_of(writer: &Writer<'_>, channel: &GuildChannel) -> Result<Vec<Tag>> {
+    if !channel.available_tags.is_empty() {
+        return Ok(channel
+            .available_tags
+            .iter()
+            .map(|tag| Tag {
+                id: tag.id.to_string(),
+                name: tag.name.clone(),
+            })
+            .collect());
+    }
+    if channel.applied_tags.is_empty() {
+        return Ok(Vec::new());
+    }
+    let forum_tags = match channel.parent_id {
+        Some(parent) => writer
+            .reader()
+            .channel(&parent.to_string())?
+            .map(|forum| forum.tags)
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    Ok(channel
+        .applied_tags
+        .iter()
+        .map(|id| {
+            let id = id.to_string();
+            let name = forum_tags
+                .iter()
+                .find(|tag| tag.id == id)
+                .map_or_else(|| id.clone(), |tag| tag.name.clone());
+            Tag { id, name }
+        })
+        .collect())
 }
 
 /// Recomputes the access of every channel of a guild (after its roles or the bot's roles

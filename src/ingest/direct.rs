@@ -33,6 +33,7 @@ pub fn record_direct_channel(
             overwrites: Vec::new(),
             access: ChannelAccess::Readable,
             removed: false,
+            tags: Vec::new(),
         };
         Ok(writer.record_channel(&record)?.into())
     })

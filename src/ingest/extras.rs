@@ -8,11 +8,15 @@ use serenity::model::channel::{
     Poll as DiscordPoll,
 };
 use serenity::model::event::MessageUpdateEvent;
+use serenity::model::id::{AnswerId, ChannelId, MessageId, UserId};
 use serenity::model::sticker::StickerItem;
 
+use super::Recorded;
 use super::messages::instant_of;
+use crate::error::Result;
 use crate::store::{
-    Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, Sticker,
+    Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, PollVote, Sticker,
+    Writer,
 };
 
 /// Discord's type number, with a default message and a reply both 0: a reply already shows
@@ -103,6 +107,27 @@ fn forwarded(snapshot: &MessageSnapshot) -> Forwarded {
         attachments: snapshot.attachments.iter().map(attachment).collect(),
         embeds: snapshot.embeds.iter().map(embed).collect(),
     }
+}
+
+/// MESSAGE_POLL_VOTE_ADD (`voted`) or MESSAGE_POLL_VOTE_REMOVE: one user's vote for one
+/// answer; a replay writes nothing.
+pub(crate) fn record_poll_vote_in(
+    writer: &mut Writer<'_>,
+    message_id: MessageId,
+    channel_id: ChannelId,
+    user_id: UserId,
+    answer_id: AnswerId,
+    voted: bool,
+) -> Result<Recorded> {
+    Ok(writer
+        .record_poll_vote(&PollVote {
+            message_id: message_id.to_string(),
+            channel_id: channel_id.to_string(),
+            user_id: user_id.to_string(),
+            answer_id: answer_id.get(),
+            voted,
+        })?
+        .into())
 }
 
 /// A whole message's extras (MESSAGE_CREATE, a REST copy, the bot's own send).
@@ -400,6 +425,56 @@ mod tests {
             extras(&world, &counted).searchable_text(),
             "Ship 2.4 on Thursday?\nYes\nNo, Monday"
         );
+    }
+
+    #[test]
+    fn poll_votes_the_gateway_delivers_are_counted_once_each_and_a_taken_back_vote_is_not() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let id = post(&world, &channel, "", json!({"poll": poll(Value::Null)}));
+        let vote = |kind: &str, user: &str, answer: u64| {
+            dispatch(
+                &world.store,
+                kind,
+                json!({"user_id": user, "channel_id": channel, "message_id": id,
+                       "guild_id": world.guild_id, "answer_id": answer}),
+            )
+        };
+        let counts = || {
+            extras(&world, &id)
+                .poll
+                .unwrap()
+                .answers
+                .iter()
+                .map(|answer| answer.votes)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(counts(), vec![None, None], "no count before any is known");
+        assert_eq!(vote("MESSAGE_POLL_VOTE_ADD", "31", 1), Recorded::Stored);
+        assert_eq!(vote("MESSAGE_POLL_VOTE_ADD", "32", 1), Recorded::Stored);
+        assert_eq!(vote("MESSAGE_POLL_VOTE_ADD", "33", 2), Recorded::Stored);
+        assert_eq!(counts(), vec![Some(2), Some(1)]);
+        // A replay after a RESUME changes nothing.
+        assert_eq!(
+            vote("MESSAGE_POLL_VOTE_ADD", "32", 1),
+            Recorded::AlreadyKnown
+        );
+        assert_eq!(counts(), vec![Some(2), Some(1)]);
+        // Taken back, then cast again: counted once.
+        assert_eq!(vote("MESSAGE_POLL_VOTE_REMOVE", "32", 1), Recorded::Stored);
+        assert_eq!(counts(), vec![Some(1), Some(1)]);
+        assert_eq!(
+            vote("MESSAGE_POLL_VOTE_REMOVE", "32", 1),
+            Recorded::AlreadyKnown
+        );
+        assert_eq!(vote("MESSAGE_POLL_VOTE_ADD", "32", 1), Recorded::Stored);
+        assert_eq!(counts(), vec![Some(2), Some(1)]);
+        // Taking back a vote the store never saw cast is nothing to record.
+        assert_eq!(
+            vote("MESSAGE_POLL_VOTE_REMOVE", "34", 2),
+            Recorded::AlreadyKnown
+        );
+        assert_eq!(counts(), vec![Some(2), Some(1)]);
     }
 
     #[test]

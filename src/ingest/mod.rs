@@ -126,6 +126,22 @@ pub fn record_event_in(writer: &mut Writer<'_>, event: &Event, origin: Origin) -
         Event::ReactionRemoveEmoji(emoji) => {
             reactions::record_reaction_emoji_cleared_in(writer, &emoji.reaction)
         }
+        Event::MessagePollVoteAdd(vote) => extras::record_poll_vote_in(
+            writer,
+            vote.message_id,
+            vote.channel_id,
+            vote.user_id,
+            vote.answer_id,
+            true,
+        ),
+        Event::MessagePollVoteRemove(vote) => extras::record_poll_vote_in(
+            writer,
+            vote.message_id,
+            vote.channel_id,
+            vote.user_id,
+            vote.answer_id,
+            false,
+        ),
         _ => Ok(Recorded::Ignored),
     }
 }

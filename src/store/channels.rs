@@ -78,6 +78,15 @@ pub struct ChannelRecord {
     pub overwrites: Vec<Overwrite>,
     pub access: ChannelAccess,
     pub removed: bool,
+    /// A forum's tags, or a forum post's applied tags; empty elsewhere.
+    pub tags: Vec<Tag>,
+}
+
+/// A forum tag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tag {
+    pub id: String,
+    pub name: String,
 }
 
 impl ChannelRecord {
@@ -123,6 +132,7 @@ fn channel_from_row(row: &Row<'_>) -> rusqlite::Result<ChannelRecord> {
         overwrites: from_json(row, 5)?,
         access: ChannelAccess::parse(&row.get::<_, String>(6)?)?,
         removed: row.get(7)?,
+        tags: from_json(row, 8)?,
     })
 }
 
@@ -131,7 +141,7 @@ pub(super) type ChannelCache = std::sync::Mutex<Option<(i64, Vec<ChannelRecord>)
 
 const GUILD_COLUMNS: &str = "guild_id, name, roles, bot_role_ids, removed";
 const CHANNEL_COLUMNS: &str =
-    "channel_id, guild_id, parent_id, name, kind, overwrites, access, removed";
+    "channel_id, guild_id, parent_id, name, kind, overwrites, access, removed, tags";
 
 impl Reader<'_> {
     pub fn guild(&self, guild_id: &str) -> Result<Option<GuildRecord>> {
@@ -290,8 +300,9 @@ impl Writer<'_> {
         self.transaction
             .prepare_cached(
                 "INSERT INTO channel_events
-                 (created_at, channel_id, guild_id, parent_id, name, kind, overwrites, access, removed)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 (created_at, channel_id, guild_id, parent_id, name, kind, overwrites, access, removed,
+                  tags)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             )?
             .execute(params![
                 created_at,
@@ -302,7 +313,8 @@ impl Writer<'_> {
                 channel.kind,
                 to_json(&channel.overwrites)?,
                 channel.access.as_str(),
-                channel.removed
+                channel.removed,
+                to_json(&channel.tags)?
             ])?;
         Ok(true)
     }
@@ -346,6 +358,7 @@ mod tests {
             overwrites: Vec::new(),
             access: ChannelAccess::Readable,
             removed: false,
+            tags: Vec::new(),
         }
     }
 

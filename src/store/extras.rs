@@ -1,7 +1,7 @@
 //! What Discord sends about a message beyond its text (attachments, embeds, stickers, a poll,
 //! forwarded snapshots, type, flags, pinned state), kept append-only as one compact JSON row
-//! per version (see `migrations/0009_message_extras.sql`), and the words of it that search
-//! indexes.
+//! per version (see `migrations/0009_message_extras.sql`), the words of it that search
+//! indexes, and the poll votes the gateway delivers (`migrations/0011_poll_votes.sql`).
 //!
 //! The shapes here are the ones results show, so a row is read back and handed on without a
 //! second model: every field at its default is omitted, in the store and in results alike.
@@ -257,6 +257,91 @@ impl Reader<'_> {
             found.insert(id, parse_extras(&text)?);
         }
         Ok(found)
+    }
+}
+
+impl Reader<'_> {
+    /// For each of `ids` (a JSON array) with votes the gateway delivered: answer id → how many
+    /// users' newest vote for it is cast.
+    pub(super) fn poll_votes_of(&self, ids: &str) -> Result<HashMap<String, HashMap<u64, u64>>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT v.message_id, v.answer_id, count(*)
+             FROM json_each(?1) AS j
+             JOIN poll_vote_events AS v ON v.message_id = j.value
+             WHERE v.voted = 1
+               AND v.seq = (SELECT max(w.seq) FROM poll_vote_events AS w
+                            WHERE w.message_id = v.message_id AND w.user_id = v.user_id
+                              AND w.answer_id = v.answer_id)
+             GROUP BY v.message_id, v.answer_id",
+        )?;
+        let mut rows = statement.query([ids])?;
+        let mut found: HashMap<String, HashMap<u64, u64>> = HashMap::new();
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            let answer: i64 = row.get(1)?;
+            let count: i64 = row.get(2)?;
+            found
+                .entry(id)
+                .or_default()
+                .insert(answer.max(0) as u64, count.max(0) as u64);
+        }
+        Ok(found)
+    }
+
+    /// Whether a user's vote for an answer is cast now, as far as the gateway told.
+    fn poll_vote(&self, message_id: &str, user_id: &str, answer_id: u64) -> Result<Option<bool>> {
+        Ok(self
+            .connection
+            .prepare_cached(
+                "SELECT voted FROM poll_vote_events
+                 WHERE message_id = ?1 AND user_id = ?2 AND answer_id = ?3
+                 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row(params![message_id, user_id, answer_id as i64], |row| {
+                row.get(0)
+            })
+            .optional()?)
+    }
+}
+
+/// One change of a user's vote on a poll.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PollVote {
+    pub message_id: String,
+    pub channel_id: String,
+    pub user_id: String,
+    pub answer_id: u64,
+    /// true: cast; false: taken back.
+    pub voted: bool,
+}
+
+impl Writer<'_> {
+    /// Records a vote change unless the user's vote for that answer is already so (a replay).
+    /// Returns whether a row was written.
+    pub fn record_poll_vote(&mut self, vote: &PollVote) -> Result<bool> {
+        let now = self
+            .reader()
+            .poll_vote(&vote.message_id, &vote.user_id, vote.answer_id)?;
+        // Taking back a vote the store never saw cast changes no count: nothing to record.
+        if now.unwrap_or(false) == vote.voted {
+            return Ok(false);
+        }
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(
+                "INSERT INTO poll_vote_events
+                     (created_at, message_id, channel_id, user_id, answer_id, voted)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                created_at,
+                vote.message_id,
+                vote.channel_id,
+                vote.user_id,
+                vote.answer_id as i64,
+                vote.voted
+            ])?;
+        Ok(true)
     }
 }
 

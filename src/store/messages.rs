@@ -407,6 +407,22 @@ impl Reader<'_> {
                 messages[index].extras = extras;
             }
         }
+        // Discord's own counts when a copy of the message carried them; else the votes the
+        // gateway delivered.
+        for (id, counts) in self.poll_votes_of(&ids)? {
+            if let Some(poll) = position
+                .get(&id)
+                .and_then(|&index| messages[index].extras.poll.as_mut())
+            {
+                for answer in poll
+                    .answers
+                    .iter_mut()
+                    .filter(|answer| answer.votes.is_none())
+                {
+                    answer.votes = Some(counts.get(&answer.answer_id).copied().unwrap_or(0));
+                }
+            }
+        }
 
         let mut deletions = self.connection.prepare_cached(
             "SELECT d.message_id, d.created_at

@@ -48,6 +48,14 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0009_message_extras.sql",
         include_str!("../../migrations/0009_message_extras.sql"),
     ),
+    (
+        "0010_forum_tags.sql",
+        include_str!("../../migrations/0010_forum_tags.sql"),
+    ),
+    (
+        "0011_poll_votes.sql",
+        include_str!("../../migrations/0011_poll_votes.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

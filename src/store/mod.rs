@@ -39,13 +39,13 @@ use crate::instant::Instant;
 
 pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
-pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions};
+pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions, Tag};
 pub use coverage::{
     BeginningSource, ChannelBeginning, ChannelCoverage, DiscordClockReading, GapKind, GapRecord,
     GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
 };
 pub use extras::{
-    Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, Sticker,
+    Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, PollVote, Sticker,
 };
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
@@ -834,6 +834,7 @@ mod tests {
         "channel_anchors",
         "discord_clock_readings",
         "message_extras",
+        "poll_vote_events",
     ];
     /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
     /// only ever inserts into it).
@@ -891,7 +892,15 @@ mod tests {
                 writer.record_discord_clock(DiscordClockReading {
                     discord_at: Instant::now(),
                     host_at: Instant::now(),
-                })
+                })?;
+                writer.record_poll_vote(&PollVote {
+                    message_id: "7".into(),
+                    channel_id: channel.clone(),
+                    user_id: "8".into(),
+                    answer_id: 1,
+                    voted: true,
+                })?;
+                Ok(())
             })
             .unwrap();
         use crate::business::schedules::{

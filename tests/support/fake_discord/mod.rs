@@ -7,7 +7,8 @@
 //!
 //! - HTTP: `GET /api/v10/gateway` (and `/gateway/bot`) answer this fake's own `ws://` URL;
 //!   `/users/@me`, `/oauth2/applications/@me`, `/guilds/{id}/channels`,
-//!   `/guilds/{id}/threads/active`, `/channels/{id}` and `/channels/{id}/messages`
+//!   `/guilds/{id}/threads/active`, `/channels/{id}/threads/archived/{public,private}`,
+//!   `/channels/{id}` and `/channels/{id}/messages`
 //!   (`after`/`before`/`limit`, newest first even with `after`, no `guild_id` or `member` on
 //!   messages, like Discord) answer from the fake's world. `POST /channels/{id}/messages`
 //!   creates the bot's message like Discord: the same `nonce` with `enforce_nonce` answers the
@@ -24,7 +25,7 @@
 //!   enter the channel history too; [`FakeDiscord::post_offline`] adds to the history only, as
 //!   if posted while the daemon was not connected.
 //! - Levers: a clock offset from the host's (snowflakes, timestamps and the `Date` header
-//!   follow it); hold new gateway connections before their handshake; close the socket with a code; stop acknowledging heartbeats; reject the token on
+//!   follow it); threads archived while nobody listened (only the archived lists show them); hold new gateway connections before their handshake; close the socket with a code; stop acknowledging heartbeats; reject the token on
 //!   IDENTIFY (close 4004); close every IDENTIFY before READY with a code; replay a whole session on RESUME; send a raw frame; answer HTTP
 //!   requests with a status a number of times, before doing what they ask or (a lost answer)
 //!   after.
@@ -174,6 +175,9 @@ struct State {
     /// How far this Discord's clock is ahead of the host's, in milliseconds (negative:
     /// behind): the snowflakes it mints, its timestamps and its `Date` header follow it.
     clock_offset_ms: i64,
+    /// Archived threads (public and private), as `GET /channels/{id}/threads/archived/*`
+    /// lists them; never announced over the gateway.
+    archived_threads: Vec<Value>,
 }
 
 struct Inner {
@@ -284,6 +288,7 @@ impl FakeDiscord {
                 nonces: HashMap::new(),
                 hold_handshakes: false,
                 clock_offset_ms: 0,
+                archived_threads: Vec::new(),
             }),
             changed: Condvar::new(),
             token: options.token,
@@ -340,6 +345,34 @@ impl FakeDiscord {
     /// it. Snowflakes stay increasing: one minted after a move back is still above the last.
     pub fn set_clock_offset_ms(&self, offset_ms: i64) {
         self.inner.lock().clock_offset_ms = offset_ms;
+    }
+
+    /// A thread of `parent` created and archived while no session was connected: only the
+    /// archived-thread lists show it. Its id is minted now and registered as `@id:NAME`.
+    pub fn archived_thread(&self, name: &str, parent: &str, title: &str, private: bool) -> String {
+        let mut state = self.inner.lock();
+        let id = mint(&mut state).to_string();
+        state.ids.insert(name.to_string(), id.clone());
+        let guild = state
+            .guilds
+            .iter()
+            .find(|guild| {
+                guild["channels"]
+                    .as_array()
+                    .is_some_and(|all| all.iter().any(|c| c["id"] == parent))
+            })
+            .and_then(|guild| guild["id"].as_str())
+            .unwrap_or_default()
+            .to_string();
+        let archived_at = discord_now(&state).to_string();
+        state.archived_threads.push(json!({
+            "id": id, "guild_id": guild, "parent_id": parent, "name": title,
+            "type": if private { 12 } else { 11 }, "owner_id": LINUS,
+            "permission_overwrites": [], "nsfw": false, "message_count": 0, "member_count": 1,
+            "thread_metadata": {"archived": true, "auto_archive_duration": 60,
+                                "archive_timestamp": archived_at, "locked": false},
+        }));
+        id
     }
 
     /// Dispatches every line of a feed over the gateway (queued until a session is up) and
@@ -969,7 +1002,54 @@ fn answer(inner: &Inner, state: &mut State, request: &Incoming<'_>) -> Response 
                 .collect();
             ok(json!({"threads": threads, "members": [], "has_more": false}))
         }
+        ("GET", ["channels", channel, "threads", "archived", which]) => {
+            let private = *which == "private";
+            let before = param("before");
+            let limit: usize = param("limit")
+                .and_then(|limit| limit.parse().ok())
+                .unwrap_or(50);
+            let mut threads: Vec<Value> = state
+                .archived_threads
+                .iter()
+                .filter(|thread| {
+                    thread["parent_id"] == *channel
+                        && (thread["type"] == 12) == private
+                        && before.as_deref().is_none_or(|before| {
+                            thread["thread_metadata"]["archive_timestamp"]
+                                .as_str()
+                                .is_some_and(|at| at < before)
+                        })
+                })
+                .cloned()
+                .collect();
+            // Most recently archived first, like Discord.
+            threads.sort_by(|a, b| {
+                b["thread_metadata"]["archive_timestamp"]
+                    .as_str()
+                    .cmp(&a["thread_metadata"]["archive_timestamp"].as_str())
+            });
+            let has_more = threads.len() > limit;
+            threads.truncate(limit);
+            let guild = threads
+                .first()
+                .and_then(|thread| thread["guild_id"].as_str())
+                .unwrap_or_default()
+                .to_string();
+            let threads: Vec<Value> = threads
+                .into_iter()
+                .map(|thread| with_last_message(state, thread, &guild))
+                .collect();
+            ok(json!({"threads": threads, "members": [], "has_more": has_more}))
+        }
         ("GET", ["channels", channel]) => {
+            if let Some(thread) = state
+                .archived_threads
+                .iter()
+                .find(|thread| thread["id"] == *channel)
+            {
+                let guild = thread["guild_id"].as_str().unwrap_or_default().to_string();
+                return ok(with_last_message(state, thread.clone(), &guild));
+            }
             for guild in &state.guilds {
                 let guild_id = guild["id"].as_str().unwrap_or_default().to_string();
                 for list in ["channels", "threads"] {
