@@ -35,11 +35,13 @@ pub struct GetStoreStatus {
 #[serde(rename_all = "camelCase")]
 pub struct StoreStatus {
     /// When the newest event the gateway delivered (a message, edit, deletion or reaction) was
-    /// stored, on the store's arrival clock; null if none ever was.
+    /// stored, on the store's arrival clock; absent if none ever was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub newest_gateway_event: Option<Instant>,
     /// The ingest daemon, as its own connection history last saw it.
     pub ingest: IngestState,
-    /// When the most recent backfill of any channel completed; null if none ever did.
+    /// When the most recent backfill of any channel completed; absent if none ever did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_backfill: Option<Instant>,
     /// Readable channels and threads in scope that hold messages, with their coverage, as many
     /// as fit in the answer.
@@ -63,8 +65,9 @@ pub struct StoreStatus {
     pub message_count: u64,
     /// The store's size on disk in bytes (database and write-ahead log).
     pub store_bytes: u64,
-    /// This machine's clock against Discord's, as the ingest daemon last measured it; null if
+    /// This machine's clock against Discord's, as the ingest daemon last measured it; absent if
     /// it never did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discord_clock: Option<ClockOffset>,
 }
 
@@ -86,9 +89,11 @@ pub struct IngestState {
     /// `never-ran`, `stopped` (a clean stop was the last thing it did), or `running` (it was
     /// last seen connecting or connected; if `lastSeenAt` is old it died without stopping).
     pub state: String,
-    /// The newest entry of its connection history; null if it never ran.
+    /// The newest entry of its connection history; absent if it never ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_seen_at: Option<Instant>,
     /// What that entry was: identify, ready, resumed, alive or stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_seen_doing: Option<String>,
 }
 
@@ -97,11 +102,14 @@ pub struct IngestState {
 pub struct ChannelCoverageStatus {
     pub channel_id: String,
     pub channel_name: String,
-    /// Null for a direct-message channel.
+    /// Absent for a direct-message channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guild_id: Option<String>,
-    /// When the latest backfill of this channel completed; null if never.
+    /// When the latest backfill of this channel completed; absent if never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_backfill_at: Option<Instant>,
-    /// Every message up to and including this id is in the store; null if never backfilled.
+    /// Every message up to and including this id is in the store; absent if never backfilled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complete_through_message_id: Option<String>,
 }
 
@@ -118,13 +126,16 @@ pub struct Gap {
     /// `downtime` (the daemon was not listening), `messages` (a channel's backfill failed) or
     /// `event` (an event Discord delivered could not be stored).
     pub kind: String,
-    /// The channel concerned; null when it concerns every channel.
+    /// The channel concerned; absent when it concerns every channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_name: Option<String>,
     /// The span the gap covers (Discord's events in it may be missing).
     pub from: Instant,
     pub until: Instant,
     /// For a `messages` gap: messages after this id may be missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_message_id: Option<String>,
     /// What is missing, in words.
     pub detail: String,
