@@ -331,9 +331,11 @@ pub struct ChannelHistory {
     pub channel_name: String,
     /// Oldest first, in Discord's order.
     pub messages: Vec<MessageWithHistory>,
-    /// Pass as `before` for the page before this one; null when nothing older is stored.
+    /// Pass as `before` for the page before this one; absent when nothing older is stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub older_cursor: Option<String>,
-    /// Pass as `after` for the page after this one; null when nothing newer is stored.
+    /// Pass as `after` for the page after this one; absent when nothing newer is stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub newer_cursor: Option<String>,
 }
 
