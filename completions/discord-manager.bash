@@ -1419,13 +1419,17 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__search)
-            opts="-h --author-id --channel-id --cursor --guild-id --has --limit --mentions-owner --pinned --query --sent-since --sent-until --since --until --json --db --help"
+            opts="-h --author-id --author-kind --channel-id --cursor --guild-id --has --limit --mentions-owner --pinned --query --sent-since --sent-until --since --until --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --author-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author-kind)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -60,6 +60,7 @@ complete -c discord-manager -n "__fish_discord_manager_using_subcommand history"
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l author-id -d 'Only messages by this user. Default: every author.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l author-kind -d 'Only messages written by this kind of author: `owner`, `thisBot` (this product\'s bot), `bot` (another bot or app), `webhook` or `person`, from what Discord says of the author, never the name shown. Default: every author.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l channel-id -d 'Only this channel or thread. Default: every readable channel in scope.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l cursor -d 'The `nextCursor` of the previous page of the same search, to read on after its last result. Default: the best results first.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l guild-id -d 'Only messages of this server. Default: every server in scope, and direct messages.' -r

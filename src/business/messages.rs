@@ -10,13 +10,14 @@ use super::channels::{
 };
 use super::context::Source;
 use super::model::{
-    DiscordId, HistoryPoint, Message, MessageBody, MessageWithHistory, PageCursor, Shaper,
+    AuthorKind, DiscordId, HistoryPoint, Message, MessageBody, MessageWithHistory, PageCursor,
+    Shaper,
 };
 use super::outbox::{self, DiscordSender, OutgoingMessage, RetryPolicy};
 use super::{OwnerContext, since_or_default};
 use crate::error::{Error, ErrorKind, Result};
 use crate::instant::Instant;
-use crate::store::{Anchor, Has, OwnerMentions, Position, SearchFilter, Store};
+use crate::store::{Anchor, Author, Has, OwnerMentions, Position, SearchFilter, Store};
 
 /// Catch up: what arrived at or after `since`, one page at a time in arrival order across
 /// channels, grouped by channel for reading, each message with its current content,
@@ -486,6 +487,11 @@ pub struct Search {
     pub mentions_owner: Option<bool>,
     /// true: only messages pinned now; false: only those not pinned. Default: both.
     pub pinned: Option<bool>,
+    /// Only messages written by this kind of author: `owner`, `thisBot` (this product's bot),
+    /// `bot` (another bot or app), `webhook` or `person`, from what Discord says of the author,
+    /// never the name shown. Default: every author.
+    #[schemars(schema_with = "AuthorKind::input_schema")]
+    pub author_kind: Option<AuthorKind>,
     /// At most this many results; a page also stops early where its answer would outgrow an
     /// assistant's context (about 8,000 tokens). Default 20, from 1 to 100.
     #[schemars(range(min = 1, max = 100))]
@@ -618,6 +624,20 @@ pub fn search_messages(
             pinned: input.pinned,
             sent_since: input.sent_since,
             sent_until: input.sent_until,
+            author: match input.author_kind {
+                None => None,
+                Some(kind) => {
+                    let owner = context.owner_view(reader)?;
+                    let (owner_id, bot_id) = (owner.user_id, owner.bot_user_id);
+                    Some(match kind {
+                        AuthorKind::Owner => Author::Owner { owner_id },
+                        AuthorKind::ThisBot => Author::ThisBot { owner_id, bot_id },
+                        AuthorKind::Bot => Author::Bot { owner_id, bot_id },
+                        AuthorKind::Webhook => Author::Webhook,
+                        AuthorKind::Person => Author::Person { owner_id, bot_id },
+                    })
+                }
+            },
             mentions_owner: match &mentions_owner {
                 Some((wanted, owner)) => Some((
                     *wanted,
@@ -1159,6 +1179,24 @@ mod tests {
             serde_json::to_value(&caught_up.channels[0].messages[1]).unwrap()["authorKind"],
             json!("thisBot")
         );
+        // Search keeps exactly each kind's messages: the SQL rule is the shaping rule.
+        let every_word = "owner OR our OR deployed OR interaction OR approve OR person";
+        for (_, wanted) in &kinds {
+            let mut expected: Vec<&str> = kinds
+                .iter()
+                .filter(|(_, kind)| kind == wanted)
+                .map(|(id, _)| id.as_str())
+                .collect();
+            let results = search(&world, every_word, |input| {
+                input.channel_id = DiscordId::parse(&general);
+                input.author_kind = Some(*wanted);
+            })
+            .unwrap();
+            let mut got = found(&results);
+            got.sort();
+            expected.sort();
+            assert_eq!(got, expected, "{wanted:?}");
+        }
     }
 
     #[test]

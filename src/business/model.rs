@@ -262,6 +262,27 @@ pub enum AuthorKind {
     Person,
 }
 
+impl AuthorKind {
+    pub const ALL: [AuthorKind; 5] = [
+        AuthorKind::Owner,
+        AuthorKind::ThisBot,
+        AuthorKind::Bot,
+        AuthorKind::Webhook,
+        AuthorKind::Person,
+    ];
+
+    /// The schema of an input field that takes an author kind, or null for any: a plain enum
+    /// of the names, which is what clients and the input check read.
+    pub(crate) fn input_schema(_: &mut SchemaGenerator) -> Schema {
+        let mut names: Vec<serde_json::Value> = AuthorKind::ALL
+            .iter()
+            .filter_map(|kind| serde_json::to_value(kind).ok())
+            .collect();
+        names.push(serde_json::Value::Null);
+        json_schema!({ "type": ["string", "null"], "enum": names })
+    }
+}
+
 /// A message where a result spans channels (mentions, search, bookmarks, a sent message):
 /// the channel it is in, then everything [`MessageBody`] says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -56,7 +56,7 @@ pub use reactions::{ReactionChange, ReactionCount};
 pub use schedules::{
     NewSchedule, ScheduleEvent, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord,
 };
-pub use search::{Has, OwnerMentions, SearchFilter, SearchHit};
+pub use search::{Author, Has, OwnerMentions, SearchFilter, SearchHit};
 
 /// How long a writer waits for another process's write lock before giving up.
 /// Readers never wait: WAL lets them read the last committed state.

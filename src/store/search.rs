@@ -30,6 +30,63 @@ pub struct SearchFilter {
     pub sent_until: Option<Instant>,
     /// Only messages that mention (true) or do not mention (false) this owner.
     pub mentions_owner: Option<(bool, OwnerMentions)>,
+    /// Only messages this kind of author wrote (see [`Author`]).
+    pub author: Option<Author>,
+}
+
+/// Who wrote a message, for [`SearchFilter::author`]: the same rule as
+/// `business::model::OwnerView::author_kind`, in SQL. A webhook's message is a webhook's
+/// whatever author it shows; then the owner, this bot, another bot or app, anyone else.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Author {
+    Owner {
+        owner_id: Option<String>,
+    },
+    ThisBot {
+        owner_id: Option<String>,
+        bot_id: Option<String>,
+    },
+    Bot {
+        owner_id: Option<String>,
+        bot_id: Option<String>,
+    },
+    Webhook,
+    Person {
+        owner_id: Option<String>,
+        bot_id: Option<String>,
+    },
+}
+
+impl Author {
+    /// The condition on `m` (a `messages` row), and the owner's and the bot's ids it binds as
+    /// ?12 and ?13 (an unknown id binds NULL, which no author id equals).
+    fn condition(&self) -> (String, Option<&str>, Option<&str>) {
+        // Neither a webhook's, nor the owner's, nor this bot's.
+        let other = "m.webhook_id IS NULL AND m.author_id IS NOT ?12 AND m.author_id IS NOT ?13";
+        match self {
+            Author::Webhook => ("m.webhook_id IS NOT NULL".into(), None, None),
+            Author::Owner { owner_id } => (
+                "(m.webhook_id IS NULL AND m.author_id = ?12)".into(),
+                owner_id.as_deref(),
+                None,
+            ),
+            Author::ThisBot { owner_id, bot_id } => (
+                "(m.webhook_id IS NULL AND m.author_id IS NOT ?12 AND m.author_id = ?13)".into(),
+                owner_id.as_deref(),
+                bot_id.as_deref(),
+            ),
+            Author::Bot { owner_id, bot_id } => (
+                format!("({other} AND (m.author_bot = 1 OR m.application_id IS NOT NULL))"),
+                owner_id.as_deref(),
+                bot_id.as_deref(),
+            ),
+            Author::Person { owner_id, bot_id } => (
+                format!("({other} AND coalesce(m.author_bot, 0) = 0 AND m.application_id IS NULL)"),
+                owner_id.as_deref(),
+                bot_id.as_deref(),
+            ),
+        }
+    }
 }
 
 /// What a message holds besides text, for [`SearchFilter::has`].
@@ -145,6 +202,14 @@ impl Reader<'_> {
             Some((false, _)) => conditions.push(format!("NOT {MENTIONS_OWNER}")),
             None => {}
         }
+        let (author_owner, author_bot) = match &filter.author {
+            Some(author) => {
+                let (condition, owner, bot) = author.condition();
+                conditions.push(condition);
+                (owner.map(str::to_string), bot.map(str::to_string))
+            }
+            None => (None, None),
+        };
         let extra = conditions
             .iter()
             .map(|condition| format!(" AND {condition}"))
@@ -178,27 +243,37 @@ impl Reader<'_> {
             ),
             None => (None, None),
         };
-        let rows = statement.query_map(
-            params![
-                query,
-                channels,
-                filter.author_id,
-                filter.since.map(Instant::to_iso),
-                filter.until.map(Instant::to_iso),
-                (limit * 4) as i64,
+        let mut values: Vec<Option<String>> = vec![
+            Some(query.to_string()),
+            Some(channels),
+            filter.author_id.clone(),
+            filter.since.map(Instant::to_iso),
+            filter.until.map(Instant::to_iso),
+        ];
+        let mut bound: Vec<rusqlite::types::Value> =
+            values.drain(..).map(rusqlite::types::Value::from).collect();
+        bound.push(rusqlite::types::Value::Integer((limit * 4) as i64));
+        bound.extend(
+            [
                 owner_id,
                 owner_roles,
-                filter.guild_id,
+                filter.guild_id.clone(),
                 filter.sent_since.map(Instant::to_iso),
                 filter.sent_until.map(Instant::to_iso),
-            ],
-            |row| {
-                let snippet: String = row.get(0)?;
-                let rank: f64 = row.get(1)?;
-                let message = message_from_row_at(row, 2)?;
-                Ok((snippet, rank, message))
-            },
+            ]
+            .into_iter()
+            .map(rusqlite::types::Value::from),
         );
+        bound.push(author_owner.into());
+        bound.push(author_bot.into());
+        // Bind what the statement names: an author condition may name ?12, both, or neither.
+        bound.truncate(statement.parameter_count());
+        let rows = statement.query_map(rusqlite::params_from_iter(bound), |row| {
+            let snippet: String = row.get(0)?;
+            let rank: f64 = row.get(1)?;
+            let message = message_from_row_at(row, 2)?;
+            Ok((snippet, rank, message))
+        });
         let rows = match rows.and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()) {
             Ok(rows) => rows,
             Err(error) if is_query_syntax_error(&error) => return Ok(None),
