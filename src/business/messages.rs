@@ -490,6 +490,7 @@ pub struct Search {
     /// Only messages written by this kind of author: `owner`, `thisBot` (this product's bot),
     /// `bot` (another bot or app), `webhook` or `person`, from what Discord says of the author,
     /// never the name shown. Default: every author.
+    #[serde(default)]
     #[schemars(schema_with = "AuthorKind::input_schema")]
     pub author_kind: Option<AuthorKind>,
     /// At most this many results; a page also stops early where its answer would outgrow an
