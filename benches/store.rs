@@ -15,7 +15,8 @@
 //! - `BENCH_REPS` (default 200): most runs of an in-process reading measurement (at least 20,
 //!   within about 2 s each); `BENCH_PROCESS_REPS` (default 20): MCP sessions and CLI runs;
 //! - `BENCH_REUSE=1`: reuse stores built by an earlier run (under `target/bench-stores/`)
-//!   and report the ingest figures recorded when they were built.
+//!   and report the ingest figures recorded when they were built;
+//! - `BENCH_FLOOR=0`: skip the raw rusqlite floor (minutes at 1M), for a run about reading.
 //!
 //! The `discord-manager` binary it drives is the one Cargo builds for benches
 //! (`target/release/discord-manager`).
@@ -61,6 +62,7 @@ fn main() {
     let reps = env_number("BENCH_REPS", 200) as usize;
     let process_reps = env_number("BENCH_PROCESS_REPS", 20) as usize;
     let reuse = std::env::var("BENCH_REUSE").is_ok_and(|value| value == "1");
+    let floor = std::env::var("BENCH_FLOOR").map_or(true, |value| value != "0");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let stores = root.join("target").join("bench-stores");
     std::fs::create_dir_all(&stores).expect("target/bench-stores can be created");
@@ -89,6 +91,7 @@ fn main() {
             reps,
             process_reps,
             reuse,
+            floor,
             stores: stores.clone(),
         }));
     }
@@ -125,6 +128,7 @@ fn command_line(sizes: &[u64]) -> String {
         "BENCH_REPS",
         "BENCH_PROCESS_REPS",
         "BENCH_REUSE",
+        "BENCH_FLOOR",
     ] {
         if let Ok(value) = std::env::var(name) {
             knobs.push(format!("{name}={value}"));
@@ -169,6 +173,7 @@ struct BenchConfig {
     reps: usize,
     process_reps: usize,
     reuse: bool,
+    floor: bool,
     stores: PathBuf,
 }
 
@@ -215,12 +220,32 @@ fn bench_size(config: &BenchConfig) -> Value {
     let events = produced.events as f64;
 
     // 2. The floor: the same rows with raw rusqlite, in as many transactions.
-    let floor_path = config.stores.join(format!("{name}-floor.sqlite3"));
-    remove_store(&floor_path);
-    eprintln!("bench: raw floor ...");
-    let floor = support::floor(&path, &floor_path, produced.transactions).expect("the floor runs");
-    remove_store(&floor_path);
-    let floor_s = floor.writing.as_secs_f64();
+    let floor_figures = if config.floor {
+        let floor_path = config.stores.join(format!("{name}-floor.sqlite3"));
+        remove_store(&floor_path);
+        eprintln!("bench: raw floor ...");
+        let floor =
+            support::floor(&path, &floor_path, produced.transactions).expect("the floor runs");
+        remove_store(&floor_path);
+        let floor_s = floor.writing.as_secs_f64();
+        Some((
+            json!({
+                "rows": floor.rows + floor.text_rows,
+                "transactions": floor.transactions,
+                "writingSeconds": round3(floor_s),
+                "rowsPerSecond": ((floor.rows + floor.text_rows) as f64 / floor_s).round(),
+                "eventsPerSecond": (events / floor_s).round(),
+                "tables": floor.tables.iter().map(|(name, rows)| json!({"table": name, "rows": rows})).collect::<Vec<_>>(),
+                "virtualTables": floor.virtual_tables,
+                "fullTextRows": floor.text_rows,
+                "fullTextRowsInStore": floor.text_rows_in_source,
+            }),
+            round3(floor_s / recording_s),
+        ))
+    } else {
+        eprintln!("bench: BENCH_FLOOR=0, no raw floor");
+        None
+    };
     let store_bytes = support::checkpointed_size(&path).expect("the store checkpoints");
 
     // 3. Reading capabilities in-process.
@@ -345,18 +370,8 @@ fn bench_size(config: &BenchConfig) -> Value {
             "peakRssKb": built["peakRssKb"],
             "rssNote": "the generator and the recorders in one process (the ingest daemon is not merged yet)",
         },
-        "floor": {
-            "rows": floor.rows + floor.text_rows,
-            "transactions": floor.transactions,
-            "writingSeconds": round3(floor_s),
-            "rowsPerSecond": ((floor.rows + floor.text_rows) as f64 / floor_s).round(),
-            "eventsPerSecond": (events / floor_s).round(),
-            "tables": floor.tables.iter().map(|(name, rows)| json!({"table": name, "rows": rows})).collect::<Vec<_>>(),
-            "virtualTables": floor.virtual_tables,
-            "fullTextRows": floor.text_rows,
-            "fullTextRowsInStore": floor.text_rows_in_source,
-        },
-        "ingestToFloor": round3(floor_s / recording_s),
+        "floor": floor_figures.as_ref().map(|(figures, _)| figures),
+        "ingestToFloor": floor_figures.as_ref().map(|(_, ratio)| ratio),
         "storeBytes": store_bytes,
         "bytesPerMillionMessages": (store_bytes as f64 * 1e6 / config.messages as f64).round(),
         "readers": readers,
@@ -394,10 +409,11 @@ fn shape(tool: &str, result: &Value) -> Value {
             // The window as the overview counts it: channels with news and their messages.
             "overviewChannels": count("overview") as u64
                 + result["overviewLeftOut"].as_u64().unwrap_or(0),
-            "windowMessages": result["overview"].as_array().map_or(0, |news| news
+            // What the page showed and what waits after it.
+            "windowMessages": result["channels"].as_array().map_or(0, |channels| channels
                 .iter()
-                .map(|c| c["messages"].as_u64().unwrap_or(0))
-                .sum::<u64>()),
+                .map(|c| c["messages"].as_array().map_or(0, Vec::len) as u64)
+                .sum::<u64>()) + result["remaining"].as_u64().unwrap_or(0),
             "remaining": result["remaining"].as_u64().unwrap_or(0),
             "skippedChannels": count("skippedChannels") as u64
                 + result["skippedLeftOut"].as_u64().unwrap_or(0),
@@ -746,13 +762,19 @@ fn markdown(report: &Value) -> String {
         push(
             &mut out,
             format!(
-                "| {} messages | {} | {} | {} ({}) | {:.2} | {} MB | {:.0} MB | {:.0} MB |",
+                "| {} messages | {} | {} | {} ({}) | {} | {} MB | {:.0} MB | {:.0} MB |",
                 size_label(size["messages"].as_u64().unwrap_or(0)),
                 thousands(ingest["events"].as_f64().unwrap_or(0.0)),
                 thousands(ingest["eventsPerSecond"].as_f64().unwrap_or(0.0)),
-                thousands(floor["eventsPerSecond"].as_f64().unwrap_or(0.0)),
-                thousands(floor["rowsPerSecond"].as_f64().unwrap_or(0.0)),
-                size["ingestToFloor"].as_f64().unwrap_or(f64::NAN),
+                floor["eventsPerSecond"]
+                    .as_f64()
+                    .map_or("–".into(), thousands),
+                floor["rowsPerSecond"]
+                    .as_f64()
+                    .map_or("–".into(), thousands),
+                size["ingestToFloor"]
+                    .as_f64()
+                    .map_or("–".into(), |ratio| format!("{ratio:.2}")),
                 ingest["peakRssKb"]
                     .as_u64()
                     .map_or("–".into(), |kb| format!("{:.0}", kb as f64 / 1024.0)),
