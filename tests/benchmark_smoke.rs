@@ -10,12 +10,14 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use discord_manager::business::bookmarks::{ListBookmarks, list_bookmarks};
+use discord_manager::business::budget::ANSWER_BYTES;
 use discord_manager::business::mentions::{ListMentions, list_mentions};
 use discord_manager::business::messages::{CatchUp, catch_up};
 use discord_manager::instant::Instant;
 use discord_manager::store::Store;
 use discord_manager::synthetic::{self, OWNER_ID, Plan, Produced};
 use rusqlite::{Connection, OpenFlags};
+use serde_json::json;
 
 const SEED: u64 = 20_261_129;
 
@@ -389,6 +391,62 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
         "the searched word is in the store"
     );
 
+    // Every reader's answer is sized with its largest inputs too, and each fits the budget.
+    let a_message = support::answer(
+        &runtime,
+        &services,
+        "messages_history",
+        &json!({"channelId": produced.busiest_readable_channel}),
+    )
+    .unwrap()
+    .structured["messages"][0]["messageId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let first = produced.first_arrival.expect("history has a first arrival");
+    let largest = support::largest_inputs(first, &produced.busiest_readable_channel, &a_message);
+    let mut sized: Vec<&str> = largest.iter().map(|(tool, _)| *tool).collect();
+    sized.sort_unstable();
+    sized.dedup();
+    assert_eq!(sized, tools, "every reader has its largest inputs");
+    for (tool, arguments) in &largest {
+        let answer = support::answer(&runtime, &services, tool, arguments)
+            .unwrap_or_else(|error| panic!("{tool} {arguments}: {error}"));
+        assert_eq!(
+            answer.json_bytes,
+            answer.structured.to_string().len(),
+            "{tool}"
+        );
+        assert!(answer.text_bytes > 0, "{tool} has a text block");
+        assert_eq!(answer.tokens(), answer.bytes().div_ceil(4));
+        assert!(
+            answer.bytes() <= ANSWER_BYTES,
+            "{tool} {arguments}: {} bytes",
+            answer.bytes()
+        );
+    }
+
+    // Paging through the last day reads every message of its window once.
+    let since = last.minus_seconds(86_400);
+    let read = support::page_through(&runtime, &services, &since.to_iso()).unwrap();
+    let db = read_only(&built.path);
+    let readable_in_window = count(
+        &db,
+        &format!(
+            "SELECT count(*) FROM messages m WHERE created_at >= '{}' AND (
+               SELECT access FROM channel_events e WHERE e.channel_id = m.channel_id
+               ORDER BY seq DESC LIMIT 1) = 'readable'",
+            since.to_iso()
+        ),
+    );
+    assert!(read.pages > 1, "one day takes several pages");
+    assert_eq!(read.message_ids.len() as u64, readable_in_window);
+    let mut distinct = read.message_ids.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), read.message_ids.len(), "no message twice");
+    assert!(read.largest_page_bytes <= ANSWER_BYTES);
+
     let folder = tempfile::tempdir().expect("a temporary folder");
     let floor = support::floor(
         &built.path,
@@ -396,7 +454,6 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
         produced.transactions,
     )
     .expect("the floor runs");
-    let db = read_only(&built.path);
     let mut expected = Vec::new();
     for (table, _) in &floor.tables {
         expected.push((

@@ -3,8 +3,10 @@
 //! published figures runs in every `cargo test` and cannot rot.
 //!
 //! It owns: timing samples and their percentiles, the list of reading capabilities measured
-//! (one line each), calling a capability in-process exactly as both surfaces do, and the raw
-//! rusqlite floor that ingestion is compared with. It never asserts a duration.
+//! (one line each) and their largest inputs, calling a capability in-process exactly as both
+//! surfaces do, the size of an answer as an MCP client receives it, paging through a catch-up
+//! window, and the raw rusqlite floor that ingestion is compared with. It never asserts a
+//! duration.
 
 #![allow(dead_code)]
 
@@ -118,6 +120,150 @@ pub fn readers(newest: Instant, busiest_channel: &str) -> Vec<(&'static str, Val
         ),
         ("store_status", json!({})),
     ]
+}
+
+/// Each reading capability's largest inputs: every bound at the most its schema accepts, over
+/// the whole history (`first_arrival` on). Tools with several bounds have one case each; a
+/// tool's largest answer is the largest of its cases and its default. `a_message` is a message
+/// of `busiest_channel`, for the history anchors.
+pub fn largest_inputs(
+    first_arrival: Instant,
+    busiest_channel: &str,
+    a_message: &str,
+) -> Vec<(&'static str, Value)> {
+    let since = first_arrival.to_iso();
+    vec![
+        ("messages_catch_up", json!({"since": since, "limit": 500})),
+        (
+            "messages_catch_up",
+            json!({"since": since, "channelId": busiest_channel, "limit": 500}),
+        ),
+        ("mentions_list", json!({"since": since, "limit": 500})),
+        ("channels_list", json!({"since": since, "limit": 500})),
+        ("bookmarks_list", json!({"limit": 500})),
+        (
+            "messages_history",
+            json!({"channelId": busiest_channel, "limit": 200}),
+        ),
+        (
+            "messages_history",
+            json!({"channelId": busiest_channel, "around": a_message, "limit": 200}),
+        ),
+        (
+            "messages_search",
+            json!({"query": synthetic::search_word(), "limit": 100}),
+        ),
+        (
+            "messages_search",
+            json!({"query": "the OR a OR to OR and", "limit": 100}),
+        ),
+        (
+            "mentions_awaiting_reply",
+            json!({"since": since, "silenceMinutes": 0, "limit": 500}),
+        ),
+        ("activity_wait", json!({"after": since, "waitSeconds": 0})),
+        ("activity_digest", json!({"since": since})),
+        ("store_status", json!({"since": since})),
+    ]
+}
+
+/// An answer as an MCP client receives it: the structured result (`structuredContent`) and
+/// the text block written for a model, which the answer budget counts together.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub structured: Value,
+    /// The structured result's compact JSON, in bytes.
+    pub json_bytes: usize,
+    /// The text block, in bytes.
+    pub text_bytes: usize,
+}
+
+impl Answer {
+    pub fn bytes(&self) -> usize {
+        self.json_bytes + self.text_bytes
+    }
+
+    /// Estimated tokens: four bytes a token, rounded up.
+    pub fn tokens(&self) -> usize {
+        self.bytes().div_ceil(4)
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({"jsonBytes": self.json_bytes, "textBytes": self.text_bytes,
+               "bytes": self.bytes(), "tokens": self.tokens()})
+    }
+}
+
+/// Calls a capability in-process and renders its answer as the MCP server does: the
+/// structured result serialised, and the text block.
+pub fn answer(
+    runtime: &tokio::runtime::Runtime,
+    services: &Services,
+    tool: &str,
+    arguments: &Value,
+) -> Result<Answer, String> {
+    let capability = registry::find(tool).map_err(|error| error.message().to_string())?;
+    let outcome = runtime
+        .block_on(capability.call(arguments.clone(), services))
+        .map_err(|error| error.message().to_string())?;
+    let structured = outcome.to_json();
+    let json_bytes = serde_json::to_string(&structured)
+        .map_err(|error| error.to_string())?
+        .len();
+    let text_bytes = outcome.to_text().len();
+    Ok(Answer {
+        structured,
+        json_bytes,
+        text_bytes,
+    })
+}
+
+/// What reading one catch-up window to its end, page after page, took.
+#[derive(Debug, Clone, Default)]
+pub struct PageThrough {
+    pub pages: usize,
+    /// Every message id read, in the order the pages gave them.
+    pub message_ids: Vec<String>,
+    /// The answers' sizes, added up, and the largest page.
+    pub bytes: usize,
+    pub largest_page_bytes: usize,
+    /// The last page's watermark.
+    pub watermark: String,
+}
+
+/// Reads the catch-up window from `since` to its end with default inputs, passing each page's
+/// `nextCursor` back as `cursor`, as an assistant would.
+pub fn page_through(
+    runtime: &tokio::runtime::Runtime,
+    services: &Services,
+    since: &str,
+) -> Result<PageThrough, String> {
+    let mut read = PageThrough::default();
+    let mut arguments = json!({"since": since});
+    loop {
+        let page = answer(runtime, services, "messages_catch_up", &arguments)?;
+        read.pages += 1;
+        read.bytes += page.bytes();
+        read.largest_page_bytes = read.largest_page_bytes.max(page.bytes());
+        for channel in page.structured["channels"].as_array().into_iter().flatten() {
+            for message in channel["messages"].as_array().into_iter().flatten() {
+                read.message_ids.push(
+                    message["messageId"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                );
+            }
+        }
+        read.watermark = page.structured["watermark"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        match page.structured["nextCursor"].as_str() {
+            Some(cursor) => arguments = json!({"cursor": cursor}),
+            None => return Ok(read),
+        }
+    }
 }
 
 /// The owner's context on a synthetic store, as the CLI builds it.

@@ -219,19 +219,19 @@ pub fn catch_up(store: &Store, input: CatchUp, context: &OwnerContext) -> Result
         }
 
         // The overview: every readable channel with news, busiest first, in what room is left.
-        let window = reader.arrivals_by_channel(since)?;
-        let after_page = match first_left_out {
-            Some(at) => reader.arrivals_by_channel(at)?,
-            None => Default::default(),
-        };
+        let arrivals = reader.arrivals_by_channel(since, first_left_out)?;
         let mut news: Vec<ChannelNews> = readable
             .iter()
             .filter_map(|channel| {
                 Some(ChannelNews {
                     channel_id: channel.channel_id.clone(),
                     channel_name: channel.name.clone(),
-                    messages: *window.get(&channel.channel_id)?,
-                    remaining: after_page.get(&channel.channel_id).copied().unwrap_or(0),
+                    messages: *arrivals.window.get(&channel.channel_id)?,
+                    remaining: arrivals
+                        .after
+                        .get(&channel.channel_id)
+                        .copied()
+                        .unwrap_or(0),
                 })
             })
             .collect();

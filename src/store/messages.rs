@@ -10,6 +10,23 @@ use super::{Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
 
+/// Messages that arrived in a window, per channel: see [`Reader::arrivals_by_channel`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArrivalCounts {
+    pub window: HashMap<String, u64>,
+    pub after: HashMap<String, u64>,
+}
+
+/// Adds one to `channel_id`'s count, allocating its key only the first time.
+fn count_one(counts: &mut HashMap<String, u64>, channel_id: &str) {
+    match counts.get_mut(channel_id) {
+        Some(count) => *count += 1,
+        None => {
+            counts.insert(channel_id.to_string(), 1);
+        }
+    }
+}
+
 /// A message as Discord first delivered it (gateway, backfill, a send, or the demo seed).
 #[derive(Debug, Clone)]
 pub struct NewMessage {
@@ -281,17 +298,31 @@ impl Reader<'_> {
         self.hydrate(rows)
     }
 
-    /// Per channel, how many messages arrived at or after `from`; channels with none are
-    /// absent. One range of the arrival index, no row read.
-    pub fn arrivals_by_channel(&self, from: Instant) -> Result<HashMap<String, u64>> {
+    /// Per channel, how many messages arrived at or after `from` (`window`) and, of those, how
+    /// many at or after `split` (`after`); channels with none are absent. One range of the
+    /// arrival index, no row read, counted here: a `GROUP BY channel_id` would sort the
+    /// range, and a second query for `split` would read its tail again.
+    pub fn arrivals_by_channel(
+        &self,
+        from: Instant,
+        split: Option<Instant>,
+    ) -> Result<ArrivalCounts> {
         let mut statement = self.connection.prepare_cached(
-            "SELECT channel_id, count(*) FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1 GROUP BY channel_id",
+            "SELECT channel_id, created_at FROM messages INDEXED BY messages_by_arrival
+             WHERE created_at >= ?1",
         )?;
-        let mut counts = HashMap::new();
+        // Arrival instants are fixed-width ISO text, so their text order is their time order.
+        let split = split.map(|at| at.to_iso());
+        let mut counts = ArrivalCounts::default();
         let mut rows = statement.query([from.to_iso()])?;
         while let Some(row) = rows.next()? {
-            counts.insert(row.get(0)?, row.get::<_, i64>(1)? as u64);
+            let channel_id = row.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
+            count_one(&mut counts.window, channel_id);
+            if let Some(split) = &split
+                && row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)? >= split.as_str()
+            {
+                count_one(&mut counts.after, channel_id);
+            }
         }
         Ok(counts)
     }
@@ -613,6 +644,59 @@ pub(super) mod tests {
             origin: "gateway",
             provenance: Provenance::default(),
         }
+    }
+
+    #[test]
+    fn arrivals_are_counted_per_channel_in_the_window_and_after_the_split_to_the_microsecond() {
+        let store = shared_store();
+        let (busy, quiet) = (fresh_id(), fresh_id());
+        let messages = [
+            new_message(&busy, "7", "one"),
+            new_message(&quiet, "7", "two"),
+            new_message(&busy, "7", "three"),
+            new_message(&busy, "7", "four"),
+        ];
+        store
+            .write(|writer| {
+                for message in &messages {
+                    writer.insert_message(message)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let ids: Vec<&str> = messages.iter().map(|m| m.message_id.as_str()).collect();
+        let arrived: Vec<Instant> = store
+            .read(|reader| reader.messages(&ids))
+            .unwrap()
+            .into_iter()
+            .map(|record| record.unwrap().created_at)
+            .collect();
+        let ours = |counts: &HashMap<String, u64>| {
+            (
+                counts.get(&busy).copied().unwrap_or(0),
+                counts.get(&quiet).copied().unwrap_or(0),
+            )
+        };
+        let counted = |from: Instant, split: Option<Instant>| {
+            let counts = store
+                .read(|reader| reader.arrivals_by_channel(from, split))
+                .unwrap();
+            (ours(&counts.window), ours(&counts.after))
+        };
+        // The window starts at the first arrival, inclusive; one microsecond later it has not.
+        assert_eq!(counted(arrived[0], None), ((3, 1), (0, 0)));
+        assert_eq!(counted(arrived[0].plus_micros(1), None).0, (2, 1));
+        // The split is inclusive too: at the third message, it and the fourth come after.
+        assert_eq!(counted(arrived[0], Some(arrived[2])), ((3, 1), (2, 0)));
+        assert_eq!(
+            counted(arrived[0], Some(arrived[2].plus_micros(1))),
+            ((3, 1), (1, 0))
+        );
+        assert_eq!(
+            counted(arrived[0], Some(arrived[1])),
+            ((3, 1), (2, 1)),
+            "the second message is the quiet channel's"
+        );
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub use extras::{
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
 pub use ingest_claim::IngestClaim;
-pub use messages::{EditRecord, MessageRecord, NewEdit, NewMessage, Provenance};
+pub use messages::{ArrivalCounts, EditRecord, MessageRecord, NewEdit, NewMessage, Provenance};
 pub use paths::default_path;
 pub use reactions::{ReactionChange, ReactionCount};
 pub use schedules::{
