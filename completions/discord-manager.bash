@@ -40,6 +40,9 @@ _discord__manager() {
             discord__manager,ingest)
                 cmd="discord__manager__subcmd__ingest"
                 ;;
+            discord__manager,mark-read)
+                cmd="discord__manager__subcmd__mark__subcmd__read"
+                ;;
             discord__manager,mcp)
                 cmd="discord__manager__subcmd__mcp"
                 ;;
@@ -124,6 +127,9 @@ _discord__manager() {
             discord__manager__subcmd__help,ingest)
                 cmd="discord__manager__subcmd__help__subcmd__ingest"
                 ;;
+            discord__manager__subcmd__help,mark-read)
+                cmd="discord__manager__subcmd__help__subcmd__mark__subcmd__read"
+                ;;
             discord__manager__subcmd__help,mcp)
                 cmd="discord__manager__subcmd__help__subcmd__mcp"
                 ;;
@@ -166,6 +172,9 @@ _discord__manager() {
             discord__manager__subcmd__help__subcmd__mentions,awaiting-reply)
                 cmd="discord__manager__subcmd__help__subcmd__mentions__subcmd__awaiting__subcmd__reply"
                 ;;
+            discord__manager__subcmd__help__subcmd__mentions,dismiss)
+                cmd="discord__manager__subcmd__help__subcmd__mentions__subcmd__dismiss"
+                ;;
             discord__manager__subcmd__help__subcmd__mentions,list)
                 cmd="discord__manager__subcmd__help__subcmd__mentions__subcmd__list"
                 ;;
@@ -193,6 +202,9 @@ _discord__manager() {
             discord__manager__subcmd__mentions,awaiting-reply)
                 cmd="discord__manager__subcmd__mentions__subcmd__awaiting__subcmd__reply"
                 ;;
+            discord__manager__subcmd__mentions,dismiss)
+                cmd="discord__manager__subcmd__mentions__subcmd__dismiss"
+                ;;
             discord__manager__subcmd__mentions,help)
                 cmd="discord__manager__subcmd__mentions__subcmd__help"
                 ;;
@@ -201,6 +213,9 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__mentions__subcmd__help,awaiting-reply)
                 cmd="discord__manager__subcmd__mentions__subcmd__help__subcmd__awaiting__subcmd__reply"
+                ;;
+            discord__manager__subcmd__mentions__subcmd__help,dismiss)
+                cmd="discord__manager__subcmd__mentions__subcmd__help__subcmd__dismiss"
                 ;;
             discord__manager__subcmd__mentions__subcmd__help,help)
                 cmd="discord__manager__subcmd__mentions__subcmd__help__subcmd__help"
@@ -239,7 +254,7 @@ _discord__manager() {
 
     case "${cmd}" in
         discord__manager)
-            opts="-h -V --json --db --help --version catch-up history search send wait digest status channels mentions bookmarks schedules seed mcp ingest completions help"
+            opts="-h -V --json --db --help --version mark-read catch-up history search send wait digest status channels mentions bookmarks schedules seed mcp ingest completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -275,12 +290,16 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__bookmarks__subcmd__add)
-            opts="-h --message-id --note --json --db --help"
+            opts="-h --due-at --message-id --note --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --due-at)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --message-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -419,7 +438,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__catch__subcmd__up)
-            opts="-h --channel-id --cursor --limit --since --json --db --help"
+            opts="-h --channel-id --cursor --from-read-markers --limit --since --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -587,7 +606,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help)
-            opts="catch-up history search send wait digest status channels mentions bookmarks schedules seed mcp ingest completions help"
+            opts="mark-read catch-up history search send wait digest status channels mentions bookmarks schedules seed mcp ingest completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -768,6 +787,20 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__help__subcmd__mark__subcmd__read)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__help__subcmd__mcp)
             opts="config"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -797,7 +830,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help__subcmd__mentions)
-            opts="list awaiting-reply"
+            opts="list awaiting-reply dismiss"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -811,6 +844,20 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help__subcmd__mentions__subcmd__awaiting__subcmd__reply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__mentions__subcmd__dismiss)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1024,6 +1071,32 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__mark__subcmd__read)
+            opts="-h --channel-id --through --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --channel-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --through)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__mcp)
             opts="-h --json --db --help config help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1107,7 +1180,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__mentions)
-            opts="-h --json --db --help list awaiting-reply help"
+            opts="-h --json --db --help list awaiting-reply dismiss help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1158,8 +1231,34 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__mentions__subcmd__dismiss)
+            opts="-h --message-id --note --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --message-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --note)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__mentions__subcmd__help)
-            opts="list awaiting-reply help"
+            opts="list awaiting-reply dismiss help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1173,6 +1272,20 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__mentions__subcmd__help__subcmd__awaiting__subcmd__reply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__mentions__subcmd__help__subcmd__dismiss)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

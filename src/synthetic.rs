@@ -983,6 +983,7 @@ impl Generator {
                 AddBookmark {
                     message_id: id(message_id)?,
                     note: Some(format!("synthetic bookmark {position}")),
+                    due_at: None,
                 },
                 &context(source),
             )?;

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use discord_manager::business::budget::ANSWER_BYTES;
+use discord_manager::business::mentions::{ListMentions, list_mentions};
 use discord_manager::business::{OwnerContext, Source};
 use discord_manager::instant::Instant;
 use discord_manager::registry::{self, Services};
@@ -37,6 +38,7 @@ struct World {
     busiest_channel: String,
     first_arrival: String,
     a_message: String,
+    a_mention: String,
 }
 
 fn world() -> World {
@@ -67,6 +69,20 @@ fn world() -> World {
                 .message_id)
         })
         .expect("a message of the busiest channel");
+    let a_mention = list_mentions(
+        &store,
+        ListMentions {
+            since: Some(Instant::from_micros(0)),
+            ..ListMentions::default()
+        },
+        &context,
+    )
+    .expect("the generated store's mentions")
+    .mentions
+    .remove(0)
+    .message
+    .body
+    .message_id;
     World {
         services: Services {
             store: Arc::clone(&store),
@@ -76,6 +92,7 @@ fn world() -> World {
         busiest_channel: produced.busiest_readable_channel,
         first_arrival: produced.first_arrival.expect("a first arrival").to_string(),
         a_message,
+        a_mention,
         _folder: folder,
     }
 }
@@ -91,9 +108,14 @@ fn cases(world: &World) -> BTreeMap<&'static str, Vec<Value>> {
             vec![json!({}), json!({"since": since, "limit": 500})],
         ),
         (
+            "channels_mark_read",
+            vec![json!({}), json!({"channelId": channel, "through": since})],
+        ),
+        (
             "messages_catch_up",
             vec![
                 json!({}),
+                json!({"fromReadMarkers": true, "limit": 500}),
                 json!({"since": since, "limit": 500}),
                 json!({"since": since, "channelId": channel, "limit": 500}),
             ],
@@ -132,13 +154,17 @@ fn cases(world: &World) -> BTreeMap<&'static str, Vec<Value>> {
             ],
         ),
         (
+            "mentions_dismiss",
+            vec![json!({"messageId": world.a_mention, "note": long_text(1000)})],
+        ),
+        (
             "activity_wait",
             vec![json!({}), json!({"after": since, "waitSeconds": 0})],
         ),
         ("activity_digest", vec![json!({}), json!({"since": since})]),
         (
             "bookmarks_add",
-            vec![json!({"messageId": message, "note": long_text(1000)})],
+            vec![json!({"messageId": message, "note": long_text(1000), "dueAt": in_days(3, 0)})],
         ),
         ("bookmarks_list", vec![json!({}), json!({"limit": 500})]),
         ("bookmarks_resolve", vec![json!({"messageId": message})]),

@@ -115,11 +115,20 @@ fn cases() -> Vec<(&'static str, Vec<Vec<String>>)> {
     vec![
         ("channels_list", lines(vec![vec!["channels", "list"]])),
         (
+            "channels_mark_read",
+            lines(vec![vec![
+                "mark-read",
+                "--channel-id",
+                "1400000000000000005",
+            ]]),
+        ),
+        (
             "messages_catch_up",
             lines(vec![
                 vec!["catch-up"],
                 vec!["catch-up", "--limit", "3"],
                 vec!["catch-up", "--channel-id", "1400000000000000004"],
+                vec!["catch-up", "--from-read-markers"],
             ]),
         ),
         (
@@ -145,6 +154,10 @@ fn cases() -> Vec<(&'static str, Vec<Vec<String>>)> {
                 "--silence-minutes",
                 "0",
             ]]),
+        ),
+        (
+            "mentions_dismiss",
+            lines(vec![vec!["mentions", "dismiss", "1500000000000000013"]]),
         ),
         ("activity_wait", lines(vec![vec!["wait"]])),
         ("activity_digest", lines(vec![vec!["digest"]])),

@@ -73,6 +73,21 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
             ensure(
                 channels.iter().any(|c| c["newSince"].as_u64() > Some(1)),
                 "a channel with new messages",
+            )?;
+            // #general was marked read before the bot's reminder was sent there.
+            let general = channels
+                .iter()
+                .find(|c| c["channelId"] == "1400000000000000001")
+                .unwrap();
+            ensure(
+                general["readThrough"].is_string() && general["unread"] == 1,
+                "a channel marked read, with what arrived after",
+            )?;
+            ensure(
+                channels
+                    .iter()
+                    .any(|c| c["readThrough"].is_null() && c["unread"].as_u64() > Some(1)),
+                "a channel never marked read, all unread",
             )
         }),
         ("messages_catch_up", json!({}), |result| {
@@ -130,6 +145,28 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
             ensure(
                 mentions.iter().all(|m| m["mentionsOwner"] == true),
                 "every mention mentions the owner",
+            )?;
+            let closed = |id: &str| {
+                mentions
+                    .iter()
+                    .find(|m| m["messageId"] == id)
+                    .map(|m| m["closed"].clone())
+            };
+            ensure(
+                closed("1500000000000000002") == Some(json!("wroteAfter")),
+                "a mention the owner answered in its channel, closed as wroteAfter",
+            )?;
+            ensure(
+                closed("1500000000000000007") == Some(json!("reacted")),
+                "a mention the owner reacted to, closed as reacted",
+            )?;
+            ensure(
+                closed("1500000000000000012") == Some(json!("dismissed")),
+                "a mention the owner dismissed, closed as dismissed",
+            )?;
+            ensure(
+                closed("1500000000000000013") == Some(Value::Null),
+                "a mention still open",
             )
         }),
         ("bookmarks_list", json!({}), |result| {
@@ -144,6 +181,15 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
                     .iter()
                     .any(|b| b["message"]["content"] != b["contentWhenBookmarked"]),
                 "a bookmark whose message was edited",
+            )?;
+            ensure(
+                bookmarks[0]["messageId"] == "1500000000000000009"
+                    && bookmarks[0]["overdue"] == true,
+                "an overdue bookmark listed first",
+            )?;
+            ensure(
+                bookmarks[1]["dueAt"].is_string() && bookmarks[1]["overdue"].is_null(),
+                "a bookmark due later, listed next",
             )
         }),
         (
@@ -186,10 +232,15 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
                 let mentions = result["mentions"].as_array().unwrap();
                 ensure(mentions.len() >= 3, "mentions awaiting a reply")?;
                 ensure(
-                    mentions
-                        .iter()
-                        .all(|m| m["messageId"] != "1500000000000000002"),
-                    "not the mention the owner answered",
+                    mentions.iter().all(|m| {
+                        ![
+                            "1500000000000000002",
+                            "1500000000000000007",
+                            "1500000000000000012",
+                        ]
+                        .contains(&m["messageId"].as_str().unwrap())
+                    }),
+                    "not the mentions the owner answered, reacted to or dismissed",
                 )
             },
         ),
@@ -230,6 +281,10 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
                     .as_array()
                     .is_some_and(|b| b.len() >= 2),
                 "open bookmarks",
+            )?;
+            ensure(
+                result["openBookmarks"][0]["overdue"] == true,
+                "the overdue bookmark first",
             )
         }),
         ("store_status", json!({}), |result| {
@@ -307,6 +362,26 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
                     result["resolvedAt"].is_string() && result["note"] == "answer Margaret",
                     "the resolution with its note",
                 )
+            },
+        ),
+        ("channels_mark_read", json!({}), |result| {
+            ensure(result["through"].is_string(), "the instant read through")?;
+            ensure(
+                result["channels"].as_array().is_some_and(|c| c.len() >= 3),
+                "every readable channel marked",
+            )?;
+            ensure(result["source"] == "cli", "the source")
+        }),
+        (
+            "mentions_dismiss",
+            json!({"messageId": "1500000000000000014"}),
+            |result| {
+                ensure(
+                    result["mention"]["closed"] == "dismissed",
+                    "the mention closed as dismissed",
+                )?;
+                ensure(result["source"] == "cli", "the source")?;
+                ensure(result["dismissedAt"].is_string(), "when it was dismissed")
             },
         ),
         (

@@ -116,6 +116,12 @@ fn annotations_follow_each_capabilitys_declared_effect() {
         .collect();
     assert_eq!(
         writers,
-        ["bookmarks_add", "bookmarks_resolve", "schedules_cancel"]
+        [
+            "channels_mark_read",
+            "mentions_dismiss",
+            "bookmarks_add",
+            "bookmarks_resolve",
+            "schedules_cancel"
+        ]
     );
 }

@@ -22,7 +22,7 @@ pub async fn spec() {
 
     assert_eq!(
         misspelt,
-        "Unknown field `sinse`; the fields are: channelId, cursor, limit, since"
+        "Unknown field `sinse`; the fields are: channelId, cursor, fromReadMarkers, limit, since"
     );
     assert_eq!(no_fields, "Unknown field `open`; the fields are: cursor, limit");
     mcp.stop().await;

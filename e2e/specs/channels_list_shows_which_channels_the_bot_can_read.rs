@@ -37,6 +37,8 @@ pub async fn spec() {
             newest_arrival: None,
             new_since: 0,
             tags: Vec::new(),
+            read_through: None,
+            unread: 0,
         }
     };
     assert_eq!(*list.channel(&general.id), summary(&general, "text", None));

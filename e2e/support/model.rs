@@ -265,13 +265,77 @@ pub struct ChannelSummary {
     /// A forum's tags or a forum post's; absent when none.
     #[serde(default)]
     pub tags: Vec<String>,
+    #[serde(default)]
+    pub read_through: Option<String>,
+    #[serde(default)]
+    pub unread: u64,
+}
+
+/// `channels_mark_read`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct MarkedRead {
+    pub through: String,
+    pub channels: Vec<MarkedChannel>,
+    #[serde(default)]
+    pub channels_left_out: u64,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct MarkedChannel {
+    pub channel_id: String,
+    pub channel_name: String,
+}
+
+/// A mention: the message's fields (as [`Message`]; serde cannot flatten under
+/// `deny_unknown_fields`), and why it closed.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Mention {
+    pub channel_id: String,
+    pub channel_name: String,
+    #[serde(default)]
+    pub guild_id: Option<String>,
+    pub message_id: String,
+    pub author_id: String,
+    pub author_name: String,
+    pub content: String,
+    pub created_at: String,
+    pub sent_at: String,
+    #[serde(default)]
+    pub edited_at: Option<String>,
+    #[serde(default)]
+    pub deleted: bool,
+    #[serde(default)]
+    pub reply_to_message_id: Option<String>,
+    #[serde(default)]
+    pub reactions: Vec<Reaction>,
+    #[serde(default)]
+    pub mentions_owner: bool,
+    pub author_kind: String,
+    /// `dismissed`, `replied`, `reacted` or `wroteAfter`; absent while it awaits a reply.
+    #[serde(default)]
+    pub closed: Option<String>,
+}
+
+/// `mentions_dismiss`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DismissedMention {
+    pub mention: Mention,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub dismissed_at: String,
+    pub source: String,
 }
 
 /// `mentions_list` and `mentions_awaiting_reply`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Mentions {
-    pub mentions: Vec<Message>,
+    pub mentions: Vec<Mention>,
     #[serde(default)]
     pub next_cursor: Option<String>,
 }
@@ -287,6 +351,10 @@ pub struct Bookmark {
     pub bookmarked_at: String,
     pub content_when_bookmarked: String,
     pub message: Message,
+    #[serde(default)]
+    pub due_at: Option<String>,
+    #[serde(default)]
+    pub overdue: bool,
 }
 
 /// `bookmarks_list`.

@@ -315,7 +315,12 @@ pub(crate) fn digest_at(
     mentions_room.give_back(budget);
     if context.owner_id.is_some() {
         let page = unanswered(store, context, since, Some(until), 50, |_| true)?;
-        let (mentions, left_out) = fit(page.mentions, &mut mentions_room);
+        let open = page
+            .mentions
+            .into_iter()
+            .map(|mention| mention.message)
+            .collect();
+        let (mentions, left_out) = fit(open, &mut mentions_room);
         report.unanswered_mentions = mentions;
         report.more_unanswered_mentions = left_out > 0 || page.next_cursor.is_some();
     }
@@ -544,6 +549,7 @@ mod tests {
         let input = AddBookmark {
             message_id: DiscordId::parse(&liked).unwrap(),
             note: None,
+            due_at: None,
         };
         add_bookmark(&world.store, input, &world.context()).unwrap();
         let end = poll_now(&world).plus_micros(1);

@@ -13,7 +13,9 @@ use crate::store::{BookmarkEvent, BookmarkKind, MessageRecord, Reader, Store};
 
 /// Bookmark a stored message, with an optional note, to come back to it later with
 /// `bookmarks_list`. The message's content at this moment is kept with the bookmark, so later
-/// edits or a deletion do not lose what was bookmarked. A message has at most one open bookmark.
+/// edits or a deletion do not lose what was bookmarked. A message has at most one open bookmark:
+/// on a message already bookmarked, give only `dueAt` to change when it is due ("remind me
+/// Friday"), which is recorded as a new event.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AddBookmark {
@@ -22,9 +24,13 @@ pub struct AddBookmark {
     /// Why it matters; up to 1000 characters. Default: no note.
     #[schemars(length(max = 1000))]
     pub note: Option<String>,
+    /// When to come back to it; `bookmarks_list` and `activity_digest` show due bookmarks first
+    /// and mark those past it as overdue. Default: no due time.
+    pub due_at: Option<Instant>,
 }
 
-/// List the open bookmarks, oldest first, each with the message's content as it was when
+/// List the open bookmarks: those with a due time first, soonest due first, then the others
+/// oldest first, each with the message's content as it was when
 /// bookmarked and the message as it is now (edited, deleted).
 ///
 /// Message content, author and channel names, notes and embed text in the answer are written by
@@ -63,6 +69,12 @@ pub struct Bookmark {
     pub content_when_bookmarked: String,
     /// The message as it is now.
     pub message: Message,
+    /// When it is due; absent when it has no due time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due_at: Option<Instant>,
+    /// Present (true) only when its due time has passed.
+    #[serde(default, skip_serializing_if = "super::model::is_false")]
+    pub overdue: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -101,8 +113,16 @@ fn message_in_scope(
     }
 }
 
-fn bookmark_view(event: BookmarkEvent, message: &MessageRecord, shaper: &Shaper) -> Bookmark {
+fn bookmark_view(
+    event: BookmarkEvent,
+    message: &MessageRecord,
+    shaper: &Shaper,
+    due_at: Option<Instant>,
+    now: Instant,
+) -> Bookmark {
     Bookmark {
+        due_at,
+        overdue: due_at.is_some_and(|due| due < now),
         message_id: event.message_id,
         note: event.note.map(scrubbed),
         source: event.source,
@@ -113,28 +133,50 @@ fn bookmark_view(event: BookmarkEvent, message: &MessageRecord, shaper: &Shaper)
 }
 
 pub fn add_bookmark(store: &Store, input: AddBookmark, context: &OwnerContext) -> Result<Bookmark> {
+    let now = Instant::now();
     store.write(|writer| {
         let (message, open) = {
             let reader = writer.reader();
             let message = message_in_scope(&reader, &input.message_id, context)?;
             let open = reader
                 .latest_bookmark_event(input.message_id.as_str())?
-                .is_some_and(|event| event.kind == BookmarkKind::Added);
+                .filter(|event| event.kind == BookmarkKind::Added);
             (message, open)
         };
-        if open {
-            return Err(Error::conflict("That message is already bookmarked"));
+        let event = match (open, input.due_at, &input.note) {
+            // Already bookmarked: only its due time changes, as a new event.
+            (Some(event), Some(_), None) => event,
+            (Some(_), Some(_), Some(_)) => {
+                return Err(Error::conflict(
+                    "That message is already bookmarked: give only `dueAt` to change when it is due",
+                ));
+            }
+            (Some(_), None, _) => {
+                return Err(Error::conflict("That message is already bookmarked"));
+            }
+            (None, _, _) => writer.append_bookmark_event(
+                &message.message_id,
+                BookmarkKind::Added,
+                input.note.as_deref(),
+                Some(message.current_content()),
+                context.source.as_str(),
+            )?,
+        };
+        if let Some(due_at) = input.due_at {
+            writer.append_bookmark_due(&message.message_id, due_at, context.source.as_str())?;
         }
-        let event = writer.append_bookmark_event(
-            &message.message_id,
-            BookmarkKind::Added,
-            input.note.as_deref(),
-            Some(message.current_content()),
-            context.source.as_str(),
-        )?;
         let shaper = Shaper::new(&writer.reader(), context, [&message])?;
-        Ok(bookmark_view(event, &message, &shaper))
+        Ok(bookmark_view(event, &message, &shaper, input.due_at, now))
     })
+}
+
+/// A bookmark's place in `bookmarks_list`: due ones first by due time, then the others, each
+/// by when it was bookmarked (the arrival clock: no ties). The cursor carries it whole.
+fn list_position(due_at: Option<Instant>, bookmarked_at: Instant) -> [i64; 3] {
+    match due_at {
+        Some(due) => [0, due.as_micros(), bookmarked_at.as_micros()],
+        None => [1, 0, bookmarked_at.as_micros()],
+    }
 }
 
 pub fn list_bookmarks(
@@ -142,10 +184,20 @@ pub fn list_bookmarks(
     input: ListBookmarks,
     context: &OwnerContext,
 ) -> Result<Bookmarks> {
-    let from = match &input.cursor {
+    list_bookmarks_at(store, input, context, Instant::now())
+}
+
+/// [`list_bookmarks`] as of `now` (what is overdue).
+pub(crate) fn list_bookmarks_at(
+    store: &Store,
+    input: ListBookmarks,
+    context: &OwnerContext,
+    now: Instant,
+) -> Result<Bookmarks> {
+    let from: Option<[i64; 3]> = match &input.cursor {
         None => None,
-        Some(cursor) => match cursor.parts(1).as_deref() {
-            Some(&[from]) => Some(Instant::from_micros(from)),
+        Some(cursor) => match cursor.parts(3).as_deref() {
+            Some(&[group, due, at]) => Some([group, due, at]),
             _ => {
                 return Err(Error::input(
                     "`cursor` is not one bookmarks_list returned: pass its `nextCursor` unchanged",
@@ -155,33 +207,48 @@ pub fn list_bookmarks(
     };
     let limit = input.limit.unwrap_or(super::messages::DEFAULT_LIMIT) as usize;
     store.read(|reader| {
-        let events: Vec<BookmarkEvent> = reader
+        let dues = reader.bookmark_due_times()?;
+        // A due time set before the message was last bookmarked belonged to an earlier
+        // bookmark of it.
+        let due_of = |event: &BookmarkEvent| {
+            dues.get(&event.message_id)
+                .filter(|(_, set)| *set >= event.created_at)
+                .map(|(due, _)| *due)
+        };
+        let mut events: Vec<(BookmarkEvent, Option<Instant>)> = reader
             .open_bookmarks()?
             .into_iter()
-            .filter(|event| from.is_none_or(|from| event.created_at >= from))
+            .map(|event| {
+                let due = due_of(&event);
+                (event, due)
+            })
+            .filter(|(event, due)| {
+                from.is_none_or(|from| list_position(*due, event.created_at) >= from)
+            })
             .collect();
+        events.sort_by_key(|(event, due)| list_position(*due, event.created_at));
         let ids: Vec<&str> = events
             .iter()
-            .map(|event| event.message_id.as_str())
+            .map(|(event, _)| event.message_id.as_str())
             .collect();
         let messages = reader.messages(&ids)?;
         // A bookmark whose message left the scope (DISCORD_GUILD_IDS changed) is kept in the
         // store but not shown.
-        let shown: Vec<(BookmarkEvent, MessageRecord)> = events
+        let shown: Vec<(BookmarkEvent, Option<Instant>, MessageRecord)> = events
             .into_iter()
             .zip(messages)
-            .filter_map(|(event, message)| Some((event, message?)))
-            .filter(|(_, message)| context.in_scope(message.guild_id.as_deref()))
+            .filter_map(|((event, due), message)| Some((event, due, message?)))
+            .filter(|(_, _, message)| context.in_scope(message.guild_id.as_deref()))
             .collect();
-        let shaper = Shaper::new(reader, context, shown.iter().map(|(_, message)| message))?;
+        let shaper = Shaper::new(reader, context, shown.iter().map(|(_, _, message)| message))?;
         let mut budget = Budget::answer();
         let mut bookmarks = Vec::new();
         let mut next = None;
-        for (event, message) in shown {
-            let at = event.created_at;
-            let bookmark = bookmark_view(event, &message, &shaper);
+        for (event, due, message) in shown {
+            let position = list_position(due, event.created_at);
+            let bookmark = bookmark_view(event, &message, &shaper, due, now);
             if bookmarks.len() == limit || !budget.admit(&bookmark) {
-                next = Some(PageCursor::new(&[at.as_micros()]));
+                next = Some(PageCursor::new(&position));
                 break;
             }
             bookmarks.push(bookmark);
@@ -246,6 +313,7 @@ mod tests {
         let input = AddBookmark {
             message_id: id(message_id),
             note: note.map(str::to_string),
+            due_at: None,
         };
         add_bookmark(&world.store, input, &world.context())
     }
@@ -364,5 +432,138 @@ mod tests {
             error.message(),
             format!("No stored message has id {foreign}")
         );
+    }
+
+    fn add_due(world: &World, message_id: &str, note: Option<&str>, due: &str) -> Result<Bookmark> {
+        let input = AddBookmark {
+            message_id: id(message_id),
+            note: note.map(str::to_string),
+            due_at: Some(Instant::parse(due).unwrap()),
+        };
+        add_bookmark(&world.store, input, &world.context())
+    }
+
+    fn listed_at(
+        world: &World,
+        now: &str,
+        limit: Option<u32>,
+        cursor: Option<PageCursor>,
+    ) -> Bookmarks {
+        let input = ListBookmarks { limit, cursor };
+        list_bookmarks_at(
+            &world.store,
+            input,
+            &world.context(),
+            Instant::parse(now).unwrap(),
+        )
+        .unwrap()
+    }
+
+    /// (message id, due, overdue) of each bookmark of a page.
+    fn order(bookmarks: &Bookmarks) -> Vec<(String, Option<String>, bool)> {
+        bookmarks
+            .bookmarks
+            .iter()
+            .map(|b| {
+                (
+                    b.message_id.clone(),
+                    b.due_at.map(|d| d.to_string()),
+                    b.overdue,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn due_bookmarks_come_first_soonest_first_and_are_overdue_only_after_their_due_time() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let plain = world.post(&channel, "7", "plain", json!({}));
+        let friday = world.post(&channel, "7", "friday", json!({}));
+        let monday = world.post(&channel, "7", "monday", json!({}));
+        add(&world, &plain, None).unwrap();
+        add_due(&world, &friday, None, "2026-12-04T09:00:00Z").unwrap();
+        add_due(&world, &monday, None, "2026-11-30T09:00:00Z").unwrap();
+        let friday_due = Some("2026-12-04T09:00:00.000000Z".to_string());
+        let monday_due = Some("2026-11-30T09:00:00.000000Z".to_string());
+        // At Monday's due time exactly, it is not overdue yet; a microsecond later it is.
+        assert_eq!(
+            order(&listed_at(&world, "2026-11-30T09:00:00Z", None, None)),
+            vec![
+                (monday.clone(), monday_due.clone(), false),
+                (friday.clone(), friday_due.clone(), false),
+                (plain.clone(), None, false),
+            ]
+        );
+        assert_eq!(
+            order(&listed_at(
+                &world,
+                "2026-11-30T09:00:00.000001Z",
+                None,
+                None
+            )),
+            vec![
+                (monday.clone(), monday_due.clone(), true),
+                (friday.clone(), friday_due.clone(), false),
+                (plain.clone(), None, false),
+            ]
+        );
+        // Paging one at a time reads the same order, each exactly once.
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = listed_at(&world, "2026-11-30T10:00:00Z", Some(1), cursor);
+            seen.extend(page.bookmarks.iter().map(|b| b.message_id.clone()));
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+        }
+        assert_eq!(seen, vec![monday, friday, plain]);
+    }
+
+    #[test]
+    fn bookmarking_again_with_only_a_due_time_changes_it_as_a_new_event() {
+        let world = World::new();
+        let channel = world.channel("general");
+        let message = world.post(&channel, "7", "the PR", json!({}));
+        add(&world, &message, Some("review")).unwrap();
+        let changed = add_due(&world, &message, None, "2026-12-04T09:00:00Z").unwrap();
+        assert_eq!(changed.note.as_deref(), Some("review"), "the note stays");
+        assert_eq!(changed.due_at, Instant::parse("2026-12-04T09:00:00Z"));
+        add_due(&world, &message, None, "2026-12-07T09:00:00Z").unwrap();
+        let listed = listed_at(&world, "2026-12-01T00:00:00Z", None, None);
+        let bookmark = listed
+            .bookmarks
+            .iter()
+            .find(|b| b.message_id == message)
+            .unwrap();
+        assert_eq!(bookmark.due_at, Instant::parse("2026-12-07T09:00:00Z"));
+        let dues = world
+            .store
+            .read(|reader| reader.bookmark_due_times())
+            .unwrap();
+        assert_eq!(
+            dues[&message].0,
+            Instant::parse("2026-12-07T09:00:00Z").unwrap()
+        );
+        let error =
+            add_due(&world, &message, Some("new note"), "2026-12-08T09:00:00Z").unwrap_err();
+        assert_eq!(
+            error.message(),
+            "That message is already bookmarked: give only `dueAt` to change when it is due"
+        );
+        let error = add(&world, &message, None).unwrap_err();
+        assert_eq!(error.message(), "That message is already bookmarked");
+        // Resolved and bookmarked again, it starts without the old due time.
+        resolve(&world, &message, Source::Cli).unwrap();
+        add(&world, &message, None).unwrap();
+        let listed = listed_at(&world, "2026-12-01T00:00:00Z", None, None);
+        let bookmark = listed
+            .bookmarks
+            .iter()
+            .find(|b| b.message_id == message)
+            .unwrap();
+        assert_eq!(bookmark.due_at, None);
     }
 }

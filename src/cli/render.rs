@@ -15,7 +15,8 @@ use comfy_table::{ContentArrangement, Table};
 use crate::business::activity::{Activity, DigestReport};
 use crate::business::bookmarks::{Bookmark, Bookmarks, ResolvedBookmark};
 use crate::business::channels::ChannelList;
-use crate::business::mentions::Mentions;
+use crate::business::channels::MarkedRead;
+use crate::business::mentions::{Closed, DismissedMention, Mentions};
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
 use crate::business::model::{AuthorKind, Message, MessageBody};
 use crate::business::schedules::{Schedule, ScheduleStatus, Schedules};
@@ -174,18 +175,17 @@ fn message_row(message: &Message) -> Vec<String> {
     ]
 }
 
-fn messages_table(messages: &[Message]) -> Table {
-    let sent = sent_heading();
-    let mut out = table(&[sent.as_str(), "channel", "author", "content", "", "id"]);
-    for message in messages {
-        out.add_row(message_row(message));
-    }
-    out
-}
-
 impl Render for ChannelList {
     fn render(&self) -> String {
-        let mut out = table(&["channel", "kind", "readable", "new", "newest arrival", "id"]);
+        let mut out = table(&[
+            "channel",
+            "kind",
+            "readable",
+            "new",
+            "unread",
+            "newest arrival",
+            "id",
+        ]);
         for channel in &self.channels {
             let name = if channel.tags.is_empty() {
                 channel.name.clone()
@@ -200,6 +200,7 @@ impl Render for ChannelList {
                     Some(reason) => format!("no: {reason}"),
                 },
                 channel.new_since.to_string(),
+                channel.unread.to_string(),
                 channel.newest_arrival.map(local).unwrap_or_default(),
                 channel.channel_id.clone(),
             ]);
@@ -291,7 +292,21 @@ impl Render for Mentions {
         if self.mentions.is_empty() {
             return "No mentions.\n".to_string();
         }
-        let out = messages_table(&self.mentions);
+        // The `closed` column only where something closed: awaiting-reply never shows one.
+        let any_closed = self.mentions.iter().any(|mention| mention.closed.is_some());
+        let sent = sent_heading();
+        let mut headings = vec![sent.as_str(), "channel", "author", "content", "", "id"];
+        if any_closed {
+            headings.push("closed");
+        }
+        let mut out = table(&headings);
+        for mention in &self.mentions {
+            let mut row = message_row(&mention.message);
+            if any_closed {
+                row.push(mention.closed.map_or("", Closed::as_str).to_string());
+            }
+            out.add_row(row);
+        }
         let more = match &self.next_cursor {
             Some(cursor) => format!("; more: --cursor {cursor}"),
             None => String::new(),
@@ -300,6 +315,15 @@ impl Render for Mentions {
             "{out}\n{}{more}\n",
             plural(self.mentions.len() as u64, "mention")
         )
+    }
+}
+
+/// When a bookmark is due, as a person reads it: empty without a due time.
+fn due(bookmark: &Bookmark) -> String {
+    match (bookmark.due_at, bookmark.overdue) {
+        (Some(due), true) => format!("OVERDUE {}", local(due)),
+        (Some(due), false) => local(due),
+        (None, _) => String::new(),
     }
 }
 
@@ -317,6 +341,7 @@ fn bookmark_row(bookmark: &Bookmark) -> Vec<String> {
         format!("#{}", bookmark.message.channel_name),
         excerpt(&bookmark.content_when_bookmarked, 56),
         bookmark.note.clone().unwrap_or_default(),
+        due(bookmark),
         state,
         bookmark.message_id.clone(),
     ]
@@ -333,6 +358,7 @@ impl Render for Bookmarks {
             "channel",
             "message",
             "note",
+            "due",
             "now",
             "id",
         ]);
@@ -353,6 +379,36 @@ impl Render for Bookmark {
             "Bookmarked message {}: {}\n",
             self.message_id,
             excerpt(&self.content_when_bookmarked, 72)
+        )
+    }
+}
+
+impl Render for MarkedRead {
+    fn render(&self) -> String {
+        let names: Vec<String> = self
+            .channels
+            .iter()
+            .map(|channel| format!("#{}", channel.channel_name))
+            .collect();
+        let more = match self.channels_left_out {
+            0 => String::new(),
+            more => format!(" and {more} more"),
+        };
+        format!(
+            "Marked read through {}: {}{more}\n",
+            local(self.through),
+            names.join(", ")
+        )
+    }
+}
+
+impl Render for DismissedMention {
+    fn render(&self) -> String {
+        format!(
+            "Dismissed the mention {} in #{} at {}; it no longer awaits a reply\n",
+            self.mention.message.body.message_id,
+            self.mention.message.channel_name,
+            local(self.dismissed_at)
         )
     }
 }
@@ -511,8 +567,13 @@ impl Render for DigestReport {
                 .as_deref()
                 .map(|note| format!(" — {note}"))
                 .unwrap_or_default();
+            let due = match (bookmark.due_at, bookmark.overdue) {
+                (Some(_), true) => format!(" [{}]", due(bookmark)),
+                (Some(_), false) => format!(" [due {}]", due(bookmark)),
+                (None, _) => String::new(),
+            };
             text.push_str(&format!(
-                "    {}{note}\n",
+                "    {}{note}{due}\n",
                 excerpt(&bookmark.content_when_bookmarked, 60)
             ));
         }

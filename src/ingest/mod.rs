@@ -162,6 +162,7 @@ mod tests {
             channel_id: crate::business::model::DiscordId::parse(channel),
             limit: Some(500),
             cursor: None,
+            from_read_markers: None,
         };
         let result = catch_up(&world.store, input, &world.context()).unwrap();
         result

@@ -20,7 +20,8 @@ use std::hash::{BuildHasher, Hasher};
 use crate::business::activity::{Activity, DigestReport};
 use crate::business::bookmarks::{Bookmark, Bookmarks, ResolvedBookmark};
 use crate::business::channels::ChannelList;
-use crate::business::mentions::Mentions;
+use crate::business::channels::MarkedRead;
+use crate::business::mentions::{DismissedMention, Mentions};
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
 use crate::business::model::{AuthorKind, Message, MessageBody, MessageWithHistory};
 use crate::business::schedules::{Schedule, Schedules};
@@ -257,9 +258,12 @@ impl ModelText for CaughtUp {
 impl ModelText for Mentions {
     fn write_text(&self, text: &mut TextBlock) {
         text.line(&format!("{} mentions of the owner:", self.mentions.len()));
-        for message in &self.mentions {
-            let line = message_line(text, message);
-            text.line(&line);
+        for mention in &self.mentions {
+            let line = message_line(text, &mention.message);
+            match mention.closed {
+                None => text.line(&line),
+                Some(closed) => text.line(&format!("{line} [closed: {}]", closed.as_str())),
+            }
         }
         if let Some(cursor) = &self.next_cursor {
             text.line(&format!(
@@ -292,8 +296,12 @@ impl ModelText for ChannelList {
                 .newest_arrival
                 .map(|newest| format!(", newest {newest}"))
                 .unwrap_or_default();
+            let unread = match channel.read_through {
+                Some(through) => format!(", {} unread after {through}", channel.unread),
+                None => format!(", {} unread (never marked read)", channel.unread),
+            };
             text.line(&format!(
-                "- {name} (channel {}, {}{parent}{readable}): {} new{newest}",
+                "- {name} (channel {}, {}{parent}{readable}): {} new{unread}{newest}",
                 channel.channel_id, channel.kind, channel.new_since
             ));
         }
@@ -399,6 +407,15 @@ fn bookmark_line(text: &mut TextBlock, bookmark: &Bookmark) -> String {
         text.data(&bookmark.content_when_bookmarked)
     );
     line.push_str(&flags(&message.body));
+    match (bookmark.due_at, bookmark.overdue) {
+        (Some(due), true) => {
+            let _ = write!(line, " [OVERDUE: was due {due}]");
+        }
+        (Some(due), false) => {
+            let _ = write!(line, " [due {due}]");
+        }
+        _ => {}
+    }
     if let Some(note) = &bookmark.note {
         let _ = write!(line, " — note: {}", text.data(note));
     }
@@ -417,7 +434,7 @@ fn bookmark_line(text: &mut TextBlock, bookmark: &Bookmark) -> String {
 impl ModelText for Bookmarks {
     fn write_text(&self, text: &mut TextBlock) {
         text.line(&format!(
-            "{} open bookmarks, oldest first:",
+            "{} open bookmarks, due ones first (soonest due first), then the others oldest first:",
             self.bookmarks.len()
         ));
         for bookmark in &self.bookmarks {
@@ -438,6 +455,44 @@ impl ModelText for Bookmark {
         text.line("Bookmarked:");
         let line = bookmark_line(text, self);
         text.line(&line);
+    }
+}
+
+impl ModelText for MarkedRead {
+    fn write_text(&self, text: &mut TextBlock) {
+        text.line(&format!(
+            "Marked read through {} (from {}); channels_list counts only what arrives after as unread, and messages_catch_up {} starts there:",
+            self.through,
+            self.source,
+            json_args_bool("fromReadMarkers")
+        ));
+        for channel in &self.channels {
+            let name = text.data(&format!("#{}", channel.channel_name));
+            text.line(&format!("- {name} (channel {})", channel.channel_id));
+        }
+        if self.channels_left_out > 0 {
+            text.line(&format!("- and {} more channels", self.channels_left_out));
+        }
+    }
+}
+
+/// `{"name":true}`, to show a call with one flag.
+fn json_args_bool(name: &str) -> String {
+    serde_json::json!({ name: true }).to_string()
+}
+
+impl ModelText for DismissedMention {
+    fn write_text(&self, text: &mut TextBlock) {
+        let line = message_line(text, &self.mention.message);
+        text.line(&format!(
+            "Dismissed at {} (from {}); it no longer awaits a reply:",
+            self.dismissed_at, self.source
+        ));
+        text.line(&line);
+        if let Some(note) = &self.note {
+            let note = text.data(note);
+            text.line(&format!("Note: {note}"));
+        }
     }
 }
 

@@ -293,6 +293,14 @@ pub fn capabilities() -> &'static [Capability] {
                 channels::list_channels
             ),
             capability!(
+                "channels_mark_read",
+                "Mark channels read",
+                WritesStore,
+                ["mark-read"],
+                None,
+                channels::mark_read
+            ),
+            capability!(
                 "messages_catch_up",
                 "Catch up on new messages",
                 ReadsStore,
@@ -340,6 +348,14 @@ pub fn capabilities() -> &'static [Capability] {
                 ["mentions", "awaiting-reply"],
                 None,
                 mentions::awaiting_reply
+            ),
+            capability!(
+                "mentions_dismiss",
+                "Dismiss a mention",
+                WritesStore,
+                ["mentions", "dismiss"],
+                Some("messageId"),
+                mentions::dismiss_mention
             ),
             capability!(
                 async "activity_wait",

@@ -1,4 +1,4 @@
-//! Counting what arrived: the cursor tool's counts, the digest's window, the owner's replies.
+//! Counting what arrived: the cursor tool's counts, the digest's window.
 
 use rusqlite::params;
 
@@ -102,19 +102,6 @@ impl Reader<'_> {
             deletions: count("message_deletions")?,
             reactions: count("reaction_events")?,
         })
-    }
-
-    /// Whether `user_id` wrote in the channel after Discord's instant `sent_at`.
-    pub fn spoke_after(&self, channel_id: &str, user_id: &str, sent_at: Instant) -> Result<bool> {
-        Ok(self
-            .connection
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM messages
-                                WHERE channel_id = ?1 AND author_id = ?2 AND sent_at > ?3)",
-            )?
-            .query_row(params![channel_id, user_id, sent_at.to_iso()], |row| {
-                row.get(0)
-            })?)
     }
 
     /// What each of `channel_ids` received in `[since, until)`, position for position: how many

@@ -71,7 +71,44 @@ impl Reader<'_> {
     }
 }
 
+impl Reader<'_> {
+    /// Every message's newest due-time event: (due at, when it was set).
+    pub fn bookmark_due_times(
+        &self,
+    ) -> Result<std::collections::HashMap<String, (Instant, Instant)>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT message_id, due_at, created_at FROM bookmark_due_events
+             WHERE seq IN (SELECT max(seq) FROM bookmark_due_events GROUP BY message_id)",
+        )?;
+        let mut dues = std::collections::HashMap::new();
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let (due, set): (String, String) = (row.get(1)?, row.get(2)?);
+            if let (Some(due), Some(set)) = (Instant::parse(&due), Instant::parse(&set)) {
+                dues.insert(row.get(0)?, (due, set));
+            }
+        }
+        Ok(dues)
+    }
+}
+
 impl Writer<'_> {
+    /// Appends a bookmark's due time (set or changed); answers when it was recorded.
+    pub fn append_bookmark_due(
+        &mut self,
+        message_id: &str,
+        due_at: Instant,
+        source: &str,
+    ) -> Result<Instant> {
+        let created_at = self.stamp();
+        self.transaction.execute(
+            "INSERT INTO bookmark_due_events (created_at, message_id, due_at, source)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![created_at.to_iso(), message_id, due_at.to_iso(), source],
+        )?;
+        Ok(created_at)
+    }
+
     /// Appends a bookmark event; the caller has checked that it makes sense.
     pub fn append_bookmark_event(
         &mut self,

@@ -56,6 +56,18 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0011_poll_votes.sql",
         include_str!("../../migrations/0011_poll_votes.sql"),
     ),
+    (
+        "0012_mention_dismissals.sql",
+        include_str!("../../migrations/0012_mention_dismissals.sql"),
+    ),
+    (
+        "0013_read_markers.sql",
+        include_str!("../../migrations/0013_read_markers.sql"),
+    ),
+    (
+        "0014_bookmark_due_times.sql",
+        include_str!("../../migrations/0014_bookmark_due_times.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

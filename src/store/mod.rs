@@ -16,10 +16,12 @@ mod extras;
 mod history;
 mod identity;
 mod ingest_claim;
+mod mention_state;
 mod messages;
 mod migrations;
 mod paths;
 mod reactions;
+mod read_markers;
 mod schedules;
 mod search;
 #[cfg(test)]
@@ -50,6 +52,7 @@ pub use extras::{
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
 pub use ingest_claim::IngestClaim;
+pub use mention_state::MentionDismissal;
 pub use messages::{ArrivalCounts, EditRecord, MessageRecord, NewEdit, NewMessage, Provenance};
 pub use paths::default_path;
 pub use reactions::{ReactionChange, ReactionCount};
@@ -835,6 +838,9 @@ mod tests {
         "discord_clock_readings",
         "message_extras",
         "poll_vote_events",
+        "mention_dismissals",
+        "read_markers",
+        "bookmark_due_events",
     ];
     /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
     /// only ever inserts into it).
@@ -863,8 +869,17 @@ mod tests {
         let input = crate::business::bookmarks::AddBookmark {
             message_id: crate::business::model::DiscordId::parse(&message).unwrap(),
             note: None,
+            due_at: Some(Instant::now()),
         };
         crate::business::bookmarks::add_bookmark(&world.store, input, &world.context()).unwrap();
+        let dismissal = crate::business::mentions::DismissMention {
+            message_id: crate::business::model::DiscordId::parse(&message).unwrap(),
+            note: None,
+        };
+        crate::business::mentions::dismiss_mention(&world.store, dismissal, &world.context())
+            .unwrap();
+        let marker = crate::business::channels::MarkRead::default();
+        crate::business::channels::mark_read(&world.store, marker, &world.context()).unwrap();
         world.delete(&channel, &message);
         // The daemon's own record (written by `ingest`, not by recorders).
         world

@@ -1,7 +1,7 @@
-//! An MCP client that connects sees exactly the sixteen capabilities as tools, in the registry's
+//! An MCP client that connects sees exactly the registered capabilities as tools, in the registry's
 //! order, the same set whose surfaces are reviewed in `tests/snapshots/`, each described for the
 //! caller, with an input schema that refuses unknown fields and a declared output schema, and
-//! annotated: the eleven that only read are read-only, the two that post are open-world.
+//! annotated: those that only read are read-only, the two that post are open-world.
 
 use serde_json::Value;
 
@@ -18,12 +18,14 @@ pub async fn spec() {
         names,
         [
             "channels_list",
+            "channels_mark_read",
             "messages_catch_up",
             "messages_history",
             "messages_search",
             "messages_send",
             "mentions_list",
             "mentions_awaiting_reply",
+            "mentions_dismiss",
             "activity_wait",
             "activity_digest",
             "bookmarks_add",

@@ -1,0 +1,78 @@
+//! The owner's read markers: appended per channel, the newest row of a channel is its marker;
+//! and the reads that start after them.
+
+use std::collections::HashMap;
+
+use rusqlite::params;
+
+use super::messages::{MESSAGE_COLUMNS, message_from_row};
+use super::{MessageRecord, Reader, Writer};
+use crate::error::Result;
+use crate::instant::Instant;
+
+impl Reader<'_> {
+    /// Every channel's read marker: the instant its newest marker reads through.
+    pub fn read_markers(&self) -> Result<HashMap<String, Instant>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT channel_id, read_through FROM read_markers
+             WHERE seq IN (SELECT max(seq) FROM read_markers GROUP BY channel_id)",
+        )?;
+        let mut markers = HashMap::new();
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let through: String = row.get(1)?;
+            if let Some(through) = Instant::parse(&through) {
+                markers.insert(row.get(0)?, through);
+            }
+        }
+        Ok(markers)
+    }
+
+    /// Up to `limit` messages that arrived at or after `from` and at or after their own
+    /// channel's start in `starts` (channels not in it are left out), in arrival order across
+    /// channels, hydrated.
+    pub fn messages_arrived_from_starts(
+        &self,
+        starts: &HashMap<String, Instant>,
+        from: Instant,
+        limit: usize,
+    ) -> Result<Vec<MessageRecord>> {
+        let starts: serde_json::Map<String, serde_json::Value> = starts
+            .iter()
+            .map(|(channel, start)| (channel.clone(), start.to_iso().into()))
+            .collect();
+        let starts = serde_json::Value::Object(starts).to_string();
+        // Channel ids are digits, so the JSON path quotes them as object keys.
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_arrival
+             WHERE created_at >= ?1
+               AND created_at >= json_extract(?2, '$.\"' || channel_id || '\"')
+             ORDER BY created_at LIMIT ?3"
+        ))?;
+        let rows = statement
+            .query_map(
+                params![from.to_iso(), starts, limit as i64],
+                message_from_row,
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        self.hydrate(rows)
+    }
+}
+
+impl Writer<'_> {
+    /// Appends a read marker: `channel_id` is read through `through`.
+    pub fn append_read_marker(
+        &mut self,
+        channel_id: &str,
+        through: Instant,
+        source: &str,
+    ) -> Result<Instant> {
+        let created_at = self.stamp();
+        self.transaction.execute(
+            "INSERT INTO read_markers (created_at, channel_id, read_through, source)
+             VALUES (?1, ?2, ?3, ?4)",
+            params![created_at.to_iso(), channel_id, through.to_iso(), source],
+        )?;
+        Ok(created_at)
+    }
+}
