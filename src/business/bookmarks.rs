@@ -196,14 +196,7 @@ pub(crate) fn list_bookmarks_at(
 ) -> Result<Bookmarks> {
     let from: Option<[i64; 3]> = match &input.cursor {
         None => None,
-        Some(cursor) => match cursor.parts(3).as_deref() {
-            Some(&[group, due, at]) => Some([group, due, at]),
-            _ => {
-                return Err(Error::input(
-                    "`cursor` is not one bookmarks_list returned: pass its `nextCursor` unchanged",
-                ));
-            }
-        },
+        Some(cursor) => Some(cursor.read::<3>("bookmarks_list")?),
     };
     let limit = input.limit.unwrap_or(super::messages::DEFAULT_LIMIT) as usize;
     store.read(|reader| {

@@ -284,14 +284,7 @@ pub fn list_channels(
     let since = since_or_default(input.since);
     let from = match &input.cursor {
         None => 0,
-        Some(cursor) => match cursor.parts(1).as_deref() {
-            Some(&[from]) => from,
-            _ => {
-                return Err(Error::input(
-                    "`cursor` is not one channels_list returned: pass its `nextCursor` unchanged",
-                ));
-            }
-        },
+        Some(cursor) => cursor.read::<1>("channels_list")?[0],
     };
     let limit = input.limit.unwrap_or(DEFAULT_CHANNELS_LIMIT) as usize;
     store.read(|reader| {

@@ -100,12 +100,7 @@ fn page_start(
             "Give `since` or `cursor`, not both: a cursor says where to read on",
         )),
         (since, None) => Ok(since.unwrap_or_else(default_since)),
-        (None, Some(cursor)) => match cursor.parts(1).as_deref() {
-            Some(&[from]) => Ok(Instant::from_micros(from)),
-            _ => Err(Error::input(format!(
-                "`cursor` is not one {tool} returned: pass its `nextCursor` unchanged"
-            ))),
-        },
+        (None, Some(cursor)) => Ok(Instant::from_micros(cursor.read::<1>(tool)?[0])),
     }
 }
 

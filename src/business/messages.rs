@@ -148,11 +148,7 @@ fn catch_up_window(input: &CatchUp) -> Result<(Instant, Instant, bool)> {
             "Give `since` or `cursor`, not both: a cursor carries the window it was made for",
         ));
     }
-    let wrong = || {
-        Error::input(
-            "`cursor` is not one messages_catch_up returned: pass its `nextCursor` unchanged",
-        )
-    };
+    let wrong = || PageCursor::foreign("messages_catch_up");
     // A page read from the read markers says so in its cursor's third part.
     let parts = cursor
         .parts(2)
@@ -674,13 +670,9 @@ pub fn search_messages(
     let limit = input.limit.unwrap_or(DEFAULT_SEARCH_LIMIT) as usize;
     let skip = match &input.cursor {
         None => 0,
-        Some(cursor) => match cursor.parts(1).as_deref() {
-            Some(&[skip]) if (0..=MAX_SEARCH_DEPTH).contains(&skip) => skip as usize,
-            _ => {
-                return Err(Error::input(
-                    "`cursor` is not one messages_search returned: pass its `nextCursor` unchanged",
-                ));
-            }
+        Some(cursor) => match cursor.read::<1>("messages_search")? {
+            [skip] if (0..=MAX_SEARCH_DEPTH).contains(&skip) => skip as usize,
+            _ => return Err(PageCursor::foreign("messages_search")),
         },
     };
     store.read(|reader| {

@@ -90,6 +90,21 @@ impl PageCursor {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The `N` numbers this cursor carries, or the owner-worded refusal of a cursor `tool` did
+    /// not return (another tool's, or one made up).
+    pub(crate) fn read<const N: usize>(&self, tool: &str) -> BusinessResult<[i64; N]> {
+        self.parts(N)
+            .and_then(|parts| parts.try_into().ok())
+            .ok_or_else(|| PageCursor::foreign(tool))
+    }
+
+    /// The refusal of a cursor `tool` did not return.
+    pub(crate) fn foreign(tool: &str) -> crate::error::Error {
+        crate::error::Error::input(format!(
+            "`cursor` is not one {tool} returned: pass its `nextCursor` unchanged"
+        ))
+    }
 }
 
 impl fmt::Display for PageCursor {
@@ -690,5 +705,21 @@ mod tests {
         assert_eq!(pinned["pinned"], true);
         assert_eq!(pinned["attachments"][0]["contentType"], "image/png");
         assert_eq!(pinned["attachments"][0].get("width"), None);
+    }
+
+    #[test]
+    fn a_cursor_reads_back_its_numbers_and_one_of_another_shape_is_refused_naming_the_tool() {
+        let cursor = PageCursor::new(&[-5, 7]);
+        assert_eq!(cursor.as_str(), "-5_7");
+        assert_eq!(cursor.read::<2>("schedules_list").unwrap(), [-5, 7]);
+        for refused in [
+            cursor.read::<1>("channels_list").unwrap_err(),
+            cursor.read::<3>("channels_list").unwrap_err(),
+        ] {
+            assert_eq!(
+                refused.message(),
+                "`cursor` is not one channels_list returned: pass its `nextCursor` unchanged"
+            );
+        }
     }
 }

@@ -280,14 +280,10 @@ pub fn list_schedules(
 ) -> Result<Schedules> {
     let from = match &input.cursor {
         None => None,
-        Some(cursor) => match cursor.parts(2).as_deref() {
-            Some(&[send_at, schedule_id]) => Some((Instant::from_micros(send_at), schedule_id)),
-            _ => {
-                return Err(Error::input(
-                    "`cursor` is not one schedules_list returned: pass its `nextCursor` unchanged",
-                ));
-            }
-        },
+        Some(cursor) => {
+            let [send_at, schedule_id] = cursor.read::<2>("schedules_list")?;
+            Some((Instant::from_micros(send_at), schedule_id))
+        }
     };
     let limit = input.limit.unwrap_or(super::messages::DEFAULT_LIMIT) as usize;
     store.read(|reader| {
