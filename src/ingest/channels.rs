@@ -185,11 +185,6 @@ pub(super) fn record_channel_event_in(
     Ok(changed.into())
 }
 
-/// CHANNEL_DELETE.
-pub fn record_channel_deleted(store: &Store, channel: &GuildChannel) -> Result<Recorded> {
-    store.write(|writer| record_channel_deleted_in(writer, channel))
-}
-
 pub(super) fn record_channel_deleted_in(
     writer: &mut Writer<'_>,
     channel: &GuildChannel,
@@ -197,21 +192,11 @@ pub(super) fn record_channel_deleted_in(
     Ok(record_removed(writer, &channel.id.to_string())?.into())
 }
 
-/// THREAD_DELETE.
-pub fn record_thread_deleted(store: &Store, thread: &PartialGuildChannel) -> Result<Recorded> {
-    store.write(|writer| record_thread_deleted_in(writer, thread))
-}
-
 pub(super) fn record_thread_deleted_in(
     writer: &mut Writer<'_>,
     thread: &PartialGuildChannel,
 ) -> Result<Recorded> {
     Ok(record_removed(writer, &thread.id.to_string())?.into())
-}
-
-/// THREAD_LIST_SYNC: the active threads of a guild.
-pub fn record_thread_list(store: &Store, threads: &[GuildChannel]) -> Result<Recorded> {
-    store.write(|writer| record_thread_list_in(writer, threads))
 }
 
 pub(super) fn record_thread_list_in(

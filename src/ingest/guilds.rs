@@ -10,11 +10,6 @@ use super::channels::{record_channel_in, refresh_guild_channels};
 use crate::error::Result;
 use crate::store::{GuildRecord, Identity, RolePermissions, Store, Writer};
 
-/// READY: who the bot is.
-pub fn record_ready(store: &Store, ready: &Ready) -> Result<Recorded> {
-    store.write(|writer| record_ready_in(writer, ready))
-}
-
 pub(super) fn record_ready_in(writer: &mut Writer<'_>, ready: &Ready) -> Result<Recorded> {
     let identity = Identity {
         bot_user_id: Some(ready.user.id.to_string()),
@@ -127,11 +122,6 @@ pub(super) fn record_guild_in(writer: &mut Writer<'_>, guild: &Guild) -> Result<
     Ok(changed.into())
 }
 
-/// GUILD_UPDATE: name and roles.
-pub fn record_guild_update(store: &Store, guild: &PartialGuild) -> Result<Recorded> {
-    store.write(|writer| record_guild_update_in(writer, guild))
-}
-
 pub(super) fn record_guild_update_in(
     writer: &mut Writer<'_>,
     guild: &PartialGuild,
@@ -142,14 +132,6 @@ pub(super) fn record_guild_update_in(
         known.removed = false;
     })?;
     Ok(changed.into())
-}
-
-/// GUILD_DELETE: the bot left or was removed. An outage (`unavailable`) is not a removal.
-pub fn record_guild_removed(store: &Store, guild: &UnavailableGuild) -> Result<Recorded> {
-    if guild.unavailable {
-        return Ok(Recorded::Ignored);
-    }
-    store.write(|writer| record_guild_removed_in(writer, guild))
 }
 
 pub(super) fn record_guild_removed_in(
@@ -166,11 +148,6 @@ pub(super) fn record_guild_removed_in(
     Ok(update_guild(writer, &guild_id, |known| known.removed = true)?.into())
 }
 
-/// GUILD_ROLE_CREATE and GUILD_ROLE_UPDATE.
-pub fn record_role(store: &Store, role: &Role) -> Result<Recorded> {
-    store.write(|writer| record_role_in(writer, role))
-}
-
 pub(super) fn record_role_in(writer: &mut Writer<'_>, role: &Role) -> Result<Recorded> {
     let entry = RolePermissions {
         id: role.id.to_string(),
@@ -185,11 +162,6 @@ pub(super) fn record_role_in(writer: &mut Writer<'_>, role: &Role) -> Result<Rec
     Ok(changed.into())
 }
 
-/// GUILD_ROLE_DELETE.
-pub fn record_role_deleted(store: &Store, guild_id: GuildId, role_id: RoleId) -> Result<Recorded> {
-    store.write(|writer| record_role_deleted_in(writer, guild_id, role_id))
-}
-
 pub(super) fn record_role_deleted_in(
     writer: &mut Writer<'_>,
     guild_id: GuildId,
@@ -201,11 +173,6 @@ pub(super) fn record_role_deleted_in(
         known.bot_role_ids.retain(|existing| *existing != role_id);
     })?;
     Ok(changed.into())
-}
-
-/// GUILD_MEMBER_UPDATE: a member's roles (the bot's own roles decide what it can read).
-pub fn record_member_update(store: &Store, update: &GuildMemberUpdateEvent) -> Result<Recorded> {
-    store.write(|writer| record_member_update_in(writer, update))
 }
 
 pub(super) fn record_member_update_in(

@@ -107,16 +107,6 @@ pub(crate) fn record_message_in(
     Ok(stored.into())
 }
 
-/// MESSAGE_UPDATE. A change of content (with Discord's edit timestamp) is an edit; what else
-/// it carries (the embeds of an unfurl, a pin, attachments, flags) updates the message's
-/// extras. An update of neither is ignored.
-pub fn record_message_update(store: &Store, update: &MessageUpdateEvent) -> Result<Recorded> {
-    if edit_of(update)?.is_none() && !touches_extras(update) {
-        return Ok(Recorded::Ignored);
-    }
-    store.write(|writer| record_message_update_in(writer, update))
-}
-
 pub(super) fn record_message_update_in(
     writer: &mut Writer<'_>,
     update: &MessageUpdateEvent,
@@ -175,15 +165,6 @@ fn edit_of(update: &MessageUpdateEvent) -> Result<Option<NewEdit>> {
     }))
 }
 
-/// MESSAGE_DELETE.
-pub fn record_message_deleted(
-    store: &Store,
-    channel_id: ChannelId,
-    message_id: MessageId,
-) -> Result<Recorded> {
-    store.write(|writer| record_message_deleted_in(writer, channel_id, message_id))
-}
-
 pub(super) fn record_message_deleted_in(
     writer: &mut Writer<'_>,
     channel_id: ChannelId,
@@ -192,15 +173,6 @@ pub(super) fn record_message_deleted_in(
     Ok(writer
         .insert_deletion(&message_id.to_string(), &channel_id.to_string(), false)?
         .into())
-}
-
-/// MESSAGE_DELETE_BULK: all of them in one transaction.
-pub fn record_messages_bulk_deleted(
-    store: &Store,
-    channel_id: ChannelId,
-    message_ids: &[MessageId],
-) -> Result<Recorded> {
-    store.write(|writer| record_messages_bulk_deleted_in(writer, channel_id, message_ids))
 }
 
 pub(super) fn record_messages_bulk_deleted_in(

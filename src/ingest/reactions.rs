@@ -5,7 +5,7 @@ use serenity::model::id::{ChannelId, MessageId};
 
 use super::Recorded;
 use crate::error::Result;
-use crate::store::{ReactionChange, Store, Writer};
+use crate::store::{ReactionChange, Writer};
 
 /// A Unicode emoji as itself, a custom one as Discord writes it in a message (`<:name:id>`).
 pub(crate) fn emoji_text(emoji: &ReactionType) -> String {
@@ -17,13 +17,6 @@ pub(crate) fn emoji_text(emoji: &ReactionType) -> String {
             name.as_deref().unwrap_or("emoji")
         ),
         _ => "?".to_string(),
-    }
-}
-
-fn record(store: &Store, change: Option<ReactionChange>) -> Result<Recorded> {
-    match change {
-        Some(change) => store.write(|writer| Ok(writer.record_reaction(&change)?.into())),
-        None => Ok(Recorded::Ignored),
     }
 }
 
@@ -65,30 +58,6 @@ fn emoji_cleared(reaction: &Reaction) -> Option<ReactionChange> {
         channel_id: reaction.channel_id.to_string(),
         emoji: emoji_text(&reaction.emoji),
     })
-}
-
-/// MESSAGE_REACTION_ADD.
-pub fn record_reaction_added(store: &Store, reaction: &Reaction) -> Result<Recorded> {
-    record(store, added(reaction))
-}
-
-/// MESSAGE_REACTION_REMOVE.
-pub fn record_reaction_removed(store: &Store, reaction: &Reaction) -> Result<Recorded> {
-    record(store, removed(reaction))
-}
-
-/// MESSAGE_REACTION_REMOVE_ALL.
-pub fn record_reactions_cleared(
-    store: &Store,
-    channel_id: ChannelId,
-    message_id: MessageId,
-) -> Result<Recorded> {
-    record(store, cleared(channel_id, message_id))
-}
-
-/// MESSAGE_REACTION_REMOVE_EMOJI.
-pub fn record_reaction_emoji_cleared(store: &Store, reaction: &Reaction) -> Result<Recorded> {
-    record(store, emoji_cleared(reaction))
 }
 
 pub(super) fn record_reaction_added_in(

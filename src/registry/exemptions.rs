@@ -61,18 +61,6 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: RECORDER,
     },
     Exemption {
-        function: "ingest::channels::record_channel_deleted",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::channels::record_thread_deleted",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::channels::record_thread_list",
-        reason: RECORDER,
-    },
-    Exemption {
         function: "ingest::guilds::record_application_owner",
         reason: RECORDER,
     },
@@ -81,59 +69,7 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: RECORDER,
     },
     Exemption {
-        function: "ingest::guilds::record_guild_removed",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::guilds::record_guild_update",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::guilds::record_member_update",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::guilds::record_ready",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::guilds::record_role",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::guilds::record_role_deleted",
-        reason: RECORDER,
-    },
-    Exemption {
         function: "ingest::messages::record_message",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::messages::record_message_deleted",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::messages::record_message_update",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::messages::record_messages_bulk_deleted",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::reactions::record_reaction_added",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::reactions::record_reaction_emoji_cleared",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::reactions::record_reaction_removed",
-        reason: RECORDER,
-    },
-    Exemption {
-        function: "ingest::reactions::record_reactions_cleared",
         reason: RECORDER,
     },
     Exemption {
