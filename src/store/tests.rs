@@ -1,0 +1,560 @@
+//! Unit tests of `store`, kept beside it so the production file reads on its own.
+
+use std::process::Command;
+
+use rusqlite::params;
+
+use super::testing::{fresh_id, shared_store};
+use super::*;
+use crate::store::NewEdit;
+use crate::store::ReactionChange;
+
+const HISTORY_TABLES: &[&str] = &[
+    "identity_events",
+    "guild_events",
+    "member_role_events",
+    "channel_events",
+    "messages",
+    "message_mentions",
+    "message_edits",
+    "message_deletions",
+    "reaction_events",
+    "bookmark_events",
+    "gateway_events",
+    "channel_coverage",
+    "coverage_gaps",
+    "schedules",
+    "schedule_events",
+    "assistant_sends",
+    "channel_anchors",
+    "discord_clock_readings",
+    "message_extras",
+    "poll_vote_events",
+    "mention_dismissals",
+    "read_markers",
+    "bookmark_due_events",
+];
+/// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
+/// only ever inserts into it).
+const SEARCH_TABLES: &[&str] = &[
+    "message_text",
+    "message_text_config",
+    "message_text_content",
+    "message_text_data",
+    "message_text_docsize",
+    "message_text_idx",
+];
+
+/// Writes at least one row into every history table, through the real recorders.
+fn fill_every_table() -> crate::test_fixtures::World {
+    use serde_json::json;
+    let world = crate::test_fixtures::World::new();
+    let channel = world.channel("general");
+    let message = world.post(
+        &channel,
+        "7",
+        "hi",
+        json!({"mention_roles": [world.owner_role_id], "pinned": true}),
+    );
+    world.edit(&channel, &message, "hi!", "2026-11-29T12:00:00Z");
+    world.react("MESSAGE_REACTION_ADD", &channel, &message, "8", "👍");
+    let input = crate::business::bookmarks::AddBookmark {
+        message_id: crate::business::model::DiscordId::parse(&message).unwrap(),
+        note: None,
+        due_at: Some(Instant::now()),
+    };
+    crate::business::bookmarks::add_bookmark(&world.store, input, &world.context()).unwrap();
+    let dismissal = crate::business::mentions::DismissMention {
+        message_id: crate::business::model::DiscordId::parse(&message).unwrap(),
+        note: None,
+    };
+    crate::business::mentions::dismiss_mention(&world.store, dismissal, &world.context()).unwrap();
+    let marker = crate::business::channels::MarkRead::default();
+    crate::business::channels::mark_read(&world.store, marker, &world.context()).unwrap();
+    world.delete(&channel, &message);
+    // The daemon's own record (written by `ingest`, not by recorders).
+    world
+        .store
+        .write(|writer| {
+            writer.record_assistant_send(&channel)?;
+            writer.record_gateway_event(GatewayEventKind::Alive, None, None)?;
+            writer.record_coverage(&NewCoverage {
+                channel_id: channel.clone(),
+                started_after: 1,
+                complete_through: 2,
+                fetched: 0,
+                stored: 0,
+                reason: "start",
+            })?;
+            writer.record_gap(&NewGap {
+                kind: GapKind::Event,
+                channel_id: None,
+                from_at: Instant::now(),
+                until_at: Instant::now(),
+                after_message_id: None,
+                detail: "test".into(),
+            })?;
+            writer.record_channel_beginning(&channel, ChannelBeginning::of(9, Some(5)))?;
+            writer.record_discord_clock(DiscordClockReading {
+                discord_at: Instant::now(),
+                host_at: Instant::now(),
+            })?;
+            writer.record_poll_vote(&PollVote {
+                message_id: "7".into(),
+                channel_id: channel.clone(),
+                user_id: "8".into(),
+                answer_id: 1,
+                voted: true,
+            })?;
+            Ok(())
+        })
+        .unwrap();
+    use crate::business::schedules::{AddSchedule, CancelSchedule, add_schedule, cancel_schedule};
+    let schedule = AddSchedule {
+        channel_id: crate::business::model::DiscordId::parse(&channel).unwrap(),
+        content: "later".into(),
+        send_at: Instant::now().plus_seconds(3600),
+        reply_to_message_id: None,
+    };
+    let schedule = add_schedule(&world.store, schedule, &world.sending_context()).unwrap();
+    let cancel = CancelSchedule {
+        schedule_id: schedule.schedule_id,
+    };
+    cancel_schedule(&world.store, cancel, &world.context()).unwrap();
+    world
+}
+
+#[test]
+fn a_file_that_is_not_a_store_is_refused_in_the_owners_words_and_left_untouched() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("notes.txt");
+    std::fs::write(&path, "shopping list: milk, eggs, a longer line of text\n").unwrap();
+    let error = Store::open(&path)
+        .err()
+        .expect("a text file is not a store");
+    assert_eq!(error.kind(), crate::ErrorKind::Config);
+    assert_eq!(
+        error.message(),
+        format!(
+            "{} is not a discord-manager store (it is not an SQLite database): check --db \
+             or DISCORD_MANAGER_DB",
+            path.display()
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "shopping list: milk, eggs, a longer line of text\n"
+    );
+}
+
+#[test]
+fn every_history_table_rejects_update_and_delete() {
+    let world = fill_every_table();
+    let connection = world.store.lock();
+    for table in HISTORY_TABLES {
+        let newest = format!("WHERE rowid = (SELECT max(rowid) FROM {table})");
+        let error = connection
+            .execute(
+                &format!("UPDATE {table} SET created_at = created_at {newest}"),
+                [],
+            )
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("{table} is append-only")),
+            "{table}: {error}"
+        );
+        let error = connection
+            .execute(&format!("DELETE FROM {table} {newest}"), [])
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("{table} is append-only")),
+            "{table}: {error}"
+        );
+    }
+}
+
+#[test]
+fn every_table_of_the_schema_is_covered_by_the_append_only_test() {
+    let store = shared_store();
+    let connection = store.lock();
+    let mut statement = connection
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .unwrap();
+    let tables: Vec<String> = statement
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut expected: Vec<String> = HISTORY_TABLES.iter().map(|t| t.to_string()).collect();
+    expected.push("clock".to_string());
+    expected.extend(SEARCH_TABLES.iter().map(|t| t.to_string()));
+    expected.sort();
+    assert_eq!(
+        tables, expected,
+        "a new table needs append-only triggers and a place here"
+    );
+}
+
+#[test]
+fn the_connection_keeps_4_mib_of_pages_and_plans_without_looking_at_bound_values() {
+    let store = shared_store();
+    let connection = store.lock();
+    let cache: i64 = connection
+        .query_row("PRAGMA cache_size", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(cache, -4096);
+    assert!(
+        connection
+            .db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG)
+            .unwrap()
+    );
+}
+
+#[test]
+fn the_clock_never_moves_back() {
+    let store = shared_store();
+    let connection = store.lock();
+    let error = connection
+        .execute("UPDATE clock SET last_micros = 1", [])
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the arrival clock only moves forward"),
+        "{error}"
+    );
+    let error = connection.execute("DELETE FROM clock", []).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the arrival clock is never deleted"),
+        "{error}"
+    );
+}
+
+#[test]
+fn stamps_within_one_transaction_are_consecutive_microseconds() {
+    let store = shared_store();
+    let (first, second) = store
+        .write(|writer| Ok((writer.stamp(), writer.stamp())))
+        .unwrap();
+    assert_eq!(second, first.plus_micros(1));
+    let third = store.write(|writer| Ok(writer.stamp())).unwrap();
+    assert!(third > second);
+}
+
+#[test]
+fn a_later_commit_never_gets_an_earlier_instant_even_if_the_wall_clock_is_behind() {
+    let folder = tempfile::tempdir().unwrap();
+    let store = Store::open(&folder.path().join("clock.sqlite3")).unwrap();
+    let ahead = Instant::now().plus_seconds(3600);
+    store
+        .lock()
+        .execute("UPDATE clock SET last_micros = ?1", [ahead.as_micros()])
+        .unwrap();
+    let stamped = store.write(|writer| Ok(writer.stamp())).unwrap();
+    assert_eq!(stamped, ahead.plus_micros(1));
+}
+
+#[test]
+fn a_failed_write_leaves_nothing_behind() {
+    let store = shared_store();
+    let message_id = fresh_id();
+    let result: Result<()> = store.write(|writer| {
+        writer.record_reaction(&ReactionChange::Add {
+            message_id: message_id.clone(),
+            channel_id: "1".into(),
+            user_id: "2".into(),
+            emoji: "👍".into(),
+        })?;
+        Err(Error::input("refused halfway"))
+    });
+    assert_eq!(result.unwrap_err().message(), "refused halfway");
+    let count: i64 = store
+        .lock()
+        .query_row(
+            "SELECT count(*) FROM reaction_events WHERE message_id = ?1",
+            [&message_id],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(count, 0);
+}
+
+#[test]
+fn the_store_file_is_private_to_its_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("private.sqlite3");
+    Store::open(&path).unwrap();
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+/// Not a test on its own: the child half of the two-process clock test below, which runs
+/// this binary twice with `CLOCK_CHILD_STORE` set.
+#[test]
+fn clock_writer_child() {
+    let Ok(path) = std::env::var("CLOCK_CHILD_STORE") else {
+        return;
+    };
+    let tag = std::env::var("CLOCK_CHILD_TAG").unwrap();
+    let other = if tag == "a" { "b" } else { "a" };
+    let store = Store::open(std::path::Path::new(&path)).unwrap();
+    // Write until the other process has been seen writing, and then once more: so the two
+    // processes' commits provably interleave, without any sleep.
+    let mut saw_other = false;
+    for round in 0.. {
+        assert!(round < 1_000_000, "the other writer never appeared");
+        store
+            .write(|writer| {
+                for user in 0..2 {
+                    writer.record_reaction(&ReactionChange::Add {
+                        message_id: format!("{tag}-{round}"),
+                        channel_id: "1".into(),
+                        user_id: user.to_string(),
+                        emoji: "👍".into(),
+                    })?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        if saw_other && round >= 300 {
+            break;
+        }
+        saw_other = store
+            .lock()
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM reaction_events WHERE message_id LIKE ?1)",
+                [format!("{other}-%")],
+                |row| row.get(0),
+            )
+            .unwrap();
+    }
+}
+
+#[test]
+fn the_arrival_clock_is_strictly_increasing_across_two_writing_processes() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("two-writers.sqlite3");
+    Store::open(&path).unwrap();
+    let children: Vec<_> = ["a", "b"]
+        .iter()
+        .map(|tag| {
+            Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "store::tests::clock_writer_child",
+                    "--test-threads=1",
+                    "--quiet",
+                ])
+                .env("CLOCK_CHILD_STORE", &path)
+                .env("CLOCK_CHILD_TAG", tag)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let store = Store::open(&path).unwrap();
+    let connection = store.lock();
+    let mut statement = connection
+        .prepare("SELECT message_id, created_at FROM reaction_events ORDER BY seq")
+        .unwrap();
+    let rows: Vec<(String, String)> = statement
+        .query_map(params![], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(rows.len() >= 2 * 300 * 2, "{} rows", rows.len());
+    for pair in rows.windows(2) {
+        assert!(
+            pair[0].1 < pair[1].1,
+            "commit order and clock order disagree: {pair:?}"
+        );
+    }
+    // Both processes really wrote concurrently: their commits interleave (a, b, a at least).
+    let switches = rows
+        .windows(2)
+        .filter(|pair| pair[0].0[..1] != pair[1].0[..1])
+        .count();
+    assert!(
+        switches >= 2,
+        "the two writers never interleaved; the test proved nothing"
+    );
+}
+
+/// A store of its own: these tests move the clock an hour ahead of the wall clock, which
+/// would shift every "now"-relative window of tests sharing the unit-test store.
+fn private_store() -> (tempfile::TempDir, Store) {
+    let folder = tempfile::tempdir().unwrap();
+    let store = Store::open(&folder.path().join("clock.sqlite3")).unwrap();
+    (folder, store)
+}
+
+#[test]
+fn advancing_the_clock_makes_the_next_stamp_that_instant() {
+    let (_folder, store) = private_store();
+    let (first, target, advanced, next) = store
+        .write(|writer| {
+            let first = writer.stamp();
+            let target = first.plus_seconds(3600);
+            writer.advance_clock_to(target);
+            let advanced = writer.stamp();
+            Ok((first, target, advanced, writer.stamp()))
+        })
+        .unwrap();
+    assert!(target > first);
+    assert_eq!(advanced, target);
+    assert_eq!(next, target.plus_micros(1));
+}
+
+#[test]
+fn advancing_the_clock_to_an_earlier_or_equal_instant_changes_nothing() {
+    let (_folder, store) = private_store();
+    let stamps = store
+        .write(|writer| {
+            let first = writer.stamp();
+            // The next instant is first + 1 µs: advancing to it exactly, or to anything
+            // earlier, leaves it where it is.
+            writer.advance_clock_to(first.plus_micros(1));
+            let second = writer.stamp();
+            writer.advance_clock_to(first);
+            let third = writer.stamp();
+            writer.advance_clock_to(Instant::from_micros(0));
+            Ok([first, second, third, writer.stamp()])
+        })
+        .unwrap();
+    let first = stamps[0];
+    assert_eq!(
+        stamps,
+        [
+            first,
+            first.plus_micros(1),
+            first.plus_micros(2),
+            first.plus_micros(3)
+        ]
+    );
+}
+
+#[test]
+fn a_write_at_an_earlier_instant_starts_there_on_a_fresh_store() {
+    let (_folder, store) = private_store();
+    let past = Instant::parse("2025-01-01T00:00:00Z").unwrap();
+    let stamps = store
+        .write_at(past, |writer| Ok([writer.stamp(), writer.stamp()]))
+        .unwrap();
+    assert_eq!(stamps, [past, past.plus_micros(1)]);
+}
+
+#[test]
+fn a_write_at_never_starts_before_the_last_instant_handed_out() {
+    let (_folder, store) = private_store();
+    let past = Instant::parse("2025-01-01T00:00:00Z").unwrap();
+    let last = store
+        .write_at(past.plus_seconds(60), |writer| Ok(writer.stamp()))
+        .unwrap();
+    // An instant before the last one handed out, and the last one itself: both continue
+    // just after it.
+    let before = store.write_at(past, |writer| Ok(writer.stamp())).unwrap();
+    assert_eq!(before, last.plus_micros(1));
+    let same = store.write_at(before, |writer| Ok(writer.stamp())).unwrap();
+    assert_eq!(same, before.plus_micros(1));
+    // One microsecond after the next instant is taken as it is.
+    let ahead = same.plus_micros(2);
+    let taken = store.write_at(ahead, |writer| Ok(writer.stamp())).unwrap();
+    assert_eq!(taken, ahead);
+}
+
+#[test]
+fn an_instant_given_back_is_handed_out_again_but_only_the_last_one() {
+    let (_folder, store) = private_store();
+    let stamps = store
+        .write(|writer| {
+            let first = writer.stamp();
+            let second = writer.stamp();
+            writer.unstamp(first); // not the last one: nothing happens
+            let third = writer.stamp();
+            writer.unstamp(third);
+            Ok([first, second, third, writer.stamp()])
+        })
+        .unwrap();
+    let first = stamps[0];
+    assert_eq!(
+        stamps,
+        [
+            first,
+            first.plus_micros(1),
+            first.plus_micros(2),
+            first.plus_micros(2)
+        ]
+    );
+}
+
+#[test]
+fn a_transaction_that_only_replays_known_rows_leaves_the_clock_where_it_was() {
+    let (_folder, store) = private_store();
+    let message = crate::store::messages::tests::new_message("1", "7", "hi");
+    let mut edit = NewEdit {
+        message_id: message.message_id.clone(),
+        channel_id: "1".into(),
+        content: "hi!".into(),
+        edited_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
+        mentioned_user_ids: vec!["8".into()],
+        mentioned_role_ids: Vec::new(),
+    };
+    let recorded = |edit: &NewEdit| {
+        store
+            .write(|writer| {
+                Ok([
+                    writer.insert_message(&message)?,
+                    writer.insert_edit(edit)?,
+                    writer.insert_deletion(&message.message_id, "1", false)?,
+                ])
+            })
+            .unwrap()
+    };
+    assert_eq!(recorded(&edit), [true, true, true]);
+    let clock = |store: &Store| store.read(|reader| reader.clock_now()).unwrap();
+    let before = clock(&store);
+    assert_eq!(recorded(&edit), [false, false, false]);
+    assert_eq!(clock(&store), before);
+    // Mutation check of the equality above: one new row in the same replay moves it.
+    edit.edited_at = edit.edited_at.plus_seconds(1);
+    // Its mention of user 8 was known, and its instant was given back: the clock ends at
+    // the edit's own instant.
+    assert_eq!(recorded(&edit), [false, true, false]);
+    let after = clock(&store);
+    assert!(after > before);
+    let newest_edit = store
+        .read(|reader| reader.message(&message.message_id))
+        .unwrap()
+        .unwrap()
+        .edits
+        .last()
+        .map(|edit| edit.created_at);
+    assert_eq!(newest_edit, Some(after));
+}
+
+#[test]
+fn a_later_transaction_continues_after_an_advanced_clock() {
+    let (_folder, store) = private_store();
+    let ahead = Instant::now().plus_seconds(3600);
+    let last = store
+        .write(|writer| {
+            writer.advance_clock_to(ahead);
+            Ok(writer.stamp())
+        })
+        .unwrap();
+    assert_eq!(last, ahead);
+    // The wall clock is an hour behind the store's clock now; the next commit still
+    // comes after everything handed out.
+    let next = store.write(|writer| Ok(writer.stamp())).unwrap();
+    assert_eq!(next, ahead.plus_micros(1));
+}
