@@ -15,8 +15,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::business::model::DiscordId;
 use crate::error::{Error, Result};
+use crate::snowflake::DiscordId;
 
 /// The bot token. Its `Debug` and `Display` never show it.
 #[derive(Clone, PartialEq, Eq)]

@@ -221,11 +221,9 @@ impl DiscordSender for DemoDiscord {
 /// A Discord snowflake for a message created at `at`: milliseconds since Discord's epoch
 /// (2015), and a sequence number so that two in one millisecond differ.
 fn snowflake(at: Instant) -> String {
-    const DISCORD_EPOCH_MILLIS: i64 = 1_420_070_400_000;
     static SEQUENCE: AtomicU64 = AtomicU64::new(0);
-    let millis = (at.as_micros() / 1000 - DISCORD_EPOCH_MILLIS).max(0) as u64;
     let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed) & 0xfff;
-    ((millis << 22) | sequence).to_string()
+    crate::snowflake::snowflake_at(at, sequence).to_string()
 }
 
 /// Builds the demo store at `path`. Refuses a store that already holds anything unless

@@ -27,13 +27,13 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::business::bookmarks::{AddBookmark, ResolveBookmark, add_bookmark, resolve_bookmark};
-use crate::business::model::DiscordId;
 use crate::business::{OwnerContext, Source};
 use crate::error::{Error, Result};
 use crate::ingest::feed::decode_dispatch;
 use crate::ingest::guilds::record_application_owner_in;
 use crate::ingest::{Origin, Recorded, record_event_in};
 use crate::instant::Instant;
+use crate::snowflake::{DiscordId, snowflake_at};
 use crate::store::{Store, Writer};
 
 /// Guilds the history spans.
@@ -56,7 +56,6 @@ pub const OWNER_ID: &str = "1000000000000000000";
 /// The bot's user id.
 pub const BOT_ID: &str = "1100000000000000001";
 
-const DISCORD_EPOCH_MS: i64 = 1_420_070_400_000;
 const MICROS_PER_DAY: i64 = 86_400_000_000;
 /// Permission bits: VIEW_CHANNEL, SEND_MESSAGES, READ_MESSAGE_HISTORY, ADD_REACTIONS.
 const VIEW: u64 = 1 << 10;
@@ -395,8 +394,7 @@ pub fn search_word() -> String {
 }
 
 fn snowflake(at: Instant, sequence: u64) -> String {
-    let ms = at.as_micros() / 1_000 - DISCORD_EPOCH_MS;
-    (((ms.max(0) as u64) << 22) | (sequence & 0x3F_FFFF)).to_string()
+    snowflake_at(at, sequence).to_string()
 }
 
 fn user_id(author: u64) -> String {

@@ -12,8 +12,13 @@ use crate::store::{Reader, Store};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
+    /// The owner, typing a command.
     Cli,
+    /// An assistant, through the MCP server: held to what the owner allowed it.
     Mcp,
+    /// The ingest daemon's own work (the scheduler). It creates nothing of the owner's; what
+    /// it sends for someone is checked by the rules of whoever scheduled it.
+    Daemon,
 }
 
 impl Source {
@@ -21,6 +26,7 @@ impl Source {
         match self {
             Source::Cli => "cli",
             Source::Mcp => "mcp",
+            Source::Daemon => "daemon",
         }
     }
 }

@@ -12,52 +12,9 @@ use super::names::Names;
 use super::untrusted::{scrub, scrubbed};
 use crate::error::Result as BusinessResult;
 use crate::instant::Instant;
+pub use crate::snowflake::DiscordId;
 pub use crate::store::{Attachment, Embed, EmbedField, Forwarded, Poll, PollAnswer, Sticker};
 use crate::store::{MessageRecord, ReactionCount, Reader};
-
-/// A Discord id (a snowflake), always written as a string of digits: JSON numbers cannot hold
-/// every snowflake exactly.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
-pub struct DiscordId(String);
-
-impl DiscordId {
-    pub fn parse(text: &str) -> Option<DiscordId> {
-        let valid = !text.is_empty()
-            && text.len() <= 20
-            && text.bytes().all(|byte| byte.is_ascii_digit())
-            && text.parse::<u64>().is_ok_and(|id| id > 0);
-        valid.then(|| DiscordId(text.to_string()))
-    }
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for DiscordId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for DiscordId {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = Cow::<str>::deserialize(deserializer)?;
-        DiscordId::parse(&text).ok_or_else(|| serde::de::Error::custom("not a Discord id"))
-    }
-}
-
-impl JsonSchema for DiscordId {
-    fn schema_name() -> Cow<'static, str> {
-        "DiscordId".into()
-    }
-    fn inline_schema() -> bool {
-        true
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "pattern": "^[0-9]{1,20}$" })
-    }
-}
 
 /// A `nextCursor` an earlier answer returned: passed back unchanged, it reads on exactly
 /// where that answer stopped. It is whole numbers joined by `_`, which each tool reads back.

@@ -20,8 +20,8 @@ use super::channels::shown;
 use super::context::Source;
 use super::model::DiscordId;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ingest::permissions::{SendAccess, send_access};
 use crate::instant::Instant;
+use crate::permissions::{SendAccess, send_access};
 use crate::store::{ChannelRecord, Reader};
 
 /// The most characters a bot may send in one message.

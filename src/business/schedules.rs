@@ -423,17 +423,18 @@ async fn send_one(
     now: Instant,
 ) -> Result<()> {
     let id = schedule.schedule_id;
-    // What an assistant scheduled is checked, when it is due, by an assistant's rules (the
-    // owner may have narrowed DISCORD_MANAGER_SEND_CHANNELS since), though the daemon sends it.
-    let assistants = OwnerContext {
-        source: Source::Mcp,
+    // A scheduled message is checked, when it is due, by the rules of whoever scheduled it,
+    // though the daemon sends it: an assistant's by an assistant's (the owner may have
+    // narrowed DISCORD_MANAGER_SEND_CHANNELS since), the owner's by the owner's.
+    let on_behalf_of = OwnerContext {
+        source: if schedule.source == Source::Mcp.as_str() {
+            Source::Mcp
+        } else {
+            Source::Cli
+        },
         ..context.clone()
     };
-    let context = if schedule.source == Source::Mcp.as_str() {
-        &assistants
-    } else {
-        context
-    };
+    let context = &on_behalf_of;
     let outgoing = OutgoingMessage {
         channel_id: schedule.channel_id.clone(),
         content: schedule.content.clone(),

@@ -17,7 +17,7 @@
 //! letters.
 //!
 //! Terminal control characters (ESC, BEL, CR) are not removed here: they are harmless in JSON,
-//! and the CLI renders them visibly (`cli::render`), where they would drive the terminal.
+//! and the CLI renders them visibly (`answer::page`), where they would drive the terminal.
 
 use std::borrow::Cow;
 

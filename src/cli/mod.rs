@@ -423,7 +423,7 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
                 text.push('\n');
                 text
             } else {
-                render::terminal_safe(&outcome.render()).into_owned()
+                render::terminal_text(&outcome.render())
             };
             write_stdout(text.as_bytes())
         }

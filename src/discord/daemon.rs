@@ -339,7 +339,7 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
     ));
     // Built after start-up learned the owner; the scheduler checks every message against it
     // again when it falls due (read-only mode, the channel's permissions by then).
-    let context = build_owner_context(config, &store, Source::Cli)?;
+    let context = build_owner_context(config, &store, Source::Daemon)?;
     let scheduler = tokio::spawn({
         let (store, rest, mut stop) = (Arc::clone(&store), Arc::clone(&rest), stop.clone());
         async move {

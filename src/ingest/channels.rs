@@ -5,8 +5,8 @@ use serenity::model::channel::{
 };
 
 use super::Recorded;
-use super::permissions::channel_access;
 use crate::error::Result;
+use crate::permissions::channel_access;
 use crate::store::{ChannelAccess, ChannelRecord, Overwrite, Store, Tag, Writer};
 
 fn is_thread(kind: ChannelType) -> bool {

@@ -14,7 +14,6 @@ pub mod feed;
 pub mod guilds;
 pub mod history;
 pub mod messages;
-pub(crate) mod permissions;
 pub mod reactions;
 pub mod sent;
 

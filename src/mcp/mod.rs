@@ -5,7 +5,6 @@
 //! refusal is a tool result with `isError: true` carrying the business layer's exact message.
 //! Stdout carries nothing but JSON-RPC: logs go to stderr.
 
-pub mod text;
 pub mod wire;
 
 use std::sync::Arc;

@@ -15,15 +15,13 @@ use std::sync::{Arc, LazyLock};
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use crate::answer::Outcome;
 use crate::business::outbox::DiscordSender;
 use crate::business::{self, OwnerContext, input};
-use crate::cli::render::Render;
 use crate::error::{Error, Result};
-use crate::mcp::text::{ModelText, TextBlock};
 use crate::store::Store;
 
 /// What a capability call needs: the store, the owner context built at start-up, and the
@@ -74,30 +72,6 @@ impl Effect {
     }
 }
 
-/// A capability's result, ready for either surface.
-pub trait Outcome: Send {
-    /// The structured result: what MCP returns and what `--json` prints.
-    fn to_json(&self) -> Value;
-    /// The human rendering the CLI prints without `--json`.
-    fn render(&self) -> String;
-    /// The text block an MCP answer carries for a model to read, beside the structured result.
-    fn to_text(&self) -> String;
-}
-
-impl<T: Serialize + Render + ModelText + Send> Outcome for T {
-    fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-    fn render(&self) -> String {
-        Render::render(self)
-    }
-    fn to_text(&self) -> String {
-        let mut text = TextBlock::new();
-        self.write_text(&mut text);
-        text.finish()
-    }
-}
-
 pub type Invocation<'a> = Pin<Box<dyn Future<Output = Result<Box<dyn Outcome>>> + Send + 'a>>;
 type Invoke = Box<dyn for<'a> Fn(Value, &'a Services) -> Invocation<'a> + Send + Sync>;
 
@@ -133,7 +107,7 @@ impl Capability {
     ) -> Capability
     where
         I: DeserializeOwned + JsonSchema + Send + 'static,
-        O: Serialize + JsonSchema + Render + ModelText + Send + 'static,
+        O: Outcome + JsonSchema + 'static,
     {
         let invoke = invoke(move |arguments, services| {
             Box::pin(async move {

@@ -1,13 +1,64 @@
 //! What the bot may do in a channel — read it, send in it — from the guild's roles, the bot's
 //! roles and the channel's overwrites, following Discord's documented order of application.
 //!
-//! VIEW_CHANNEL is checked explicitly before anything else: serenity's own computation does
-//! not clear other bits when VIEW_CHANNEL is denied, and Discord grants nothing in a channel
-//! the bot cannot view.
+//! VIEW_CHANNEL is checked explicitly before anything else: Discord grants nothing in a channel
+//! the bot cannot view (serenity's own computation, which this replaces, does not clear the
+//! other bits when VIEW_CHANNEL is denied).
+//!
+//! The arithmetic is Discord's documented bit set over the roles and overwrites the store
+//! keeps, so it needs no Discord client: the recorders use it when a channel is seen, the
+//! business layer before a post.
 
-use serenity::model::permissions::Permissions;
+use std::ops::{BitOr, BitOrAssign};
 
 use crate::store::{ChannelAccess, GuildRecord, Overwrite};
+
+/// A set of Discord permission bits, as Discord documents them
+/// (<https://discord.com/developers/docs/topics/permissions>).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Permissions(u64);
+
+impl Permissions {
+    pub const ADMINISTRATOR: Permissions = Permissions(1 << 3);
+    pub const VIEW_CHANNEL: Permissions = Permissions(1 << 10);
+    pub const SEND_MESSAGES: Permissions = Permissions(1 << 11);
+    pub const READ_MESSAGE_HISTORY: Permissions = Permissions(1 << 16);
+    pub const SEND_MESSAGES_IN_THREADS: Permissions = Permissions(1 << 38);
+    /// Every bit: what an administrator has.
+    pub const ALL: Permissions = Permissions(u64::MAX);
+
+    pub const fn from_bits(bits: u64) -> Permissions {
+        Permissions(bits)
+    }
+
+    pub const fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// Whether every bit of `other` is set here.
+    pub const fn contains(self, other: Permissions) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// These bits with an overwrite applied: its denials cleared, then its allowances set,
+    /// which is the order Discord applies them in.
+    fn overwritten(self, allow: u64, deny: u64) -> Permissions {
+        Permissions((self.0 & !deny) | allow)
+    }
+}
+
+impl BitOr for Permissions {
+    type Output = Permissions;
+    fn bitor(self, other: Permissions) -> Permissions {
+        Permissions(self.0 | other.0)
+    }
+}
+
+impl BitOrAssign for Permissions {
+    fn bitor_assign(&mut self, other: Permissions) {
+        self.0 |= other.0;
+    }
+}
 
 /// The bot's permissions in a channel with these overwrites.
 fn effective(
@@ -27,14 +78,11 @@ fn effective(
     for role in &guild.bot_role_ids {
         bits |= role_bits(role);
     }
-    let mut permissions = Permissions::from_bits_truncate(bits);
+    let mut permissions = Permissions::from_bits(bits);
     if permissions.contains(Permissions::ADMINISTRATOR) {
-        return Permissions::all();
+        return Permissions::ALL;
     }
-    let mut apply = |allow: u64, deny: u64| {
-        permissions &= !Permissions::from_bits_truncate(deny);
-        permissions |= Permissions::from_bits_truncate(allow);
-    };
+    let mut apply = |allow: u64, deny: u64| permissions = permissions.overwritten(allow, deny);
     if let Some(everyone) = overwrites
         .iter()
         .find(|o| o.kind == "role" && o.id == guild.guild_id)
@@ -120,6 +168,7 @@ mod tests {
     use super::*;
     use crate::store::RolePermissions;
 
+    // Written out as Discord documents them, not through the constants under test.
     const VIEW: u64 = 1 << 10;
     const HISTORY: u64 = 1 << 16;
     const SEND: u64 = 1 << 11;
