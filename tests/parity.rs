@@ -2,8 +2,8 @@
 //!
 //! Every public function of the business and ingestion layers is wrapped by exactly one
 //! capability xor exempt with a reason; every capability has both a CLI command and an MCP
-//! tool; names are unique; nothing names a function that does not exist. And the layering
-//! invariants of ARCHITECTURE.md, checked against the source rather than trusted.
+//! tool; names are unique; nothing names a function that does not exist. The layering is held
+//! by `tests/layering.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -179,46 +179,4 @@ fn every_capability_has_a_cli_command_and_an_mcp_tool() {
         capabilities().len(),
         "the MCP server lists exactly the registry"
     );
-}
-
-fn uses(file: &Path, crate_name: &str) -> bool {
-    let text = std::fs::read_to_string(file).unwrap();
-    text.contains(&format!("{crate_name}::")) || text.contains(&format!("use {crate_name}"))
-}
-
-#[test]
-fn the_business_layer_knows_neither_mcp_nor_tables_nor_serenity() {
-    for file in source_files("src/business") {
-        for forbidden in ["rmcp", "comfy_table", "serenity", "clap"] {
-            assert!(
-                !uses(&file, forbidden),
-                "{} uses {forbidden}",
-                file.display()
-            );
-        }
-    }
-}
-
-#[test]
-fn only_ingest_and_discord_know_serenity_and_only_the_store_knows_sqlite() {
-    for file in source_files("src") {
-        let relative = file
-            .strip_prefix(env!("CARGO_MANIFEST_DIR"))
-            .unwrap()
-            .to_string_lossy()
-            .to_string();
-        let in_layer = |layer: &str| relative.starts_with(&format!("src/{layer}/"));
-        if uses(&file, "serenity") {
-            assert!(
-                in_layer("ingest") || in_layer("discord") || relative == "src/test_fixtures.rs",
-                "{relative} uses serenity"
-            );
-        }
-        if uses(&file, "rusqlite") {
-            assert!(
-                in_layer("store") || relative == "src/error.rs",
-                "{relative} uses rusqlite"
-            );
-        }
-    }
 }
