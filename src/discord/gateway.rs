@@ -27,6 +27,8 @@ use serenity::all::{Context, RawEventHandler};
 use serenity::async_trait;
 use serenity::model::channel::Message;
 use serenity::model::event::Event;
+use serenity::model::gateway::Ready;
+use serenity::model::guild::Guild;
 use serenity::model::id::ChannelId;
 use tokio::sync::mpsc;
 use tracing::{debug, error, info, warn};
@@ -336,6 +338,8 @@ impl Writer {
         }
     }
 
+    /// What follows a committed event beyond its rows: session bookkeeping, gaps, and the
+    /// backfills an event calls for. One handler per event kind that needs any.
     fn after_commit(
         &self,
         state: &mut State,
@@ -344,138 +348,153 @@ impl Writer {
         previous: Option<Instant>,
     ) -> Result<()> {
         match event {
-            Event::Ready(ready) => {
-                let ready = &ready.ready;
-                let reidentify = state.sessions > 0;
-                state.sessions += 1;
-                state.bot_user_id = Some(ready.user.id.get());
-                state.announced = ready.guilds.iter().map(|guild| guild.id.get()).collect();
-                let run_started_at = self.run_started_at;
-                let session = ready.session_id.clone();
-                let gap = self.store.write(|writer| {
-                    let from = if reidentify {
-                        previous
-                    } else {
-                        let reader = writer.reader();
-                        reader
-                            .last_listening_before(run_started_at)?
-                            .max(reader.newest_gateway_event()?)
-                    };
-                    writer.record_gateway_event(GatewayEventKind::Ready, Some(&session), None)?;
-                    let Some(from) = from.filter(|from| *from < at) else {
-                        return Ok(None);
-                    };
-                    let gap = NewGap {
-                        kind: GapKind::Downtime,
-                        channel_id: None,
-                        from_at: from,
-                        until_at: at,
-                        after_message_id: None,
-                        detail: format!(
-                            "The daemon was not listening from {from} to {at}: messages sent then \
-                             are backfilled, but deletions, edits and reactions then cannot be \
-                             recovered"
-                        ),
-                    };
-                    writer.record_gap(&gap)?;
-                    Ok(Some(gap))
-                })?;
-                info!(
-                    session = %ready.session_id,
-                    "connected: new gateway session as {} with {} guilds{}",
-                    ready.user.name,
-                    ready.guilds.len(),
-                    if reidentify { " (identified again: the previous session could not be resumed)" } else { "" }
-                );
-                if let Some(gap) = gap {
-                    info!(
-                        "recorded a gap: not listening from {} to {}",
-                        gap.from_at, gap.until_at
-                    );
-                }
-                let _ = self.notices.send(Notice::SessionStarted { reidentify });
-                self.backfill_direct_channels(if reidentify { "reconnect" } else { "start" })?;
-            }
-            Event::Resumed(_) => {
-                self.store.write(|writer| {
-                    writer.record_gateway_event(GatewayEventKind::Resumed, None, None)
-                })?;
-                info!("resumed the gateway session: Discord replays what was missed");
-                let _ = self.notices.send(Notice::Resumed);
-            }
-            Event::GuildCreate(create) => {
-                let guild = &create.guild;
-                if !self.in_scope(guild.id.get()) {
-                    return Ok(());
-                }
-                let reason = if !state.announced.contains(&guild.id.get()) {
-                    "joined"
-                } else if state.sessions > 1 {
-                    "reconnect"
-                } else {
-                    "start"
-                };
-                let last: HashMap<u64, u64> = guild
-                    .channels
-                    .values()
-                    .chain(guild.threads.iter())
-                    .filter_map(|channel| Some((channel.id.get(), channel.last_message_id?.get())))
-                    .collect();
-                // Where each channel's record begins, from Discord's ids, on first sight: a
-                // channel never backfilled is backfilled from there, whatever the host's clock.
-                // Channels first: a thread's beginning depends on its parent's.
-                self.store.write(|writer| {
-                    for channel in guild.channels.values() {
-                        let id = channel.id.get();
-                        let beginning = ChannelBeginning::of(id, last.get(&id).copied());
-                        writer.record_channel_beginning(&id.to_string(), beginning)?;
-                    }
-                    for thread in &guild.threads {
-                        let id = thread.id.get();
-                        if writer
-                            .reader()
-                            .channel_beginning(&id.to_string())?
-                            .is_none()
-                        {
-                            let beginning = thread_beginning(
-                                &writer.reader(),
-                                id,
-                                thread.parent_id.map(ChannelId::get),
-                                last.get(&id).copied(),
-                            )?;
-                            writer.record_channel_beginning(&id.to_string(), beginning)?;
-                        }
-                    }
-                    Ok(())
-                })?;
-                let guild_id = guild.id.to_string();
-                let channels = self.store.read(|reader| reader.channels())?;
-                let jobs: Vec<ChannelJob> = channels
-                    .into_iter()
-                    .filter(|channel| {
-                        channel.guild_id.as_deref() == Some(guild_id.as_str())
-                            && !channel.removed
-                            && channel.access == ChannelAccess::Readable
-                            && channel.holds_messages()
-                    })
-                    .filter_map(|channel| {
-                        let id = channel.channel_id.parse::<u64>().ok()?;
-                        Some(ChannelJob {
-                            channel_id: id,
-                            guild_id: Some(guild.id.get()),
-                            name: channel.name,
-                            last_message_id: last.get(&id).copied(),
-                        })
-                    })
-                    .collect();
-                let _ = self.backfill.send(Batch {
-                    reason,
-                    label: format!("guild {}", guild.name),
-                    channels: jobs,
-                });
-            }
-            _ => {}
+            Event::Ready(ready) => self.on_ready(state, &ready.ready, at, previous),
+            Event::Resumed(_) => self.on_resumed(),
+            Event::GuildCreate(create) => self.on_guild_create(state, &create.guild),
+            _ => Ok(()),
         }
+    }
+
+    /// A new session: the downtime since the last one is a gap, and direct-message channels
+    /// are backfilled (guilds are, as their GUILD_CREATEs arrive).
+    fn on_ready(
+        &self,
+        state: &mut State,
+        ready: &Ready,
+        at: Instant,
+        previous: Option<Instant>,
+    ) -> Result<()> {
+        let reidentify = state.sessions > 0;
+        state.sessions += 1;
+        state.bot_user_id = Some(ready.user.id.get());
+        state.announced = ready.guilds.iter().map(|guild| guild.id.get()).collect();
+        let run_started_at = self.run_started_at;
+        let session = ready.session_id.clone();
+        let gap = self.store.write(|writer| {
+            let from = if reidentify {
+                previous
+            } else {
+                let reader = writer.reader();
+                reader
+                    .last_listening_before(run_started_at)?
+                    .max(reader.newest_gateway_event()?)
+            };
+            writer.record_gateway_event(GatewayEventKind::Ready, Some(&session), None)?;
+            let Some(from) = from.filter(|from| *from < at) else {
+                return Ok(None);
+            };
+            let gap = NewGap {
+                kind: GapKind::Downtime,
+                channel_id: None,
+                from_at: from,
+                until_at: at,
+                after_message_id: None,
+                detail: format!(
+                    "The daemon was not listening from {from} to {at}: messages sent then \
+                     are backfilled, but deletions, edits and reactions then cannot be \
+                     recovered"
+                ),
+            };
+            writer.record_gap(&gap)?;
+            Ok(Some(gap))
+        })?;
+        info!(
+            session = %ready.session_id,
+            "connected: new gateway session as {} with {} guilds{}",
+            ready.user.name,
+            ready.guilds.len(),
+            if reidentify { " (identified again: the previous session could not be resumed)" } else { "" }
+        );
+        if let Some(gap) = gap {
+            info!(
+                "recorded a gap: not listening from {} to {}",
+                gap.from_at, gap.until_at
+            );
+        }
+        let _ = self.notices.send(Notice::SessionStarted { reidentify });
+        self.backfill_direct_channels(if reidentify { "reconnect" } else { "start" })?;
+        Ok(())
+    }
+
+    fn on_resumed(&self) -> Result<()> {
+        self.store
+            .write(|writer| writer.record_gateway_event(GatewayEventKind::Resumed, None, None))?;
+        info!("resumed the gateway session: Discord replays what was missed");
+        let _ = self.notices.send(Notice::Resumed);
+        Ok(())
+    }
+
+    /// A guild in scope: each channel's beginning recorded on first sight, then every readable
+    /// channel backfilled from its coverage.
+    fn on_guild_create(&self, state: &mut State, guild: &Guild) -> Result<()> {
+        if !self.in_scope(guild.id.get()) {
+            return Ok(());
+        }
+        let reason = if !state.announced.contains(&guild.id.get()) {
+            "joined"
+        } else if state.sessions > 1 {
+            "reconnect"
+        } else {
+            "start"
+        };
+        let last: HashMap<u64, u64> = guild
+            .channels
+            .values()
+            .chain(guild.threads.iter())
+            .filter_map(|channel| Some((channel.id.get(), channel.last_message_id?.get())))
+            .collect();
+        // Where each channel's record begins, from Discord's ids, on first sight: a
+        // channel never backfilled is backfilled from there, whatever the host's clock.
+        // Channels first: a thread's beginning depends on its parent's.
+        self.store.write(|writer| {
+            for channel in guild.channels.values() {
+                let id = channel.id.get();
+                let beginning = ChannelBeginning::of(id, last.get(&id).copied());
+                writer.record_channel_beginning(&id.to_string(), beginning)?;
+            }
+            for thread in &guild.threads {
+                let id = thread.id.get();
+                if writer
+                    .reader()
+                    .channel_beginning(&id.to_string())?
+                    .is_none()
+                {
+                    let beginning = thread_beginning(
+                        &writer.reader(),
+                        id,
+                        thread.parent_id.map(ChannelId::get),
+                        last.get(&id).copied(),
+                    )?;
+                    writer.record_channel_beginning(&id.to_string(), beginning)?;
+                }
+            }
+            Ok(())
+        })?;
+        let guild_id = guild.id.to_string();
+        let channels = self.store.read(|reader| reader.channels())?;
+        let jobs: Vec<ChannelJob> = channels
+            .into_iter()
+            .filter(|channel| {
+                channel.guild_id.as_deref() == Some(guild_id.as_str())
+                    && !channel.removed
+                    && channel.access == ChannelAccess::Readable
+                    && channel.holds_messages()
+            })
+            .filter_map(|channel| {
+                let id = channel.channel_id.parse::<u64>().ok()?;
+                Some(ChannelJob {
+                    channel_id: id,
+                    guild_id: Some(guild.id.get()),
+                    name: channel.name,
+                    last_message_id: last.get(&id).copied(),
+                })
+            })
+            .collect();
+        let _ = self.backfill.send(Batch {
+            reason,
+            label: format!("guild {}", guild.name),
+            channels: jobs,
+        });
         Ok(())
     }
 
