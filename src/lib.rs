@@ -32,5 +32,6 @@ pub mod store;
 pub mod synthetic;
 #[cfg(test)]
 mod test_fixtures;
+pub mod vocabulary;
 
 pub use error::{Error, ErrorKind};

@@ -11,7 +11,7 @@
 
 use std::ops::{BitOr, BitOrAssign};
 
-use crate::store::{ChannelAccess, GuildRecord, Overwrite};
+use crate::store::{ChannelAccess, GuildRecord, Overwrite, OverwriteKind};
 
 /// A set of Discord permission bits, as Discord documents them
 /// (<https://discord.com/developers/docs/topics/permissions>).
@@ -85,14 +85,14 @@ fn effective(
     let mut apply = |allow: u64, deny: u64| permissions = permissions.overwritten(allow, deny);
     if let Some(everyone) = overwrites
         .iter()
-        .find(|o| o.kind == "role" && o.id == guild.guild_id)
+        .find(|o| o.kind == OverwriteKind::Role && o.id == guild.guild_id)
     {
         apply(everyone.allow, everyone.deny);
     }
     let (mut allow, mut deny) = (0, 0);
     for overwrite in overwrites
         .iter()
-        .filter(|o| o.kind == "role" && guild.bot_role_ids.contains(&o.id))
+        .filter(|o| o.kind == OverwriteKind::Role && guild.bot_role_ids.contains(&o.id))
     {
         allow |= overwrite.allow;
         deny |= overwrite.deny;
@@ -100,7 +100,7 @@ fn effective(
     apply(allow, deny);
     if let Some(member) = overwrites
         .iter()
-        .find(|o| o.kind == "member" && Some(o.id.as_str()) == bot_user_id)
+        .find(|o| o.kind == OverwriteKind::Member && Some(o.id.as_str()) == bot_user_id)
     {
         apply(member.allow, member.deny);
     }
@@ -198,7 +198,7 @@ mod tests {
     fn overwrite(kind: &str, id: &str, allow: u64, deny: u64) -> Overwrite {
         Overwrite {
             id: id.into(),
-            kind: kind.into(),
+            kind: OverwriteKind::parse(kind).unwrap(),
             allow,
             deny,
         }

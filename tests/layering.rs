@@ -23,8 +23,9 @@ use syn::visit::Visit;
 const LAYERS: &[(&str, &[&str])] = &[
     ("instant", &[]),
     ("error", &[]),
+    ("vocabulary", &[]),
     ("snowflake", &["instant"]),
-    ("store", &["instant", "error", "snowflake"]),
+    ("store", &["instant", "error", "snowflake", "vocabulary"]),
     ("config", &["error", "snowflake"]),
     ("permissions", &["store"]),
     (
@@ -34,6 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "config",
             "permissions",
             "snowflake",
+            "vocabulary",
             "instant",
             "error",
         ],
@@ -84,6 +86,7 @@ const APPLICATION: &[&str] = &[
     "snowflake",
     "store",
     "synthetic",
+    "vocabulary",
 ];
 
 /// Where the source still crosses the layering, each with why and what ends it. A leak listed

@@ -18,7 +18,7 @@ use crate::business::mentions::{Closed, DismissedMention, Mentions};
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
 use crate::business::model::{AuthorKind, Message, MessageBody};
 use crate::business::schedules::{Schedule, ScheduleStatus, Schedules};
-use crate::business::store::StoreStatus;
+use crate::business::store::{DaemonState, StoreStatus};
 use crate::instant::Instant;
 use jiff::tz::TimeZone;
 
@@ -272,7 +272,7 @@ impl Render for ChannelList {
             };
             out.add_row(vec![
                 name,
-                channel.kind.clone(),
+                channel.kind.to_string(),
                 match &channel.unreadable_reason {
                     None => "yes".to_string(),
                     Some(reason) => format!("no: {reason}"),
@@ -702,16 +702,18 @@ impl Render for StoreStatus {
     fn render(&self) -> Page {
         let mut text = Page::new();
         let seen = |at: Option<Instant>| at.map(when).unwrap_or_else(|| "never".to_string());
-        text.push_str(&match self.ingest.state.as_str() {
-            "never-ran" => "ingest: never ran\n".to_string(),
-            "stopped" => format!(
+        text.push_str(&match self.ingest.state {
+            DaemonState::NeverRan => "ingest: never ran\n".to_string(),
+            DaemonState::Stopped => format!(
                 "ingest: stopped cleanly at {}\n",
                 seen(self.ingest.last_seen_at)
             ),
-            _ => format!(
+            DaemonState::Running => format!(
                 "ingest: running, last seen {} ({})\n",
                 seen(self.ingest.last_seen_at),
-                self.ingest.last_seen_doing.as_deref().unwrap_or("")
+                self.ingest
+                    .last_seen_doing
+                    .map_or("", |doing| doing.as_str())
             ),
         });
         text.push_str(&format!(
@@ -772,7 +774,7 @@ impl Render for StoreStatus {
             let mut out = table(&["gap", "channel", "from", "until", "what may be missing"]);
             for gap in &self.gaps {
                 out.add_row(vec![
-                    gap.kind.clone(),
+                    gap.kind.to_string(),
                     gap.channel_name
                         .as_ref()
                         .map(|name| format!("#{name}"))

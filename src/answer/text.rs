@@ -656,7 +656,6 @@ impl ModelText for StoreStatus {
             seen(self.ingest.last_seen_at),
             self.ingest
                 .last_seen_doing
-                .as_deref()
                 .map(|doing| format!(", {doing}"))
                 .unwrap_or_default(),
             seen(self.newest_gateway_event),

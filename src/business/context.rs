@@ -1,33 +1,22 @@
 //! The owner context: who the owner is, what is in scope, and what this deployment may do.
 //! Built once at start-up; every capability receives it and every gate reads it.
 
-use serde::Serialize;
-
 use super::model::OwnerView;
 use crate::config::Config;
 use crate::error::Result;
 use crate::store::{Reader, Store};
+use crate::vocabulary::word_enum;
 
-/// Which surface a call came through; recorded on what the owner creates (bookmarks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Source {
-    /// The owner, typing a command.
-    Cli,
-    /// An assistant, through the MCP server: held to what the owner allowed it.
-    Mcp,
-    /// The ingest daemon's own work (the scheduler). It creates nothing of the owner's; what
-    /// it sends for someone is checked by the rules of whoever scheduled it.
-    Daemon,
-}
-
-impl Source {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Source::Cli => "cli",
-            Source::Mcp => "mcp",
-            Source::Daemon => "daemon",
-        }
+word_enum! {
+    /// Which surface a call came through; recorded on what the owner creates (bookmarks).
+    pub enum Source {
+        /// The owner, typing a command.
+        Cli = "cli",
+        /// An assistant, through the MCP server: held to what the owner allowed it.
+        Mcp = "mcp",
+        /// The ingest daemon's own work (the scheduler). It creates nothing of the owner's; what
+        /// it sends for someone is checked by the rules of whoever scheduled it.
+        Daemon = "daemon",
     }
 }
 

@@ -305,13 +305,13 @@ pub(crate) fn check_sendable(
             )));
         }
     }
-    if matches!(channel.kind.as_str(), "category" | "forum" | "directory") {
+    if !channel.kind.holds_messages() {
         return Err(Error::input(format!(
             "`channelId` names {name}, a {}: messages go to a text channel or a thread",
             channel.kind
         )));
     }
-    let thread = channel.kind.ends_with("_thread");
+    let thread = channel.kind.is_thread();
     let guild = match channel.guild_id.as_deref() {
         Some(guild_id) => reader.guild(guild_id)?,
         None => None,

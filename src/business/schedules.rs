@@ -26,6 +26,7 @@ use crate::instant::Instant;
 use crate::store::{
     NewSchedule, Reader, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord, Store,
 };
+use crate::vocabulary::word_enum;
 
 /// Schedule a message to be posted as the owner's bot at an instant, optionally as a reply;
 /// the ingest daemon sends it when it is due, retrying if Discord is busy, and never twice. It
@@ -78,29 +79,14 @@ pub struct CancelSchedule {
     pub schedule_id: i64,
 }
 
-/// Where a scheduled message stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ScheduleStatus {
-    /// Waiting for its instant, or being sent.
-    Pending,
-    Sent,
-    Failed,
-    Cancelled,
-}
-
-impl JsonSchema for ScheduleStatus {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "ScheduleStatus".into()
-    }
-    fn inline_schema() -> bool {
-        true
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "enum": ["pending", "sent", "failed", "cancelled"]
-        })
+word_enum! {
+    /// Where a scheduled message stands.
+    pub enum ScheduleStatus {
+        /// Waiting for its instant, or being sent.
+        Pending = "pending",
+        Sent = "sent",
+        Failed = "failed",
+        Cancelled = "cancelled",
     }
 }
 

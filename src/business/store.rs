@@ -13,6 +13,7 @@ use super::untrusted::scrubbed;
 use crate::error::Result;
 use crate::instant::Instant;
 use crate::store::{ChannelAccess, GapKind, GatewayEventKind, Store};
+use crate::vocabulary::word_enum;
 
 /// See how fresh and complete the store is: when the newest gateway event arrived, whether the
 /// ingest daemon is listening or stopped, when each readable channel was last backfilled and up
@@ -88,13 +89,22 @@ pub struct ClockOffset {
 pub struct IngestState {
     /// `never-ran`, `stopped` (a clean stop was the last thing it did), or `running` (it was
     /// last seen connecting or connected; if `lastSeenAt` is old it died without stopping).
-    pub state: String,
+    pub state: DaemonState,
     /// The newest entry of its connection history; absent if it never ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_seen_at: Option<Instant>,
     /// What that entry was: identify, ready, resumed, alive or stop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_seen_doing: Option<String>,
+    pub last_seen_doing: Option<GatewayEventKind>,
+}
+
+word_enum! {
+    /// What the ingest daemon was last doing, from its connection history.
+    pub enum DaemonState {
+        NeverRan = "never-ran",
+        Stopped = "stopped",
+        Running = "running",
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -125,7 +135,7 @@ pub struct ChannelRef {
 pub struct Gap {
     /// `downtime` (the daemon was not listening), `messages` (a channel's backfill failed) or
     /// `event` (an event Discord delivered could not be stored).
-    pub kind: String,
+    pub kind: GapKind,
     /// The channel concerned; absent when it concerns every channel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_id: Option<String>,
@@ -202,7 +212,7 @@ pub fn store_status(
                 }
             }
             gaps.push(Gap {
-                kind: gap.kind.as_str().to_string(),
+                kind: gap.kind,
                 channel_name: gap
                     .channel_id
                     .as_ref()
@@ -217,13 +227,12 @@ pub fn store_status(
         let latest = reader.latest_gateway_event()?;
         let ingest = IngestState {
             state: match latest.as_ref().map(|event| event.kind) {
-                None => "never-ran",
-                Some(GatewayEventKind::Stop) => "stopped",
-                Some(_) => "running",
-            }
-            .to_string(),
+                None => DaemonState::NeverRan,
+                Some(GatewayEventKind::Stop) => DaemonState::Stopped,
+                Some(_) => DaemonState::Running,
+            },
             last_seen_at: latest.as_ref().map(|event| event.created_at),
-            last_seen_doing: latest.map(|event| event.kind.as_str().to_string()),
+            last_seen_doing: latest.map(|event| event.kind),
         };
         // The answer's room: gaps first (what may be missing matters most), then the
         // never-backfilled channels, then per-channel coverage.
@@ -375,7 +384,7 @@ mod tests {
         let at = status(&world, Some(until));
         assert_eq!(own(&at, &[&downtime, &event]).len(), 2);
         let listed = own(&at, &[&event])[0];
-        assert_eq!(listed.kind, "event");
+        assert_eq!(listed.kind, GapKind::Event);
         assert_eq!(listed.channel_name.as_deref(), Some("general"));
         assert_eq!(own(&at, &[&downtime])[0].channel_id, None);
 
@@ -407,7 +416,7 @@ mod tests {
         assert_eq!(
             state(&store),
             IngestState {
-                state: "never-ran".into(),
+                state: DaemonState::NeverRan,
                 last_seen_at: None,
                 last_seen_doing: None
             }
@@ -420,9 +429,9 @@ mod tests {
         assert_eq!(
             state(&store),
             IngestState {
-                state: "running".into(),
+                state: DaemonState::Running,
                 last_seen_at: Some(identified),
-                last_seen_doing: Some("identify".into())
+                last_seen_doing: Some(GatewayEventKind::Identify)
             }
         );
         let stopped = store
@@ -431,9 +440,9 @@ mod tests {
         assert_eq!(
             state(&store),
             IngestState {
-                state: "stopped".into(),
+                state: DaemonState::Stopped,
                 last_seen_at: Some(stopped),
-                last_seen_doing: Some("stop".into())
+                last_seen_doing: Some(GatewayEventKind::Stop)
             }
         );
         let status = store_status(&store, GetStoreStatus::default(), &context).unwrap();

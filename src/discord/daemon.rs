@@ -32,6 +32,7 @@ use crate::business::schedules;
 use crate::config::Config;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ingest;
+use crate::ingest::channels::kind_of;
 use crate::instant::Instant;
 use crate::store::{ChannelAccess, GatewayEventKind, Store};
 
@@ -552,13 +553,6 @@ async fn repair_loop(
     }
 }
 
-fn is_thread(kind: ChannelType) -> bool {
-    matches!(
-        kind,
-        ChannelType::PublicThread | ChannelType::PrivateThread | ChannelType::NewsThread
-    )
-}
-
 /// Every archived thread, public and private, of the readable channels among `seen` that can
 /// hold threads, paging Discord's lists to their end. Private ones need Manage Threads: a
 /// refusal there is expected and skipped quietly; any other failure is logged and the rest
@@ -685,7 +679,10 @@ async fn repair_pass(
                 // A thread the store never saw (created, maybe archived, while the daemon was
                 // down) begins where its id says, before its first backfill reads from there.
                 store.write(|writer| {
-                    for thread in seen.iter().filter(|channel| is_thread(channel.kind)) {
+                    for thread in seen
+                        .iter()
+                        .filter(|channel| kind_of(channel.kind).is_thread())
+                    {
                         let id = thread.id.get();
                         if writer
                             .reader()

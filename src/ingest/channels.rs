@@ -7,30 +7,26 @@ use serenity::model::channel::{
 use super::Recorded;
 use crate::error::Result;
 use crate::permissions::channel_access;
-use crate::store::{ChannelAccess, ChannelRecord, Overwrite, Store, Tag, Writer};
+use crate::store::{
+    ChannelAccess, ChannelKind, ChannelRecord, Overwrite, OverwriteKind, Store, Tag, Writer,
+};
 
-fn is_thread(kind: ChannelType) -> bool {
-    matches!(
-        kind,
-        ChannelType::PublicThread | ChannelType::PrivateThread | ChannelType::NewsThread
-    )
-}
-
-pub(crate) fn kind_name(kind: ChannelType) -> &'static str {
+/// Discord's channel type as the store names it.
+pub(crate) fn kind_of(kind: ChannelType) -> ChannelKind {
     match kind {
-        ChannelType::Text => "text",
-        ChannelType::Private => "dm",
-        ChannelType::Voice => "voice",
-        ChannelType::GroupDm => "group_dm",
-        ChannelType::Category => "category",
-        ChannelType::News => "news",
-        ChannelType::NewsThread => "news_thread",
-        ChannelType::PublicThread => "public_thread",
-        ChannelType::PrivateThread => "private_thread",
-        ChannelType::Stage => "stage",
-        ChannelType::Directory => "directory",
-        ChannelType::Forum => "forum",
-        _ => "other",
+        ChannelType::Text => ChannelKind::Text,
+        ChannelType::Private => ChannelKind::Dm,
+        ChannelType::Voice => ChannelKind::Voice,
+        ChannelType::GroupDm => ChannelKind::GroupDm,
+        ChannelType::Category => ChannelKind::Category,
+        ChannelType::News => ChannelKind::News,
+        ChannelType::NewsThread => ChannelKind::NewsThread,
+        ChannelType::PublicThread => ChannelKind::PublicThread,
+        ChannelType::PrivateThread => ChannelKind::PrivateThread,
+        ChannelType::Stage => ChannelKind::Stage,
+        ChannelType::Directory => ChannelKind::Directory,
+        ChannelType::Forum => ChannelKind::Forum,
+        _ => ChannelKind::Other,
     }
 }
 
@@ -70,19 +66,21 @@ pub(crate) fn record_channel_in(writer: &mut Writer<'_>, channel: &GuildChannel)
         guild_id: Some(channel.guild_id.to_string()),
         parent_id: channel.parent_id.map(|id| id.to_string()),
         name: channel.name.clone(),
-        kind: kind_name(channel.kind).to_string(),
+        kind: kind_of(channel.kind),
         overwrites: channel
             .permission_overwrites
             .iter()
             .map(|overwrite| {
                 let (kind, id) = match overwrite.kind {
-                    PermissionOverwriteType::Member(user) => ("member", user.to_string()),
-                    PermissionOverwriteType::Role(role) => ("role", role.to_string()),
-                    _ => ("other", String::new()),
+                    PermissionOverwriteType::Member(user) => {
+                        (OverwriteKind::Member, user.to_string())
+                    }
+                    PermissionOverwriteType::Role(role) => (OverwriteKind::Role, role.to_string()),
+                    _ => (OverwriteKind::Other, String::new()),
                 };
                 Overwrite {
                     id,
-                    kind: kind.to_string(),
+                    kind,
                     allow: overwrite.allow.bits(),
                     deny: overwrite.deny.bits(),
                 }
@@ -92,7 +90,7 @@ pub(crate) fn record_channel_in(writer: &mut Writer<'_>, channel: &GuildChannel)
         removed: false,
         tags: tags_of(writer, channel)?,
     };
-    record.access = access_of(writer, &record, is_thread(channel.kind))?;
+    record.access = access_of(writer, &record, record.kind.is_thread())?;
     writer.record_channel(&record)
 }
 
@@ -145,7 +143,7 @@ pub(crate) fn refresh_guild_channels(writer: &mut Writer<'_>, guild_id: &str) ->
         .collect();
     let (threads, parents): (Vec<_>, Vec<_>) = channels
         .into_iter()
-        .partition(|channel| channel.kind.ends_with("_thread"));
+        .partition(|channel| channel.kind.is_thread());
     let mut changed = false;
     for (mut channel, thread) in parents
         .into_iter()
@@ -179,7 +177,7 @@ pub(super) fn record_channel_event_in(
 ) -> Result<Recorded> {
     let mut changed = record_channel_in(writer, channel)?;
     // A channel's new overwrites change what its threads can read.
-    if !is_thread(channel.kind) {
+    if !kind_of(channel.kind).is_thread() {
         changed |= refresh_guild_channels(writer, &channel.guild_id.to_string())?;
     }
     Ok(changed.into())

@@ -6,7 +6,7 @@ use serenity::model::user::User;
 
 use super::Recorded;
 use crate::error::Result;
-use crate::store::{ChannelAccess, ChannelRecord, Store};
+use crate::store::{ChannelAccess, ChannelKind, ChannelRecord, Store};
 
 /// A direct-message channel seen in a message: recorded once, readable (the bot is in it),
 /// named after the other person when the message is theirs.
@@ -29,7 +29,7 @@ pub fn record_direct_channel(
             guild_id: None,
             parent_id: None,
             name,
-            kind: "dm".to_string(),
+            kind: ChannelKind::Dm,
             overwrites: Vec::new(),
             access: ChannelAccess::Readable,
             removed: false,

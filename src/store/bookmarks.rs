@@ -2,14 +2,18 @@
 
 use rusqlite::{OptionalExtension, Row, params};
 
+use super::words::word;
 use super::{Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
+use crate::vocabulary::word_enum;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BookmarkKind {
-    Added,
-    Resolved,
+word_enum! {
+    /// What a bookmark event did.
+    pub enum BookmarkKind {
+        Added = "added",
+        Resolved = "resolved",
+    }
 }
 
 /// One bookmark event.
@@ -24,15 +28,10 @@ pub struct BookmarkEvent {
 }
 
 fn bookmark_from_row(row: &Row<'_>) -> rusqlite::Result<BookmarkEvent> {
-    let kind: String = row.get(1)?;
     let created_at: String = row.get(5)?;
     Ok(BookmarkEvent {
         message_id: row.get(0)?,
-        kind: if kind == "added" {
-            BookmarkKind::Added
-        } else {
-            BookmarkKind::Resolved
-        },
+        kind: word(row, 1)?,
         note: row.get(2)?,
         content_when_bookmarked: row.get(3)?,
         source: row.get(4)?,
@@ -119,14 +118,10 @@ impl Writer<'_> {
         source: &str,
     ) -> Result<BookmarkEvent> {
         let created_at = self.stamp();
-        let kind_text = match kind {
-            BookmarkKind::Added => "added",
-            BookmarkKind::Resolved => "resolved",
-        };
         self.transaction.execute(
             "INSERT INTO bookmark_events (created_at, message_id, kind, note, content_when_bookmarked, source)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![created_at.to_iso(), message_id, kind_text, note, content_when_bookmarked, source],
+            params![created_at.to_iso(), message_id, kind.as_str(), note, content_when_bookmarked, source],
         )?;
         Ok(BookmarkEvent {
             message_id: message_id.to_string(),

@@ -6,9 +6,11 @@
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
+use super::words::word;
 use super::{Reader, Writer};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
+use crate::vocabulary::word_enum;
 
 /// A role and the permission bits it grants guild-wide.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,42 +31,72 @@ pub struct GuildRecord {
     pub removed: bool,
 }
 
-/// A channel permission overwrite: `kind` is `role` or `member`.
+/// A channel permission overwrite, for a role or for one member.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Overwrite {
     pub id: String,
-    pub kind: String,
+    pub kind: OverwriteKind,
     pub allow: u64,
     pub deny: u64,
 }
 
-/// Whether the bot can read a channel, and if not, what it lacks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChannelAccess {
-    Readable,
-    NoView,
-    NoHistory,
+word_enum! {
+    /// Whom an overwrite is for.
+    pub enum OverwriteKind {
+        Role = "role",
+        Member = "member",
+        /// A kind this version does not know: it applies to no one.
+        Other = "other",
+    }
 }
 
-impl ChannelAccess {
-    fn as_str(self) -> &'static str {
-        match self {
-            ChannelAccess::Readable => "readable",
-            ChannelAccess::NoView => "no_view",
-            ChannelAccess::NoHistory => "no_history",
-        }
+word_enum! {
+    /// What a channel is, as Discord's channel types are named here.
+    pub enum ChannelKind {
+        Text = "text",
+        Dm = "dm",
+        Voice = "voice",
+        GroupDm = "group_dm",
+        Category = "category",
+        News = "news",
+        NewsThread = "news_thread",
+        PublicThread = "public_thread",
+        PrivateThread = "private_thread",
+        Stage = "stage",
+        Directory = "directory",
+        Forum = "forum",
+        /// A type this version does not know (a media channel, say).
+        Other = "other",
     }
-    fn parse(text: &str) -> rusqlite::Result<ChannelAccess> {
-        match text {
-            "readable" => Ok(ChannelAccess::Readable),
-            "no_view" => Ok(ChannelAccess::NoView),
-            "no_history" => Ok(ChannelAccess::NoHistory),
-            other => Err(rusqlite::Error::InvalidColumnType(
-                0,
-                format!("access {other}"),
-                rusqlite::types::Type::Text,
-            )),
-        }
+}
+
+impl ChannelKind {
+    /// Whether channels of this kind hold messages: categories, forums and directories hold
+    /// channels or threads, and a kind this version does not know is not assumed to.
+    pub fn holds_messages(self) -> bool {
+        !matches!(
+            self,
+            ChannelKind::Category
+                | ChannelKind::Forum
+                | ChannelKind::Directory
+                | ChannelKind::Other
+        )
+    }
+
+    pub fn is_thread(self) -> bool {
+        matches!(
+            self,
+            ChannelKind::NewsThread | ChannelKind::PublicThread | ChannelKind::PrivateThread
+        )
+    }
+}
+
+word_enum! {
+    /// Whether the bot can read a channel, and if not, what it lacks.
+    pub enum ChannelAccess {
+        Readable = "readable",
+        NoView = "no_view",
+        NoHistory = "no_history",
     }
 }
 
@@ -74,7 +106,7 @@ pub struct ChannelRecord {
     pub guild_id: Option<String>,
     pub parent_id: Option<String>,
     pub name: String,
-    pub kind: String,
+    pub kind: ChannelKind,
     pub overwrites: Vec<Overwrite>,
     pub access: ChannelAccess,
     pub removed: bool,
@@ -93,10 +125,7 @@ impl ChannelRecord {
     /// Whether the channel can hold messages (categories, forums and directories hold
     /// channels or threads, not messages): what backfill and coverage are about.
     pub fn holds_messages(&self) -> bool {
-        !matches!(
-            self.kind.as_str(),
-            "category" | "forum" | "directory" | "other"
-        )
+        self.kind.holds_messages()
     }
 }
 
@@ -128,9 +157,9 @@ fn channel_from_row(row: &Row<'_>) -> rusqlite::Result<ChannelRecord> {
         guild_id: row.get(1)?,
         parent_id: row.get(2)?,
         name: row.get(3)?,
-        kind: row.get(4)?,
+        kind: word(row, 4)?,
         overwrites: from_json(row, 5)?,
-        access: ChannelAccess::parse(&row.get::<_, String>(6)?)?,
+        access: word(row, 6)?,
         removed: row.get(7)?,
         tags: from_json(row, 8)?,
     })
@@ -310,7 +339,7 @@ impl Writer<'_> {
                 channel.guild_id,
                 channel.parent_id,
                 channel.name,
-                channel.kind,
+                channel.kind.as_str(),
                 to_json(&channel.overwrites)?,
                 channel.access.as_str(),
                 channel.removed,
@@ -354,7 +383,7 @@ mod tests {
             guild_id: Some("1".into()),
             parent_id: None,
             name: name.to_string(),
-            kind: "text".into(),
+            kind: ChannelKind::Text,
             overwrites: Vec::new(),
             access: ChannelAccess::Readable,
             removed: false,

@@ -9,46 +9,20 @@
 
 use rusqlite::{OptionalExtension, Row, params};
 
+use super::words::word;
 use super::{Reader, Store, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
+use crate::vocabulary::word_enum;
 
-/// What happened to the daemon's gateway connection (see `migrations/0002_gateway_state.sql`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GatewayEventKind {
-    Identify,
-    Ready,
-    Resumed,
-    Alive,
-    Stop,
-}
-
-impl GatewayEventKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GatewayEventKind::Identify => "identify",
-            GatewayEventKind::Ready => "ready",
-            GatewayEventKind::Resumed => "resumed",
-            GatewayEventKind::Alive => "alive",
-            GatewayEventKind::Stop => "stop",
-        }
-    }
-
-    fn parse(text: &str) -> rusqlite::Result<GatewayEventKind> {
-        Ok(match text {
-            "identify" => GatewayEventKind::Identify,
-            "ready" => GatewayEventKind::Ready,
-            "resumed" => GatewayEventKind::Resumed,
-            "alive" => GatewayEventKind::Alive,
-            "stop" => GatewayEventKind::Stop,
-            other => {
-                return Err(rusqlite::Error::InvalidColumnType(
-                    0,
-                    format!("gateway event kind {other}"),
-                    rusqlite::types::Type::Text,
-                ));
-            }
-        })
+word_enum! {
+    /// What happened to the daemon's gateway connection (see `migrations/0002_gateway_state.sql`).
+    pub enum GatewayEventKind {
+        Identify = "identify",
+        Ready = "ready",
+        Resumed = "resumed",
+        Alive = "alive",
+        Stop = "stop",
     }
 }
 
@@ -91,36 +65,14 @@ pub struct ChannelBeginning {
     pub source: BeginningSource,
 }
 
-/// Which of Discord's ids a channel's beginning is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BeginningSource {
-    /// The channel's `last_message_id` when the daemon first saw it.
-    LastMessageId,
-    /// The channel's own id minus one (a channel without messages then, or first seen when it
-    /// was created): every message of a channel has an id at or above the channel's.
-    ChannelId,
-}
-
-impl BeginningSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BeginningSource::LastMessageId => "last-message-id",
-            BeginningSource::ChannelId => "channel-id",
-        }
-    }
-
-    fn parse(text: &str) -> rusqlite::Result<BeginningSource> {
-        Ok(match text {
-            "last-message-id" => BeginningSource::LastMessageId,
-            "channel-id" => BeginningSource::ChannelId,
-            other => {
-                return Err(rusqlite::Error::InvalidColumnType(
-                    1,
-                    format!("channel beginning source {other}"),
-                    rusqlite::types::Type::Text,
-                ));
-            }
-        })
+word_enum! {
+    /// Which of Discord's ids a channel's beginning is.
+    pub enum BeginningSource {
+        /// The channel's `last_message_id` when the daemon first saw it.
+        LastMessageId = "last-message-id",
+        /// The channel's own id minus one (a channel without messages then, or first seen when it
+        /// was created): every message of a channel has an id at or above the channel's.
+        ChannelId = "channel-id",
     }
 }
 
@@ -158,39 +110,15 @@ impl DiscordClockReading {
     }
 }
 
-/// What kind of hole a gap is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GapKind {
-    /// The daemon was not listening: deletions, edits and reactions in the span are lost.
-    Downtime,
-    /// A channel's backfill failed after a message: messages after it may be missing.
-    Messages,
-    /// One event Discord delivered could not be stored.
-    Event,
-}
-
-impl GapKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GapKind::Downtime => "downtime",
-            GapKind::Messages => "messages",
-            GapKind::Event => "event",
-        }
-    }
-
-    fn parse(text: &str) -> rusqlite::Result<GapKind> {
-        Ok(match text {
-            "downtime" => GapKind::Downtime,
-            "messages" => GapKind::Messages,
-            "event" => GapKind::Event,
-            other => {
-                return Err(rusqlite::Error::InvalidColumnType(
-                    1,
-                    format!("gap kind {other}"),
-                    rusqlite::types::Type::Text,
-                ));
-            }
-        })
+word_enum! {
+    /// What kind of hole a gap is.
+    pub enum GapKind {
+        /// The daemon was not listening: deletions, edits and reactions in the span are lost.
+        Downtime = "downtime",
+        /// A channel's backfill failed after a message: messages after it may be missing.
+        Messages = "messages",
+        /// One event Discord delivered could not be stored.
+        Event = "event",
     }
 }
 
@@ -235,7 +163,7 @@ fn from_sql_id(id: i64) -> u64 {
 
 fn gateway_event_from_row(row: &Row<'_>) -> rusqlite::Result<GatewayEventRecord> {
     Ok(GatewayEventRecord {
-        kind: GatewayEventKind::parse(&row.get::<_, String>(0)?)?,
+        kind: word(row, 0)?,
         session_id: row.get(1)?,
         detail: row.get(2)?,
         created_at: instant_at(row, 3)?,
@@ -383,7 +311,7 @@ impl Reader<'_> {
             .query_row([channel_id], |row| {
                 Ok(ChannelBeginning {
                     after_message_id: from_sql_id(row.get(0)?),
-                    source: BeginningSource::parse(&row.get::<_, String>(1)?)?,
+                    source: word(row, 1)?,
                 })
             })
             .optional()?)
@@ -413,7 +341,7 @@ impl Reader<'_> {
         )?;
         let rows = statement.query_map([], |row| {
             Ok(GapRecord {
-                kind: GapKind::parse(&row.get::<_, String>(0)?)?,
+                kind: word(row, 0)?,
                 channel_id: row.get(1)?,
                 from_at: instant_at(row, 2)?,
                 until_at: instant_at(row, 3)?,

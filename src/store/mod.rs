@@ -26,6 +26,7 @@ mod schedules;
 mod search;
 #[cfg(test)]
 pub(crate) mod testing;
+mod words;
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::OpenOptionsExt;
@@ -41,7 +42,10 @@ use crate::instant::Instant;
 
 pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
-pub use channels::{ChannelAccess, ChannelRecord, GuildRecord, Overwrite, RolePermissions, Tag};
+pub use channels::{
+    ChannelAccess, ChannelKind, ChannelRecord, GuildRecord, Overwrite, OverwriteKind,
+    RolePermissions, Tag,
+};
 pub use coverage::{
     BeginningSource, ChannelBeginning, ChannelCoverage, DiscordClockReading, GapKind, GapRecord,
     GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,

@@ -4,9 +4,11 @@
 use rusqlite::{OptionalExtension, Row, params};
 
 use super::messages::instant_at;
+use super::words::word;
 use super::{Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
+use crate::vocabulary::word_enum;
 
 /// A schedule to write: what to send, where, when, and the nonce every attempt will carry.
 #[derive(Debug, Clone)]
@@ -19,49 +21,23 @@ pub struct NewSchedule {
     pub source: String,
 }
 
-/// What happened to a schedule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScheduleEventKind {
-    /// An attempt to send started (recorded before the request leaves).
-    Attempt,
-    /// An attempt failed and another will follow.
-    Retry,
-    /// Discord created the message. Final.
-    Sent,
-    /// Given up. Final.
-    Failed,
-    /// The owner cancelled it before it was sent. Final.
-    Cancelled,
+word_enum! {
+    /// What happened to a schedule.
+    pub enum ScheduleEventKind {
+        /// An attempt to send started (recorded before the request leaves).
+        Attempt = "attempt",
+        /// An attempt failed and another will follow.
+        Retry = "retry",
+        /// Discord created the message. Final.
+        Sent = "sent",
+        /// Given up. Final.
+        Failed = "failed",
+        /// The owner cancelled it before it was sent. Final.
+        Cancelled = "cancelled",
+    }
 }
 
 impl ScheduleEventKind {
-    fn as_str(self) -> &'static str {
-        match self {
-            ScheduleEventKind::Attempt => "attempt",
-            ScheduleEventKind::Retry => "retry",
-            ScheduleEventKind::Sent => "sent",
-            ScheduleEventKind::Failed => "failed",
-            ScheduleEventKind::Cancelled => "cancelled",
-        }
-    }
-
-    fn parse(text: &str, index: usize) -> rusqlite::Result<ScheduleEventKind> {
-        Ok(match text {
-            "attempt" => ScheduleEventKind::Attempt,
-            "retry" => ScheduleEventKind::Retry,
-            "sent" => ScheduleEventKind::Sent,
-            "failed" => ScheduleEventKind::Failed,
-            "cancelled" => ScheduleEventKind::Cancelled,
-            other => {
-                return Err(rusqlite::Error::InvalidColumnType(
-                    index,
-                    format!("schedule event {other}"),
-                    rusqlite::types::Type::Text,
-                ));
-            }
-        })
-    }
-
     /// Whether nothing can follow it.
     pub fn is_final(self) -> bool {
         matches!(
@@ -135,11 +111,10 @@ fn schedule_from_row(row: &Row<'_>) -> rusqlite::Result<ScheduleRecord> {
 }
 
 fn event_from_row(row: &Row<'_>) -> rusqlite::Result<(i64, ScheduleEvent)> {
-    let kind: String = row.get(1)?;
     Ok((
         row.get(0)?,
         ScheduleEvent {
-            kind: ScheduleEventKind::parse(&kind, 1)?,
+            kind: word(row, 1)?,
             created_at: instant_at(row, 2)?,
             attempt: row.get(3)?,
             nonce: row.get(4)?,
