@@ -14,13 +14,15 @@ pub async fn spec() {
     let general = guild.text_channel("general");
     let mut feed = Feed::joining(&guild);
     let theirs = feed.post(Post::new(&general, &owner, "My own words."));
-    let store = Store::for_owner(&owner).sending_to(&fake);
+    let store = Store::for_owner(&owner)
+        .sending_to(&fake)
+        .setting("DISCORD_MANAGER_SEND_CHANNELS", &general.id);
     store.play(&feed).await;
 
     let written_by = |verb: &str| {
         format!(
-            "Message {} was written by ada, not the bot: the bot may {verb} only its own messages",
-            theirs.id
+            "Message {} was written by {}, not the bot: the bot may {verb} only its own messages",
+            theirs.id, owner.global_name
         )
     };
     let mcp = store.mcp().await;

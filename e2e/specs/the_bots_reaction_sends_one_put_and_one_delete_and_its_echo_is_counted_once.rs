@@ -37,6 +37,21 @@ pub async fn spec() {
     fake.wait_for("the echo of the reaction", PATIENCE, |view| {
         view.count_out("MESSAGE_REACTION_ADD") == 1
     });
+    // The daemon records in order: a message after the echo proves it got past it.
+    fake.play(&FakeDiscord::message_line(
+        "@id:after",
+        GENERAL,
+        GRACE,
+        "and the docs",
+    ));
+    let messages = caught_up_until(&store, GENERAL, "the message after the echo", |messages| {
+        messages.len() == 2
+    });
+    assert_eq!(
+        messages[0]["reactions"],
+        json!([{"emoji": "👍", "count": 1}]),
+        "the echo of the bot's own reaction is not a second one"
+    );
     let removed: Message = mcp
         .call_ok("reactions_remove", json!({"messageId": shipped, "emoji": "👍"}))
         .await;

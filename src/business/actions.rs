@@ -1,5 +1,7 @@
 //! The bot's follow-up actions on a message the store holds: reacting to it, and editing or
-//! deleting one of the bot's own.
+//! deleting one of the bot's own. The capabilities are `messages::edit_message`,
+//! `messages::delete_message` and `reactions::{add_reaction, remove_reaction}`; this module is
+//! what they share: their inputs, the checks before any request, the request and its retries.
 //!
 //! Each passes the gates of a post (`outbox`: a token, read-only mode off, an assistant only in
 //! DISCORD_MANAGER_SEND_CHANNELS, direct messages only when allowed) and the checks of its
@@ -90,7 +92,7 @@ pub struct RemoveReaction {
     pub emoji: String,
 }
 
-pub async fn edit_message(
+pub(crate) async fn edit(
     store: &Store,
     input: EditMessage,
     context: &OwnerContext,
@@ -121,7 +123,7 @@ pub async fn edit_message(
     finish(store, context, delivered, "edited", &target)
 }
 
-pub async fn delete_message(
+pub(crate) async fn delete(
     store: &Store,
     input: DeleteMessage,
     context: &OwnerContext,
@@ -143,7 +145,7 @@ pub async fn delete_message(
     finish(store, context, delivered, "deleted", &target)
 }
 
-pub async fn add_reaction(
+pub(crate) async fn add_reaction(
     store: &Store,
     input: AddReaction,
     context: &OwnerContext,
@@ -160,7 +162,7 @@ pub async fn add_reaction(
     .await
 }
 
-pub async fn remove_reaction(
+pub(crate) async fn remove_reaction(
     store: &Store,
     input: RemoveReaction,
     context: &OwnerContext,

@@ -824,6 +824,26 @@ pub async fn send_message(
     recorded_message(store, context, &delivered.message_id)
 }
 
+/// `messages_edit`: see [`EditMessage`](super::actions::EditMessage).
+pub async fn edit_message(
+    store: &Store,
+    input: super::actions::EditMessage,
+    context: &OwnerContext,
+    sender: Option<&dyn DiscordSender>,
+) -> Result<Message> {
+    super::actions::edit(store, input, context, sender).await
+}
+
+/// `messages_delete`: see [`DeleteMessage`](super::actions::DeleteMessage).
+pub async fn delete_message(
+    store: &Store,
+    input: super::actions::DeleteMessage,
+    context: &OwnerContext,
+    sender: Option<&dyn DiscordSender>,
+) -> Result<Message> {
+    super::actions::delete(store, input, context, sender).await
+}
+
 /// A message the store just recorded, as results show it.
 pub(crate) fn recorded_message(
     store: &Store,

@@ -350,7 +350,7 @@ pub fn capabilities() -> &'static [Capability] {
                 ChangesOnDiscord,
                 ["edit"],
                 Some("messageId"),
-                actions::edit_message,
+                messages::edit_message,
                 business::actions::EditMessage => business::model::Message
             ),
             capability!(
@@ -359,7 +359,7 @@ pub fn capabilities() -> &'static [Capability] {
                 DeletesOnDiscord,
                 ["delete"],
                 Some("messageId"),
-                actions::delete_message,
+                messages::delete_message,
                 business::actions::DeleteMessage => business::model::Message
             ),
             capability!(
@@ -368,7 +368,7 @@ pub fn capabilities() -> &'static [Capability] {
                 ChangesOnDiscord,
                 ["reactions", "add"],
                 Some("messageId"),
-                actions::add_reaction,
+                reactions::add_reaction,
                 business::actions::AddReaction => business::model::Message
             ),
             capability!(
@@ -377,7 +377,7 @@ pub fn capabilities() -> &'static [Capability] {
                 ChangesOnDiscord,
                 ["reactions", "remove"],
                 Some("messageId"),
-                actions::remove_reaction,
+                reactions::remove_reaction,
                 business::actions::RemoveReaction => business::model::Message
             ),
             capability!(

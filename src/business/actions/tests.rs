@@ -16,7 +16,7 @@ fn id(text: &str) -> DiscordId {
     DiscordId::parse(text).unwrap()
 }
 
-fn edit(message: &str, content: &str) -> EditMessage {
+fn edit_input(message: &str, content: &str) -> EditMessage {
     EditMessage {
         message_id: id(message),
         content: content.to_string(),
@@ -38,11 +38,17 @@ async fn every_action(
     vec![
         (
             "edit",
-            edit_message(store, edit(message, "fixed"), context, sender(discord)).await,
+            edit(
+                store,
+                edit_input(message, "fixed"),
+                context,
+                sender(discord),
+            )
+            .await,
         ),
         (
             "delete",
-            delete_message(
+            delete(
                 store,
                 DeleteMessage {
                     message_id: id(message),
@@ -93,9 +99,9 @@ async fn an_edit_of_the_bots_message_is_what_the_store_recorded_once_though_the_
     let general = world.channel("general");
     let mine = world.post(&general, BOT_ID, "deploy at 5", json!({}));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
-    let edited = edit_message(
+    let edited = edit(
         &world.store,
-        edit(&mine, "deploy at 6"),
+        edit_input(&mine, "deploy at 6"),
         &world.sending_context(),
         sender(&discord),
     )
@@ -142,13 +148,13 @@ async fn a_deletion_is_recorded_once_and_a_second_is_refused_with_no_request() {
         message_id: id(&mine),
     };
     let context = world.sending_context();
-    let deleted = delete_message(&world.store, input(), &context, sender(&discord))
+    let deleted = delete(&world.store, input(), &context, sender(&discord))
         .await
         .unwrap();
     assert!(deleted.body.deleted);
     assert_eq!(deleted.body.content, "wrong channel, sorry");
     assert_eq!(world.delete(&general, &mine), Recorded::AlreadyKnown);
-    let again = delete_message(&world.store, input(), &context, sender(&discord)).await;
+    let again = delete(&world.store, input(), &context, sender(&discord)).await;
     assert_eq!(
         refusal(&again),
         (
@@ -453,18 +459,18 @@ async fn an_assistants_edits_count_toward_its_cap_on_posts_and_its_reactions_do_
     let context = assistant(&world, Some(&[&general]));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     for n in 0..ASSISTANT_POSTS_PER_MINUTE {
-        edit_message(
+        edit(
             &world.store,
-            edit(&mine, &format!("hello {n}")),
+            edit_input(&mine, &format!("hello {n}")),
             &context,
             sender(&discord),
         )
         .await
         .unwrap();
     }
-    let capped = edit_message(
+    let capped = edit(
         &world.store,
-        edit(&mine, "one too many"),
+        edit_input(&mine, "one too many"),
         &context,
         sender(&discord),
     )
@@ -506,9 +512,14 @@ async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says
     };
     let discord = ScriptedDiscord::new(&world.store, vec![unavailable()]);
     let context = world.sending_context();
-    let edited = edit_message(&world.store, edit(&mine, "v2"), &context, sender(&discord))
-        .await
-        .unwrap();
+    let edited = edit(
+        &world.store,
+        edit_input(&mine, "v2"),
+        &context,
+        sender(&discord),
+    )
+    .await
+    .unwrap();
     assert_eq!(edited.body.content, "v2");
     let at: Vec<Duration> = discord.actions().iter().map(|(at, _)| *at).collect();
     assert_eq!(at, [Duration::ZERO, Duration::from_secs(1)]);
@@ -520,7 +531,13 @@ async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says
     assert_eq!(record.edits.len(), 1);
 
     discord.then(vec![unavailable(), unavailable(), unavailable()]);
-    let failed = edit_message(&world.store, edit(&mine, "v3"), &context, sender(&discord)).await;
+    let failed = edit(
+        &world.store,
+        edit_input(&mine, "v3"),
+        &context,
+        sender(&discord),
+    )
+    .await;
     assert_eq!(
         refusal(&failed),
         (
@@ -584,7 +601,7 @@ async fn without_a_discord_client_a_checked_action_says_so() {
     let world = World::new();
     let general = world.channel("general");
     let mine = world.post(&general, BOT_ID, "hello", json!({}));
-    let error = delete_message(
+    let error = delete(
         &world.store,
         DeleteMessage {
             message_id: id(&mine),
