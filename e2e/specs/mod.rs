@@ -91,6 +91,7 @@ specs! {
     catch_up_with_nothing_new_returns_since_as_the_watermark,
     channels_list_counts_messages_new_since_an_instant_inclusively,
     channels_list_shows_which_channels_the_bot_can_read,
+    deleting_a_message_discord_no_longer_has_counts_as_done,
     deleting_the_bots_message_sends_one_delete_and_history_shows_it_deleted_once,
     digest_reports_counts_top_authors_most_reacted_unanswered_mentions_and_open_bookmarks,
     digest_window_includes_since_and_excludes_until_on_the_arrival_clock,
