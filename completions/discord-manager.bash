@@ -28,8 +28,14 @@ _discord__manager() {
             discord__manager,completions)
                 cmd="discord__manager__subcmd__completions"
                 ;;
+            discord__manager,delete)
+                cmd="discord__manager__subcmd__delete"
+                ;;
             discord__manager,digest)
                 cmd="discord__manager__subcmd__digest"
+                ;;
+            discord__manager,edit)
+                cmd="discord__manager__subcmd__edit"
                 ;;
             discord__manager,help)
                 cmd="discord__manager__subcmd__help"
@@ -48,6 +54,9 @@ _discord__manager() {
                 ;;
             discord__manager,mentions)
                 cmd="discord__manager__subcmd__mentions"
+                ;;
+            discord__manager,reactions)
+                cmd="discord__manager__subcmd__reactions"
                 ;;
             discord__manager,schedules)
                 cmd="discord__manager__subcmd__schedules"
@@ -115,8 +124,14 @@ _discord__manager() {
             discord__manager__subcmd__help,completions)
                 cmd="discord__manager__subcmd__help__subcmd__completions"
                 ;;
+            discord__manager__subcmd__help,delete)
+                cmd="discord__manager__subcmd__help__subcmd__delete"
+                ;;
             discord__manager__subcmd__help,digest)
                 cmd="discord__manager__subcmd__help__subcmd__digest"
+                ;;
+            discord__manager__subcmd__help,edit)
+                cmd="discord__manager__subcmd__help__subcmd__edit"
                 ;;
             discord__manager__subcmd__help,help)
                 cmd="discord__manager__subcmd__help__subcmd__help"
@@ -135,6 +150,9 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__help,mentions)
                 cmd="discord__manager__subcmd__help__subcmd__mentions"
+                ;;
+            discord__manager__subcmd__help,reactions)
+                cmd="discord__manager__subcmd__help__subcmd__reactions"
                 ;;
             discord__manager__subcmd__help,schedules)
                 cmd="discord__manager__subcmd__help__subcmd__schedules"
@@ -177,6 +195,12 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__help__subcmd__mentions,list)
                 cmd="discord__manager__subcmd__help__subcmd__mentions__subcmd__list"
+                ;;
+            discord__manager__subcmd__help__subcmd__reactions,add)
+                cmd="discord__manager__subcmd__help__subcmd__reactions__subcmd__add"
+                ;;
+            discord__manager__subcmd__help__subcmd__reactions,remove)
+                cmd="discord__manager__subcmd__help__subcmd__reactions__subcmd__remove"
                 ;;
             discord__manager__subcmd__help__subcmd__schedules,add)
                 cmd="discord__manager__subcmd__help__subcmd__schedules__subcmd__add"
@@ -223,6 +247,24 @@ _discord__manager() {
             discord__manager__subcmd__mentions__subcmd__help,list)
                 cmd="discord__manager__subcmd__mentions__subcmd__help__subcmd__list"
                 ;;
+            discord__manager__subcmd__reactions,add)
+                cmd="discord__manager__subcmd__reactions__subcmd__add"
+                ;;
+            discord__manager__subcmd__reactions,help)
+                cmd="discord__manager__subcmd__reactions__subcmd__help"
+                ;;
+            discord__manager__subcmd__reactions,remove)
+                cmd="discord__manager__subcmd__reactions__subcmd__remove"
+                ;;
+            discord__manager__subcmd__reactions__subcmd__help,add)
+                cmd="discord__manager__subcmd__reactions__subcmd__help__subcmd__add"
+                ;;
+            discord__manager__subcmd__reactions__subcmd__help,help)
+                cmd="discord__manager__subcmd__reactions__subcmd__help__subcmd__help"
+                ;;
+            discord__manager__subcmd__reactions__subcmd__help,remove)
+                cmd="discord__manager__subcmd__reactions__subcmd__help__subcmd__remove"
+                ;;
             discord__manager__subcmd__schedules,add)
                 cmd="discord__manager__subcmd__schedules__subcmd__add"
                 ;;
@@ -254,7 +296,7 @@ _discord__manager() {
 
     case "${cmd}" in
         discord__manager)
-            opts="-h -V --json --db --help --version mark-read catch-up history search send wait digest status channels mentions bookmarks schedules seed mcp ingest completions help"
+            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -579,6 +621,28 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__delete)
+            opts="-h --message-id --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --message-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__digest)
             opts="-h --since --until --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -605,8 +669,34 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__edit)
+            opts="-h --content --message-id --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --content)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__help)
-            opts="mark-read catch-up history search send wait digest status channels mentions bookmarks schedules seed mcp ingest completions help"
+            opts="mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -731,7 +821,35 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__help__subcmd__digest)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__edit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -872,6 +990,48 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help__subcmd__mentions__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__reactions)
+            opts="add remove"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__reactions__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__reactions__subcmd__remove)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1343,6 +1503,132 @@ _discord__manager() {
                     return 0
                     ;;
                 --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__reactions)
+            opts="-h --json --db --help add remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__reactions__subcmd__add)
+            opts="-h --emoji --message-id --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --emoji)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__reactions__subcmd__help)
+            opts="add remove help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__reactions__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__reactions__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__reactions__subcmd__help__subcmd__remove)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__reactions__subcmd__remove)
+            opts="-h --emoji --message-id --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --emoji)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -17,7 +17,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::business::outbox::{
-    DiscordSender, OutgoingMessage, Posting, SUPPRESS_EMBEDS, SendFailure,
+    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
+    SUPPRESS_EMBEDS, SendFailure,
 };
 use crate::business::{OwnerContext, Source};
 use crate::error::{Error, Result};
@@ -143,7 +144,9 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
 /// A stand-in for Discord's REST API that answers a bot's post as Discord does: with the
 /// created message, authored by the bot the store knows (from READY), without `guild_id` (as
 /// Discord's REST answers are), and, like `enforce_nonce`, with the same message again for a
-/// nonce it has seen. It keeps nothing but that answer; the caller records it like any other.
+/// nonce it has seen. An edit answers the stored message with its new content; a deletion and
+/// a reaction are done. Like the real adapter, it records each answer in the store through the
+/// gateway's recorders.
 pub struct DemoDiscord {
     store: Arc<Store>,
     created: Mutex<HashMap<String, Value>>,
@@ -162,7 +165,9 @@ impl DemoDiscord {
         self.created.lock().map_or(0, |created| created.len())
     }
 
-    fn create(&self, message: &OutgoingMessage) -> Result<Value, SendFailure> {
+    /// Discord's side of a post: the created message (the same one again for a nonce it has
+    /// seen), not yet recorded anywhere.
+    pub(crate) fn create(&self, message: &OutgoingMessage) -> Result<Value, SendFailure> {
         let mut created = self.created.lock().map_err(|_| SendFailure::Unavailable {
             reason: "the demo Discord failed".into(),
         })?;
@@ -212,9 +217,89 @@ impl DemoDiscord {
     }
 }
 
+impl DemoDiscord {
+    /// Discord's answer to an edit of a stored message: the message with its new content and
+    /// the time of the edit, as `PATCH /channels/{c}/messages/{m}` answers it.
+    fn edited(&self, store: &Store, edit: &MessageEdit) -> Result<Value, SendFailure> {
+        let unavailable = |error: Error| SendFailure::Unavailable {
+            reason: error.message().to_string(),
+        };
+        let Some(message) = store
+            .read(|reader| reader.message(&edit.message_id))
+            .map_err(unavailable)?
+        else {
+            return Err(unknown_message());
+        };
+        let identity = store
+            .read(|reader| reader.identity())
+            .map_err(unavailable)?;
+        Ok(json!({
+            "id": message.message_id,
+            "channel_id": message.channel_id,
+            "author": {"id": message.author_id, "username": identity.bot_name.unwrap_or_default(),
+                       "discriminator": "0", "global_name": null, "avatar": null, "bot": true},
+            "content": edit.content,
+            "timestamp": message.sent_at.to_iso(),
+            "edited_timestamp": Instant::now().to_iso(),
+            "tts": false,
+            "mention_everyone": false,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": false,
+            "type": 0,
+            "flags": SUPPRESS_EMBEDS,
+        }))
+    }
+}
+
+/// Discord's 404 for a message it does not know.
+fn unknown_message() -> SendFailure {
+    SendFailure::Refused {
+        status: 404,
+        code: Some(10008),
+        message: "Unknown Message".into(),
+    }
+}
+
 impl DiscordSender for DemoDiscord {
-    fn post_message<'a>(&'a self, message: &'a OutgoingMessage) -> Posting<'a> {
-        Box::pin(async move { self.create(message) })
+    fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a> {
+        Box::pin(async move {
+            let answer = self.create(message)?;
+            let recorded = ingest::sent::record_sent_message(store, &answer);
+            let id = answer["id"].as_str().unwrap_or_default();
+            Ok(Delivered::of(id, recorded.map(drop)))
+        })
+    }
+
+    fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a> {
+        Box::pin(async move {
+            let answer = self.edited(store, edit)?;
+            let recorded = ingest::sent::record_edited_message(store, &answer);
+            Ok(Delivered::of(&edit.message_id, recorded.map(drop)))
+        })
+    }
+
+    fn delete_message<'a>(&'a self, store: &'a Store, target: &'a MessageToDelete) -> Delivery<'a> {
+        Box::pin(async move {
+            let recorded =
+                ingest::sent::record_deleted_message(store, &target.channel_id, &target.message_id);
+            Ok(Delivered::of(&target.message_id, recorded.map(drop)))
+        })
+    }
+
+    fn react<'a>(&'a self, store: &'a Store, reaction: &'a BotReaction, add: bool) -> Delivery<'a> {
+        Box::pin(async move {
+            let recorded = ingest::sent::record_bot_reaction(
+                store,
+                &reaction.channel_id,
+                &reaction.message_id,
+                &reaction.emoji.discord_object(),
+                add,
+            );
+            Ok(Delivered::of(&reaction.message_id, recorded.map(drop)))
+        })
     }
 }
 

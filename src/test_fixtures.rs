@@ -11,7 +11,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use serenity::model::event::Event;
 
-use crate::business::outbox::{DiscordSender, OutgoingMessage, Posting, SendFailure};
+use crate::business::outbox::{
+    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
+    SendFailure,
+};
 use crate::business::{OwnerContext, Source};
 use crate::ingest::{Origin, Recorded, record_event};
 use crate::seed::DemoDiscord;
@@ -283,32 +286,44 @@ impl World {
 
 pub(crate) use crate::store::testing::fresh_id as new_id;
 
-/// What the scripted Discord answers to one post.
+/// What the scripted Discord answers to one request.
 pub(crate) enum Answer {
-    /// Creates the message as Discord does (the same one again for a nonce it has seen).
+    /// Does what was asked as Discord does (a post creates the message, the same one again for
+    /// a nonce it has seen).
     Create,
     Fail(SendFailure),
-    /// Creates the message, but the answer never arrives: the sender dies waiting.
+    /// Does it, but the answer never arrives: the sender dies waiting.
     CreateThenHang,
-    /// Never answers and creates nothing.
+    /// Never answers and does nothing.
     Hang,
 }
 
-/// One request the scripted Discord received: when (on tokio's clock, since the double was
-/// made) and what.
+/// One post the scripted Discord received: when (on tokio's clock, since the double was made)
+/// and what.
 #[derive(Debug, Clone)]
 pub(crate) struct Request {
     pub at: Duration,
     pub message: OutgoingMessage,
 }
 
-/// A recording stand-in for Discord's REST API: answers each post as scripted (then `Create`)
-/// and records every request it received. Discord's own side (which nonces it has seen) lives
-/// in the [`DemoDiscord`] inside, so it survives a simulated daemon restart.
+/// One of the bot's follow-up actions, as the scripted Discord received it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Acted {
+    Edit(MessageEdit),
+    Delete(MessageToDelete),
+    /// The reaction, and whether it was added (else removed).
+    React(BotReaction, bool),
+}
+
+/// A recording stand-in for Discord's REST API: answers each request as scripted (then
+/// `Create`) and records every request it received. Discord's own side (which nonces it has
+/// seen) lives in the [`DemoDiscord`] inside, so it survives a simulated daemon restart; like
+/// every adapter, it records what Discord answered in the store.
 pub(crate) struct ScriptedDiscord {
     discord: DemoDiscord,
     script: Mutex<VecDeque<Answer>>,
     requests: Mutex<Vec<Request>>,
+    actions: Mutex<Vec<(Duration, Acted)>>,
     started: tokio::time::Instant,
 }
 
@@ -318,6 +333,7 @@ impl ScriptedDiscord {
             discord: DemoDiscord::new(Arc::clone(store)),
             script: Mutex::new(script.into()),
             requests: Mutex::new(Vec::new()),
+            actions: Mutex::new(Vec::new()),
             started: tokio::time::Instant::now(),
         }
     }
@@ -327,38 +343,85 @@ impl ScriptedDiscord {
         self.script.lock().unwrap().extend(script);
     }
 
+    /// The posts it received.
     pub(crate) fn requests(&self) -> Vec<Request> {
         self.requests.lock().unwrap().clone()
+    }
+
+    /// The follow-up actions (edits, deletions, reactions) it received, each with when.
+    pub(crate) fn actions(&self) -> Vec<(Duration, Acted)> {
+        self.actions.lock().unwrap().clone()
     }
 
     /// How many messages Discord created.
     pub(crate) fn created(&self) -> usize {
         self.discord.created()
     }
+
+    fn next_answer(&self) -> Answer {
+        self.script
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(Answer::Create)
+    }
+
+    /// Answers one follow-up action as scripted, doing it through `done` when Discord would
+    /// (an answer lost on the way, `CreateThenHang`, leaves Discord's side unmodelled: only
+    /// posts keep one).
+    async fn answer(&self, done: Delivery<'_>) -> std::result::Result<Delivered, SendFailure> {
+        match self.next_answer() {
+            Answer::Create => done.await,
+            Answer::Fail(failure) => Err(failure),
+            Answer::CreateThenHang | Answer::Hang => std::future::pending().await,
+        }
+    }
+
+    fn record_action(&self, acted: Acted) {
+        let at = self.started.elapsed();
+        self.actions.lock().unwrap().push((at, acted));
+    }
 }
 
 impl DiscordSender for ScriptedDiscord {
-    fn post_message<'a>(&'a self, message: &'a OutgoingMessage) -> Posting<'a> {
+    fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a> {
         Box::pin(async move {
             self.requests.lock().unwrap().push(Request {
                 at: self.started.elapsed(),
                 message: message.clone(),
             });
-            let answer = self
-                .script
-                .lock()
-                .unwrap()
-                .pop_front()
-                .unwrap_or(Answer::Create);
-            match answer {
-                Answer::Create => self.discord.post_message(message).await,
+            match self.next_answer() {
+                Answer::Create => self.discord.post_message(store, message).await,
                 Answer::Fail(failure) => Err(failure),
                 Answer::CreateThenHang => {
-                    let _ = self.discord.post_message(message).await;
+                    // Discord created it; the answer, and so its recording, never arrives.
+                    let _ = self.discord.create(message);
                     std::future::pending().await
                 }
                 Answer::Hang => std::future::pending().await,
             }
+        })
+    }
+
+    fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a> {
+        Box::pin(async move {
+            self.record_action(Acted::Edit(edit.clone()));
+            self.answer(self.discord.edit_message(store, edit)).await
+        })
+    }
+
+    fn delete_message<'a>(&'a self, store: &'a Store, target: &'a MessageToDelete) -> Delivery<'a> {
+        Box::pin(async move {
+            self.record_action(Acted::Delete(target.clone()));
+            self.answer(self.discord.delete_message(store, target))
+                .await
+        })
+    }
+
+    fn react<'a>(&'a self, store: &'a Store, reaction: &'a BotReaction, add: bool) -> Delivery<'a> {
+        Box::pin(async move {
+            self.record_action(Acted::React(reaction.clone(), add));
+            self.answer(self.discord.react(store, reaction, add)).await
         })
     }
 }

@@ -97,8 +97,9 @@ fn world() -> World {
     }
 }
 
-/// Every tool's cases: its defaults, then each bound at its largest.
-fn cases(world: &World) -> BTreeMap<&'static str, Vec<Value>> {
+/// Every tool's cases: its defaults, then each bound at its largest; `bot_message` is one of
+/// the bot's own, for the edit and the deletion.
+fn cases(world: &World, bot_message: &str) -> BTreeMap<&'static str, Vec<Value>> {
     let channel = world.busiest_channel.as_str();
     let since = world.first_arrival.as_str();
     let message = world.a_message.as_str();
@@ -143,6 +144,19 @@ fn cases(world: &World) -> BTreeMap<&'static str, Vec<Value>> {
             ],
         ),
         (
+            "messages_edit",
+            vec![json!({"messageId": bot_message, "content": long_text(2000)})],
+        ),
+        ("messages_delete", vec![json!({"messageId": bot_message})]),
+        (
+            "reactions_add",
+            vec![json!({"messageId": message, "emoji": "👍"})],
+        ),
+        (
+            "reactions_remove",
+            vec![json!({"messageId": message, "emoji": "👍"})],
+        ),
+        (
             "mentions_list",
             vec![json!({}), json!({"since": since, "limit": 500})],
         ),
@@ -182,7 +196,16 @@ fn cases(world: &World) -> BTreeMap<&'static str, Vec<Value>> {
 #[tokio::test]
 async fn every_answer_fits_the_budget_with_default_and_largest_inputs() {
     let world = world();
-    let cases = cases(&world);
+    let sent = registry::find("messages_send")
+        .unwrap()
+        .call(
+            json!({"channelId": world.busiest_channel, "content": "the bot's own"}),
+            &world.services,
+        )
+        .await
+        .expect("the bot posts a message of its own")
+        .to_json();
+    let cases = cases(&world, sent["messageId"].as_str().expect("its id"));
     let registered: Vec<&str> = registry::capabilities().iter().map(|c| c.name).collect();
     let listed: Vec<&str> = cases.keys().copied().collect();
     let mut sorted = registered.clone();

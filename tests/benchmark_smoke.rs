@@ -372,6 +372,10 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
                 "bookmarks_add",
                 "bookmarks_resolve",
                 "messages_send",
+                "messages_edit",
+                "messages_delete",
+                "reactions_add",
+                "reactions_remove",
                 "channels_mark_read",
                 "mentions_dismiss",
             ]

@@ -145,6 +145,39 @@ fn cases() -> Vec<(&'static str, Vec<Vec<String>>)> {
                 "1400000000000000001",
             ]]),
         ),
+        (
+            "messages_edit",
+            lines(vec![vec![
+                "edit",
+                "1500000000000000030",
+                "--content",
+                "Deploy window opens at 16:00 UTC.",
+            ]]),
+        ),
+        (
+            "messages_delete",
+            lines(vec![vec!["delete", "1500000000000000030"]]),
+        ),
+        (
+            "reactions_add",
+            lines(vec![vec![
+                "reactions",
+                "add",
+                "1500000000000000011",
+                "--emoji",
+                "🚀",
+            ]]),
+        ),
+        (
+            "reactions_remove",
+            lines(vec![vec![
+                "reactions",
+                "remove",
+                "1500000000000000011",
+                "--emoji",
+                "✅",
+            ]]),
+        ),
         ("mentions_list", lines(vec![vec!["mentions", "list"]])),
         (
             "mentions_awaiting_reply",

@@ -89,15 +89,6 @@ const APPLICATION: &[&str] = &[
     "vocabulary",
 ];
 
-/// Where the source still crosses the layering, each with why and what ends it. A leak listed
-/// here that the source no longer has fails the test, so the list only shrinks.
-const KNOWN_LEAKS: &[(&str, &str, &str)] = &[(
-    "business",
-    "ingest",
-    "sending records Discord's answer through the gateway's recorder itself; the send adapter \
-     takes that over (issue 16)",
-)];
-
 /// External crates only some modules may name, and which.
 const CONFINED_CRATES: &[(&str, &[&str])] = &[
     ("serenity", &["ingest", "discord"]),
@@ -355,26 +346,12 @@ fn each_module_names_only_the_modules_below_it() {
         let allowed = allowed(&module).unwrap_or(&[]);
         for (name, place) in named {
             let confined = CONFINED_CRATES.iter().any(|(krate, _)| *krate == name);
-            let known = KNOWN_LEAKS
-                .iter()
-                .any(|(from, to, _)| *from == module && *to == name);
-            if !confined && !allowed.contains(&name.as_str()) && !known {
+            if !confined && !allowed.contains(&name.as_str()) {
                 problems.push(format!("{module} names {name} ({place})"));
             }
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
-
-#[test]
-fn every_known_leak_is_still_there() {
-    let uses = uses();
-    for (from, to, why) in KNOWN_LEAKS {
-        assert!(
-            uses.get(*from).is_some_and(|named| named.contains_key(*to)),
-            "{from} no longer names {to}: remove the known leak ({why})"
-        );
-    }
 }
 
 #[test]

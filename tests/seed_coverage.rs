@@ -384,6 +384,56 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
                 ensure(result["dismissedAt"].is_string(), "when it was dismissed")
             },
         ),
+        // The seed posted, edited and deleted the bot's messages in #releases and acknowledged
+        // the CI build with the bot's ✅: each follow-up acts on that state.
+        (
+            "messages_edit",
+            json!({"messageId": "1500000000000000030",
+                   "content": "Deploy window for v2.4.0 opens at 15:30 UTC."}),
+            |result| {
+                ensure(result["authorKind"] == "thisBot", "the bot's own message")?;
+                ensure(
+                    result["content"] == "Deploy window for v2.4.0 opens at 15:30 UTC.",
+                    "the new text",
+                )?;
+                ensure(result["editedAt"].is_string(), "when it was edited")
+            },
+        ),
+        (
+            "reactions_remove",
+            json!({"messageId": "1500000000000000011", "emoji": "✅"}),
+            |result| {
+                ensure(
+                    result["reactions"].is_null(),
+                    "the bot's ✅, which the seed added, taken back",
+                )
+            },
+        ),
+        (
+            "reactions_add",
+            json!({"messageId": "1500000000000000011", "emoji": "🚀"}),
+            |result| {
+                ensure(
+                    result["reactions"] == json!([{"emoji": "🚀", "count": 1}]),
+                    "the bot's reaction counted once",
+                )?;
+                ensure(
+                    result["authorKind"] == "webhook",
+                    "on the CI build's message",
+                )
+            },
+        ),
+        (
+            "messages_delete",
+            json!({"messageId": "1500000000000000030"}),
+            |result| {
+                ensure(result["deleted"] == true, "the message shown deleted")?;
+                ensure(
+                    result["content"] == "Deploy window for v2.4.0 opens at 15:30 UTC.",
+                    "what it said, which the store keeps",
+                )
+            },
+        ),
         (
             "messages_send",
             json!({"channelId": "1400000000000000001", "content": "Thanks Margaret, looking now.",

@@ -107,7 +107,17 @@ fn annotations_follow_each_capabilitys_declared_effect() {
             open_world.push(&tool.name);
         }
     }
-    assert_eq!(open_world, ["messages_send", "schedules_add"]);
+    assert_eq!(
+        open_world,
+        [
+            "messages_send",
+            "messages_edit",
+            "messages_delete",
+            "reactions_add",
+            "reactions_remove",
+            "schedules_add"
+        ]
+    );
     assert_eq!(read_only.len(), 11, "{read_only:?}");
     let writers: Vec<&str> = discord_manager::registry::capabilities()
         .iter()

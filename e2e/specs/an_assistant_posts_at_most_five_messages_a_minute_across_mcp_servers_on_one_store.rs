@@ -31,7 +31,7 @@ pub async fn spec() {
         )
         .await
         .structured();
-    let cap = "An assistant may post at most 5 messages a minute (sends and schedules together), \
+    let cap = "An assistant may post at most 5 messages a minute (sends, edits and schedules together), \
                and that many were started in the last minute; nothing was sent: wait a minute, \
                or send it from the terminal with `discord-manager send`";
     let refused = first

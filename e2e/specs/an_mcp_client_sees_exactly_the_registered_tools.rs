@@ -1,7 +1,8 @@
 //! An MCP client that connects sees exactly the registered capabilities as tools, in the registry's
 //! order, the same set whose surfaces are reviewed in `tests/snapshots/`, each described for the
 //! caller, with an input schema that refuses unknown fields and a declared output schema, and
-//! annotated: those that only read are read-only, the two that post are open-world.
+//! annotated: those that only read are read-only, the six that act on Discord are open-world,
+//! and the one whose effect cannot be undone (deleting the bot's message) is destructive.
 
 use serde_json::Value;
 
@@ -23,6 +24,10 @@ pub async fn spec() {
             "messages_history",
             "messages_search",
             "messages_send",
+            "messages_edit",
+            "messages_delete",
+            "reactions_add",
+            "reactions_remove",
             "mentions_list",
             "mentions_awaiting_reply",
             "mentions_dismiss",
@@ -90,7 +95,19 @@ pub async fn spec() {
     };
     assert_eq!(
         hinted(|annotations| annotations.open_world_hint),
-        ["messages_send", "schedules_add"]
+        [
+            "messages_send",
+            "messages_edit",
+            "messages_delete",
+            "reactions_add",
+            "reactions_remove",
+            "schedules_add"
+        ]
+    );
+    assert_eq!(
+        hinted(|annotations| annotations.destructive_hint),
+        ["messages_delete"],
+        "only a deletion cannot be undone"
     );
     assert_eq!(
         hinted(|annotations| annotations.read_only_hint),
@@ -108,6 +125,5 @@ pub async fn spec() {
             "schedules_list",
         ]
     );
-    assert!(hinted(|annotations| annotations.destructive_hint).is_empty());
     mcp.stop().await;
 }

@@ -3,7 +3,7 @@
 //! an edit, a deletion, a reaction, a reply and an open bookmark, so optional fields are sent
 //! both ways. `messages_send` answers only with a Discord to post to: it is called on a second
 //! store, which ingest filled from the fake Discord's demo guild, with sends going to that
-//! fake. A tool still PENDING in `e2e/coverage.rs` is left out until its specs arrive.
+//! fake, and so do the follow-up actions on the message it sent. A tool still PENDING in `e2e/coverage.rs` is left out until its specs arrive.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -81,7 +81,8 @@ pub async fn spec() {
         ("schedules_list", json!({"status": "cancelled"})),
     ];
     let mut called: BTreeSet<&str> = calls.iter().map(|(tool, _)| *tool).collect();
-    called.insert("messages_send");
+    called.extend(["messages_send", "messages_edit", "messages_delete"]);
+    called.extend(["reactions_add", "reactions_remove"]);
     called.extend(PENDING.iter().copied());
     let listed: BTreeSet<&str> = schemas.keys().map(String::as_str).collect();
     assert_eq!(called, listed, "the calls below reach every listed tool but the pending ones");
@@ -110,5 +111,15 @@ pub async fn spec() {
         )
         .await;
     fits("messages_send", sent.structured());
+    let sent_id = sent.structured()["messageId"].clone();
+    for (tool, arguments) in [
+        ("reactions_add", json!({"messageId": sent_id, "emoji": "👍"})),
+        ("reactions_remove", json!({"messageId": sent_id, "emoji": "👍"})),
+        ("messages_edit", json!({"messageId": sent_id, "content": "Schemas still hold."})),
+        ("messages_delete", json!({"messageId": sent_id})),
+    ] {
+        let result = mcp.call(tool, arguments).await;
+        fits(tool, result.structured());
+    }
     mcp.stop().await;
 }

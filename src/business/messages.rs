@@ -809,21 +809,49 @@ pub async fn send_message(
         nonce: outbox::new_nonce(),
         suppress_embeds: !context.link_previews,
     };
-    let answer = outbox::post_with_retries(sender, &outgoing, &SEND_POLICY, &channel.name).await?;
-    let (message_id, _) =
-        crate::ingest::sent::record_sent_message(store, &answer).map_err(|error| {
-            Error::new(
-                ErrorKind::Discord,
-                format!(
-                    "Discord posted the message in {}, but the store could not record it ({}); \
-                     ingest records it when the gateway delivers it: do not send it again",
-                    channel.name,
-                    error.message()
-                ),
-            )
-        })?;
+    let delivered =
+        outbox::post_with_retries(sender, store, &outgoing, &SEND_POLICY, &channel.name).await?;
+    if let Some(why) = delivered.unrecorded {
+        return Err(Error::new(
+            ErrorKind::Discord,
+            format!(
+                "Discord posted the message in {}, but the store could not record it ({why}); \
+                 ingest records it when the gateway delivers it: do not send it again",
+                channel.name
+            ),
+        ));
+    }
+    recorded_message(store, context, &delivered.message_id)
+}
+
+/// `messages_edit`: see [`EditMessage`](super::actions::EditMessage).
+pub async fn edit_message(
+    store: &Store,
+    input: super::actions::EditMessage,
+    context: &OwnerContext,
+    sender: Option<&dyn DiscordSender>,
+) -> Result<Message> {
+    super::actions::edit(store, input, context, sender).await
+}
+
+/// `messages_delete`: see [`DeleteMessage`](super::actions::DeleteMessage).
+pub async fn delete_message(
+    store: &Store,
+    input: super::actions::DeleteMessage,
+    context: &OwnerContext,
+    sender: Option<&dyn DiscordSender>,
+) -> Result<Message> {
+    super::actions::delete(store, input, context, sender).await
+}
+
+/// A message the store just recorded, as results show it.
+pub(crate) fn recorded_message(
+    store: &Store,
+    context: &OwnerContext,
+    message_id: &str,
+) -> Result<Message> {
     store.read(|reader| {
-        let record = reader.message(&message_id)?.ok_or_else(|| {
+        let record = reader.message(message_id)?.ok_or_else(|| {
             Error::internal(format!(
                 "Message {message_id} was recorded but cannot be read"
             ))

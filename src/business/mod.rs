@@ -5,17 +5,20 @@
 //! rules beyond the schema, scope, authorization. The CLI and the MCP server only call it and
 //! render what it returns. This layer knows nothing of rmcp, comfy-table or serenity.
 
+pub mod actions;
 pub mod activity;
 pub mod bookmarks;
 pub mod budget;
 pub mod channels;
 pub mod context;
+pub mod emoji;
 pub mod input;
 pub mod mentions;
 pub mod messages;
 pub mod model;
 mod names;
 pub mod outbox;
+pub mod reactions;
 pub mod schedules;
 pub mod store;
 pub mod untrusted;

@@ -13,16 +13,15 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::OwnerContext;
 use super::channels::shown;
 use super::context::Source;
+use super::emoji::Emoji;
 use super::model::DiscordId;
 use crate::error::{Error, ErrorKind, Result};
 use crate::instant::Instant;
 use crate::permissions::{SendAccess, send_access};
-use crate::store::{ChannelRecord, Reader};
+use crate::store::{ChannelRecord, Reader, Store};
 
 /// The most characters a bot may send in one message.
 pub const MAX_CONTENT_CHARACTERS: usize = 2000;
@@ -31,7 +30,8 @@ pub const MAX_CONTENT_CHARACTERS: usize = 2000;
 /// so Discord's preview fetcher never requests a URL in it.
 pub const SUPPRESS_EMBEDS: u64 = 1 << 2;
 
-/// How many posts an assistant (MCP) may start per minute, sends and schedules together.
+/// How many posts an assistant (MCP) may start per minute, sends, edits and schedules together
+/// (an edit puts new text before people, as a post does).
 /// Enough for a conversation; too few to spray a channel or drain history message by message.
 pub const ASSISTANT_POSTS_PER_MINUTE: u64 = 5;
 
@@ -64,17 +64,77 @@ pub enum SendFailure {
     Unavailable { reason: String },
 }
 
-/// The answer to one post: Discord's created message as JSON, or why there is none.
-pub type Posting<'a> =
-    Pin<Box<dyn Future<Output = std::result::Result<Value, SendFailure>> + Send + 'a>>;
+/// What the store holds after Discord did what was asked: the message acted on (for a post,
+/// the one Discord created), recorded by the adapter from Discord's own answer through the
+/// gateway's recorders, so the gateway's later echo of it writes nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivered {
+    pub message_id: String,
+    /// Why the store could not record Discord's answer, when it could not. Discord did act
+    /// (the gateway's echo records it), so this is never a reason to ask again.
+    pub unrecorded: Option<String>,
+}
 
-/// Posts messages to Discord as the bot.
+impl Delivered {
+    /// Discord acted on `message_id`, and recording its answer went as `recorded` says.
+    pub fn of(message_id: impl Into<String>, recorded: Result<()>) -> Delivered {
+        Delivered {
+            message_id: message_id.into(),
+            unrecorded: recorded.err().map(|error| error.message().to_string()),
+        }
+    }
+}
+
+/// The answer to one request: what the store recorded of Discord's answer, or why Discord did
+/// not act.
+pub type Delivery<'a> =
+    Pin<Box<dyn Future<Output = std::result::Result<Delivered, SendFailure>> + Send + 'a>>;
+
+/// An edit of one of the bot's own messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageEdit {
+    pub channel_id: String,
+    pub message_id: String,
+    /// The message's whole new content.
+    pub content: String,
+}
+
+/// One of the bot's own messages, to delete.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageToDelete {
+    pub channel_id: String,
+    pub message_id: String,
+}
+
+/// The bot's own reaction on a message, to add or remove.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BotReaction {
+    pub channel_id: String,
+    pub message_id: String,
+    pub emoji: Emoji,
+}
+
+/// Acts on Discord as the bot. Each method is one request and no retry (the caller retries);
+/// on success the implementation records Discord's answer in `store` through the gateway's
+/// recorders and says what it recorded, so the business layer never records anything itself.
 pub trait DiscordSender: Send + Sync {
-    /// One request, `POST /channels/{channel_id}/messages` with `content`, `nonce`,
-    /// `enforce_nonce: true`, `flags: SUPPRESS_EMBEDS` when asked, and for a reply `message_reference: {message_id,
-    /// fail_if_not_exists: true}`; no retry (the caller retries, with the same nonce). Answers
-    /// Discord's created message exactly as Discord returned it.
-    fn post_message<'a>(&'a self, message: &'a OutgoingMessage) -> Posting<'a>;
+    /// `POST /channels/{channel_id}/messages` with `content`, `nonce`, `enforce_nonce: true`,
+    /// `flags: SUPPRESS_EMBEDS` when asked, and for a reply `message_reference: {message_id,
+    /// fail_if_not_exists: true}`. Records the message Discord created (the caller retries
+    /// with the same nonce, so a repeat answers and records that same message).
+    fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a>;
+
+    /// `PATCH /channels/{channel_id}/messages/{message_id}` with the new `content` (and the
+    /// same mention rules as a post); records Discord's edited message as an edit.
+    fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a>;
+
+    /// `DELETE /channels/{channel_id}/messages/{message_id}`; records the deletion. A message
+    /// Discord no longer knows (404, Unknown Message) is already deleted: done, not a failure.
+    fn delete_message<'a>(&'a self, store: &'a Store, target: &'a MessageToDelete) -> Delivery<'a>;
+
+    /// `PUT` (`add`) or `DELETE` `/channels/{channel_id}/messages/{message_id}/reactions/
+    /// {emoji}/@me`; records the bot's reaction added or removed.
+    fn react<'a>(&'a self, store: &'a Store, reaction: &'a BotReaction, add: bool) -> Delivery<'a>;
 }
 
 /// A new nonce: at most 25 characters (Discord's limit), unique per message.
@@ -199,30 +259,98 @@ impl RetryPolicy {
     }
 }
 
-/// The capability gate: a token is configured, read-only mode is off, and an assistant (MCP)
-/// posts only where the owner listed channels for it.
+/// What the bot is asked to do on Discord, for the words of a refusal: every action passes the
+/// same gates as a post.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Action {
+    Send,
+    Edit,
+    Delete,
+    React,
+}
+
+impl Action {
+    /// The action as the subject of a sentence: "Sending is turned off".
+    fn doing(self) -> &'static str {
+        match self {
+            Action::Send => "Sending",
+            Action::Edit => "Editing",
+            Action::Delete => "Deleting",
+            Action::React => "Reacting",
+        }
+    }
+
+    /// What an assistant may not do: "An assistant may not post".
+    fn verb(self) -> &'static str {
+        match self {
+            Action::Send => "post",
+            Action::Edit => "edit the bot's messages",
+            Action::Delete => "delete the bot's messages",
+            Action::React => "react to messages",
+        }
+    }
+
+    /// The CLI command the owner runs instead.
+    fn command(self) -> &'static str {
+        match self {
+            Action::Send => "send",
+            Action::Edit => "edit",
+            Action::Delete => "delete",
+            Action::React => "reactions add",
+        }
+    }
+
+    /// The bare verb: "The bot cannot send in general".
+    fn base(self) -> &'static str {
+        match self {
+            Action::Send => "send",
+            Action::Edit => "edit",
+            Action::Delete => "delete",
+            Action::React => "react",
+        }
+    }
+
+    /// Where it is refused: "Sending to general", "Reacting in general".
+    fn in_channel(self, name: &str) -> String {
+        match self {
+            Action::Send => format!("Sending to {name}"),
+            other => format!("{} in {name}", other.doing()),
+        }
+    }
+}
+
+/// The capability gate of a post.
 pub(crate) fn check_may_send(context: &OwnerContext) -> Result<()> {
+    check_may_act(context, Action::Send)
+}
+
+/// The capability gate: a token is configured, read-only mode is off, and an assistant (MCP)
+/// acts only where the owner listed channels for it.
+pub(crate) fn check_may_act(context: &OwnerContext, action: Action) -> Result<()> {
+    let doing = action.doing();
     if !context.token_configured {
-        return Err(Error::denied(
-            "Sending needs the bot's token: set DISCORD_TOKEN",
-        ));
+        return Err(Error::denied(format!(
+            "{doing} needs the bot's token: set DISCORD_TOKEN"
+        )));
     }
     if context.read_only {
-        return Err(Error::denied(
-            "Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1",
-        ));
+        return Err(Error::denied(format!(
+            "{doing} is turned off: DISCORD_MANAGER_READ_ONLY is 1"
+        )));
     }
     if context.source == Source::Mcp && context.send_channel_ids.is_none() {
-        return Err(Error::denied(
-            "An assistant may not post: no channel is allowed for it. To allow some, list \
+        return Err(Error::denied(format!(
+            "An assistant may not {}: no channel is allowed for it. To allow some, list \
              their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the MCP \
-             server; `discord-manager send` from the terminal is not limited by it",
-        ));
+             server; `discord-manager {}` from the terminal is not limited by it",
+            action.verb(),
+            action.command()
+        )));
     }
     Ok(())
 }
 
-/// The cap on an assistant's posts: at most [`ASSISTANT_POSTS_PER_MINUTE`] sends and schedules
+/// The cap on an assistant's posts: at most [`ASSISTANT_POSTS_PER_MINUTE`] sends, edits and schedules
 /// through MCP in the minute before `now`, counted from the store so it holds across MCP
 /// servers. The owner's CLI is not capped.
 pub(crate) fn check_assistant_rate(
@@ -237,7 +365,7 @@ pub(crate) fn check_assistant_rate(
     if recent >= ASSISTANT_POSTS_PER_MINUTE {
         return Err(Error::denied(format!(
             "An assistant may post at most {ASSISTANT_POSTS_PER_MINUTE} messages a minute \
-             (sends and schedules together), and that many were started in the last minute; \
+             (sends, edits and schedules together), and that many were started in the last minute; \
              nothing was sent: wait a minute, or send it from the terminal with \
              `discord-manager send`"
         )));
@@ -262,6 +390,86 @@ pub(crate) fn check_content(content: &str) -> Result<()> {
     Ok(())
 }
 
+/// The channel an action goes to, checked: stored, not deleted, in scope, and allowed by
+/// DISCORD_MANAGER_SEND_CHANNELS when that is set (a thread is within its channel).
+pub(crate) fn check_channel(
+    reader: &Reader<'_>,
+    context: &OwnerContext,
+    channel_id: &str,
+    action: Action,
+) -> Result<ChannelRecord> {
+    let channel = match reader.channel(channel_id)?.map(shown) {
+        None => {
+            return Err(Error::not_found(format!(
+                "No channel with id {channel_id} is in the store"
+            )));
+        }
+        Some(channel) if channel.removed => {
+            return Err(Error::not_found(format!(
+                "Channel {} ({channel_id}) was deleted",
+                channel.name
+            )));
+        }
+        Some(channel) if !context.in_scope(channel.guild_id.as_deref()) => {
+            return Err(Error::denied(
+                context.out_of_scope_reason(channel.guild_id.as_deref(), channel_id),
+            ));
+        }
+        Some(channel) => channel,
+    };
+    if let Some(allowed) = &context.send_channel_ids {
+        let listed = |id: &str| allowed.iter().any(|allowed| allowed == id);
+        if !listed(&channel.channel_id) && !channel.parent_id.as_deref().is_some_and(listed) {
+            return Err(Error::denied(format!(
+                "{} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS",
+                action.in_channel(&channel.name)
+            )));
+        }
+    }
+    Ok(channel)
+}
+
+/// Whether the bot can view `channel` (what every action on one of its messages needs; Discord
+/// checks the rest, such as Add Reactions, and its refusal comes back in the owner's words).
+pub(crate) fn bot_can_view(
+    reader: &Reader<'_>,
+    channel: &ChannelRecord,
+    action: Action,
+) -> Result<bool> {
+    Ok(bot_access(reader, channel, action)? != SendAccess::NoView)
+}
+
+/// What the bot may do in `channel` by its guild's roles and the channel's overwrites (a
+/// thread's are its parent's); refused outright when the bot is no longer in that guild.
+fn bot_access(reader: &Reader<'_>, channel: &ChannelRecord, action: Action) -> Result<SendAccess> {
+    let thread = channel.kind.is_thread();
+    let guild = match channel.guild_id.as_deref() {
+        Some(guild_id) => reader.guild(guild_id)?,
+        None => None,
+    };
+    if guild.as_ref().is_some_and(|guild| guild.removed) {
+        return Err(Error::denied(format!(
+            "The bot cannot {} in {}: it is no longer in that guild",
+            action.base(),
+            channel.name
+        )));
+    }
+    let overwrites = match (thread, channel.parent_id.as_deref()) {
+        (true, Some(parent)) => reader
+            .channel(parent)?
+            .map(|parent| parent.overwrites)
+            .unwrap_or_default(),
+        _ => channel.overwrites.clone(),
+    };
+    let bot = reader.identity()?.bot_user_id;
+    Ok(send_access(
+        guild.as_ref(),
+        &overwrites,
+        bot.as_deref(),
+        thread,
+    ))
+}
+
 /// Every check a message passes before any request, in the order the owner can act on them:
 /// the capability gate, the content, the channel (stored, in scope, allowed by
 /// DISCORD_MANAGER_SEND_CHANNELS, one that takes messages, where the bot may send), and the
@@ -275,62 +483,15 @@ pub(crate) fn check_sendable(
 ) -> Result<ChannelRecord> {
     check_may_send(context)?;
     check_content(content)?;
-    let channel = match reader.channel(channel_id.as_str())?.map(shown) {
-        None => {
-            return Err(Error::not_found(format!(
-                "No channel with id {channel_id} is in the store"
-            )));
-        }
-        Some(channel) if channel.removed => {
-            return Err(Error::not_found(format!(
-                "Channel {} ({channel_id}) was deleted",
-                channel.name
-            )));
-        }
-        Some(channel) if !context.in_scope(channel.guild_id.as_deref()) => {
-            return Err(Error::denied(context.out_of_scope_reason(
-                channel.guild_id.as_deref(),
-                channel_id.as_str(),
-            )));
-        }
-        Some(channel) => channel,
-    };
+    let channel = check_channel(reader, context, channel_id.as_str(), Action::Send)?;
     let name = &channel.name;
-    if let Some(allowed) = &context.send_channel_ids {
-        let listed = |id: &str| allowed.iter().any(|allowed| allowed == id);
-        // A thread is within its channel.
-        if !listed(&channel.channel_id) && !channel.parent_id.as_deref().is_some_and(listed) {
-            return Err(Error::denied(format!(
-                "Sending to {name} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
-            )));
-        }
-    }
     if !channel.kind.holds_messages() {
         return Err(Error::input(format!(
             "`channelId` names {name}, a {}: messages go to a text channel or a thread",
             channel.kind
         )));
     }
-    let thread = channel.kind.is_thread();
-    let guild = match channel.guild_id.as_deref() {
-        Some(guild_id) => reader.guild(guild_id)?,
-        None => None,
-    };
-    if guild.as_ref().is_some_and(|guild| guild.removed) {
-        return Err(Error::denied(format!(
-            "The bot cannot send in {name}: it is no longer in that guild"
-        )));
-    }
-    // A thread's permissions are its parent channel's.
-    let overwrites = match (thread, channel.parent_id.as_deref()) {
-        (true, Some(parent)) => reader
-            .channel(parent)?
-            .map(|parent| parent.overwrites)
-            .unwrap_or_default(),
-        _ => channel.overwrites.clone(),
-    };
-    let bot = reader.identity()?.bot_user_id;
-    let lacking = match send_access(guild.as_ref(), &overwrites, bot.as_deref(), thread) {
+    let lacking = match bot_access(reader, &channel, Action::Send)? {
         SendAccess::Allowed => None,
         SendAccess::NoView => Some("it cannot view the channel (View Channel is denied)"),
         SendAccess::NoSend => Some("Send Messages is denied"),
@@ -362,26 +523,37 @@ pub(crate) fn check_sendable(
 }
 
 /// Posts one message, retrying by `policy` with the same nonce; on giving up, the owner-worded
-/// error (kind `Discord`).
+/// error (kind `Discord`). Answers what the store recorded of the message Discord created.
 pub(crate) async fn post_with_retries(
     sender: &dyn DiscordSender,
+    store: &Store,
     message: &OutgoingMessage,
     policy: &RetryPolicy,
     channel_name: &str,
-) -> Result<Value> {
-    let mut attempt = 0;
+) -> Result<Delivered> {
+    deliver_with_retries(
+        policy,
+        || sender.post_message(store, message),
+        |failure, attempts| policy.gave_up(failure, attempts, channel_name),
+    )
+    .await
+}
+
+/// Makes one request by `attempt` until it succeeds or `policy` gives up; then the error, in
+/// the words `gave_up` finds for the last failure and the number of attempts (kind `Discord`).
+pub(crate) async fn deliver_with_retries<'a>(
+    policy: &RetryPolicy,
+    attempt: impl Fn() -> Delivery<'a>,
+    gave_up: impl Fn(&SendFailure, u32) -> String,
+) -> Result<Delivered> {
+    let mut attempts = 0;
     loop {
-        attempt += 1;
-        match sender.post_message(message).await {
-            Ok(answer) => return Ok(answer),
-            Err(failure) => match policy.wait_after(attempt, &failure) {
+        attempts += 1;
+        match attempt().await {
+            Ok(delivered) => return Ok(delivered),
+            Err(failure) => match policy.wait_after(attempts, &failure) {
                 Some(wait) => tokio::time::sleep(wait).await,
-                None => {
-                    return Err(Error::new(
-                        ErrorKind::Discord,
-                        policy.gave_up(&failure, attempt, channel_name),
-                    ));
-                }
+                None => return Err(Error::new(ErrorKind::Discord, gave_up(&failure, attempts))),
             },
         }
     }
@@ -823,8 +995,8 @@ mod tests {
             reply_to_message_id: None,
         };
         add_schedule(&world.store, later.clone(), &context).unwrap();
-        let cap = "An assistant may post at most 5 messages a minute (sends and schedules \
-                   together), and that many were started in the last minute; nothing was sent: \
+        let cap = "An assistant may post at most 5 messages a minute (sends, edits and \
+                   schedules together), and that many were started in the last minute; nothing was sent: \
                    wait a minute, or send it from the terminal with `discord-manager send`";
         assert_refused(
             &world,

@@ -514,25 +514,20 @@ async fn send_one(
         else {
             return Ok(());
         };
-        match sender.post_message(&outgoing).await {
-            Ok(answer) => {
-                // The outcome first: once it is on record the message is never sent again,
-                // even if recording the message itself fails (the gateway delivers it too).
-                let message_id = answer
-                    .get("id")
-                    .and_then(|id| id.as_str())
-                    .unwrap_or("unknown")
-                    .to_string();
+        match sender.post_message(store, &outgoing).await {
+            Ok(delivered) => {
+                // Whatever became of recording the message itself (the gateway delivers it
+                // too), the outcome goes on record: from then on it is never sent again.
+                let message_id = delivered.message_id;
                 let draft = ScheduleEventDraft {
                     message_id: Some(&message_id),
                     ..ScheduleEventDraft::of(ScheduleEventKind::Sent)
                 };
                 append(store, id, draft)?;
-                if let Err(error) = crate::ingest::sent::record_sent_message(store, &answer) {
+                if let Some(why) = delivered.unrecorded {
                     tracing::warn!(
                         schedule = id,
-                        "scheduled message {id} was sent as {message_id} but not recorded: {}",
-                        error.message()
+                        "scheduled message {id} was sent as {message_id} but not recorded: {why}"
                     );
                 }
                 return Ok(());

@@ -23,7 +23,8 @@ use tokio::sync::Mutex;
 use tracing::{debug, warn};
 
 use crate::business::outbox::{
-    OutgoingMessage, RETRY_AFTER_CEILING, SUPPRESS_EMBEDS, SendFailure, asked_wait,
+    BotReaction, MessageEdit, MessageToDelete, OutgoingMessage, RETRY_AFTER_CEILING,
+    SUPPRESS_EMBEDS, SendFailure, asked_wait,
 };
 use crate::config::Token;
 use crate::error::{Error, ErrorKind, Result};
@@ -417,21 +418,86 @@ impl Rest {
         &self,
         message: &OutgoingMessage,
     ) -> std::result::Result<serde_json::Value, SendFailure> {
-        let channel_id = message
-            .channel_id
-            .parse::<u64>()
-            .ok()
-            .filter(|id| *id != 0)
-            .map(ChannelId::new)
-            .ok_or_else(|| SendFailure::Refused {
-                status: 400,
-                code: None,
-                message: format!("{:?} is not a channel id", message.channel_id),
-            })?;
-        let body = message_body(message);
+        let channel_id = ChannelId::new(snowflake(&message.channel_id, "channel")?);
         let route = Route::ChannelMessages { channel_id };
-        let request = Request::new(route, LightMethod::Post)
-            .body(Some(body.to_string().into_bytes()))
+        let (status, body, retry) = self
+            .attempt(route, LightMethod::Post, Some(message_body(message)))
+            .await?;
+        posting_outcome(status, &body, retry)
+    }
+
+    /// `PATCH /channels/{c}/messages/{m}`: one attempt at replacing a message's content, with
+    /// the same mention rules as a post. Answers the message as edited.
+    pub async fn edit_message(
+        &self,
+        edit: &MessageEdit,
+    ) -> std::result::Result<serde_json::Value, SendFailure> {
+        let route = Route::ChannelMessage {
+            channel_id: ChannelId::new(snowflake(&edit.channel_id, "channel")?),
+            message_id: MessageId::new(snowflake(&edit.message_id, "message")?),
+        };
+        let body = serde_json::json!({
+            "content": edit.content,
+            "allowed_mentions": {"parse": ["users", "roles"], "replied_user": false},
+        });
+        let (status, body, retry) = self.attempt(route, LightMethod::Patch, Some(body)).await?;
+        posting_outcome(status, &body, retry)
+    }
+
+    /// `DELETE /channels/{c}/messages/{m}`: one attempt. A message Discord does not know (404,
+    /// code 10008 Unknown Message) is already deleted, which is what was asked: done.
+    pub async fn delete_message(
+        &self,
+        target: &MessageToDelete,
+    ) -> std::result::Result<(), SendFailure> {
+        let route = Route::ChannelMessage {
+            channel_id: ChannelId::new(snowflake(&target.channel_id, "channel")?),
+            message_id: MessageId::new(snowflake(&target.message_id, "message")?),
+        };
+        let (status, body, retry) = self.attempt(route, LightMethod::Delete, None).await?;
+        match action_outcome(status, &body, retry) {
+            Err(SendFailure::Refused {
+                status: 404,
+                code: Some(UNKNOWN_MESSAGE),
+                ..
+            }) => Ok(()),
+            outcome => outcome,
+        }
+    }
+
+    /// `PUT` (`add`) or `DELETE` `/channels/{c}/messages/{m}/reactions/{emoji}/@me`: one
+    /// attempt at the bot's own reaction.
+    pub async fn react(
+        &self,
+        reaction: &BotReaction,
+        add: bool,
+    ) -> std::result::Result<(), SendFailure> {
+        let emoji = reaction.emoji.route_text();
+        let route = Route::ChannelMessageReactionMe {
+            channel_id: ChannelId::new(snowflake(&reaction.channel_id, "channel")?),
+            message_id: MessageId::new(snowflake(&reaction.message_id, "message")?),
+            reaction: &emoji,
+        };
+        let method = if add {
+            LightMethod::Put
+        } else {
+            LightMethod::Delete
+        };
+        let (status, body, retry) = self.attempt(route, method, None).await?;
+        action_outcome(status, &body, retry)
+    }
+
+    /// One request of the bot's own actions, built by serenity and read here in full: the
+    /// answer's status, body and `Retry-After`; a timeout or a lost connection is a failure
+    /// worth another attempt.
+    async fn attempt(
+        &self,
+        route: Route<'_>,
+        method: LightMethod,
+        body: Option<serde_json::Value>,
+    ) -> std::result::Result<(u16, Vec<u8>, Option<Duration>), SendFailure> {
+        let request = Request::new(route, method)
+            .body(body.map(|body| body.to_string().into_bytes()))
             .build(&self.client, self.http.token(), self.base.as_deref())
             .map_err(|error| error.to_string())
             .and_then(|builder| builder.build().map_err(|error| without_url(&error)))
@@ -455,15 +521,12 @@ impl Rest {
         };
         let status = response.status().as_u16();
         let retry_header = header_seconds(response.headers(), "retry-after");
-        let body = match response.bytes().await {
-            Ok(body) => body,
-            Err(error) => {
-                return Err(SendFailure::Unavailable {
-                    reason: format!("the answer was cut short: {}", without_url(&error)),
-                });
-            }
-        };
-        posting_outcome(status, &body, retry_header)
+        match response.bytes().await {
+            Ok(body) => Ok((status, body.to_vec(), retry_header)),
+            Err(error) => Err(SendFailure::Unavailable {
+                reason: format!("the answer was cut short: {}", without_url(&error)),
+            }),
+        }
     }
 
     /// `GET /channels/{id}/messages?after=&limit=`: up to `limit` messages right after
@@ -560,6 +623,48 @@ fn message_body(message: &OutgoingMessage) -> serde_json::Value {
     body
 }
 
+/// Discord's code for a message it does not know.
+const UNKNOWN_MESSAGE: u64 = 10008;
+
+/// A Discord id of the business layer's request as a number; a refusal if it is none (the
+/// business layer only hands over ids from the store, so this never reaches Discord).
+fn snowflake(text: &str, what: &str) -> std::result::Result<u64, SendFailure> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|id| *id != 0)
+        .ok_or_else(|| SendFailure::Refused {
+            status: 400,
+            code: None,
+            message: format!("{text:?} is not a {what} id"),
+        })
+}
+
+/// What Discord's answer to an action without a result (a deletion, a reaction: `204 No
+/// Content`) means: done, or why not.
+fn action_outcome(
+    status: u16,
+    body: &[u8],
+    retry_header: Option<Duration>,
+) -> std::result::Result<(), SendFailure> {
+    match attempt_of(status, Some(body), retry_header) {
+        Attempt::Success => Ok(()),
+        Attempt::RateLimited(retry_after) => Err(SendFailure::RateLimited { retry_after }),
+        Attempt::Transient(reason) => Err(SendFailure::Unavailable { reason }),
+        Attempt::Refused(status, message) => Err(SendFailure::Refused {
+            status,
+            code: error_code(body),
+            message,
+        }),
+    }
+}
+
+/// The `code` of Discord's JSON error body.
+fn error_code(body: &[u8]) -> Option<u64> {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|error| error.get("code")?.as_u64())
+}
+
 /// What Discord's answer to one post means: the created message, or why there is none.
 fn posting_outcome(
     status: u16,
@@ -578,9 +683,7 @@ fn posting_outcome(
         Attempt::Transient(reason) => Err(SendFailure::Unavailable { reason }),
         Attempt::Refused(status, message) => Err(SendFailure::Refused {
             status,
-            code: serde_json::from_slice::<serde_json::Value>(body)
-                .ok()
-                .and_then(|error| error.get("code")?.as_u64()),
+            code: error_code(body),
             message,
         }),
     }

@@ -1,13 +1,18 @@
-//! A message the bot just sent, recorded from Discord's answer to the request, through the
-//! same recorder as the gateway: when the gateway later delivers the same message, that
-//! MESSAGE_CREATE is a replay and records nothing, so the message appears once.
+//! What the bot just did on Discord, recorded from Discord's answer to the request, through the
+//! same recorders as the gateway: a message it sent, an edit of its message, a deletion, its
+//! reaction. When the gateway later delivers the same event, it is a replay and records
+//! nothing, so each appears once.
+//!
+//! These are what the `DiscordSender` adapters call after a request succeeds, so the business
+//! layer never records anything itself.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use serenity::model::channel::Message;
+use serenity::model::event::Event;
 use serenity::model::id::GuildId;
 
 use super::messages::record_message;
-use super::{Origin, Recorded};
+use super::{Origin, Recorded, record_event};
 use crate::error::{Error, ErrorKind, Result};
 use crate::store::Store;
 
@@ -23,12 +28,89 @@ pub fn record_sent_message(store: &Store, answer: &Value) -> Result<(String, Rec
     })?;
     if message.guild_id.is_none() {
         let channel = message.channel_id.to_string();
-        let guild = store.read(|reader| Ok(reader.channel(&channel)?.and_then(|c| c.guild_id)))?;
-        message.guild_id = guild
+        message.guild_id = guild_of(store, &channel)?
             .and_then(|id| id.parse::<u64>().ok())
             .filter(|id| *id != 0)
             .map(GuildId::new);
     }
     let recorded = record_message(store, &message, Origin::Sent)?;
     Ok((message.id.to_string(), recorded))
+}
+
+/// Records Discord's answer to `PATCH /channels/{c}/messages/{m}` (the whole message as
+/// edited) as the MESSAGE_UPDATE the gateway delivers for it; answers the message's id.
+pub fn record_edited_message(store: &Store, answer: &Value) -> Result<(String, Recorded)> {
+    let id = answer
+        .get("id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| not_as_documented("the message it edited", "it has no id"))?
+        .to_string();
+    let channel = answer
+        .get("channel_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let mut update = answer.clone();
+    if update.get("guild_id").is_none_or(Value::is_null) {
+        update["guild_id"] = json!(guild_of(store, channel)?);
+    }
+    let recorded = record_dispatch(store, "MESSAGE_UPDATE", update, "the message it edited")?;
+    Ok((id, recorded))
+}
+
+/// Records the deletion of a message, as the MESSAGE_DELETE the gateway delivers for it.
+pub fn record_deleted_message(
+    store: &Store,
+    channel_id: &str,
+    message_id: &str,
+) -> Result<Recorded> {
+    let deletion = json!({"id": message_id, "channel_id": channel_id,
+                          "guild_id": guild_of(store, channel_id)?});
+    record_dispatch(store, "MESSAGE_DELETE", deletion, "the deletion")
+}
+
+/// Records the bot's own reaction with `emoji` (Discord's emoji object: `{"id", "name",
+/// "animated"}`) added or, unless `added`, removed, as the gateway's reaction event.
+pub fn record_bot_reaction(
+    store: &Store,
+    channel_id: &str,
+    message_id: &str,
+    emoji: &Value,
+    added: bool,
+) -> Result<Recorded> {
+    let bot = store
+        .read(|reader| reader.identity())?
+        .bot_user_id
+        .ok_or_else(|| Error::internal("The store does not know the bot's user id yet"))?;
+    let reaction = json!({"user_id": bot, "channel_id": channel_id, "message_id": message_id,
+                          "guild_id": guild_of(store, channel_id)?, "emoji": emoji,
+                          "burst": false, "type": 0});
+    let kind = if added {
+        "MESSAGE_REACTION_ADD"
+    } else {
+        "MESSAGE_REACTION_REMOVE"
+    };
+    record_dispatch(store, kind, reaction, "the reaction")
+}
+
+/// The guild of a stored channel (None: a direct message, or a channel not stored).
+fn guild_of(store: &Store, channel_id: &str) -> Result<Option<String>> {
+    store.read(|reader| Ok(reader.channel(channel_id)?.and_then(|c| c.guild_id)))
+}
+
+/// Records `data` as the gateway dispatch `kind` through its recorder.
+fn record_dispatch(store: &Store, kind: &str, data: Value, what: &str) -> Result<Recorded> {
+    // The feed's decoding: serenity's, with the repairs it needs for what Discord does send.
+    let event = super::feed::decode_dispatch(0, &json!({"t": kind, "d": data}))
+        .map_err(|error| not_as_documented(what, error.message()))?;
+    if let Event::Unknown(_) = event {
+        return Err(not_as_documented(what, "it does not parse"));
+    }
+    record_event(store, &event, Origin::Sent)
+}
+
+fn not_as_documented(what: &str, why: &str) -> Error {
+    Error::new(
+        ErrorKind::Discord,
+        format!("Discord's answer about {what} is not what Discord documents: {why}"),
+    )
 }

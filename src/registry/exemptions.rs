@@ -42,7 +42,19 @@ pub const EXEMPTIONS: &[Exemption] = &[
     },
     Exemption {
         function: "ingest::sent::record_sent_message",
-        reason: "records Discord's answer to a send through the gateway's recorder; messages_send and the scheduler call it, the owner never does",
+        reason: "records Discord's answer to a send through the gateway's recorder; the DiscordSender adapters call it after a post, the owner never does",
+    },
+    Exemption {
+        function: "ingest::sent::record_edited_message",
+        reason: "records Discord's answer to an edit through the gateway's recorder; the DiscordSender adapters call it for messages_edit, the owner never does",
+    },
+    Exemption {
+        function: "ingest::sent::record_deleted_message",
+        reason: "records a deletion Discord confirmed through the gateway's recorder; the DiscordSender adapters call it for messages_delete, the owner never does",
+    },
+    Exemption {
+        function: "ingest::sent::record_bot_reaction",
+        reason: "records the bot's reaction Discord confirmed through the gateway's recorder; the DiscordSender adapters call it for reactions_add and reactions_remove, the owner never does",
     },
     Exemption {
         function: "ingest::record_event",

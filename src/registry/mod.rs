@@ -45,6 +45,13 @@ pub enum Effect {
     /// Posts to Discord, now or later (sends, schedules): other people see the result, and each
     /// call posts again.
     ActsOnDiscord,
+    /// Sets something on Discord that can be set back (the bot's reaction, its message's text):
+    /// other people see it, and repeating the call changes nothing more.
+    ChangesOnDiscord,
+    /// Removes something from Discord for good (the bot's message): other people lose it, and
+    /// nothing brings it back there, though the store keeps it. Repeating the call does
+    /// nothing more.
+    DeletesOnDiscord,
 }
 
 impl Effect {
@@ -55,20 +62,24 @@ impl Effect {
 
     /// Whether the capability reaches beyond the owner's machine (Discord, other people).
     pub fn open_world(self) -> bool {
-        self == Effect::ActsOnDiscord
+        matches!(
+            self,
+            Effect::ActsOnDiscord | Effect::ChangesOnDiscord | Effect::DeletesOnDiscord
+        )
     }
 
-    /// Whether calling it twice with the same input has no further effect: reads, and store
-    /// writes whose repeat is refused ("already bookmarked"), are; a post is not.
+    /// Whether calling it twice with the same input has no further effect: reads, store
+    /// writes whose repeat is refused ("already bookmarked"), an edit, a reaction and a
+    /// deletion are; a post is not.
     pub fn idempotent(self) -> bool {
         self != Effect::ActsOnDiscord
     }
 
-    /// Whether it may destroy something. The store is append-only and a post only adds a
-    /// message, so no capability does; a resolved bookmark or a cancelled schedule stays in
-    /// the store's history.
+    /// Whether it may destroy something that cannot be restored. The store is append-only, a
+    /// post only adds a message, and an edit or a reaction can be set back (the earlier text
+    /// stays in the store's history); a deletion on Discord cannot be undone there.
     pub fn destructive(self) -> bool {
-        false
+        self == Effect::DeletesOnDiscord
     }
 }
 
@@ -306,6 +317,42 @@ pub fn capabilities() -> &'static [Capability] {
                 Some("content"),
                 messages::send_message,
                 business::messages::SendMessage => business::model::Message
+            ),
+            capability!(
+                async sender "messages_edit",
+                "Edit the bot's message",
+                ChangesOnDiscord,
+                ["edit"],
+                Some("messageId"),
+                messages::edit_message,
+                business::actions::EditMessage => business::model::Message
+            ),
+            capability!(
+                async sender "messages_delete",
+                "Delete the bot's message",
+                DeletesOnDiscord,
+                ["delete"],
+                Some("messageId"),
+                messages::delete_message,
+                business::actions::DeleteMessage => business::model::Message
+            ),
+            capability!(
+                async sender "reactions_add",
+                "React as the bot",
+                ChangesOnDiscord,
+                ["reactions", "add"],
+                Some("messageId"),
+                reactions::add_reaction,
+                business::actions::AddReaction => business::model::Message
+            ),
+            capability!(
+                async sender "reactions_remove",
+                "Remove the bot's reaction",
+                ChangesOnDiscord,
+                ["reactions", "remove"],
+                Some("messageId"),
+                reactions::remove_reaction,
+                business::actions::RemoveReaction => business::model::Message
             ),
             capability!(
                 "mentions_list",

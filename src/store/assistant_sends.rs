@@ -1,5 +1,5 @@
-//! What an assistant (the MCP surface) asked to post: one row per send, written before its
-//! request leaves. Counted together with the schedules an assistant added, it is how many
+//! What an assistant (the MCP surface) asked to post: one row per send or edit (an edit puts
+//! new text before people too), written before its request leaves. Counted together with the schedules an assistant added, it is how many
 //! posts an assistant started in a window, whichever process served it.
 
 use rusqlite::params;

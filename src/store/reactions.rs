@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{Connection, params};
 
-use super::Writer;
+use super::{Reader, Writer};
 use crate::error::Result;
 
 /// One reaction event as Discord reports it.
@@ -115,6 +115,17 @@ fn reactors_of(connection: &Connection, message_id: &str) -> Result<Reactors> {
         apply(&mut reactors, &kind, row.get(1)?, row.get(2)?);
     }
     Ok(reactors)
+}
+
+impl Reader<'_> {
+    /// The emoji `user_id` currently reacts to a message with, as the store writes them.
+    pub fn emojis_reacted_by(&self, message_id: &str, user_id: &str) -> Result<Vec<String>> {
+        Ok(reactors_of(self.connection, message_id)?
+            .into_iter()
+            .filter(|(_, users)| users.contains(user_id))
+            .map(|(emoji, _)| emoji)
+            .collect())
+    }
 }
 
 impl Writer<'_> {

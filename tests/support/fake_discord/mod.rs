@@ -509,6 +509,27 @@ impl FakeDiscord {
         });
     }
 
+    /// The next `times` requests with this method whose path contains `path_contains` answer
+    /// `status` without doing anything (a 429 says `retry_after` seconds).
+    pub fn fail_requests(
+        &self,
+        method: &str,
+        path_contains: &str,
+        status: u16,
+        times: u32,
+        retry_after: f64,
+    ) {
+        self.inner.lock().failures.push(Failure {
+            path_contains: path_contains.to_string(),
+            method: Some(method.to_string()),
+            skip: 0,
+            status,
+            remaining: times,
+            retry_after,
+            after_effect: false,
+        });
+    }
+
     /// The messages `POST /channels/{id}/messages` asked for, as their JSON bodies, in order.
     pub fn posts(&self) -> Vec<Value> {
         self.requests()
@@ -849,7 +870,12 @@ async fn handle_http(stream: TcpStream, inner: Arc<Inner>) -> std::io::Result<()
             status,
         });
         inner.changed.notify_all();
-        let body = json.to_string();
+        // A 204 has no body at all.
+        let body = if status == 204 {
+            String::new()
+        } else {
+            json.to_string()
+        };
         let date = http_date(&inner.lock());
         let mut response = format!(
             "HTTP/1.1 {status} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
@@ -1102,6 +1128,36 @@ fn answer(inner: &Inner, state: &mut State, request: &Incoming<'_>) -> Response 
             ok(Value::Array(page))
         }
         ("POST", ["channels", channel, "messages"]) => post_message(inner, state, channel, body),
+        ("PATCH", ["channels", channel, "messages", message]) => {
+            edit_message(inner, state, channel, message, body)
+        }
+        ("DELETE", ["channels", channel, "messages", message]) => {
+            delete_message(inner, state, channel, message)
+        }
+        (
+            "PUT",
+            [
+                "channels",
+                channel,
+                "messages",
+                message,
+                "reactions",
+                emoji,
+                "@me",
+            ],
+        ) => react(inner, state, channel, message, emoji, true),
+        (
+            "DELETE",
+            [
+                "channels",
+                channel,
+                "messages",
+                message,
+                "reactions",
+                emoji,
+                "@me",
+            ],
+        ) => react(inner, state, channel, message, emoji, false),
         _ => not_found,
     }
 }
@@ -1200,6 +1256,152 @@ fn post_message(inner: &Inner, state: &mut State, channel: &str, body: Option<&V
 
 /// Dispatches to the connected session, if there is one: Discord does not keep events for a
 /// bot that is not connected (a later backfill finds the message in the history).
+/// Discord's 404 for a message it does not know.
+fn unknown_message() -> Response {
+    (
+        404,
+        Vec::new(),
+        json!({"message": "Unknown Message", "code": 10008}),
+    )
+}
+
+/// The guild a channel or thread belongs to.
+fn guild_of(state: &State, channel: &str) -> Option<String> {
+    state
+        .guilds
+        .iter()
+        .find(|guild| {
+            ["channels", "threads"].iter().any(|list| {
+                guild[*list]
+                    .as_array()
+                    .is_some_and(|all| all.iter().any(|c| c["id"] == *channel))
+            })
+        })
+        .and_then(|guild| guild["id"].as_str())
+        .map(str::to_string)
+}
+
+/// A stored message of a channel's history, by ids as the path writes them.
+fn stored_message<'a>(state: &'a mut State, channel: &str, message: &str) -> Option<&'a mut Value> {
+    let (channel, message) = (channel.parse::<u64>().ok()?, message.parse::<u64>().ok()?);
+    state.history.get_mut(&channel)?.get_mut(&message)
+}
+
+/// `PATCH /channels/{c}/messages/{m}`, as Discord does it: only the bot's own message, whose
+/// content is replaced; answers the message as edited, and the gateway echoes the update.
+fn edit_message(
+    inner: &Inner,
+    state: &mut State,
+    channel: &str,
+    message: &str,
+    body: Option<&Value>,
+) -> Response {
+    let bot = state.ready["user"]["id"].clone();
+    let now = discord_now(state).to_string();
+    let guild = guild_of(state, channel);
+    let content = body
+        .and_then(|body| body["content"].as_str())
+        .unwrap_or_default();
+    if content.is_empty() || content.chars().count() > 2000 {
+        return (
+            400,
+            Vec::new(),
+            json!({"message": "Invalid Form Body", "code": 50035}),
+        );
+    }
+    let Some(stored) = stored_message(state, channel, message) else {
+        return unknown_message();
+    };
+    if stored["author"]["id"] != bot {
+        return (
+            403,
+            Vec::new(),
+            json!({"message": "Cannot edit a message authored by another user", "code": 50005}),
+        );
+    }
+    stored["content"] = json!(content);
+    stored["edited_timestamp"] = json!(now);
+    let edited = stored.clone();
+    let mut echoed = edited.clone();
+    echoed["guild_id"] = json!(guild);
+    dispatch_live(inner, state, json!({"t": "MESSAGE_UPDATE", "d": echoed}));
+    (200, Vec::new(), edited)
+}
+
+/// `DELETE /channels/{c}/messages/{m}`: the message leaves the history (204); one Discord
+/// does not know is a 404, Unknown Message. The gateway echoes the deletion.
+fn delete_message(inner: &Inner, state: &mut State, channel: &str, message: &str) -> Response {
+    let guild = guild_of(state, channel);
+    let removed = match (channel.parse::<u64>(), message.parse::<u64>()) {
+        (Ok(channel), Ok(message)) => state
+            .history
+            .get_mut(&channel)
+            .and_then(|messages| messages.remove(&message)),
+        _ => None,
+    };
+    if removed.is_none() {
+        return unknown_message();
+    }
+    let deletion = json!({"id": message, "channel_id": channel, "guild_id": guild});
+    dispatch_live(inner, state, json!({"t": "MESSAGE_DELETE", "d": deletion}));
+    (204, Vec::new(), Value::Null)
+}
+
+/// `PUT`/`DELETE /channels/{c}/messages/{m}/reactions/{emoji}/@me`: the bot's own reaction
+/// (204, idempotent like Discord's); the gateway echoes it. `emoji` is as the path carries it:
+/// percent-encoded Unicode, or `name:id`.
+fn react(
+    inner: &Inner,
+    state: &mut State,
+    channel: &str,
+    message: &str,
+    emoji: &str,
+    add: bool,
+) -> Response {
+    let bot = state.ready["user"]["id"].clone();
+    let guild = guild_of(state, channel);
+    if stored_message(state, channel, message).is_none() {
+        return unknown_message();
+    }
+    let emoji = match emoji.split_once(':') {
+        Some((name, id)) => json!({"id": id, "name": name, "animated": false}),
+        None => json!({"id": null, "name": percent_decoded(emoji)}),
+    };
+    let kind = if add {
+        "MESSAGE_REACTION_ADD"
+    } else {
+        "MESSAGE_REACTION_REMOVE"
+    };
+    let reaction = json!({"user_id": bot, "channel_id": channel, "message_id": message,
+                          "guild_id": guild, "emoji": emoji, "burst": false, "type": 0});
+    dispatch_live(inner, state, json!({"t": kind, "d": reaction}));
+    (204, Vec::new(), Value::Null)
+}
+
+/// A path segment's `%XX` escapes decoded.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let escaped = (bytes[index] == b'%')
+            .then(|| text.get(index + 1..index + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(byte) => {
+                decoded.push(byte);
+                index += 3;
+            }
+            None => {
+                decoded.push(bytes[index]);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
+}
+
 fn dispatch_live(_inner: &Inner, state: &mut State, payload: Value) {
     if let Some(connection) = state
         .current
