@@ -16,6 +16,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::business::model::DiscordId;
+use crate::discord::import::ImportWindow;
 use crate::error::{Error, Result};
 
 /// The bot token. Its `Debug` and `Display` never show it.
@@ -73,6 +74,9 @@ pub struct Config {
     /// `DISCORD_MANAGER_LINK_PREVIEWS=1`: the bot's posts let Discord show link previews (off
     /// by default, so Discord fetches no URL an assistant wrote).
     pub link_previews: bool,
+    /// `DISCORD_MANAGER_IMPORT_DAYS`: how much history from before the store began `ingest`
+    /// imports (None: unset, the default).
+    pub import_window: Option<ImportWindow>,
 }
 
 /// Discord's own API base, the one base that is not on this machine.
@@ -138,6 +142,16 @@ impl Config {
                 value("DISCORD_MANAGER_LINK_PREVIEWS"),
                 "link previews on the bot's posts",
             )?,
+            import_window: value("DISCORD_MANAGER_IMPORT_DAYS")
+                .map(|days| {
+                    ImportWindow::parse(&days).ok_or_else(|| {
+                        Error::config(format!(
+                            "DISCORD_MANAGER_IMPORT_DAYS must be {}",
+                            ImportWindow::wanted()
+                        ))
+                    })
+                })
+                .transpose()?,
         })
     }
 }

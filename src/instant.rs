@@ -45,6 +45,14 @@ impl Instant {
         Instant { micros }
     }
 
+    /// When Discord minted a snowflake (its milliseconds since Discord's epoch, 2015, sit
+    /// above its low 22 bits).
+    pub fn of_snowflake(id: u64) -> Instant {
+        const DISCORD_EPOCH_MS: i64 = 1_420_070_400_000;
+        let ms = i64::try_from(id >> 22).unwrap_or(0);
+        Instant::from_micros((DISCORD_EPOCH_MS + ms) * 1_000)
+    }
+
     pub fn as_micros(self) -> i64 {
         self.micros
     }

@@ -637,7 +637,13 @@ impl Render for StoreStatus {
             ));
         }
         if !self.channels.is_empty() {
-            let mut out = table(&["channel", "last backfill", "complete through", "id"]);
+            let mut out = table(&[
+                "channel",
+                "last backfill",
+                "complete through",
+                "history imported",
+                "id",
+            ]);
             for channel in &self.channels {
                 out.add_row(vec![
                     channel.channel_name.clone(),
@@ -645,6 +651,11 @@ impl Render for StoreStatus {
                     channel
                         .complete_through_message_id
                         .clone()
+                        .unwrap_or_default(),
+                    channel
+                        .import
+                        .as_ref()
+                        .map(import_words)
                         .unwrap_or_default(),
                     channel.channel_id.clone(),
                 ]);
@@ -826,5 +837,19 @@ mod tests {
         assert_eq!(excerpt("first\r\nsecond", 72), "first…");
         assert!(matches!(terminal_safe("a\r\nb\r\n"), Cow::Borrowed(_)));
         assert_eq!(terminal_safe("a\r\r\nb"), "a␍\r\nb");
+    }
+}
+
+// ---- history import (issue 12, item 4): kept apart for the move of `Render` out of `cli/`.
+
+/// A channel's import in a status table cell: how far back, and whether it goes on.
+fn import_words(import: &crate::business::store::ChannelImportStatus) -> String {
+    let back_to = match import.imported_back_to {
+        Some(at) => format!("back to {}", when(at)),
+        None => "from the first message".to_string(),
+    };
+    match import.state.as_str() {
+        "done" => back_to,
+        _ => format!("{back_to}, going on"),
     }
 }

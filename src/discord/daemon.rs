@@ -26,6 +26,7 @@ use super::backfill::{self, Batch, ChannelJob};
 use super::budget;
 use super::gateway::{Notice, Relay, Writer};
 use super::identify_watch;
+use super::import::ImportWindow;
 use super::rest::{Rest, RestError, RetryPolicy};
 use crate::business::context::{Source, build_owner_context};
 use crate::business::schedules;
@@ -56,6 +57,8 @@ pub struct IngestOptions {
     pub repair_every: Duration,
     /// How often a sign of life is recorded while connected.
     pub alive_every: Duration,
+    /// How much history from before the store began is imported for each channel.
+    pub import: ImportWindow,
 }
 
 impl Default for IngestOptions {
@@ -63,6 +66,7 @@ impl Default for IngestOptions {
         IngestOptions {
             repair_every: backfill::DEFAULT_REPAIR_EVERY,
             alive_every: Duration::from_secs(30),
+            import: ImportWindow::DEFAULT,
         }
     }
 }
@@ -336,6 +340,7 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
         Arc::clone(&store),
         batches,
         stop.clone(),
+        options.import,
     ));
     // Built after start-up learned the owner; the scheduler checks every message against it
     // again when it falls due (read-only mode, the channel's permissions by then).

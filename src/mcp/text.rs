@@ -701,19 +701,34 @@ impl ModelText for StoreStatus {
         for channel in &self.channels {
             let name = text.data(&format!("#{}", channel.channel_name));
             text.line(&format!(
-                "- {name} (channel {}): last backfill {}, complete through msg {}",
+                "- {name} (channel {}): last backfill {}, complete through msg {}{}",
                 channel.channel_id,
                 seen(channel.last_backfill_at),
                 channel
                     .complete_through_message_id
                     .as_deref()
-                    .unwrap_or("none")
+                    .unwrap_or("none"),
+                channel.import.as_ref().map(import_text).unwrap_or_default()
             ));
         }
         if self.channels_left_out > 0 {
             text.line(&format!("And {} more channels.", self.channels_left_out));
         }
     }
+}
+
+// ---- history import (issue 12, item 4): kept apart for the move of the model text.
+
+/// A channel's import, as a clause of its status line.
+fn import_text(import: &crate::business::store::ChannelImportStatus) -> String {
+    let back_to = match import.imported_back_to {
+        Some(at) => format!("back to {}", at.to_iso()),
+        None => "from its first message".to_string(),
+    };
+    format!(
+        "; history imported {back_to} ({}, {} messages)",
+        import.state, import.messages
+    )
 }
 
 #[cfg(test)]

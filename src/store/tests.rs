@@ -33,6 +33,7 @@ const HISTORY_TABLES: &[&str] = &[
     "mention_dismissals",
     "read_markers",
     "bookmark_due_events",
+    "channel_imports",
 ];
 /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
 /// only ever inserts into it).
@@ -105,6 +106,14 @@ fn fill_every_table() -> crate::test_fixtures::World {
                 user_id: "8".into(),
                 answer_id: 1,
                 voted: true,
+            })?;
+            writer.record_import_step(&crate::store::NewImportStep {
+                channel_id: channel.clone(),
+                window_start: 1,
+                reached: 3,
+                exhausted: false,
+                fetched: 100,
+                stored: 100,
             })?;
             Ok(())
         })
@@ -508,6 +517,7 @@ fn a_transaction_that_only_replays_known_rows_leaves_the_clock_where_it_was() {
         edited_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
         mentioned_user_ids: vec!["8".into()],
         mentioned_role_ids: Vec::new(),
+        imported: false,
     };
     let recorded = |edit: &NewEdit| {
         store
