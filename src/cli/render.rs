@@ -770,6 +770,20 @@ impl Render for Schedule {
     }
 }
 
+// ---- history import (issue 12, item 4): kept apart for the move of `Render` out of `cli/`.
+
+/// A channel's import in a status table cell: how far back, and whether it goes on.
+fn import_words(import: &crate::business::store::ChannelImportStatus) -> String {
+    let back_to = match import.imported_back_to {
+        Some(at) => format!("back to {}", when(at)),
+        None => "from the first message".to_string(),
+    };
+    match import.state.as_str() {
+        "done" => back_to,
+        _ => format!("{back_to}, going on"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -837,19 +851,5 @@ mod tests {
         assert_eq!(excerpt("first\r\nsecond", 72), "first…");
         assert!(matches!(terminal_safe("a\r\nb\r\n"), Cow::Borrowed(_)));
         assert_eq!(terminal_safe("a\r\r\nb"), "a␍\r\nb");
-    }
-}
-
-// ---- history import (issue 12, item 4): kept apart for the move of `Render` out of `cli/`.
-
-/// A channel's import in a status table cell: how far back, and whether it goes on.
-fn import_words(import: &crate::business::store::ChannelImportStatus) -> String {
-    let back_to = match import.imported_back_to {
-        Some(at) => format!("back to {}", when(at)),
-        None => "from the first message".to_string(),
-    };
-    match import.state.as_str() {
-        "done" => back_to,
-        _ => format!("{back_to}, going on"),
     }
 }
