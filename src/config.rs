@@ -352,6 +352,25 @@ mod tests {
     }
 
     #[test]
+    fn import_days_reads_a_number_all_or_zero_and_refuses_anything_else_by_name() {
+        assert_eq!(config(&[]).unwrap().import_window, None);
+        let read = |value| config(&[("DISCORD_MANAGER_IMPORT_DAYS", value)]);
+        assert_eq!(
+            read("30").unwrap().import_window,
+            Some(ImportWindow::Days(30))
+        );
+        assert_eq!(read("all").unwrap().import_window, Some(ImportWindow::All));
+        assert_eq!(read("0").unwrap().import_window, Some(ImportWindow::Off));
+        let error = read("a week").unwrap_err();
+        assert_eq!(error.kind(), crate::ErrorKind::Config);
+        assert_eq!(
+            error.message(),
+            "DISCORD_MANAGER_IMPORT_DAYS must be a whole number of days from 0 (no import) to \
+             36500, or all"
+        );
+    }
+
+    #[test]
     fn never_shows_the_token_when_printed() {
         let config = config(&[("DISCORD_TOKEN", TOKEN)]).unwrap();
         assert!(!format!("{config:?}").contains("secret_token"));

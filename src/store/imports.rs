@@ -114,3 +114,66 @@ impl Writer<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testing::{fresh_id, shared_store};
+
+    fn step(channel: &str, reached: u64, exhausted: bool, stored: u64) -> NewImportStep {
+        NewImportStep {
+            channel_id: channel.to_string(),
+            window_start: 1_000,
+            reached,
+            exhausted,
+            fetched: 100,
+            stored,
+        }
+    }
+
+    #[test]
+    fn a_channels_import_is_its_newest_step_with_the_totals_of_every_step() {
+        let store = shared_store();
+        let channel = fresh_id();
+        let read = || store.read(|reader| reader.import_state(&channel)).unwrap();
+        assert_eq!(read(), None);
+        store
+            .write(|writer| writer.record_import_step(&step(&channel, 5_000, false, 100)))
+            .unwrap();
+        let first = read().unwrap();
+        assert_eq!((first.reached, first.pages, first.stored), (5_000, 1, 100));
+        assert!(
+            !first.done(),
+            "above the window's start, Discord may have more"
+        );
+        store
+            .write(|writer| writer.record_import_step(&step(&channel, 1_000, false, 60)))
+            .unwrap();
+        let second = read().unwrap();
+        assert_eq!(
+            (second.reached, second.pages, second.fetched, second.stored),
+            (1_000, 2, 200, 160)
+        );
+        assert!(second.done(), "at the window's start");
+        let listed = store.read(|reader| reader.import_states()).unwrap();
+        assert_eq!(
+            listed
+                .into_iter()
+                .filter(|state| state.channel_id == channel)
+                .collect::<Vec<_>>(),
+            vec![second]
+        );
+        // Discord having nothing older ends it above the window's start too.
+        let other = fresh_id();
+        store
+            .write(|writer| writer.record_import_step(&step(&other, 4_000, true, 3)))
+            .unwrap();
+        assert!(
+            store
+                .read(|reader| reader.import_state(&other))
+                .unwrap()
+                .unwrap()
+                .done()
+        );
+    }
+}
