@@ -1210,13 +1210,17 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__ingest)
-            opts="-h --repair-every --json --db --help"
+            opts="-h --repair-every --import-days --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --repair-every)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --import-days)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

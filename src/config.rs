@@ -16,7 +16,54 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::snowflake::DiscordId;
+use crate::snowflake::{DiscordId, days_before};
+
+/// How much history before the store began `ingest` imports for each channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportWindow {
+    /// No import.
+    Off,
+    /// Messages sent up to this many days before the channel's beginning.
+    Days(u32),
+    /// Everything Discord still has.
+    All,
+}
+
+/// The window's largest number of days: a century is everything Discord has.
+const MAX_DAYS: u32 = 36_500;
+
+impl ImportWindow {
+    /// The import `ingest` makes unless told otherwise.
+    pub const DEFAULT: ImportWindow = ImportWindow::Days(7);
+
+    /// `all`, `0` (off) or a whole number of days from 1 to 36500; None for anything else.
+    pub fn parse(text: &str) -> Option<ImportWindow> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("all") {
+            return Some(ImportWindow::All);
+        }
+        match text.parse::<u32>().ok()? {
+            0 => Some(ImportWindow::Off),
+            days if days <= MAX_DAYS => Some(ImportWindow::Days(days)),
+            _ => None,
+        }
+    }
+
+    /// What a value of this setting must be, for an error naming the setting.
+    pub fn wanted() -> &'static str {
+        "a whole number of days from 0 (no import) to 36500, or all"
+    }
+
+    /// The lowest message id inside the window of a channel that begins after `beginning`;
+    /// None when nothing is imported.
+    pub fn start(self, beginning: u64) -> Option<u64> {
+        match self {
+            ImportWindow::Off => None,
+            ImportWindow::Days(days) => Some(days_before(beginning, u64::from(days))),
+            ImportWindow::All => Some(0),
+        }
+    }
+}
 
 /// The bot token. Its `Debug` and `Display` never show it.
 #[derive(Clone, PartialEq, Eq)]
@@ -73,6 +120,9 @@ pub struct Config {
     /// `DISCORD_MANAGER_LINK_PREVIEWS=1`: the bot's posts let Discord show link previews (off
     /// by default, so Discord fetches no URL an assistant wrote).
     pub link_previews: bool,
+    /// `DISCORD_MANAGER_IMPORT_DAYS`: how much history from before the store began `ingest`
+    /// imports (None: unset, the default).
+    pub import_window: Option<ImportWindow>,
 }
 
 /// Discord's own API base, the one base that is not on this machine.
@@ -138,6 +188,16 @@ impl Config {
                 value("DISCORD_MANAGER_LINK_PREVIEWS"),
                 "link previews on the bot's posts",
             )?,
+            import_window: value("DISCORD_MANAGER_IMPORT_DAYS")
+                .map(|days| {
+                    ImportWindow::parse(&days).ok_or_else(|| {
+                        Error::config(format!(
+                            "DISCORD_MANAGER_IMPORT_DAYS must be {}",
+                            ImportWindow::wanted()
+                        ))
+                    })
+                })
+                .transpose()?,
         })
     }
 }
@@ -334,6 +394,25 @@ mod tests {
         assert_eq!(
             error.message(),
             "DISCORD_MANAGER_LINK_PREVIEWS must be 1 (link previews on the bot's posts) or 0"
+        );
+    }
+
+    #[test]
+    fn import_days_reads_a_number_all_or_zero_and_refuses_anything_else_by_name() {
+        assert_eq!(config(&[]).unwrap().import_window, None);
+        let read = |value| config(&[("DISCORD_MANAGER_IMPORT_DAYS", value)]);
+        assert_eq!(
+            read("30").unwrap().import_window,
+            Some(ImportWindow::Days(30))
+        );
+        assert_eq!(read("all").unwrap().import_window, Some(ImportWindow::All));
+        assert_eq!(read("0").unwrap().import_window, Some(ImportWindow::Off));
+        let error = read("a week").unwrap_err();
+        assert_eq!(error.kind(), crate::ErrorKind::Config);
+        assert_eq!(
+            error.message(),
+            "DISCORD_MANAGER_IMPORT_DAYS must be a whole number of days from 0 (no import) to \
+             36500, or all"
         );
     }
 

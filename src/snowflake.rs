@@ -32,6 +32,14 @@ pub fn minted_at(id: u64) -> Instant {
     Instant::from_micros(((id >> TIMESTAMP_SHIFT) as i64 + DISCORD_EPOCH_MILLIS) * 1_000)
 }
 
+/// The lowest id Discord can have minted `days` days before it minted `id`: a window measured
+/// in Discord's own ids, with no reading of the host's clock.
+pub fn days_before(id: u64, days: u64) -> u64 {
+    const DAY_MILLIS: u64 = 86_400_000;
+    let minted = id >> TIMESTAMP_SHIFT;
+    minted.saturating_sub(days.saturating_mul(DAY_MILLIS)) << TIMESTAMP_SHIFT
+}
+
 /// A Discord id (a snowflake), always written as a string of digits: JSON numbers cannot hold
 /// every snowflake exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -93,6 +101,19 @@ mod tests {
         assert_eq!(snowflake_at(at, 7) & 0x3f_ffff, 7);
         // The sequence is masked to its 22 bits and never reaches the timestamp.
         assert_eq!(snowflake_at(at, 1 << 22) >> 22, documented >> 22);
+    }
+
+    #[test]
+    fn days_before_is_whole_days_of_milliseconds_below_the_ids_own() {
+        let id = 175_928_847_299_117_063;
+        let week = days_before(id, 7);
+        assert_eq!(
+            minted_at(id).as_micros() - minted_at(week).as_micros(),
+            7 * 86_400_000_000
+        );
+        // The low bits are cleared: the lowest id of that millisecond.
+        assert_eq!(week & 0x3f_ffff, 0);
+        assert_eq!(days_before(id, 100_000), 0);
     }
 
     #[test]

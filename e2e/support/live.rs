@@ -82,6 +82,48 @@ pub fn caught_up_until(
     }
 }
 
+/// Now less a minute, in whole minutes, as milliseconds since the Unix epoch: the newest
+/// message of a history posted before the daemon first ran.
+pub fn a_minute_ago_ms() -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("the clock is after 1970")
+        .as_millis() as u64;
+    now / 60_000 * 60_000 - 60_000
+}
+
+/// Posts `count` messages to `channel`'s history as if before the daemon ever ran, the newest
+/// at `newest_ms` and each `every_minutes` before the next, each with the snowflake Discord
+/// mints at its instant; returns their ids, newest first (index k: k × `every_minutes` old).
+pub fn history_before_install(
+    fake: &FakeDiscord,
+    channel: &str,
+    newest_ms: u64,
+    every_minutes: u64,
+    count: u64,
+) -> Vec<String> {
+    const DISCORD_EPOCH_MS: u64 = 1_420_070_400_000;
+    let mut ids = Vec::new();
+    let mut lines = Vec::new();
+    for k in 0..count {
+        let at_ms = newest_ms - k * every_minutes * 60_000;
+        let id = ((at_ms - DISCORD_EPOCH_MS) << 22).to_string();
+        let author = if k % 2 == 0 {
+            super::fake_discord::GRACE
+        } else {
+            super::fake_discord::LINUS
+        };
+        let mut line = FakeDiscord::message_value(&id, channel, author, &format!("message {k}"));
+        line["d"]["timestamp"] = Value::String(
+            discord_manager::instant::Instant::from_micros(at_ms as i64 * 1_000).to_iso(),
+        );
+        lines.push(line.to_string());
+        ids.push(id);
+    }
+    fake.post_offline(&lines.join("\n"));
+    ids
+}
+
 /// The ids of messages, in the order given.
 pub fn ids(messages: &[Value]) -> Vec<String> {
     messages

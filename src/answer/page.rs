@@ -18,7 +18,7 @@ use crate::business::mentions::{Closed, DismissedMention, Mentions};
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
 use crate::business::model::{AuthorKind, Message, MessageBody};
 use crate::business::schedules::{Schedule, ScheduleStatus, Schedules};
-use crate::business::store::{DaemonState, StoreStatus};
+use crate::business::store::{ChannelImportStatus, DaemonState, ImportProgress, StoreStatus};
 use crate::instant::Instant;
 use jiff::tz::TimeZone;
 
@@ -738,7 +738,13 @@ impl Render for StoreStatus {
             ));
         }
         if !self.channels.is_empty() {
-            let mut out = table(&["channel", "last backfill", "complete through", "id"]);
+            let mut out = table(&[
+                "channel",
+                "last backfill",
+                "complete through",
+                "history imported",
+                "id",
+            ]);
             for channel in &self.channels {
                 out.add_row(vec![
                     channel.channel_name.clone(),
@@ -746,6 +752,11 @@ impl Render for StoreStatus {
                     channel
                         .complete_through_message_id
                         .clone()
+                        .unwrap_or_default(),
+                    channel
+                        .import
+                        .as_ref()
+                        .map(import_words)
                         .unwrap_or_default(),
                     channel.channel_id.clone(),
                 ]);
@@ -864,6 +875,18 @@ impl Render for Schedule {
             status_text(self)
         )
         .into()
+    }
+}
+
+/// A channel's import in a status table cell: how far back, and whether it goes on.
+fn import_words(import: &ChannelImportStatus) -> String {
+    let back_to = match import.imported_back_to {
+        Some(at) => format!("back to {}", when(at)),
+        None => "from the first message".to_string(),
+    };
+    match import.state {
+        ImportProgress::Done => back_to,
+        ImportProgress::InProgress => format!("{back_to}, going on"),
     }
 }
 

@@ -25,7 +25,7 @@ use crate::business::mentions::{DismissedMention, Mentions};
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
 use crate::business::model::{AuthorKind, Message, MessageBody, MessageWithHistory};
 use crate::business::schedules::{Schedule, Schedules};
-use crate::business::store::StoreStatus;
+use crate::business::store::{ChannelImportStatus, StoreStatus};
 use crate::instant::Instant;
 
 /// A result a model can read as text.
@@ -700,19 +700,32 @@ impl ModelText for StoreStatus {
         for channel in &self.channels {
             let name = text.data(&format!("#{}", channel.channel_name));
             text.line(&format!(
-                "- {name} (channel {}): last backfill {}, complete through msg {}",
+                "- {name} (channel {}): last backfill {}, complete through msg {}{}",
                 channel.channel_id,
                 seen(channel.last_backfill_at),
                 channel
                     .complete_through_message_id
                     .as_deref()
-                    .unwrap_or("none")
+                    .unwrap_or("none"),
+                channel.import.as_ref().map(import_text).unwrap_or_default()
             ));
         }
         if self.channels_left_out > 0 {
             text.line(&format!("And {} more channels.", self.channels_left_out));
         }
     }
+}
+
+/// A channel's import, as a clause of its status line.
+fn import_text(import: &ChannelImportStatus) -> String {
+    let back_to = match import.imported_back_to {
+        Some(at) => format!("back to {}", at.to_iso()),
+        None => "from its first message".to_string(),
+    };
+    format!(
+        "; history imported {back_to} ({}, {} messages)",
+        import.state, import.messages
+    )
 }
 
 #[cfg(test)]

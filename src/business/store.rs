@@ -12,14 +12,15 @@ use super::messages::is_zero;
 use super::untrusted::scrubbed;
 use crate::error::Result;
 use crate::instant::Instant;
-use crate::store::{ChannelAccess, GapKind, GatewayEventKind, Store};
+use crate::store::{ChannelAccess, GapKind, GatewayEventKind, ImportState, Store};
 use crate::vocabulary::word_enum;
 
 /// See how fresh and complete the store is: when the newest gateway event arrived, whether the
 /// ingest daemon is listening or stopped, when each readable channel was last backfilled and up
 /// to which message it is known complete, the channels never backfilled, the known gaps (spans
 /// when the daemon was not listening, so deletions, edits and reactions there may be missing;
-/// channels whose backfill failed), the message count and the store's size on disk. Use it
+/// channels whose backfill failed), how far the import of each channel's history from before
+/// the store began has come, the message count and the store's size on disk. Use it
 /// before trusting an answer about recent activity, for example when `messages_catch_up` is
 /// unexpectedly empty.
 ///
@@ -121,6 +122,56 @@ pub struct ChannelCoverageStatus {
     /// Every message up to and including this id is in the store; absent if never backfilled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complete_through_message_id: Option<String>,
+    /// The import of this channel's history from before the store began; absent if none was
+    /// made (none is needed for a channel first seen empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import: Option<ChannelImportStatus>,
+}
+
+/// How far the import of a channel's earlier history has come.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelImportStatus {
+    /// `done` (nothing left in its window) or `in-progress` (`ingest` goes on from where it
+    /// stopped, without fetching again what it stored).
+    pub state: ImportProgress,
+    /// Every message Discord sent from this instant (Discord's time) up to the store's
+    /// beginning is stored; absent when the import reached the channel's first message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_back_to: Option<Instant>,
+    /// Where the window it imports begins (Discord's time); absent for all history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_from: Option<Instant>,
+    /// Pages fetched so far.
+    pub pages: u64,
+    /// Messages the import stored.
+    pub messages: u64,
+}
+
+word_enum! {
+    /// Whether a channel's import has more to fetch.
+    pub enum ImportProgress {
+        Done = "done",
+        InProgress = "in-progress",
+    }
+}
+
+impl ChannelImportStatus {
+    fn of(state: &ImportState) -> ChannelImportStatus {
+        ChannelImportStatus {
+            state: if state.done() {
+                ImportProgress::Done
+            } else {
+                ImportProgress::InProgress
+            },
+            imported_back_to: (!state.exhausted)
+                .then(|| crate::snowflake::minted_at(state.reached)),
+            window_from: (state.window_start > 0)
+                .then(|| crate::snowflake::minted_at(state.window_start)),
+            pages: state.pages,
+            messages: state.stored,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -163,6 +214,11 @@ pub fn store_status(
             .into_iter()
             .map(|coverage| (coverage.channel_id.clone(), coverage))
             .collect();
+        let imports: HashMap<String, ImportState> = reader
+            .import_states()?
+            .into_iter()
+            .map(|state| (state.channel_id.clone(), state))
+            .collect();
         let in_scope = channels_in_scope(reader, context)?;
         let names: HashMap<String, String> = reader
             .channels()?
@@ -189,6 +245,9 @@ pub fn store_status(
                 last_backfill_at: coverage.map(|coverage| coverage.last_backfill_at),
                 complete_through_message_id: coverage
                     .map(|coverage| coverage.complete_through.to_string()),
+                import: imports
+                    .get(&channel.channel_id)
+                    .map(ChannelImportStatus::of),
             });
         }
         let scoped: std::collections::HashSet<&str> = in_scope

@@ -23,6 +23,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 use crate::business::{self, Source};
 use crate::config::Config;
+use crate::config::ImportWindow;
 use crate::error::{Error, Result};
 use crate::registry::{self, Capability, Services};
 use crate::store::{self, Store};
@@ -137,6 +138,16 @@ pub fn command_tree() -> Command {
                     .value_parser(clap::value_parser!(u64).range(1..))
                     .default_value("300")
                     .help("How often every channel is checked against Discord for messages the gateway did not deliver"),
+            )
+            .arg(
+                Arg::new("import-days")
+                    .long("import-days")
+                    .value_name("DAYS|all")
+                    .value_parser(|text: &str| {
+                        ImportWindow::parse(text)
+                            .ok_or_else(|| format!("--import-days must be {}", ImportWindow::wanted()))
+                    })
+                    .help("How much history from before the store began to import for each channel it has never covered: days before the channel was first seen, 0 for none, or all (default: DISCORD_MANAGER_IMPORT_DAYS, else 7)"),
             ),
     )
     .subcommand(
@@ -383,11 +394,18 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
             let repair_every = *sub
                 .get_one::<u64>("repair-every")
                 .expect("clap has a default");
+            // The option, else the environment, else a week.
+            let import = sub
+                .get_one::<ImportWindow>("import-days")
+                .copied()
+                .or(config.import_window)
+                .unwrap_or(ImportWindow::DEFAULT);
             crate::discord::daemon::run_ingest(
                 &config,
                 store,
                 crate::discord::daemon::IngestOptions {
                     repair_every: std::time::Duration::from_secs(repair_every),
+                    import,
                     ..Default::default()
                 },
             )?;

@@ -23,7 +23,9 @@ use serenity::model::id::{ChannelId, GuildId, MessageId};
 use tokio::sync::{mpsc, watch};
 use tracing::{info, warn};
 
+use super::import::{self, PageOutcome};
 use super::rest::{Rest, RestError};
+use crate::config::ImportWindow;
 use crate::error::{Error, Result};
 use crate::ingest::history::record_history_page;
 use crate::instant::Instant;
@@ -130,7 +132,7 @@ async fn begin_channel(
 }
 
 /// Stores blocking work off the async threads.
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
     tokio::task::spawn_blocking(work)
@@ -274,8 +276,8 @@ pub async fn backfill_channel(
     Ok(outcome)
 }
 
-/// Progress on stderr: a line rewritten in place on a terminal, nothing extra otherwise (the
-/// per-channel log lines say it all).
+/// Progress on stderr: a line rewritten in place on a terminal; otherwise nothing extra for a
+/// backfill (the per-channel log lines say it all) and a log line per page of an import.
 pub struct Progress {
     terminal: bool,
     shown: bool,
@@ -302,12 +304,58 @@ impl Progress {
         }
     }
 
+    /// A page of a channel's import stored: how far back it reached, on a bar across the
+    /// window when the window has an end.
+    pub(super) fn import_page(
+        &mut self,
+        channel: &str,
+        beginning: u64,
+        window_start: u64,
+        reached: u64,
+        stored: u64,
+    ) {
+        let back_to = crate::snowflake::minted_at(reached).to_iso();
+        let back_to = back_to.get(..16).unwrap_or(&back_to);
+        let share = import_share(beginning, window_start, reached);
+        if !self.terminal {
+            info!("importing #{channel}'s history: back to {back_to}Z, {stored} new on this page");
+            return;
+        }
+        let bar = match share {
+            Some(share) => {
+                let filled = (share * 20.0).round() as usize;
+                format!(
+                    " [{}{}]",
+                    "#".repeat(filled),
+                    "-".repeat(20 - filled.min(20))
+                )
+            }
+            None => String::new(),
+        };
+        let mut stderr = std::io::stderr().lock();
+        let _ = write!(
+            stderr,
+            "\r\x1b[2Kimporting #{channel}{bar} back to {back_to}Z"
+        );
+        let _ = stderr.flush();
+        self.shown = true;
+    }
+
     fn clear(&mut self) {
         if self.shown {
             let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
             self.shown = false;
         }
     }
+}
+
+/// How much of an import's window is done, from 0 to 1; None for a window without an end.
+fn import_share(beginning: u64, window_start: u64, reached: u64) -> Option<f64> {
+    if window_start == 0 || beginning <= window_start {
+        return None;
+    }
+    let done = beginning.saturating_sub(reached) as f64;
+    Some((done / (beginning - window_start) as f64).clamp(0.0, 1.0))
 }
 
 impl Default for Progress {
@@ -318,17 +366,21 @@ impl Default for Progress {
 
 /// The backfill worker: one batch at a time, one channel at a time (Discord's rate limits are
 /// per route, and a sequential backfill never competes with itself). A channel already queued
-/// is not queued twice.
+/// is not queued twice. Between batches, with none waiting, it imports the history from before
+/// the store began of each channel a batch backfilled, one page at a time, so a repair never
+/// waits for a whole import and no two requests of the worker are ever in flight together.
 pub async fn run_worker(
     rest: Arc<Rest>,
     store: Arc<Store>,
     mut batches: mpsc::UnboundedReceiver<Batch>,
     stop: watch::Receiver<bool>,
+    import: ImportWindow,
 ) -> Result<()> {
     let mut queue: VecDeque<Batch> = VecDeque::new();
+    let mut imports: VecDeque<ChannelJob> = VecDeque::new();
     let mut progress = Progress::new();
     loop {
-        if queue.is_empty() {
+        if queue.is_empty() && imports.is_empty() {
             let mut stop_changed = stop.clone();
             tokio::select! {
                 batch = batches.recv() => match batch {
@@ -341,53 +393,88 @@ pub async fn run_worker(
         while let Ok(batch) = batches.try_recv() {
             queue.push_back(batch);
         }
-        let Some(batch) = queue.pop_front() else {
-            continue;
-        };
-        let waiting: Vec<u64> = queue
-            .iter()
-            .flat_map(|queued| queued.channels.iter().map(|job| job.channel_id))
-            .collect();
-        let started = std::time::Instant::now();
-        let mut totals = ChannelOutcome::default();
-        let mut channels = 0;
-        for job in batch
-            .channels
-            .iter()
-            .filter(|job| !waiting.contains(&job.channel_id))
-        {
-            if *stop.borrow() {
-                return Ok(());
+        if *stop.borrow() {
+            return Ok(());
+        }
+        if let Some(batch) = queue.pop_front() {
+            let waiting: Vec<u64> = queue
+                .iter()
+                .flat_map(|queued| queued.channels.iter().map(|job| job.channel_id))
+                .collect();
+            let backfilled =
+                run_batch(&rest, &store, &batch, &waiting, &stop, &mut progress).await?;
+            for job in backfilled {
+                if import != ImportWindow::Off
+                    && !imports
+                        .iter()
+                        .any(|queued| queued.channel_id == job.channel_id)
+                {
+                    imports.push_back(job);
+                }
             }
-            let outcome =
-                backfill_channel(&rest, &store, job, batch.reason, &stop, &mut progress).await?;
-            progress.clear();
-            if outcome.skipped {
-                continue;
-            }
-            channels += 1;
-            totals.pages += outcome.pages;
-            totals.fetched += outcome.fetched;
-            totals.new_messages += outcome.new_messages;
-            totals.new_edits += outcome.new_edits;
-            if !outcome.failed {
-                info!(
-                    channel = %job.channel_id,
-                    "backfilled #{}: {} pages, {} messages fetched, {} new, {} edits recovered",
-                    job.name, outcome.pages, outcome.fetched, outcome.new_messages, outcome.new_edits
-                );
+        } else if let Some(job) = imports.front() {
+            let outcome = import::import_page(&rest, &store, job, import, &mut progress).await?;
+            if outcome != PageOutcome::More {
+                progress.clear();
+                imports.pop_front();
             }
         }
-        info!(
-            reason = batch.reason,
-            "backfill done ({}) for {}: {channels} channels fetched, {} messages, {} new, in {:.1} s",
-            batch.reason,
-            batch.label,
-            totals.fetched,
-            totals.new_messages,
-            started.elapsed().as_secs_f64()
-        );
     }
+}
+
+/// Backfills one batch's channels (those not queued again in a later batch), logs what it came
+/// to, and returns the channels whose backfill did not fail.
+async fn run_batch(
+    rest: &Rest,
+    store: &Arc<Store>,
+    batch: &Batch,
+    waiting: &[u64],
+    stop: &watch::Receiver<bool>,
+    progress: &mut Progress,
+) -> Result<Vec<ChannelJob>> {
+    let started = std::time::Instant::now();
+    let mut totals = ChannelOutcome::default();
+    let mut channels = 0;
+    let mut backfilled = Vec::new();
+    for job in batch
+        .channels
+        .iter()
+        .filter(|job| !waiting.contains(&job.channel_id))
+    {
+        if *stop.borrow() {
+            return Ok(backfilled);
+        }
+        let outcome = backfill_channel(rest, store, job, batch.reason, stop, progress).await?;
+        progress.clear();
+        if !outcome.failed {
+            backfilled.push(job.clone());
+        }
+        if outcome.skipped {
+            continue;
+        }
+        channels += 1;
+        totals.pages += outcome.pages;
+        totals.fetched += outcome.fetched;
+        totals.new_messages += outcome.new_messages;
+        totals.new_edits += outcome.new_edits;
+        if !outcome.failed {
+            info!(
+                channel = %job.channel_id,
+                "backfilled #{}: {} pages, {} messages fetched, {} new, {} edits recovered",
+                job.name, outcome.pages, outcome.fetched, outcome.new_messages, outcome.new_edits
+            );
+        }
+    }
+    info!(
+        reason = batch.reason,
+        "backfill done ({}) for {}: {channels} channels fetched, {} messages, {} new, in {:.1} s",
+        batch.reason,
+        batch.label,
+        totals.fetched,
+        totals.new_messages,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(backfilled)
 }
 
 /// How long the worker waits between the repair passes the daemon schedules.

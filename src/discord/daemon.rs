@@ -30,6 +30,7 @@ use super::rest::{Rest, RestError, RetryPolicy};
 use crate::business::context::{Source, build_owner_context};
 use crate::business::schedules;
 use crate::config::Config;
+use crate::config::ImportWindow;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ingest;
 use crate::ingest::channels::kind_of;
@@ -57,6 +58,8 @@ pub struct IngestOptions {
     pub repair_every: Duration,
     /// How often a sign of life is recorded while connected.
     pub alive_every: Duration,
+    /// How much history from before the store began is imported for each channel.
+    pub import: ImportWindow,
 }
 
 impl Default for IngestOptions {
@@ -64,6 +67,7 @@ impl Default for IngestOptions {
         IngestOptions {
             repair_every: backfill::DEFAULT_REPAIR_EVERY,
             alive_every: Duration::from_secs(30),
+            import: ImportWindow::DEFAULT,
         }
     }
 }
@@ -337,6 +341,7 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
         Arc::clone(&store),
         batches,
         stop.clone(),
+        options.import,
     ));
     // Built after start-up learned the owner; the scheduler checks every message against it
     // again when it falls due (read-only mode, the channel's permissions by then).

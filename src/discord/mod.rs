@@ -6,5 +6,6 @@ pub mod budget;
 pub mod daemon;
 pub mod gateway;
 pub mod identify_watch;
+pub mod import;
 pub mod rest;
 pub mod sender;

@@ -543,6 +543,21 @@ impl Rest {
         )
         .await
     }
+
+    /// `GET /channels/{id}/messages?before=&limit=`: up to `limit` messages right before
+    /// `before`, newest first.
+    pub async fn messages_before(
+        &self,
+        channel_id: ChannelId,
+        before: MessageId,
+        limit: u8,
+    ) -> Result<Vec<Message>, RestError> {
+        self.get(
+            Route::ChannelMessages { channel_id },
+            vec![("limit", limit.to_string()), ("before", before.to_string())],
+        )
+        .await
+    }
 }
 
 /// An HTTP date (`Tue, 01 Dec 2026 07:22:43 GMT`, RFC 9110's preferred form) as an instant.

@@ -1,5 +1,5 @@
 //! Recorders for what the daemon learns over REST rather than the gateway: a page of a
-//! channel's history fetched by a backfill.
+//! channel's history fetched by a backfill, or by the import of what came before the store.
 
 use serenity::model::channel::Message;
 use serenity::model::id::GuildId;
@@ -7,7 +7,7 @@ use serenity::model::id::GuildId;
 use super::Origin;
 use super::messages::{instant_of, record_message_in};
 use crate::error::Result;
-use crate::store::{NewEdit, Store};
+use crate::store::{NewEdit, NewImportStep, Store, Writer};
 
 /// What recording a page of history changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -27,32 +27,70 @@ pub fn record_history_page(
     guild_id: Option<GuildId>,
     messages: &[Message],
 ) -> Result<PageRecorded> {
+    store.write(|writer| record_page_in(writer, guild_id, messages, |_| Origin::Backfill))
+}
+
+/// A page of the history from before the store began covering a channel, and the import's
+/// progress it makes, in one transaction: a daemon killed after it resumes below this page,
+/// and one killed before it fetches the page again, so no page is fetched twice once stored.
+/// A message with an id at or above `news_start` (sent within the last day before the store
+/// began) is recorded as [`Origin::ImportRecent`], news like a backfill; an older one as
+/// [`Origin::Import`], history only.
+pub fn record_import_page(
+    store: &Store,
+    guild_id: Option<GuildId>,
+    messages: &[Message],
+    news_start: u64,
+    step: &NewImportStep,
+) -> Result<PageRecorded> {
     store.write(|writer| {
-        let mut recorded = PageRecorded::default();
-        for message in messages {
-            let mut message = message.clone();
-            message.guild_id = guild_id;
-            if record_message_in(writer, &message, Origin::Backfill)? == super::Recorded::Stored {
-                recorded.new_messages += 1;
+        let recorded = record_page_in(writer, guild_id, messages, |id| {
+            if id >= news_start {
+                Origin::ImportRecent
+            } else {
+                Origin::Import
             }
-            if let Some(edited_at) = &message.edited_timestamp {
-                let edit = NewEdit {
-                    message_id: message.id.to_string(),
-                    channel_id: message.channel_id.to_string(),
-                    content: message.content.clone(),
-                    edited_at: instant_of(edited_at)?,
-                    mentioned_user_ids: message.mentions.iter().map(|u| u.id.to_string()).collect(),
-                    mentioned_role_ids: message
-                        .mention_roles
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect(),
-                };
-                if writer.insert_edit(&edit)? {
-                    recorded.new_edits += 1;
-                }
-            }
-        }
+        })?;
+        writer.record_import_step(&NewImportStep {
+            stored: recorded.new_messages,
+            ..step.clone()
+        })?;
         Ok(recorded)
     })
+}
+
+fn record_page_in(
+    writer: &mut Writer<'_>,
+    guild_id: Option<GuildId>,
+    messages: &[Message],
+    origin_of: impl Fn(u64) -> Origin,
+) -> Result<PageRecorded> {
+    let mut recorded = PageRecorded::default();
+    for message in messages {
+        let mut message = message.clone();
+        message.guild_id = guild_id;
+        let origin = origin_of(message.id.get());
+        if record_message_in(writer, &message, origin)? == super::Recorded::Stored {
+            recorded.new_messages += 1;
+        }
+        if let Some(edited_at) = &message.edited_timestamp {
+            let edit = NewEdit {
+                message_id: message.id.to_string(),
+                channel_id: message.channel_id.to_string(),
+                content: message.content.clone(),
+                edited_at: instant_of(edited_at)?,
+                mentioned_user_ids: message.mentions.iter().map(|u| u.id.to_string()).collect(),
+                mentioned_role_ids: message
+                    .mention_roles
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect(),
+                imported: origin == Origin::Import,
+            };
+            if writer.insert_edit(&edit)? {
+                recorded.new_edits += 1;
+            }
+        }
+    }
+    Ok(recorded)
 }

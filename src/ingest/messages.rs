@@ -162,6 +162,7 @@ fn edit_of(update: &MessageUpdateEvent) -> Result<Option<NewEdit>> {
             .flatten()
             .map(|role| role.to_string())
             .collect(),
+        imported: false,
     }))
 }
 

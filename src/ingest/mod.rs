@@ -29,6 +29,12 @@ pub enum Origin {
     Backfill,
     Sent,
     Seed,
+    /// History from before the store began covering the channel, imported by the daemon and
+    /// sent more than a day before that point: history, never news.
+    Import,
+    /// Imported history from the last day before the store began covering the channel: like a
+    /// backfill, it counts as new when it arrives.
+    ImportRecent,
 }
 
 impl Origin {
@@ -38,6 +44,8 @@ impl Origin {
             Origin::Backfill => "backfill",
             Origin::Sent => "sent",
             Origin::Seed => "seed",
+            Origin::Import => "import",
+            Origin::ImportRecent => "import-recent",
         }
     }
 }

@@ -105,6 +105,10 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: "the backfill's recorder for a page of channel history fetched over REST; the daemon calls it, the owner never does",
     },
     Exemption {
+        function: "ingest::history::record_import_page",
+        reason: "the import's recorder for a page of the history from before the store began, with the import's progress; the daemon calls it, the owner never does",
+    },
+    Exemption {
         function: "ingest::direct::record_direct_channel",
         reason: "records a direct-message channel the first time a gateway message shows it (Discord sends no CHANNEL_CREATE for them); a recorder the daemon calls",
     },

@@ -38,6 +38,17 @@ pub struct AuthorCount {
     pub messages: u64,
 }
 
+/// The term that leaves imported history out of a table's news: an `import` message, and the
+/// edit recorded with one, are history, not activity (`migrations/0015_history_import.sql`).
+/// The arrival indexes are partial on the same terms, so a count still reads no row.
+fn news_only(table: &str) -> &'static str {
+    match table {
+        "messages" => "AND origin <> 'import'",
+        "message_edits" => "AND imported = 0",
+        _ => "",
+    }
+}
+
 impl Reader<'_> {
     /// The newest instant the store has handed out: every later commit is stamped after it.
     pub fn clock_now(&self) -> Result<Instant> {
@@ -49,8 +60,9 @@ impl Reader<'_> {
     }
 
     /// Per channel, the messages, edits, deletions and reaction events stamped strictly after
-    /// `after`; channels with none are absent. One range of each table's arrival index: the
-    /// cost follows what arrived, not the history or the number of channels.
+    /// `after`; channels with none are absent. Imported history is not activity (see
+    /// `news_only`). One range of each table's arrival index: the cost follows what arrived,
+    /// not the history or the number of channels.
     pub fn activity_after(
         &self,
         after: Instant,
@@ -66,9 +78,10 @@ impl Reader<'_> {
             ("reaction_events", |counts| &mut counts.reactions),
         ];
         for (table, field) in tables {
+            let news = news_only(table);
             let mut statement = self.connection.prepare_cached(&format!(
                 "SELECT channel_id, count(*) FROM {table} INDEXED BY {table}_by_arrival
-                 WHERE created_at > ?1 GROUP BY channel_id"
+                 WHERE created_at > ?1 {news} GROUP BY channel_id"
             ))?;
             let mut rows = statement.query([&after])?;
             while let Some(row) = rows.next()? {
@@ -91,7 +104,8 @@ impl Reader<'_> {
             let count: i64 = self
                 .connection
                 .prepare_cached(&format!(
-                    "SELECT count(*) FROM {table} WHERE channel_id = ?1 AND created_at > ?2"
+                    "SELECT count(*) FROM {table} WHERE channel_id = ?1 AND created_at > ?2 {}",
+                    news_only(table)
                 ))?
                 .query_row(params![channel_id, after], |row| row.get(0))?;
             Ok(count as u64)
@@ -127,6 +141,7 @@ impl Reader<'_> {
              FROM json_each(?1) AS c
              JOIN messages AS m
                ON m.channel_id = c.value AND m.created_at >= ?2 AND m.created_at < ?3
+                  AND m.origin <> 'import'
              GROUP BY c.key, m.author_id",
         )?;
         let mut rows = authors.query(params![ids, since, until])?;
@@ -162,6 +177,7 @@ impl Reader<'_> {
              FROM json_each(?1) AS c
              JOIN messages AS m
                ON m.channel_id = c.value AND m.created_at >= ?2 AND m.created_at < ?3
+                  AND m.origin <> 'import'
              WHERE EXISTS (SELECT 1 FROM reaction_events AS r
                            WHERE r.message_id = m.message_id AND +r.channel_id = c.value)
              ORDER BY c.key, m.created_at",

@@ -290,7 +290,8 @@ impl Reader<'_> {
         let count: i64 = self
             .connection
             .prepare_cached(
-                "SELECT count(*) FROM messages WHERE channel_id = ?1 AND created_at >= ?2",
+                "SELECT count(*) FROM messages
+                 WHERE channel_id = ?1 AND created_at >= ?2 AND origin <> 'import'",
             )?
             .query_row(params![channel_id, since.to_iso()], |row| row.get(0))?;
         Ok((newest.as_deref().and_then(Instant::parse), count as u64))

@@ -68,6 +68,8 @@ pub struct NewEdit {
     pub edited_at: Instant,
     pub mentioned_user_ids: Vec<String>,
     pub mentioned_role_ids: Vec<String>,
+    /// Recorded with an imported message (`Origin::Import`): history, not news.
+    pub imported: bool,
 }
 
 /// One version of a message after its first: `edited_at` is Discord's, `created_at` ours.
@@ -216,7 +218,7 @@ impl Reader<'_> {
     ) -> Result<Vec<MessageRecord>> {
         let mut statement = self.connection.prepare_cached(&format!(
             "SELECT {MESSAGE_COLUMNS} FROM messages
-             WHERE channel_id = ?1 AND created_at >= ?2
+             WHERE channel_id = ?1 AND created_at >= ?2 AND origin <> 'import'
              ORDER BY created_at LIMIT ?3"
         ))?;
         let rows = statement
@@ -252,7 +254,7 @@ impl Reader<'_> {
              FROM json_each(?1) AS c
              JOIN messages AS m ON m.rowid IN (
                  SELECT rowid FROM messages
-                 WHERE channel_id = c.value AND created_at >= ?2
+                 WHERE channel_id = c.value AND created_at >= ?2 AND origin <> 'import'
                  ORDER BY created_at LIMIT ?3)",
         )?;
         let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
@@ -288,7 +290,8 @@ impl Reader<'_> {
     ) -> Result<Vec<MessageRecord>> {
         let mut statement = self.connection.prepare_cached(&format!(
             "SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1 AND channel_id IN (SELECT value FROM json_each(?2))
+             WHERE created_at >= ?1 AND origin <> 'import'
+               AND channel_id IN (SELECT value FROM json_each(?2))
              ORDER BY created_at LIMIT ?3"
         ))?;
         let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
@@ -309,7 +312,7 @@ impl Reader<'_> {
     ) -> Result<ArrivalCounts> {
         let mut statement = self.connection.prepare_cached(
             "SELECT channel_id, created_at FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1",
+             WHERE created_at >= ?1 AND origin <> 'import'",
         )?;
         // Arrival instants are fixed-width ISO text, so their text order is their time order.
         let split = split.map(|at| at.to_iso());
@@ -356,7 +359,7 @@ impl Reader<'_> {
                  UNION ALL
                  SELECT message_id FROM messages WHERE reply_to_author_id = ?1 AND created_at >= ?3
              )
-               AND author_id != ?1 AND created_at >= ?3
+               AND author_id != ?1 AND created_at >= ?3 AND origin <> 'import'
              ORDER BY created_at LIMIT ?4"
         ))?;
         let roles = serde_json::to_string(role_ids).unwrap_or_else(|_| "[]".into());
@@ -546,8 +549,9 @@ impl Writer<'_> {
         let inserted = self
             .transaction
             .prepare_cached(
-                "INSERT INTO message_edits (created_at, message_id, channel_id, content, edited_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)
+                "INSERT INTO message_edits (created_at, message_id, channel_id, content, edited_at,
+                     imported)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT (message_id, edited_at) DO NOTHING",
             )?
             .execute(params![
@@ -555,7 +559,8 @@ impl Writer<'_> {
                 edit.message_id,
                 edit.channel_id,
                 edit.content,
-                edit.edited_at.to_iso()
+                edit.edited_at.to_iso(),
+                edit.imported
             ])?;
         if inserted == 0 {
             self.unstamp(stamp);
@@ -718,6 +723,7 @@ pub(super) mod tests {
                     edited_at,
                     mentioned_user_ids: Vec::new(),
                     mentioned_role_ids: vec!["5".into()],
+                    imported: false,
                 })?;
                 writer.record_reaction(&ReactionChange::Add {
                     message_id: first.message_id.clone(),

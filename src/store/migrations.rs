@@ -68,6 +68,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0014_bookmark_due_times.sql",
         include_str!("../../migrations/0014_bookmark_due_times.sql"),
     ),
+    (
+        "0015_history_import.sql",
+        include_str!("../../migrations/0015_history_import.sql"),
+    ),
 ];
 
 pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {

@@ -15,6 +15,7 @@ mod coverage;
 mod extras;
 mod history;
 mod identity;
+mod imports;
 mod ingest_claim;
 mod mention_state;
 mod messages;
@@ -55,6 +56,7 @@ pub use extras::{
 };
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
+pub use imports::{ImportState, NewImportStep};
 pub use ingest_claim::IngestClaim;
 pub use mention_state::MentionDismissal;
 pub use messages::{ArrivalCounts, EditRecord, MessageRecord, NewEdit, NewMessage, Provenance};

@@ -45,7 +45,7 @@ impl Reader<'_> {
         // Channel ids are digits, so the JSON path quotes them as object keys.
         let mut statement = self.connection.prepare_cached(&format!(
             "SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1
+             WHERE created_at >= ?1 AND origin <> 'import'
                AND created_at >= json_extract(?2, '$.\"' || channel_id || '\"')
              ORDER BY created_at LIMIT ?3"
         ))?;

@@ -33,6 +33,7 @@ const HISTORY_TABLES: &[&str] = &[
     "mention_dismissals",
     "read_markers",
     "bookmark_due_events",
+    "channel_imports",
 ];
 /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
 /// only ever inserts into it).
@@ -105,6 +106,14 @@ fn fill_every_table() -> crate::test_fixtures::World {
                 user_id: "8".into(),
                 answer_id: 1,
                 voted: true,
+            })?;
+            writer.record_import_step(&crate::store::NewImportStep {
+                channel_id: channel.clone(),
+                window_start: 1,
+                reached: 3,
+                exhausted: false,
+                fetched: 100,
+                stored: 100,
             })?;
             Ok(())
         })
@@ -508,6 +517,7 @@ fn a_transaction_that_only_replays_known_rows_leaves_the_clock_where_it_was() {
         edited_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
         mentioned_user_ids: vec!["8".into()],
         mentioned_role_ids: Vec::new(),
+        imported: false,
     };
     let recorded = |edit: &NewEdit| {
         store
@@ -557,4 +567,88 @@ fn a_later_transaction_continues_after_an_advanced_clock() {
     // comes after everything handed out.
     let next = store.write(|writer| Ok(writer.stamp())).unwrap();
     assert_eq!(next, ahead.plus_micros(1));
+}
+
+/// Imported history (origin `import`, and the edit recorded with it) is in no reader of news;
+/// the last day of it (`import-recent`) is in every one, like a backfilled message. Each reader
+/// is asked on its own, so dropping the term from any one of them fails here.
+#[test]
+fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
+    use crate::store::messages::tests::new_message;
+    let store = shared_store();
+    let channel = fresh_id();
+    let before = store.read(|reader| reader.clock_now()).unwrap();
+    let mut history = new_message(&channel, "7", "a week before the install");
+    history.origin = "import";
+    history.mention_everyone = true;
+    let mut recent = new_message(&channel, "7", "an hour before the install");
+    recent.origin = "import-recent";
+    recent.mention_everyone = true;
+    let edit = |message: &NewMessage, imported| NewEdit {
+        message_id: message.message_id.clone(),
+        channel_id: channel.clone(),
+        content: format!("{} (edited)", message.content),
+        edited_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
+        mentioned_user_ids: Vec::new(),
+        mentioned_role_ids: Vec::new(),
+        imported,
+    };
+    store
+        .write(|writer| {
+            writer.insert_message(&history)?;
+            writer.insert_edit(&edit(&history, true))?;
+            writer.insert_message(&recent)?;
+            writer.insert_edit(&edit(&recent, false))?;
+            Ok(())
+        })
+        .unwrap();
+    let only_recent = vec![recent.message_id.clone()];
+    let ids = |records: Vec<MessageRecord>| -> Vec<String> {
+        records
+            .into_iter()
+            .filter(|record| record.channel_id == channel)
+            .map(|record| record.message_id)
+            .collect()
+    };
+    store
+        .read(|reader| {
+            let channels = [channel.as_str()];
+            assert_eq!(
+                ids(reader.messages_arrived_from(&channels, before, 10)?),
+                only_recent
+            );
+            assert_eq!(
+                ids(reader.channel_messages_since(&channel, before, 10)?),
+                only_recent
+            );
+            let pages = reader.channels_messages_since(&channels, before, 10)?;
+            assert_eq!(ids(pages.into_iter().flatten().collect()), only_recent);
+            let starts = std::collections::HashMap::from([(channel.clone(), before)]);
+            assert_eq!(
+                ids(reader.messages_arrived_from_starts(&starts, before, 10)?),
+                only_recent
+            );
+            assert_eq!(
+                ids(reader.mentions_since("8", &[], before, 500)?),
+                only_recent
+            );
+            let counts = reader.arrivals_by_channel(before, Some(before))?;
+            assert_eq!(counts.window.get(&channel), Some(&1));
+            assert_eq!(counts.after.get(&channel), Some(&1));
+            assert_eq!(reader.channel_arrivals(&channel, before)?.1, 1);
+            let activity = reader.channel_activity_after(&channel, before)?;
+            assert_eq!((activity.messages, activity.edits), (1, 1));
+            let everywhere = reader.activity_after(before)?;
+            assert_eq!(
+                (everywhere[&channel].messages, everywhere[&channel].edits),
+                (1, 1)
+            );
+            let window =
+                reader.channels_window(&channels, before, Instant::now().plus_seconds(60), 3)?;
+            assert_eq!(window[0].messages, 1);
+            // History is not news, but it is history: both are in the channel's record.
+            assert!(reader.has_message(&history.message_id)?);
+            Ok(())
+        })
+        .unwrap();
 }
