@@ -134,6 +134,7 @@ specs! {
     setup_checks_the_token_with_discord_writes_a_private_config_and_prints_the_invite_and_the_intents,
     setup_keeps_only_the_chosen_guilds_in_scope_and_names_the_others,
     setup_refuses_a_token_discord_rejects_and_writes_nothing,
+    setup_says_when_the_environment_or_a_dot_env_would_override_what_it_wrote,
     setup_says_to_switch_on_the_message_content_intent_when_it_is_off,
     store_status_reports_coverage_freshness_and_the_downtime_gap,
     the_bots_posts_ask_discord_for_no_link_preview_unless_the_owner_turns_previews_on,

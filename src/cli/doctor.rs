@@ -659,3 +659,95 @@ fn list_tools(path: &Path) -> Result<usize, String> {
         format!("{why}{said}")
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_passes_up_to_five_seconds_off_either_way_and_fails_past_them() {
+        for (ahead_ms, status, detail) in [
+            (
+                0,
+                Status::Ok,
+                "this machine's clock is 0 s behind Discord's",
+            ),
+            (
+                5_000,
+                Status::Ok,
+                "this machine's clock is 5 s ahead of Discord's",
+            ),
+            (
+                -5_000,
+                Status::Ok,
+                "this machine's clock is 5 s behind Discord's",
+            ),
+            (
+                5_001,
+                Status::Fail,
+                "this machine's clock is 5 s ahead of Discord's",
+            ),
+            (
+                -5_001,
+                Status::Fail,
+                "this machine's clock is 5 s behind Discord's",
+            ),
+            (
+                -300_000,
+                Status::Fail,
+                "this machine's clock is 300 s behind Discord's",
+            ),
+        ] {
+            let check = clock_check(ahead_ms);
+            assert_eq!(
+                (check.status, check.detail.as_str()),
+                (status, detail),
+                "{ahead_ms}"
+            );
+            assert_eq!(check.fix.is_some(), status == Status::Fail, "{ahead_ms}");
+        }
+    }
+
+    #[test]
+    fn a_line_is_its_mark_the_check_what_was_found_and_the_fix() {
+        let failed = Check::new("token", Status::Fail, "Discord rejected the token")
+            .fix("run `discord-manager setup`");
+        assert_eq!(
+            failed.line(),
+            "FAIL  token: Discord rejected the token. Fix: run `discord-manager setup`"
+        );
+        assert_eq!(
+            Check::new("clock", Status::Ok, "in time").line(),
+            "ok    clock: in time"
+        );
+        assert_eq!(
+            Check::skipped("guilds", "there is no token").line(),
+            "skip  guilds: not checked: there is no token"
+        );
+        let report = Report {
+            passed: false,
+            checks: vec![failed, Check::new("store", Status::Warn, "big")],
+        };
+        assert_eq!(
+            report.render(),
+            "FAIL  token: Discord rejected the token. Fix: run `discord-manager setup`\n\
+             warn  store: big\n\
+             1 check failed.\n"
+        );
+    }
+
+    #[test]
+    fn an_age_is_told_in_the_largest_unit_that_fits() {
+        let now = Instant::now();
+        let ago = |seconds: i64| age(now, now.minus_seconds(seconds));
+        assert_eq!(ago(0), "0 s");
+        assert_eq!(ago(119), "119 s");
+        assert_eq!(ago(120), "2 min");
+        assert_eq!(ago(7_199), "119 min");
+        assert_eq!(ago(7_200), "2 h");
+        assert_eq!(ago(172_799), "47 h");
+        assert_eq!(ago(172_800), "2 days");
+        // A clock that went back shows no negative age.
+        assert_eq!(age(now.minus_seconds(5), now), "0 s");
+    }
+}

@@ -180,24 +180,32 @@ fn ask_scope(guilds: &[GuildSummary]) -> Result<Scope> {
             "Keep which in scope? Numbers separated by commas, or Enter for every guild (those it \
              joins later too): ",
         )?;
-        if answer.is_empty() {
-            return Ok(Scope::Every);
-        }
-        let chosen: Option<Vec<String>> = answer
-            .split(',')
-            .map(|number| {
-                let index = number.trim().parse::<usize>().ok()?.checked_sub(1)?;
-                guilds.get(index).map(|guild| guild.id.clone())
-            })
-            .collect();
-        match chosen {
-            Some(ids) => return Ok(Scope::Only(ids)),
+        match chosen_scope(&answer, guilds) {
+            Some(scope) => return Ok(scope),
             None => eprintln!(
                 "Give numbers from 1 to {}, separated by commas.",
                 guilds.len()
             ),
         }
     }
+}
+
+/// The scope an answer to the guild question names: empty is every guild; else numbers of
+/// the list, from 1, separated by commas (each guild once). None when a number is not one of
+/// the list.
+fn chosen_scope(answer: &str, guilds: &[GuildSummary]) -> Option<Scope> {
+    if answer.trim().is_empty() {
+        return Some(Scope::Every);
+    }
+    let mut ids: Vec<String> = Vec::new();
+    for number in answer.split(',') {
+        let index = number.trim().parse::<usize>().ok()?.checked_sub(1)?;
+        let id = &guilds.get(index)?.id;
+        if !ids.contains(id) {
+            ids.push(id.clone());
+        }
+    }
+    Some(Scope::Only(ids))
 }
 
 /// Whether to replace the values of an existing config file.
@@ -375,4 +383,46 @@ fn intent_lines(flags: u64, application_id: &str) -> Vec<String> {
         });
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guilds() -> Vec<GuildSummary> {
+        ["Lighthouse Labs", "Side Project", "Book Club"]
+            .iter()
+            .enumerate()
+            .map(|(index, name)| GuildSummary {
+                id: format!("12000000000000000{index:02}"),
+                name: name.to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_guild_answer_is_every_guild_or_numbers_of_the_list_and_nothing_else() {
+        let guilds = guilds();
+        assert_eq!(chosen_scope("", &guilds), Some(Scope::Every));
+        assert_eq!(chosen_scope("  ", &guilds), Some(Scope::Every));
+        assert_eq!(
+            chosen_scope("3, 1,3", &guilds),
+            Some(Scope::Only(vec![
+                guilds[2].id.clone(),
+                guilds[0].id.clone()
+            ]))
+        );
+        // Both ends of the list, and just past them.
+        assert_eq!(
+            chosen_scope("1", &guilds),
+            Some(Scope::Only(vec![guilds[0].id.clone()]))
+        );
+        assert_eq!(
+            chosen_scope("3", &guilds),
+            Some(Scope::Only(vec![guilds[2].id.clone()]))
+        );
+        for refused in ["0", "4", "1,4", "one", "1,,2", "-1", "1.5"] {
+            assert_eq!(chosen_scope(refused, &guilds), None, "{refused:?}");
+        }
+    }
 }
