@@ -34,6 +34,9 @@ _discord__manager() {
             discord__manager,digest)
                 cmd="discord__manager__subcmd__digest"
                 ;;
+            discord__manager,doctor)
+                cmd="discord__manager__subcmd__doctor"
+                ;;
             discord__manager,edit)
                 cmd="discord__manager__subcmd__edit"
                 ;;
@@ -69,6 +72,9 @@ _discord__manager() {
                 ;;
             discord__manager,send)
                 cmd="discord__manager__subcmd__send"
+                ;;
+            discord__manager,setup)
+                cmd="discord__manager__subcmd__setup"
                 ;;
             discord__manager,status)
                 cmd="discord__manager__subcmd__status"
@@ -130,6 +136,9 @@ _discord__manager() {
             discord__manager__subcmd__help,digest)
                 cmd="discord__manager__subcmd__help__subcmd__digest"
                 ;;
+            discord__manager__subcmd__help,doctor)
+                cmd="discord__manager__subcmd__help__subcmd__doctor"
+                ;;
             discord__manager__subcmd__help,edit)
                 cmd="discord__manager__subcmd__help__subcmd__edit"
                 ;;
@@ -165,6 +174,9 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__help,send)
                 cmd="discord__manager__subcmd__help__subcmd__send"
+                ;;
+            discord__manager__subcmd__help,setup)
+                cmd="discord__manager__subcmd__help__subcmd__setup"
                 ;;
             discord__manager__subcmd__help,status)
                 cmd="discord__manager__subcmd__help__subcmd__status"
@@ -296,7 +308,7 @@ _discord__manager() {
 
     case "${cmd}" in
         discord__manager)
-            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest completions help"
+            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -669,6 +681,24 @@ _discord__manager() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        discord__subcmd__manager__subcmd__doctor)
+            opts="-h --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         discord__subcmd__manager__subcmd__edit)
             opts="-h --content --message-id --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -696,7 +726,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help)
-            opts="mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest completions help"
+            opts="mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -836,6 +866,20 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help__subcmd__digest)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1130,6 +1174,20 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help__subcmd__send)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__setup)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1921,6 +1979,32 @@ _discord__manager() {
                     return 0
                     ;;
                 --reply-to-message-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__setup)
+            opts="-h --token-stdin --guild --all-guilds --owner-id --yes --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --guild)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --owner-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -78,7 +79,7 @@ impl Token {
     /// A token of Discord's shape: three non-empty dot-separated parts of letters, digits, `-`
     /// and `_` (a bot token never has anything else). Anything else is refused here, as a
     /// configuration error, instead of reaching Discord as a request it refuses.
-    fn parse(text: &str) -> Result<Token> {
+    pub(crate) fn parse(text: &str) -> Result<Token> {
         let text = text.strip_prefix("Bot ").unwrap_or(text);
         let well_formed_part = |part: &str| {
             !part.is_empty()
@@ -202,13 +203,110 @@ impl Config {
     }
 }
 
-/// `$XDG_CONFIG_HOME/discord-manager/config.env`, or under `~/.config` without it.
-fn config_file_path() -> Option<PathBuf> {
+/// Which of `names` are also set where they win over the config file: the process
+/// environment, or `.env` in the working directory.
+pub fn set_elsewhere<'a>(names: &[&'a str]) -> Vec<(&'a str, &'static str)> {
+    let dot_env = read_dot_env(Path::new(".env")).unwrap_or_default();
+    names
+        .iter()
+        .filter_map(|name| {
+            let set = |value: Option<&str>| value.is_some_and(|value| !value.trim().is_empty());
+            if set(std::env::var(name).ok().as_deref()) {
+                Some((*name, "the environment"))
+            } else if set(dot_env.get(*name).map(String::as_str)) {
+                Some((*name, ".env in this directory"))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// `$XDG_CONFIG_HOME/discord-manager/config.env`, or under `~/.config` without it; None
+/// without either.
+pub fn config_file_path() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .filter(|path| path.is_absolute())
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
     Some(base.join("discord-manager").join("config.env"))
+}
+
+/// Sets `settings` in the config file at `path`, creating it (and its folder, private to the
+/// owner) if needed. Every other line is kept as it was; a variable set twice keeps its first
+/// line, with the new value. The file is written whole beside the old one with mode 0600 and
+/// renamed over it, so no reader ever sees half of it and no one else may ever read it.
+pub fn write_config_file(path: &Path, settings: &[(&str, String)]) -> Result<()> {
+    let cannot_write = |what: &str| {
+        Error::config(format!(
+            "Cannot write the config file {}: {what}",
+            path.display()
+        ))
+    };
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(_) => return Err(cannot_write("it exists but cannot be read")),
+    };
+    let text = with_settings(&existing, settings);
+    if let Some(folder) = path.parent() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(folder)
+            .map_err(|_| cannot_write("its folder cannot be created"))?;
+    }
+    let mut staging = path.as_os_str().to_owned();
+    staging.push(".new");
+    let staging = PathBuf::from(staging);
+    let _ = std::fs::remove_file(&staging);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&staging)
+        .and_then(|mut file| {
+            use std::io::Write;
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&staging, path));
+    written.map_err(|_| {
+        let _ = std::fs::remove_file(&staging);
+        cannot_write("check the folder's permissions and free space")
+    })
+}
+
+/// `existing` (`NAME=value` lines) with each of `settings` replacing its first line, later
+/// lines for it dropped, and the ones not there yet appended.
+fn with_settings(existing: &str, settings: &[(&str, String)]) -> String {
+    let name_of = |line: &str| {
+        let line = line.trim_start();
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        line.split_once('=')
+            .map(|(name, _)| name.trim().to_string())
+    };
+    let mut written: Vec<&str> = Vec::new();
+    let mut text = String::new();
+    for line in existing.lines() {
+        match name_of(line).and_then(|name| settings.iter().find(|(set, _)| *set == name)) {
+            Some((name, _)) if written.contains(name) => {}
+            Some((name, value)) => {
+                text.push_str(&format!("{name}={value}\n"));
+                written.push(*name);
+            }
+            None => {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    for (name, value) in settings {
+        if !written.contains(name) {
+            text.push_str(&format!("{name}={value}\n"));
+        }
+    }
+    text
 }
 
 /// The variables of `.env` at `path`, without touching the process environment; none when
@@ -574,6 +672,57 @@ mod tests {
             read_dot_env(&folder.path().join("absent")).unwrap(),
             HashMap::new()
         );
+    }
+
+    #[test]
+    fn writing_the_config_file_replaces_its_settings_keeps_every_other_line_and_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("discord-manager").join("config.env");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            "# mine\nDISCORD_TOKEN=old.token.here\nDISCORD_MANAGER_SEND_CHANNELS=333\n\
+             export DISCORD_TOKEN=older.still.here\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        write_config_file(
+            &path,
+            &[
+                ("DISCORD_TOKEN", TOKEN.to_string()),
+                ("DISCORD_GUILD_IDS", String::new()),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            format!(
+                "# mine\nDISCORD_TOKEN={TOKEN}\nDISCORD_MANAGER_SEND_CHANNELS=333\n\
+                 DISCORD_GUILD_IDS=\n"
+            )
+        );
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        // What was written reads back: empty guild ids are every guild.
+        let read = read_config_file(&path).unwrap();
+        let config = Config::from_lookup(|name| read.get(name).cloned()).unwrap();
+        assert_eq!(config.token.as_ref().map(Token::expose), Some(TOKEN));
+        assert_eq!(config.guild_ids, Vec::<String>::new());
+        assert_eq!(config.send_channel_ids, Some(vec!["333".to_string()]));
+        // A fresh file, in a fresh folder private to the owner.
+        let fresh = folder.path().join("new").join("config.env");
+        write_config_file(&fresh, &[("DISCORD_OWNER_ID", "1".into())]).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&fresh).unwrap(),
+            "DISCORD_OWNER_ID=1\n"
+        );
+        let folder_mode = std::fs::metadata(fresh.parent().unwrap())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(folder_mode, 0o700);
     }
 
     #[cfg(unix)]

@@ -36,6 +36,25 @@ impl<'a> Cli<'a> {
         assert
     }
 
+    /// Runs a machine command (`setup`, `doctor`) with `stdin` as its standard input and these
+    /// variables added to the store's environment.
+    pub fn run_with(&self, args: &[&str], stdin: &str, extra: &[(&str, &str)]) -> Assert {
+        assert!(
+            capability_of(args).is_none(),
+            "{args:?} is a capability: use run"
+        );
+        assert_cmd::Command::new(BINARY)
+            .arg("--db")
+            .arg(self.store.path())
+            .args(args)
+            .env_clear()
+            .envs(self.store.env())
+            .envs(extra.iter().copied())
+            .current_dir(self.store.folder())
+            .write_stdin(stdin)
+            .assert()
+    }
+
     /// Runs a command with `--json`, which must succeed quietly, and returns what it printed.
     pub fn json_value(&self, args: &[&str]) -> Value {
         let mut args = args.to_vec();

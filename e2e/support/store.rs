@@ -120,6 +120,15 @@ impl Store {
         self.folder.path()
     }
 
+    /// The owner's config file, where `setup` writes and every command reads (under the
+    /// spec's HOME).
+    pub fn config_file(&self) -> PathBuf {
+        self.folder()
+            .join(".config")
+            .join("discord-manager")
+            .join("config.env")
+    }
+
     /// The complete environment of a product process started for this spec.
     pub fn env(&self) -> Vec<(&'static str, String)> {
         let mut env = vec![

@@ -1,5 +1,5 @@
 //! The command line: the registry projected onto clap, plus the machine surfaces
-//! (`ingest`, `seed`, `mcp`, `completions`).
+//! (`ingest`, `seed`, `mcp`, `setup`, `doctor`, `completions`).
 //!
 //! A capability's command and options are built from its input schema, so every input field
 //! is an option (`--channel-id`) with the field's own description as help; the arguments are
@@ -7,8 +7,10 @@
 //! validation and the same business call. Output is the capability's result rendered as a
 //! table, or with `--json` exactly the MCP tool's structured result.
 
+pub mod doctor;
 pub mod mcp_config;
 pub mod render;
+pub mod setup;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -150,6 +152,11 @@ pub fn command_tree() -> Command {
                     .help("How much history from before the store began to import for each channel it has never covered: days before the channel was first seen, 0 for none, or all (default: DISCORD_MANAGER_IMPORT_DAYS, else 7)"),
             ),
     )
+    .subcommand(setup_command())
+    .subcommand(
+        Command::new("doctor")
+            .about("Check everything the assistant needs, one line each with the fix for each failure: the token and the Message Content intent, the guilds in scope, the channels the bot cannot read, the store, the ingest daemon and its freshness, the clock, the MCP server (exit 1 when a check fails)"),
+    )
     .subcommand(
         Command::new("completions")
             .about("Print a shell completion script")
@@ -160,6 +167,44 @@ pub fn command_tree() -> Command {
                     .help("The shell to complete for"),
             ),
     )
+}
+
+/// `setup`: the token on standard input or at a prompt, never as an argument.
+fn setup_command() -> Command {
+    Command::new("setup")
+        .about("Configure the bot: check its token with Discord, choose the guilds in scope, write the config file (mode 0600), and print the invite URL and the intents to switch on")
+        .arg(
+            Arg::new("token-stdin")
+                .long("token-stdin")
+                .action(ArgAction::SetTrue)
+                .help("Read the bot token from standard input instead of a prompt (for scripts; it is never taken as an argument)"),
+        )
+        .arg(
+            Arg::new("guild")
+                .long("guild")
+                .value_name("ID")
+                .action(ArgAction::Append)
+                .conflicts_with("all-guilds")
+                .help("Keep this guild in scope (repeat for more) instead of being asked"),
+        )
+        .arg(
+            Arg::new("all-guilds")
+                .long("all-guilds")
+                .action(ArgAction::SetTrue)
+                .help("Keep every guild the bot is in, now and later, in scope"),
+        )
+        .arg(
+            Arg::new("owner-id")
+                .long("owner-id")
+                .value_name("ID")
+                .help("Your Discord user id [default: the application's owner, as Discord says]"),
+        )
+        .arg(
+            Arg::new("yes")
+                .long("yes")
+                .action(ArgAction::SetTrue)
+                .help("Replace the token, owner and guilds of an existing config file without asking"),
+        )
 }
 
 /// One capability's command: an option per input field, help from the field's description.
@@ -288,10 +333,12 @@ fn arguments(capability: &Capability, matches: &ArgMatches) -> Value {
     Value::Object(object)
 }
 
-/// How the CLI ends: an owner-worded error, or a closed pipe (a quiet, successful exit).
+/// How the CLI ends: an owner-worded error, a closed pipe (a quiet, successful exit), or a
+/// command that printed its own report and ends with its own code (`doctor`).
 enum Failure {
     Error(Error),
     ClosedPipe,
+    Exit(u8),
 }
 
 impl From<Error> for Failure {
@@ -312,6 +359,7 @@ pub fn main() -> ExitCode {
     };
     match run(&matches) {
         Ok(()) | Err(Failure::ClosedPipe) => ExitCode::SUCCESS,
+        Err(Failure::Exit(code)) => ExitCode::from(code),
         Err(Failure::Error(error)) => {
             let prefix = if color_enabled() {
                 "\x1b[1;31merror:\x1b[0m"
@@ -410,6 +458,29 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
                 },
             )?;
             Ok(())
+        }
+        "setup" => {
+            init_logging("warn");
+            let report = setup::run(sub)?;
+            write_stdout(render::terminal_safe(&report).as_bytes())
+        }
+        "doctor" => {
+            init_logging("error");
+            let report = doctor::run(db);
+            let text = if json {
+                let mut text = serde_json::to_string_pretty(&report)
+                    .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")))?;
+                text.push('\n');
+                text
+            } else {
+                render::terminal_safe(&report.render()).into_owned()
+            };
+            write_stdout(text.as_bytes())?;
+            if report.passed {
+                Ok(())
+            } else {
+                Err(Failure::Exit(1))
+            }
         }
         "seed" => {
             init_logging("warn");

@@ -249,7 +249,7 @@ async fn learn_owner(rest: &Rest, store: &Arc<Store>) {
 
 /// How far the host's clock may drift from Discord's before the daemon warns. Discord's `Date`
 /// header has whole seconds, so a smaller figure would warn about rounding.
-const CLOCK_WARNING_MS: i64 = 5_000;
+pub(crate) const CLOCK_WARNING_MS: i64 = 5_000;
 
 /// Records Discord's clock beside the host's, as the REST client last saw it, and warns when
 /// they disagree by more than a few seconds. Coverage never depends on the host's clock, but

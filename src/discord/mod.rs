@@ -2,6 +2,7 @@
 //! that runs them. With `src/ingest/` (the recorders), the only code that knows serenity.
 
 pub mod backfill;
+pub mod bot_check;
 pub mod budget;
 pub mod daemon;
 pub mod gateway;

@@ -31,6 +31,9 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::instant::Instant;
 use crate::store::DiscordClockReading;
 
+mod probe;
+pub use probe::{ApplicationInfo, GuildSummary, RoleBits};
+
 /// Discord's own REST base, used when `DISCORD_API_BASE` is not set.
 pub const DISCORD_BASE: &str = "https://discord.com";
 

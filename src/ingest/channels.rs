@@ -58,6 +58,27 @@ fn access_of(writer: &Writer<'_>, record: &ChannelRecord, thread: bool) -> Resul
     ))
 }
 
+/// A channel's permission overwrites as the store keeps them (and the permission logic reads).
+pub(crate) fn overwrites_of(channel: &GuildChannel) -> Vec<Overwrite> {
+    channel
+        .permission_overwrites
+        .iter()
+        .map(|overwrite| {
+            let (kind, id) = match overwrite.kind {
+                PermissionOverwriteType::Member(user) => (OverwriteKind::Member, user.to_string()),
+                PermissionOverwriteType::Role(role) => (OverwriteKind::Role, role.to_string()),
+                _ => (OverwriteKind::Other, String::new()),
+            };
+            Overwrite {
+                id,
+                kind,
+                allow: overwrite.allow.bits(),
+                deny: overwrite.deny.bits(),
+            }
+        })
+        .collect()
+}
+
 /// Records a channel or thread as seen, with its access computed; used by every recorder
 /// that carries channels.
 pub(crate) fn record_channel_in(writer: &mut Writer<'_>, channel: &GuildChannel) -> Result<bool> {
@@ -67,25 +88,7 @@ pub(crate) fn record_channel_in(writer: &mut Writer<'_>, channel: &GuildChannel)
         parent_id: channel.parent_id.map(|id| id.to_string()),
         name: channel.name.clone(),
         kind: kind_of(channel.kind),
-        overwrites: channel
-            .permission_overwrites
-            .iter()
-            .map(|overwrite| {
-                let (kind, id) = match overwrite.kind {
-                    PermissionOverwriteType::Member(user) => {
-                        (OverwriteKind::Member, user.to_string())
-                    }
-                    PermissionOverwriteType::Role(role) => (OverwriteKind::Role, role.to_string()),
-                    _ => (OverwriteKind::Other, String::new()),
-                };
-                Overwrite {
-                    id,
-                    kind,
-                    allow: overwrite.allow.bits(),
-                    deny: overwrite.deny.bits(),
-                }
-            })
-            .collect(),
+        overwrites: overwrites_of(channel),
         access: ChannelAccess::Readable,
         removed: false,
         tags: tags_of(writer, channel)?,

@@ -75,6 +75,52 @@ impl Store {
     }
 }
 
+/// Whether an `ingest` holds a store, as [`Store::ingest_holder`] finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IngestHolder {
+    /// No daemon records into the store.
+    Nobody,
+    /// A daemon does; its pid when its lock file names one.
+    Running { pid: Option<String> },
+}
+
+impl Store {
+    /// Whether a daemon holds the store's claim now, without claiming it: the lock is tried
+    /// shared and let go at once (so a daemon starting at that very instant could be refused
+    /// once, and a supervisor restarts it). No lock file means no daemon ever ran here.
+    pub fn ingest_holder(&self) -> Result<IngestHolder> {
+        let path = self.ingest_lock_path();
+        let mut file = match File::open(&path) {
+            Ok(file) => file,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(IngestHolder::Nobody);
+            }
+            Err(error) => {
+                return Err(Error::config(format!(
+                    "Cannot open the ingest lock {}: {error}",
+                    path.display()
+                )));
+            }
+        };
+        match file.try_lock_shared() {
+            Ok(()) => {
+                let _ = file.unlock();
+                Ok(IngestHolder::Nobody)
+            }
+            Err(TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let pid = Some(holder.trim().to_string()).filter(|pid| !pid.is_empty());
+                Ok(IngestHolder::Running { pid })
+            }
+            Err(TryLockError::Error(error)) => Err(Error::config(format!(
+                "Cannot read the ingest lock {}: {error}",
+                path.display()
+            ))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ErrorKind;
@@ -102,6 +148,28 @@ mod tests {
         drop(claim);
         let again = store.claim_ingest();
         assert!(again.is_ok(), "released with its holder: {again:?}");
+    }
+
+    #[test]
+    fn the_holder_is_seen_without_taking_the_claim() {
+        use super::IngestHolder;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.sqlite3");
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.ingest_holder().unwrap(), IngestHolder::Nobody);
+        let claim = store.claim_ingest().unwrap();
+        let other = Store::open(&path).unwrap();
+        assert_eq!(
+            other.ingest_holder().unwrap(),
+            IngestHolder::Running {
+                pid: Some(std::process::id().to_string())
+            }
+        );
+        // Looking did not take it: the daemon still holds it, and once gone, nobody does.
+        assert!(other.claim_ingest().is_err());
+        drop(claim);
+        assert_eq!(other.ingest_holder().unwrap(), IngestHolder::Nobody);
+        assert!(other.claim_ingest().is_ok());
     }
 
     #[test]

@@ -57,7 +57,7 @@ pub use extras::{
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::Identity;
 pub use imports::{ImportState, NewImportStep};
-pub use ingest_claim::IngestClaim;
+pub use ingest_claim::{IngestClaim, IngestHolder};
 pub use mention_state::MentionDismissal;
 pub use messages::{ArrivalCounts, EditRecord, MessageRecord, NewEdit, NewMessage, Provenance};
 pub use paths::default_path;

@@ -29,6 +29,11 @@
 //!   IDENTIFY (close 4004); close every IDENTIFY before READY with a code; replay a whole session on RESUME; send a raw frame; answer HTTP
 //!   requests with a status a number of times, before doing what they ask or (a lost answer)
 //!   after.
+//! - What `setup` and `doctor` ask (a block of its own at the end of this file):
+//!   `/users/@me/guilds` (`after`, `limit`), `/guilds/{id}/roles`, `/guilds/{id}/members/{id}`;
+//!   levers to set the application's flags (its privileged intents), add a guild the bot is in
+//!   (REST only: it has no channels and is never announced over the gateway) and change a
+//!   role's permissions.
 
 #![allow(dead_code)]
 
@@ -988,6 +993,9 @@ fn answer(inner: &Inner, state: &mut State, request: &Incoming<'_>) -> Response 
             .map(|(_, value)| value.clone())
     };
     let ok = |value: Value| (200, Vec::new(), value);
+    if let Some(response) = bot_check_routes(state, method, &segments, query) {
+        return response;
+    }
     match (method, segments.as_slice()) {
         ("GET", ["gateway"]) => ok(json!({
             "url": state.gateway_override.clone().unwrap_or_else(|| inner.ws_url.clone())
@@ -1676,4 +1684,111 @@ fn forget_connection(inner: &Inner, number: u32) {
     }
     drop(state);
     inner.changed.notify_all();
+}
+
+// ------------------------------------------------ what `setup` and `doctor` ask
+
+impl FakeDiscord {
+    /// Sets the flags `GET /oauth2/applications/@me` answers: `1 << 19` is the Message Content
+    /// intent of a bot in fewer than 100 guilds, `0` no privileged intent at all (the default).
+    pub fn set_application_flags(&self, flags: u64) {
+        self.inner.lock().application["flags"] = json!(flags);
+    }
+
+    /// Adds a guild the bot is in, named `name`, with only the @everyone role (View Channels,
+    /// Send Messages, Read Message History), the bot as its one member and no channels; REST
+    /// lists it, the gateway never announces it. Answers its id.
+    pub fn add_guild(&self, name: &str) -> String {
+        let mut state = self.inner.lock();
+        let id = mint(&mut state).to_string();
+        let bot = state.ready["user"].clone();
+        state.guilds.push(json!({
+            "id": id,
+            "name": name,
+            "roles": [{"id": id, "name": "@everyone", "permissions": "68608"}],
+            "members": [{"user": bot, "roles": []}],
+            "channels": [],
+            "threads": [],
+        }));
+        id
+    }
+
+    /// Gives the role `role` of `guild` exactly these permission bits.
+    pub fn set_role_permissions(&self, guild: &str, role: &str, bits: u64) {
+        let mut state = self.inner.lock();
+        let role = state
+            .guilds
+            .iter_mut()
+            .find(|found| found["id"] == guild)
+            .and_then(|found| found["roles"].as_array_mut())
+            .and_then(|roles| roles.iter_mut().find(|found| found["id"] == role))
+            .unwrap_or_else(|| panic!("the fake has no role {role} in the guild {guild}"));
+        role["permissions"] = json!(bits.to_string());
+    }
+}
+
+/// `GET /users/@me/guilds`, `/guilds/{id}/roles` and `/guilds/{id}/members/{user}`, from the
+/// fake's guilds; None for any other route.
+fn bot_check_routes(
+    state: &State,
+    method: &str,
+    segments: &[&str],
+    query: &[(String, String)],
+) -> Option<Response> {
+    let param = |name: &str| {
+        query
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    };
+    let guild_of = |id: &str| state.guilds.iter().find(|guild| guild["id"] == id);
+    let unknown = |what: &str, code: u64| {
+        Some((
+            404,
+            Vec::new(),
+            json!({"message": format!("Unknown {what}"), "code": code}),
+        ))
+    };
+    match (method, segments) {
+        ("GET", ["users", "@me", "guilds"]) => {
+            let after: u64 = param("after").and_then(|id| id.parse().ok()).unwrap_or(0);
+            let limit: usize = param("limit")
+                .and_then(|limit| limit.parse().ok())
+                .unwrap_or(200);
+            let mut guilds: Vec<&Value> = state
+                .guilds
+                .iter()
+                .filter(|guild| {
+                    guild["id"].as_str().and_then(|id| id.parse::<u64>().ok()) > Some(after)
+                })
+                .collect();
+            guilds.sort_by_key(|guild| guild["id"].as_str().and_then(|id| id.parse::<u64>().ok()));
+            let listed: Vec<Value> = guilds
+                .into_iter()
+                .take(limit)
+                .map(|guild| {
+                    json!({"id": guild["id"], "name": guild["name"], "icon": null,
+                           "owner": false, "permissions": "0", "features": []})
+                })
+                .collect();
+            Some((200, Vec::new(), Value::Array(listed)))
+        }
+        ("GET", ["guilds", guild, "roles"]) => match guild_of(guild) {
+            Some(found) => Some((200, Vec::new(), found["roles"].clone())),
+            None => unknown("Guild", 10004),
+        },
+        ("GET", ["guilds", guild, "members", user]) => {
+            let Some(found) = guild_of(guild) else {
+                return unknown("Guild", 10004);
+            };
+            match found["members"]
+                .as_array()
+                .and_then(|members| members.iter().find(|member| member["user"]["id"] == *user))
+            {
+                Some(member) => Some((200, Vec::new(), member.clone())),
+                None => unknown("Member", 10007),
+            }
+        }
+        _ => None,
+    }
 }

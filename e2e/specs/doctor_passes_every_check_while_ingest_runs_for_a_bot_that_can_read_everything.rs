@@ -1,0 +1,113 @@
+//! With a working bot (a token Discord accepts, the Message Content intent on, every channel
+//! readable) and `ingest` running on the store, `doctor` passes every check, one line each,
+//! and exits 0; `--json` reports the same checks, in the documented fields.
+
+use serde::Deserialize;
+
+use crate::support::Store;
+use crate::support::fake_discord::{BOT, FakeDiscord, GUILD};
+use crate::support::live::Daemon;
+
+/// The Message Content intent of a bot in fewer than 100 guilds.
+const MESSAGE_CONTENT_LIMITED: u64 = 1 << 19;
+/// The demo guild's role the bot holds.
+const BOTS_ROLE: &str = "1300000000000000002";
+const ADMINISTRATOR: u64 = 1 << 3;
+
+/// `doctor --json`, as README documents it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Report {
+    passed: bool,
+    checks: Vec<Check>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Check {
+    check: String,
+    #[serde(default)]
+    guild_id: Option<String>,
+    status: String,
+    detail: String,
+    #[serde(default)]
+    fix: Option<String>,
+}
+
+pub async fn spec() {
+    let fake = FakeDiscord::start();
+    fake.set_application_flags(MESSAGE_CONTENT_LIMITED);
+    fake.set_role_permissions(GUILD, BOTS_ROLE, ADMINISTRATOR);
+    let store = Store::without_owner().sending_to(&fake);
+    let daemon = Daemon::start(&fake, &store);
+    daemon.wait_until_caught_up(1);
+
+    let assert = store.cli().run_with(&["doctor"], "", &[]).code(0).stderr("");
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    let lines: Vec<&str> = stdout.lines().collect();
+    let tools = discord_manager::registry::capabilities().len();
+    let exactly = [
+        "ok    config: read from the environment, .env in this directory if any, and no config \
+         file"
+            .to_string(),
+        format!("ok    token: Discord accepts it: the bot keeper ({BOT})"),
+        "ok    message-content: the Message Content intent is on".to_string(),
+        format!("ok    guilds: every guild the bot is in is in scope: Lighthouse Labs ({GUILD})"),
+        "ok    channels: Lighthouse Labs: the bot can read all 5 channels".to_string(),
+    ];
+    assert_eq!(lines[..5], exactly, "{stdout}");
+    // The rest carry sizes, ages and a pid: their fixed part, then the value.
+    assert!(
+        lines[5].starts_with(&format!(
+            "ok    store: {} is writable, mode 0600, WAL ",
+            store.path().display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(
+        lines[6],
+        format!("ok    ingest: `discord-manager ingest` is recording (pid {})", daemon.pid())
+    );
+    assert!(
+        lines[7].starts_with("ok    freshness: the daemon's last sign of life ("),
+        "{stdout}"
+    );
+    assert!(
+        lines[8].starts_with("ok    clock: this machine's clock is "),
+        "{stdout}"
+    );
+    assert_eq!(
+        lines[9],
+        format!("ok    mcp: the server starts on this store and lists its {tools} tools")
+    );
+    assert_eq!(lines[10..], ["Every check passed."]);
+    assert!(!stdout.contains(fake.token()), "the token is never printed");
+
+    let json = store.cli().run_with(&["doctor", "--json"], "", &[]).code(0);
+    let report: Report = serde_json::from_slice(&json.get_output().stdout).unwrap();
+    assert!(report.passed);
+    let names: Vec<&str> = report.checks.iter().map(|check| check.check.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "config",
+            "token",
+            "message-content",
+            "guilds",
+            "channels",
+            "store",
+            "ingest",
+            "freshness",
+            "clock",
+            "mcp"
+        ]
+    );
+    for check in &report.checks {
+        assert_eq!(check.status, "ok", "{check:?}");
+        assert_eq!(check.fix, None, "{check:?}");
+        assert!(!check.detail.is_empty(), "{check:?}");
+    }
+    assert_eq!(report.checks[4].guild_id.as_deref(), Some(GUILD));
+    assert_eq!(report.checks[0].guild_id, None);
+    daemon.stop();
+}

@@ -1,0 +1,753 @@
+//! `discord-manager doctor`: is everything in place for the assistant to work? A checklist,
+//! one line per check, each failure with its fix, in the order a newcomer meets them: the
+//! configuration; the token and the Message Content intent; the guilds in scope against the
+//! guilds the bot is in; per guild in scope, the channels the bot cannot read and why; the
+//! store (writable, private, its WAL); whether an `ingest` holds it and how fresh it is; this
+//! machine's clock against Discord's; and the MCP server, started as an MCP client starts it.
+//!
+//! It exits 0 when no check failed (a warning is worth reading, not a failure) and 1 when one
+//! did; `--json` prints the [`Report`]. Discord is asked over REST only; the token is never
+//! printed.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Config, Token};
+use crate::discord::bot_check::{
+    self, BotProfile, bot_settings_url, guild_readability, invite_url, privileged_intents,
+};
+use crate::discord::daemon::CLOCK_WARNING_MS;
+use crate::discord::rest::{Rest, RestError};
+use crate::instant::Instant;
+use crate::store::{GatewayEventKind, IngestHolder, Store};
+
+/// What `doctor --json` prints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Whether no check failed (warnings allowed): the exit code is 0 exactly when it is true.
+    pub passed: bool,
+    pub checks: Vec<Check>,
+}
+
+/// One line of the checklist.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Check {
+    /// Which check: `config`, `token`, `message-content`, `guilds`, `channels` (one per guild
+    /// in scope), `store`, `ingest`, `freshness`, `clock` or `mcp`.
+    pub check: String,
+    /// Absent except for `channels`: the guild the line is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guild_id: Option<String>,
+    pub status: Status,
+    /// What was found, in the owner's words.
+    pub detail: String,
+    /// What to do about it; absent when there is nothing to do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    /// Worth reading, not a failure (a channel the owner may have meant the bot not to read).
+    Warn,
+    Fail,
+    /// Not checked: an earlier check it depends on failed.
+    Skipped,
+}
+
+impl Check {
+    fn new(check: &str, status: Status, detail: impl Into<String>) -> Check {
+        Check {
+            check: check.to_string(),
+            guild_id: None,
+            status,
+            detail: detail.into(),
+            fix: None,
+        }
+    }
+
+    fn fix(mut self, fix: impl Into<String>) -> Check {
+        self.fix = Some(fix.into());
+        self
+    }
+
+    fn skipped(check: &str, because: &str) -> Check {
+        Check::new(check, Status::Skipped, format!("not checked: {because}"))
+    }
+
+    /// The checklist line: `ok    token: Discord accepts it…`, a failure's fix after it.
+    fn line(&self) -> String {
+        let mark = match self.status {
+            Status::Ok => "ok",
+            Status::Warn => "warn",
+            Status::Fail => "FAIL",
+            Status::Skipped => "skip",
+        };
+        let mut line = format!("{mark:<5} {}: {}", self.check, self.detail);
+        if let Some(fix) = &self.fix {
+            line.push_str(&format!(". Fix: {fix}"));
+        }
+        line
+    }
+}
+
+impl Report {
+    /// The checklist, one line per check, and how it ended.
+    pub fn render(&self) -> String {
+        let mut text: String = self
+            .checks
+            .iter()
+            .map(|check| check.line() + "\n")
+            .collect();
+        let failed = self
+            .checks
+            .iter()
+            .filter(|check| check.status == Status::Fail)
+            .count();
+        text.push_str(&match failed {
+            0 => "Every check passed.\n".to_string(),
+            1 => "1 check failed.\n".to_string(),
+            n => format!("{n} checks failed.\n"),
+        });
+        text
+    }
+}
+
+/// Runs every check on the store at `store_path` (None: from the configuration).
+pub fn run(store_path: Option<PathBuf>) -> Report {
+    let mut checks = Vec::new();
+    let config =
+        match Config::from_env() {
+            Ok(config) => {
+                checks.push(Check::new("config", Status::Ok, config_detail()));
+                Some(config)
+            }
+            Err(error) => {
+                checks.push(Check::new("config", Status::Fail, error.message()).fix(
+                    "correct the variable or file named, or run `discord-manager setup` again",
+                ));
+                None
+            }
+        };
+    let clock = match &config {
+        Some(config) => discord_checks(config, &mut checks),
+        None => {
+            for check in ["token", "message-content", "guilds"] {
+                checks.push(Check::skipped(check, "the configuration cannot be read"));
+            }
+            None
+        }
+    };
+    let path = store_path
+        .or_else(|| config.as_ref().and_then(|config| config.db_path.clone()))
+        .map_or_else(crate::store::default_path, Ok);
+    match &path {
+        Ok(path) => checks.extend(store_checks(path)),
+        Err(error) => checks.push(Check::new("store", Status::Fail, error.message())),
+    }
+    checks.push(clock.unwrap_or_else(|| Check::skipped("clock", "Discord did not answer")));
+    checks.push(match &path {
+        // The server would create a missing store: the doctor leaves that to ingest.
+        Ok(path) if path.is_file() => mcp_check(path),
+        _ => Check::skipped("mcp", "there is no store to serve yet"),
+    });
+    Report {
+        passed: checks.iter().all(|check| check.status != Status::Fail),
+        checks,
+    }
+}
+
+/// Where the configuration came from, without any of its values.
+fn config_detail() -> String {
+    let file = crate::config::config_file_path()
+        .filter(|path| path.exists())
+        .map_or_else(
+            || "no config file".to_string(),
+            |path| format!("the config file {}", path.display()),
+        );
+    format!("read from the environment, .env in this directory if any, and {file}")
+}
+
+/// The checks that ask Discord: the token, the intent, the guilds and their channels. Answers
+/// the clock check, read from the `Date` of those same answers.
+fn discord_checks(config: &Config, checks: &mut Vec<Check>) -> Option<Check> {
+    let skip_rest = |checks: &mut Vec<Check>, because: &str| {
+        for check in ["message-content", "guilds"] {
+            checks.push(Check::skipped(check, because));
+        }
+    };
+    let Some(token) = &config.token else {
+        checks.push(
+            Check::new("token", Status::Fail, "no bot token is configured")
+                .fix("run `discord-manager setup`"),
+        );
+        skip_rest(checks, "there is no token");
+        return None;
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let (rest, runtime) = match (rest_client(token, config), runtime) {
+        (Ok(rest), Ok(runtime)) => (rest, runtime),
+        _ => {
+            checks.push(Check::new(
+                "token",
+                Status::Fail,
+                "the HTTP client cannot be started on this machine",
+            ));
+            skip_rest(checks, "Discord cannot be asked");
+            return None;
+        }
+    };
+    runtime.block_on(async {
+        match bot_check::bot_profile(&rest).await {
+            Ok(profile) => {
+                checks.push(Check::new(
+                    "token",
+                    Status::Ok,
+                    format!(
+                        "Discord accepts it: the bot {} ({})",
+                        profile.user_name, profile.user_id
+                    ),
+                ));
+                checks.push(message_content_check(&profile));
+                checks.push(guilds_check(config, &profile));
+                for guild in profile.guilds.iter().filter(|guild| {
+                    config.guild_ids.is_empty() || config.guild_ids.contains(&guild.id)
+                }) {
+                    checks.push(channels_check(&rest, &guild.id, &guild.name, &profile).await);
+                }
+            }
+            Err(error) => {
+                checks.push(token_failure(&error));
+                skip_rest(checks, "the token was not accepted");
+            }
+        }
+    });
+    rest.discord_clock()
+        .map(|reading| clock_check(reading.host_ahead_ms()))
+}
+
+fn rest_client(token: &Token, config: &Config) -> crate::error::Result<Rest> {
+    bot_check::rest_for_a_check(token, config.api_base.as_deref())
+}
+
+fn token_failure(error: &RestError) -> Check {
+    match error {
+        RestError::Unauthorized => Check::new(
+            "token",
+            Status::Fail,
+            "Discord rejected the token (401 Unauthorized)",
+        )
+        .fix(
+            "copy a new one from the Developer Portal → your application → Bot → Reset Token, \
+             then run `discord-manager setup`",
+        ),
+        other => Check::new("token", Status::Fail, other.describe())
+            .fix("check that this machine reaches discord.com, then run doctor again"),
+    }
+}
+
+fn message_content_check(profile: &BotProfile) -> Check {
+    let [message_content, ..] = privileged_intents(profile.application.flags);
+    if message_content.enabled {
+        Check::new(
+            "message-content",
+            Status::Ok,
+            "the Message Content intent is on",
+        )
+    } else {
+        Check::new(
+            "message-content",
+            Status::Fail,
+            format!("the Message Content intent is off: {}", message_content.why),
+        )
+        .fix(format!(
+            "switch on Message Content Intent under Bot → Privileged Gateway Intents at {}, \
+             save, then restart ingest",
+            bot_settings_url(&profile.application.id)
+        ))
+    }
+}
+
+/// The guilds in scope against the guilds the bot is in: a guild in scope the bot is not in
+/// fails; a guild the bot is in but out of scope is named, as the owner chose it.
+fn guilds_check(config: &Config, profile: &BotProfile) -> Check {
+    let named = |guilds: Vec<String>| guilds.join(", ");
+    if profile.guilds.is_empty() {
+        return Check::new("guilds", Status::Fail, "the bot is in no guild").fix(format!(
+            "invite it: {}",
+            invite_url(&profile.application.id)
+        ));
+    }
+    let (in_scope, out_of_scope): (Vec<_>, Vec<_>) = profile
+        .guilds
+        .iter()
+        .partition(|guild| config.guild_ids.is_empty() || config.guild_ids.contains(&guild.id));
+    let shown = |guilds: Vec<&crate::discord::rest::GuildSummary>| {
+        named(
+            guilds
+                .into_iter()
+                .map(|guild| format!("{} ({})", guild.name, guild.id))
+                .collect(),
+        )
+    };
+    let missing: Vec<String> = config
+        .guild_ids
+        .iter()
+        .filter(|id| !profile.guilds.iter().any(|guild| guild.id == **id))
+        .cloned()
+        .collect();
+    let mut detail = if config.guild_ids.is_empty() {
+        format!("every guild the bot is in is in scope: {}", shown(in_scope))
+    } else {
+        format!("in scope: {}", shown(in_scope))
+    };
+    if !out_of_scope.is_empty() {
+        detail.push_str(&format!(
+            "; out of scope (not in DISCORD_GUILD_IDS): {}",
+            shown(out_of_scope)
+        ));
+    }
+    if missing.is_empty() {
+        return Check::new("guilds", Status::Ok, detail);
+    }
+    detail.push_str(&format!(
+        "; in DISCORD_GUILD_IDS but the bot is not in: {}",
+        named(missing)
+    ));
+    Check::new("guilds", Status::Fail, detail).fix(format!(
+        "invite the bot there ({}) or take the id out of DISCORD_GUILD_IDS",
+        invite_url(&profile.application.id)
+    ))
+}
+
+async fn channels_check(rest: &Rest, guild_id: &str, name: &str, profile: &BotProfile) -> Check {
+    let mut check = match guild_readability(rest, guild_id, &profile.user_id).await {
+        Ok(readability) if readability.unreadable.is_empty() => Check::new(
+            "channels",
+            Status::Ok,
+            format!(
+                "{name}: the bot can read all {} channels",
+                readability.channels
+            ),
+        ),
+        Ok(readability) => {
+            let each: Vec<String> = readability
+                .unreadable
+                .iter()
+                .map(|channel| format!("#{} ({}): {}", channel.name, channel.id, channel.reason))
+                .collect();
+            Check::new(
+                "channels",
+                Status::Warn,
+                format!(
+                    "{name}: the bot cannot read {} of {} channels: {}",
+                    readability.unreadable.len(),
+                    readability.channels,
+                    each.join("; ")
+                ),
+            )
+            .fix(
+                "if it should read them, allow View Channel and Read Message History for the \
+                 bot's role in each channel's permissions",
+            )
+        }
+        Err(error) => Check::new(
+            "channels",
+            Status::Fail,
+            format!("{name}: {}", error.describe()),
+        )
+        .fix("check that the bot is still in the guild, then run doctor again"),
+    };
+    check.guild_id = Some(guild_id.to_string());
+    check
+}
+
+fn clock_check(host_ahead_ms: i64) -> Check {
+    let seconds = host_ahead_ms.abs() as f64 / 1_000.0;
+    let direction = if host_ahead_ms > 0 {
+        "ahead of"
+    } else {
+        "behind"
+    };
+    let detail = format!("this machine's clock is {seconds:.0} s {direction} Discord's");
+    if host_ahead_ms.abs() <= CLOCK_WARNING_MS {
+        Check::new("clock", Status::Ok, detail)
+    } else {
+        Check::new("clock", Status::Fail, detail).fix(
+            "set the clock from the network (NTP; e.g. `timedatectl set-ntp true`): time \
+             windows and schedules follow this machine's clock",
+        )
+    }
+}
+
+/// How long a connected daemon may go without a sign of life before the store counts as
+/// stale: it records one every 30 s while connected.
+const STALE_AFTER_SECONDS: i64 = 120;
+
+/// A WAL this large means a reader keeps a transaction open (or checkpoints cannot run).
+const WAL_WARNING_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The store, whether an `ingest` holds it, and how fresh it is.
+fn store_checks(path: &Path) -> Vec<Check> {
+    if !path.is_file() {
+        return vec![
+            Check::new(
+                "store",
+                Status::Fail,
+                format!("there is no store at {} yet", path.display()),
+            )
+            .fix("start `discord-manager ingest`, which creates it"),
+            Check::skipped("ingest", "there is no store"),
+            Check::skipped("freshness", "there is no store"),
+        ];
+    }
+    let (store_check, store) = match Store::open_writable(path) {
+        Ok(store) => (writable_check(path), Ok(store)),
+        Err(error) => (
+            Check::new(
+                "store",
+                Status::Fail,
+                format!("the store cannot be written: {}", error.message()),
+            )
+            .fix(
+                "free some disk space, or give this user write access to the store, its \
+                 -wal and -shm files and their folder (ingest stops with exit 8 until then)",
+            ),
+            Store::open(path),
+        ),
+    };
+    let mut checks = vec![store_check];
+    match store {
+        Ok(store) => {
+            let holder = store.ingest_holder();
+            let running = matches!(holder, Ok(IngestHolder::Running { .. }));
+            checks.push(ingest_check(holder));
+            checks.push(freshness_check(&store, running));
+        }
+        Err(error) => {
+            let because = format!("the store cannot be read: {}", error.message());
+            checks.push(Check::skipped("ingest", &because));
+            checks.push(Check::skipped("freshness", &because));
+        }
+    }
+    checks
+}
+
+/// A writable store: private to its owner, with a WAL of a sane size.
+fn writable_check(path: &Path) -> Check {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path)
+        .map(|metadata| metadata.permissions().mode() & 0o777)
+        .unwrap_or(0);
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let wal_bytes = std::fs::metadata(&wal).map_or(0, |metadata| metadata.len());
+    let detail = format!(
+        "{} is writable, mode {mode:04o}, WAL {}",
+        path.display(),
+        size(wal_bytes)
+    );
+    if mode & 0o077 != 0 {
+        Check::new("store", Status::Fail, detail).fix(format!(
+            "make it yours only: `chmod 600 {}`",
+            path.display()
+        ))
+    } else if wal_bytes > WAL_WARNING_BYTES {
+        Check::new("store", Status::Warn, detail).fix(
+            "a process keeps a read open on the store, so its WAL cannot be checkpointed: \
+             stop the other programs reading it",
+        )
+    } else {
+        Check::new("store", Status::Ok, detail)
+    }
+}
+
+fn ingest_check(holder: crate::error::Result<IngestHolder>) -> Check {
+    match holder {
+        Ok(IngestHolder::Running { pid }) => Check::new(
+            "ingest",
+            Status::Ok,
+            match pid {
+                Some(pid) => format!("`discord-manager ingest` is recording (pid {pid})"),
+                None => "`discord-manager ingest` is recording".to_string(),
+            },
+        ),
+        Ok(IngestHolder::Nobody) => Check::new(
+            "ingest",
+            Status::Fail,
+            "no `discord-manager ingest` is recording into this store",
+        )
+        .fix("start `discord-manager ingest` (under systemd or in a container: see README)"),
+        Err(error) => Check::new("ingest", Status::Fail, error.message()),
+    }
+}
+
+/// How fresh the store is: the daemon's last sign of life (it records one while connected)
+/// and the newest message, edit, deletion or reaction it recorded.
+fn freshness_check(store: &Store, running: bool) -> Check {
+    let read = store.read(|reader| {
+        Ok((
+            reader.latest_gateway_event()?,
+            reader.newest_gateway_event()?,
+        ))
+    });
+    let (latest, newest) = match read {
+        Ok(found) => found,
+        Err(error) => return Check::new("freshness", Status::Fail, error.message()),
+    };
+    let now = Instant::now();
+    let newest = newest.map_or_else(
+        || "no message was recorded yet".to_string(),
+        |at| {
+            format!(
+                "the newest message, edit or reaction arrived {} ago",
+                age(now, at)
+            )
+        },
+    );
+    let Some(event) = latest else {
+        return Check::new(
+            "freshness",
+            Status::Warn,
+            format!("the daemon never connected with this store; {newest}"),
+        )
+        .fix("start `discord-manager ingest`");
+    };
+    let seconds = (now.as_micros() - event.created_at.as_micros()) / 1_000_000;
+    let seen = format!(
+        "the daemon's last sign of life ({}) was {} ago; {newest}",
+        event.kind.as_str(),
+        age(now, event.created_at)
+    );
+    match event.kind {
+        GatewayEventKind::Stop if !running => {
+            Check::new("freshness", Status::Warn, seen).fix("start `discord-manager ingest`")
+        }
+        _ if seconds <= STALE_AFTER_SECONDS => Check::new("freshness", Status::Ok, seen),
+        _ if running => Check::new("freshness", Status::Fail, seen).fix(
+            "the daemon runs but is not connected: read its log (stderr, or `journalctl --user \
+             -u discord-manager`)",
+        ),
+        _ => Check::new("freshness", Status::Warn, seen).fix("start `discord-manager ingest`"),
+    }
+}
+
+/// How long ago `at` was, roughly, in the largest unit that fits.
+fn age(now: Instant, at: Instant) -> String {
+    let seconds = ((now.as_micros() - at.as_micros()) / 1_000_000).max(0);
+    match seconds {
+        0..120 => format!("{seconds} s"),
+        120..7_200 => format!("{} min", seconds / 60),
+        7_200..172_800 => format!("{} h", seconds / 3_600),
+        _ => format!("{} days", seconds / 86_400),
+    }
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1_024 => format!("{bytes} B"),
+        1_024..1_048_576 => format!("{:.1} KiB", bytes as f64 / 1_024.0),
+        _ => format!("{:.1} MiB", bytes as f64 / 1_048_576.0),
+    }
+}
+
+/// How long the MCP server may take to start and list its tools.
+const MCP_PATIENCE: Duration = Duration::from_secs(20);
+
+/// Starts this binary's MCP server on the store, as a client would, and lists its tools.
+fn mcp_check(path: &Path) -> Check {
+    let expected = crate::registry::capabilities().len();
+    match list_tools(path) {
+        Ok(count) if count == expected => Check::new(
+            "mcp",
+            Status::Ok,
+            format!("the server starts on this store and lists its {count} tools"),
+        ),
+        Ok(count) => Check::new(
+            "mcp",
+            Status::Fail,
+            format!("the server lists {count} tools instead of {expected}"),
+        ),
+        Err(why) => Check::new("mcp", Status::Fail, why)
+            .fix("run `discord-manager mcp` by hand to see its error"),
+    }
+}
+
+/// `initialize`, `notifications/initialized` and `tools/list` over the server's stdio: the
+/// number of tools it lists, or why there is none.
+fn list_tools(path: &Path) -> Result<usize, String> {
+    let binary =
+        std::env::current_exe().map_err(|_| "cannot tell where this binary is".to_string())?;
+    let mut child = Command::new(binary)
+        .arg("--db")
+        .arg(path)
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("the server cannot be started: {error}"))?;
+    let requests = serde_json::json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-03-26", "capabilities": {},
+            "clientInfo": {"name": "discord-manager doctor", "version": env!("CARGO_PKG_VERSION")}
+        }},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    ]);
+    let mut stdin = child.stdin.take().expect("stdin was piped");
+    for request in requests.as_array().expect("an array") {
+        let _ = writeln!(stdin, "{request}");
+    }
+    let stdout = child.stdout.take().expect("stdout was piped");
+    let (lines, answers) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(|line| line.ok()) {
+            if lines.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + MCP_PATIENCE;
+    let listed = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match answers.recv_timeout(left) {
+            Ok(line) => {
+                let answer: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+                if answer["id"] == 2 {
+                    break answer["result"]["tools"]
+                        .as_array()
+                        .map(Vec::len)
+                        .ok_or_else(|| "the server answered tools/list without tools".to_string());
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                break Err(format!(
+                    "the server did not list its tools within {} s",
+                    MCP_PATIENCE.as_secs()
+                ));
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break Err("the server ended before listing its tools".to_string());
+            }
+        }
+    };
+    drop(stdin);
+    let _ = child.kill();
+    let output = child.wait_with_output();
+    listed.map_err(|why| {
+        let said = output
+            .ok()
+            .and_then(|output| {
+                String::from_utf8_lossy(&output.stderr)
+                    .lines()
+                    .rfind(|line| !line.trim().is_empty())
+                    .map(str::to_string)
+            })
+            .map_or_else(String::new, |line| format!(" (it said: {line})"));
+        format!("{why}{said}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_passes_up_to_five_seconds_off_either_way_and_fails_past_them() {
+        for (ahead_ms, status, detail) in [
+            (
+                0,
+                Status::Ok,
+                "this machine's clock is 0 s behind Discord's",
+            ),
+            (
+                5_000,
+                Status::Ok,
+                "this machine's clock is 5 s ahead of Discord's",
+            ),
+            (
+                -5_000,
+                Status::Ok,
+                "this machine's clock is 5 s behind Discord's",
+            ),
+            (
+                5_001,
+                Status::Fail,
+                "this machine's clock is 5 s ahead of Discord's",
+            ),
+            (
+                -5_001,
+                Status::Fail,
+                "this machine's clock is 5 s behind Discord's",
+            ),
+            (
+                -300_000,
+                Status::Fail,
+                "this machine's clock is 300 s behind Discord's",
+            ),
+        ] {
+            let check = clock_check(ahead_ms);
+            assert_eq!(
+                (check.status, check.detail.as_str()),
+                (status, detail),
+                "{ahead_ms}"
+            );
+            assert_eq!(check.fix.is_some(), status == Status::Fail, "{ahead_ms}");
+        }
+    }
+
+    #[test]
+    fn a_line_is_its_mark_the_check_what_was_found_and_the_fix() {
+        let failed = Check::new("token", Status::Fail, "Discord rejected the token")
+            .fix("run `discord-manager setup`");
+        assert_eq!(
+            failed.line(),
+            "FAIL  token: Discord rejected the token. Fix: run `discord-manager setup`"
+        );
+        assert_eq!(
+            Check::new("clock", Status::Ok, "in time").line(),
+            "ok    clock: in time"
+        );
+        assert_eq!(
+            Check::skipped("guilds", "there is no token").line(),
+            "skip  guilds: not checked: there is no token"
+        );
+        let report = Report {
+            passed: false,
+            checks: vec![failed, Check::new("store", Status::Warn, "big")],
+        };
+        assert_eq!(
+            report.render(),
+            "FAIL  token: Discord rejected the token. Fix: run `discord-manager setup`\n\
+             warn  store: big\n\
+             1 check failed.\n"
+        );
+    }
+
+    #[test]
+    fn an_age_is_told_in_the_largest_unit_that_fits() {
+        let now = Instant::now();
+        let ago = |seconds: i64| age(now, now.minus_seconds(seconds));
+        assert_eq!(ago(0), "0 s");
+        assert_eq!(ago(119), "119 s");
+        assert_eq!(ago(120), "2 min");
+        assert_eq!(ago(7_199), "119 min");
+        assert_eq!(ago(7_200), "2 h");
+        assert_eq!(ago(172_799), "47 h");
+        assert_eq!(ago(172_800), "2 days");
+        // A clock that went back shows no negative age.
+        assert_eq!(age(now.minus_seconds(5), now), "0 s");
+    }
+}
