@@ -47,7 +47,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "ingest",
-        &["store", "permissions", "snowflake", "instant", "error"],
+        &[
+            "store",
+            "permissions",
+            "snowflake",
+            "instant",
+            "error",
+            "vocabulary",
+        ],
     ),
     (
         "discord",

@@ -21,32 +21,22 @@ use serenity::model::event::Event;
 
 use crate::error::Result;
 use crate::store::{Store, Writer};
+use crate::vocabulary::word_enum;
 
-/// Where an event came from; kept on each message row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    Gateway,
-    Backfill,
-    Sent,
-    Seed,
-    /// History from before the store began covering the channel, imported by the daemon and
-    /// sent more than a day before that point: history, never news.
-    Import,
-    /// Imported history from the last day before the store began covering the channel: like a
-    /// backfill, it counts as new when it arrives.
-    ImportRecent,
-}
-
-impl Origin {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Origin::Gateway => "gateway",
-            Origin::Backfill => "backfill",
-            Origin::Sent => "sent",
-            Origin::Seed => "seed",
-            Origin::Import => "import",
-            Origin::ImportRecent => "import-recent",
-        }
+word_enum! {
+    /// Where an event came from; kept on each message row.
+    pub enum Origin {
+        Gateway = "gateway",
+        Backfill = "backfill",
+        Sent = "sent",
+        Seed = "seed",
+        /// History from before the store began covering the channel, imported by the daemon
+        /// and sent more than a day before that point: history, never news (the store's news
+        /// readers and arrival indexes leave out `origin = 'import'`).
+        Import = "import",
+        /// Imported history from the last day before the store began covering the channel:
+        /// like a backfill, it counts as new when it arrives.
+        ImportRecent = "import-recent",
     }
 }
 
