@@ -311,6 +311,16 @@ struct Channel {
     recent: Vec<(String, u64, String)>,
 }
 
+/// A message's words and whom they address.
+struct Words {
+    content: String,
+    mentions: Vec<Value>,
+    mention_roles: Vec<String>,
+    mention_everyone: bool,
+    /// The message it replies to: id, author, and the start of its content.
+    reply_to: Option<(String, u64, String)>,
+}
+
 /// Something that happens to a message after it arrived.
 enum FollowUp {
     Edit {
@@ -738,7 +748,33 @@ impl Generator {
             + self.gap * index as i64
             + self.rng.below((self.gap / 2) as u64) as i64;
         self.due(arrival, pending);
-        // Threads open at their planned point of history, just before this message.
+        self.open_threads_due(index, arrival, pending);
+        let channel = self.channel_for(index);
+        let guild = self.channels[channel].guild;
+        let author = if self.rng.chance(OWNER_WRITES_PPM) {
+            0
+        } else {
+            1 + self.author_weights.pick(&mut self.rng) as u64
+        };
+        let words = self.address(channel, author);
+        let sent_at = Instant::from_micros(arrival - self.rng.between(0, 1_500_000));
+        let message_id = snowflake(sent_at, index);
+        let payload = self.payload(&message_id, channel, guild, author, sent_at, &words);
+        let payload_bytes = payload.to_string().len() as u64;
+        pending.push((
+            Instant::from_micros(arrival),
+            json!({"t": "MESSAGE_CREATE", "d": payload}),
+        ));
+        self.tally(channel, author, &words, payload_bytes);
+        self.remember(index, channel, author, &message_id, &words.content);
+        // What happens to it later.
+        let last_edit = self.plan_edits(&message_id, channel, arrival, sent_at, &words);
+        self.plan_reactions(&message_id, channel, arrival);
+        self.plan_deletion(message_id, channel, last_edit);
+    }
+
+    /// Threads open at their planned point of history, just before the `index`-th message.
+    fn open_threads_due(&mut self, index: u64, arrival: i64, pending: &mut Vec<(Instant, Value)>) {
         while let Some(&thread) = self.threads_to_open.last() {
             if self.channels[thread].created_at_message > index {
                 break;
@@ -749,25 +785,29 @@ impl Generator {
                 json!({"t": "THREAD_CREATE", "d": self.channel_json(thread)}),
             ));
         }
-        let mut channel = self.message_channels[self.channel_weights.pick(&mut self.rng)];
-        if let Some(parent) = self.channels[channel].thread_of {
-            // A thread that does not exist yet: the conversation is still in its parent.
-            if self.channels[channel].created_at_message > index {
-                channel = parent;
-            }
+    }
+
+    /// Where the `index`-th message is posted: a weighted pick, in the parent while a picked
+    /// thread does not exist yet.
+    fn channel_for(&mut self, index: u64) -> usize {
+        let channel = self.message_channels[self.channel_weights.pick(&mut self.rng)];
+        match self.channels[channel].thread_of {
+            Some(parent) if self.channels[channel].created_at_message > index => parent,
+            _ => channel,
         }
+    }
+
+    /// A message's words and whom it addresses: now and then the owner (by name, by role,
+    /// with @here, or by replying to the owner), or a reply to a recent message.
+    fn address(&mut self, channel: usize, author: u64) -> Words {
         let guild = self.channels[channel].guild;
-        let owner_writes = self.rng.chance(OWNER_WRITES_PPM);
-        let author = if owner_writes {
-            0
-        } else {
-            1 + self.author_weights.pick(&mut self.rng) as u64
+        let mut words = Words {
+            content: self.content(),
+            mentions: Vec::new(),
+            mention_roles: Vec::new(),
+            mention_everyone: false,
+            reply_to: None,
         };
-        let mut content = self.content();
-        let mut mentions = Vec::new();
-        let mut mention_roles = Vec::new();
-        let mut mention_everyone = false;
-        let mut reply_to: Option<(String, u64, String)> = None;
         let roll = self.rng.below(1_000_000);
         if roll < MENTION_OWNER_PPM && author != 0 {
             let kind = self.rng.below(100);
@@ -779,27 +819,38 @@ impl Generator {
                 .cloned();
             match (kind, owner_message) {
                 (0..=9, _) => {
-                    content = format!("<@&{}> {content}", team_role_id(guild));
-                    mention_roles.push(team_role_id(guild));
+                    words.content = format!("<@&{}> {}", team_role_id(guild), words.content);
+                    words.mention_roles.push(team_role_id(guild));
                 }
                 (10..=14, _) => {
-                    content = format!("@here {content}");
-                    mention_everyone = true;
+                    words.content = format!("@here {}", words.content);
+                    words.mention_everyone = true;
                 }
-                (15..=24, Some(target)) => reply_to = Some(target),
+                (15..=24, Some(target)) => words.reply_to = Some(target),
                 _ => {
-                    content = format!("<@{OWNER_ID}> {content}");
-                    mentions.push(user_json(0));
+                    words.content = format!("<@{OWNER_ID}> {}", words.content);
+                    words.mentions.push(user_json(0));
                 }
             }
         } else if roll < MENTION_OWNER_PPM + REPLY_PPM && !self.channels[channel].recent.is_empty()
         {
             let recent = &self.channels[channel].recent;
             let pick = self.rng.below(recent.len() as u64) as usize;
-            reply_to = Some(recent[pick].clone());
+            words.reply_to = Some(recent[pick].clone());
         }
-        let sent_at = Instant::from_micros(arrival - self.rng.between(0, 1_500_000));
-        let message_id = snowflake(sent_at, index);
+        words
+    }
+
+    /// The MESSAGE_CREATE payload Discord would send for it.
+    fn payload(
+        &self,
+        message_id: &str,
+        channel: usize,
+        guild: u64,
+        author: u64,
+        sent_at: Instant,
+        words: &Words,
+    ) -> Value {
         let channel_id = self.channels[channel].id.clone();
         let mut payload = json!({
             "id": message_id, "channel_id": channel_id, "guild_id": guild_id(guild),
@@ -807,12 +858,12 @@ impl Generator {
             "member": {"roles": member_roles(author, guild),
                        "joined_at": self.start.minus_seconds(86_400).to_iso(),
                        "deaf": false, "mute": false, "flags": 0, "pending": false},
-            "content": content, "timestamp": sent_at.to_iso(), "edited_timestamp": null,
-            "tts": false, "mention_everyone": mention_everyone, "mentions": mentions,
-            "mention_roles": mention_roles, "attachments": [], "embeds": [], "pinned": false,
-            "type": 0, "flags": 0
+            "content": words.content, "timestamp": sent_at.to_iso(), "edited_timestamp": null,
+            "tts": false, "mention_everyone": words.mention_everyone, "mentions": words.mentions,
+            "mention_roles": words.mention_roles, "attachments": [], "embeds": [],
+            "pinned": false, "type": 0, "flags": 0
         });
-        if let Some((target_id, target_author, target_content)) = &reply_to {
+        if let Some((target_id, target_author, target_content)) = &words.reply_to {
             payload["type"] = json!(19);
             payload["message_reference"] = json!({
                 "message_id": target_id, "channel_id": channel_id, "guild_id": guild_id(guild)
@@ -825,13 +876,11 @@ impl Generator {
                 "attachments": [], "embeds": [], "pinned": false, "type": 0, "flags": 0
             });
         }
-        let payload_bytes = payload.to_string().len() as u64;
-        pending.push((
-            Instant::from_micros(arrival),
-            json!({"t": "MESSAGE_CREATE", "d": payload}),
-        ));
+        payload
+    }
 
-        // The tally, as `mentions_list` and the store will see it.
+    /// The tally, as `mentions_list` and the store will see it.
+    fn tally(&mut self, channel: usize, author: u64, words: &Words, payload_bytes: u64) {
         let produced = &mut self.produced;
         produced.messages += 1;
         produced.message_payload_bytes += payload_bytes;
@@ -839,113 +888,153 @@ impl Generator {
         if author == 0 {
             produced.messages_by_owner += 1;
         }
-        if reply_to.is_some() {
+        if words.reply_to.is_some() {
             produced.replies += 1;
         }
-        let user_mention = !mentions.is_empty();
+        let user_mention = !words.mentions.is_empty();
         if user_mention {
             produced.owner_user_mentions += 1;
         }
         let mentions_owner = author != 0
             && (user_mention
-                || mention_everyone
-                || !mention_roles.is_empty()
-                || reply_to.as_ref().is_some_and(|(_, by, _)| *by == 0));
+                || words.mention_everyone
+                || !words.mention_roles.is_empty()
+                || words.reply_to.as_ref().is_some_and(|(_, by, _)| *by == 0));
         if mentions_owner {
             produced.owner_mentions += 1;
             if self.channels[channel].access == Access::Readable {
                 produced.owner_mentions_readable += 1;
             }
         }
+    }
+
+    /// The message among its channel's recent ones (what later replies pick from), and among
+    /// the owner's bookmarks when its index was chosen for one.
+    fn remember(
+        &mut self,
+        index: u64,
+        channel: usize,
+        author: u64,
+        message_id: &str,
+        content: &str,
+    ) {
         let recent = &mut self.channels[channel].recent;
         if recent.len() == 16 {
             recent.remove(0);
         }
         let snippet: String = content.chars().take(80).collect();
-        recent.push((message_id.clone(), author, snippet));
+        recent.push((message_id.to_string(), author, snippet));
         if self.bookmark_at.contains(&index) {
-            self.bookmarked.push(message_id.clone());
+            self.bookmarked.push(message_id.to_string());
         }
+    }
 
-        // What happens to it later.
+    /// Now and then an edit, or two, later; returns when the last one happens (the arrival
+    /// when none does).
+    fn plan_edits(
+        &mut self,
+        message_id: &str,
+        channel: usize,
+        arrival: i64,
+        sent_at: Instant,
+        words: &Words,
+    ) -> i64 {
         let end = self.plan.end.as_micros();
         let mut last_edit = arrival;
-        if self.rng.chance(EDIT_PPM) {
-            let times = if self.rng.chance(EDIT_TWICE_PPM) {
-                2
-            } else {
-                1
-            };
-            self.produced.messages_edited += 1;
-            for round in 0..times {
-                last_edit += self.rng.between(30_000_000, 3_600_000_000);
-                // Discord's edit timestamp: distinct per edit, which is what makes it an edit.
-                let edited_at = Instant::from_micros(sent_at.as_micros() + (last_edit - arrival));
-                self.produced.edits += 1;
-                // Discord sends the mentions again with each edit; the store keeps one row.
-                self.schedule(
-                    last_edit.min(end),
-                    FollowUp::Edit {
-                        message_id: message_id.clone(),
-                        channel,
-                        content: format!("{content} (edit {})", round + 1),
-                        edited_at,
-                        mentions_owner: user_mention,
-                    },
-                );
-            }
+        if !self.rng.chance(EDIT_PPM) {
+            return last_edit;
         }
-        if self.rng.chance(REACTED_PPM) {
-            self.produced.messages_with_reactions += 1;
-            let reactions = self.rng.between(1, 6);
-            let mut given: Vec<(u64, &'static str)> = Vec::new();
-            let mut at = arrival;
-            for _ in 0..reactions {
-                let user = 1 + self.author_weights.pick(&mut self.rng) as u64;
-                let emoji = EMOJI[self.rng.below(EMOJI.len() as u64) as usize];
-                at = (at + self.rng.between(1_000_000, 1_800_000_000)).min(end);
-                if given.contains(&(user, emoji)) {
-                    continue;
-                }
-                given.push((user, emoji));
-                self.produced.reaction_events += 1;
-                self.schedule(
-                    at,
-                    FollowUp::React {
-                        message_id: message_id.clone(),
-                        channel,
-                        user,
-                        emoji,
-                        add: true,
-                    },
-                );
-            }
-            if self.rng.chance(REACTION_REMOVED_PPM) {
-                let (user, emoji) = given[self.rng.below(given.len() as u64) as usize];
-                self.produced.reaction_events += 1;
-                self.schedule(
-                    (at + 60_000_000).min(end),
-                    FollowUp::React {
-                        message_id: message_id.clone(),
-                        channel,
-                        user,
-                        emoji,
-                        add: false,
-                    },
-                );
-            }
-        }
-        if self.rng.chance(DELETE_PPM) {
-            self.produced.deletions += 1;
-            let at = (last_edit + self.rng.between(60_000_000, 86_400_000_000)).min(end);
+        let times = if self.rng.chance(EDIT_TWICE_PPM) {
+            2
+        } else {
+            1
+        };
+        self.produced.messages_edited += 1;
+        for round in 0..times {
+            last_edit += self.rng.between(30_000_000, 3_600_000_000);
+            // Discord's edit timestamp: distinct per edit, which is what makes it an edit.
+            let edited_at = Instant::from_micros(sent_at.as_micros() + (last_edit - arrival));
+            self.produced.edits += 1;
+            // Discord sends the mentions again with each edit; the store keeps one row.
             self.schedule(
-                at,
-                FollowUp::Delete {
-                    message_id,
+                last_edit.min(end),
+                FollowUp::Edit {
+                    message_id: message_id.to_string(),
                     channel,
+                    content: format!("{} (edit {})", words.content, round + 1),
+                    edited_at,
+                    mentions_owner: !words.mentions.is_empty(),
                 },
             );
         }
+        last_edit
+    }
+
+    /// Now and then reactions from a few people over the following half hour, one of them
+    /// sometimes taken back.
+    fn plan_reactions(&mut self, message_id: &str, channel: usize, arrival: i64) {
+        if !self.rng.chance(REACTED_PPM) {
+            return;
+        }
+        let end = self.plan.end.as_micros();
+        self.produced.messages_with_reactions += 1;
+        let reactions = self.rng.between(1, 6);
+        let mut given: Vec<(u64, &'static str)> = Vec::new();
+        let mut at = arrival;
+        for _ in 0..reactions {
+            let user = 1 + self.author_weights.pick(&mut self.rng) as u64;
+            let emoji = EMOJI[self.rng.below(EMOJI.len() as u64) as usize];
+            at = (at + self.rng.between(1_000_000, 1_800_000_000)).min(end);
+            if given.contains(&(user, emoji)) {
+                continue;
+            }
+            given.push((user, emoji));
+            self.produced.reaction_events += 1;
+            let message_id = message_id.to_string();
+            self.schedule(
+                at,
+                FollowUp::React {
+                    message_id,
+                    channel,
+                    user,
+                    emoji,
+                    add: true,
+                },
+            );
+        }
+        if self.rng.chance(REACTION_REMOVED_PPM) {
+            let (user, emoji) = given[self.rng.below(given.len() as u64) as usize];
+            self.produced.reaction_events += 1;
+            let message_id = message_id.to_string();
+            let at = (at + 60_000_000).min(end);
+            self.schedule(
+                at,
+                FollowUp::React {
+                    message_id,
+                    channel,
+                    user,
+                    emoji,
+                    add: false,
+                },
+            );
+        }
+    }
+
+    /// Now and then a deletion, after its last edit.
+    fn plan_deletion(&mut self, message_id: String, channel: usize, last_edit: i64) {
+        if !self.rng.chance(DELETE_PPM) {
+            return;
+        }
+        let end = self.plan.end.as_micros();
+        self.produced.deletions += 1;
+        let at = (last_edit + self.rng.between(60_000_000, 86_400_000_000)).min(end);
+        self.schedule(
+            at,
+            FollowUp::Delete {
+                message_id,
+                channel,
+            },
+        );
     }
 
     /// Every follow-up still waiting, at the end of history.
