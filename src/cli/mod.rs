@@ -66,6 +66,29 @@ pub fn command_tree() -> Command {
                 .value_parser(clap::value_parser!(PathBuf))
                 .help("The store's path [default: DISCORD_MANAGER_DB, else the user's data directory]"),
         );
+    root = capability_commands(root);
+    root.subcommand(seed_command())
+        .subcommand(mcp_command())
+        .subcommand(ingest_command())
+        .subcommand(setup_command())
+        .subcommand(
+            Command::new("doctor")
+                .about("Check everything the assistant needs, one line each with the fix for each failure: the token and the Message Content intent, the guilds in scope, the channels the bot cannot read, the store, the ingest daemon and its freshness, the clock, the MCP server (exit 1 when a check fails)"),
+        )
+        .subcommand(
+            Command::new("completions")
+                .about("Print a shell completion script")
+                .arg(
+                    Arg::new("shell")
+                        .required(true)
+                        .value_parser(["bash", "zsh", "fish"])
+                        .help("The shell to complete for"),
+                ),
+        )
+}
+
+/// Every capability's command, from the registry: one word at the top, or two under its group.
+fn capability_commands(mut root: Command) -> Command {
     let mut groups: Vec<(&str, Vec<Command>)> = Vec::new();
     for capability in registry::capabilities() {
         match capability.command {
@@ -93,18 +116,22 @@ pub fn command_tree() -> Command {
                 .subcommands(commands),
         );
     }
-    root.subcommand(
-        Command::new("seed")
-            .about("Build a demo store from the scripted feed in seed/ (no Discord token needed)")
-            .arg(
-                Arg::new("replace")
-                    .long("replace")
-                    .action(ArgAction::SetTrue)
-                    .help("Delete the store first if it is not empty"),
-            ),
-    )
-    .subcommand(
-        Command::new("mcp")
+    root
+}
+
+fn seed_command() -> Command {
+    Command::new("seed")
+        .about("Build a demo store from the scripted feed in seed/ (no Discord token needed)")
+        .arg(
+            Arg::new("replace")
+                .long("replace")
+                .action(ArgAction::SetTrue)
+                .help("Delete the store first if it is not empty"),
+        )
+}
+
+fn mcp_command() -> Command {
+    Command::new("mcp")
             .about("Serve every capability as an MCP tool over stdio")
             .subcommand(
                 Command::new("config")
@@ -128,10 +155,11 @@ pub fn command_tree() -> Command {
                             .value_parser(clap::value_parser!(PathBuf))
                             .help("The file to write instead of the client's usual one (with --write)"),
                     ),
-            ),
-    )
-    .subcommand(
-        Command::new("ingest")
+            )
+}
+
+fn ingest_command() -> Command {
+    Command::new("ingest")
             .about("Keep the bot's gateway connection and record every event into the store, backfilling what was missed (needs DISCORD_TOKEN; stop with Ctrl-C or SIGTERM)")
             .arg(
                 Arg::new("repair-every")
@@ -150,23 +178,7 @@ pub fn command_tree() -> Command {
                             .ok_or_else(|| format!("--import-days must be {}", ImportWindow::wanted()))
                     })
                     .help("How much history from before the store began to import for each channel it has never covered: days before the channel was first seen, 0 for none, or all (default: DISCORD_MANAGER_IMPORT_DAYS, else 7)"),
-            ),
-    )
-    .subcommand(setup_command())
-    .subcommand(
-        Command::new("doctor")
-            .about("Check everything the assistant needs, one line each with the fix for each failure: the token and the Message Content intent, the guilds in scope, the channels the bot cannot read, the store, the ingest daemon and its freshness, the clock, the MCP server (exit 1 when a check fails)"),
-    )
-    .subcommand(
-        Command::new("completions")
-            .about("Print a shell completion script")
-            .arg(
-                Arg::new("shell")
-                    .required(true)
-                    .value_parser(["bash", "zsh", "fish"])
-                    .help("The shell to complete for"),
-            ),
-    )
+            )
 }
 
 /// `setup`: the token on standard input or at a prompt, never as an argument.
@@ -416,72 +428,14 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
                 .expect("the subcommand was just named");
             print_mcp_config(options, &store_path(db, &config)?)
         }
-        "mcp" => {
-            init_logging("warn");
-            let config = Config::from_env()?;
-            let store = open_store(db, &config)?;
-            let context = business::context::build_owner_context(&config, &store, Source::Mcp)?;
-            crate::mcp::serve(Services {
-                store: Arc::new(store),
-                context,
-                sender: discord_sender(&config),
-            })?;
-            Ok(())
-        }
-        "ingest" => {
-            init_logging("warn,discord_manager=info");
-            let config = Config::from_env()?;
-            let store = Store::open_writable(&store_path(db, &config)?)?;
-            // A lever for tests of a full disk: the store may grow by this many pages only.
-            if let Some(pages) = std::env::var("DISCORD_MANAGER_TEST_STORE_ROOM_PAGES")
-                .ok()
-                .and_then(|pages| pages.parse::<u64>().ok())
-            {
-                store.limit_growth(pages)?;
-            }
-            let repair_every = *sub
-                .get_one::<u64>("repair-every")
-                .expect("clap has a default");
-            // The option, else the environment, else a week.
-            let import = sub
-                .get_one::<ImportWindow>("import-days")
-                .copied()
-                .or(config.import_window)
-                .unwrap_or(ImportWindow::DEFAULT);
-            crate::discord::daemon::run_ingest(
-                &config,
-                store,
-                crate::discord::daemon::IngestOptions {
-                    repair_every: std::time::Duration::from_secs(repair_every),
-                    import,
-                    ..Default::default()
-                },
-            )?;
-            Ok(())
-        }
+        "mcp" => serve_mcp(db),
+        "ingest" => run_ingest(db, sub),
         "setup" => {
             init_logging("warn");
             let report = setup::run(sub)?;
             write_stdout(render::terminal_safe(&report).as_bytes())
         }
-        "doctor" => {
-            init_logging("error");
-            let report = doctor::run(db);
-            let text = if json {
-                let mut text = serde_json::to_string_pretty(&report)
-                    .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")))?;
-                text.push('\n');
-                text
-            } else {
-                render::terminal_safe(&report.render()).into_owned()
-            };
-            write_stdout(text.as_bytes())?;
-            if report.passed {
-                Ok(())
-            } else {
-                Err(Failure::Exit(1))
-            }
-        }
+        "doctor" => run_doctor(db, json),
         "seed" => {
             init_logging("warn");
             let config = Config::from_env()?;
@@ -489,34 +443,111 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
             let summary = crate::seed::seed_demo(&path, sub.get_flag("replace"))?;
             write_stdout(format!("{summary}\n").as_bytes())
         }
-        _ => {
-            init_logging("warn");
-            let (capability, leaf) = find_capability(name, sub);
-            let config = Config::from_env()?;
-            let store = open_store(db, &config)?;
-            let context = business::context::build_owner_context(&config, &store, Source::Cli)?;
-            let services = Services {
-                store: Arc::new(store),
-                context,
-                sender: discord_sender(&config),
-            };
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
-            let outcome =
-                runtime.block_on(capability.call(arguments(capability, leaf), &services))?;
-            let text = if json {
-                let mut text = serde_json::to_string_pretty(&outcome.to_json())
-                    .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")))?;
-                text.push('\n');
-                text
-            } else {
-                render::terminal_text(&outcome.render())
-            };
-            write_stdout(text.as_bytes())
-        }
+        _ => run_capability(db, json, name, sub),
     }
+}
+
+/// `mcp`: every capability as a tool over stdio, with an assistant's owner context.
+fn serve_mcp(db: Option<PathBuf>) -> Result<(), Failure> {
+    init_logging("warn");
+    let config = Config::from_env()?;
+    let store = open_store(db, &config)?;
+    let context = business::context::build_owner_context(&config, &store, Source::Mcp)?;
+    crate::mcp::serve(Services {
+        store: Arc::new(store),
+        context,
+        sender: discord_sender(&config),
+    })?;
+    Ok(())
+}
+
+/// `ingest`: the daemon, on a store it may write, with its options.
+fn run_ingest(db: Option<PathBuf>, options: &ArgMatches) -> Result<(), Failure> {
+    init_logging("warn,discord_manager=info");
+    let config = Config::from_env()?;
+    let store = Store::open_writable(&store_path(db, &config)?)?;
+    // A lever for tests of a full disk: the store may grow by this many pages only.
+    if let Some(pages) = std::env::var("DISCORD_MANAGER_TEST_STORE_ROOM_PAGES")
+        .ok()
+        .and_then(|pages| pages.parse::<u64>().ok())
+    {
+        store.limit_growth(pages)?;
+    }
+    let repair_every = *options
+        .get_one::<u64>("repair-every")
+        .expect("clap has a default");
+    // The option, else the environment, else a week.
+    let import = options
+        .get_one::<ImportWindow>("import-days")
+        .copied()
+        .or(config.import_window)
+        .unwrap_or(ImportWindow::DEFAULT);
+    crate::discord::daemon::run_ingest(
+        &config,
+        store,
+        crate::discord::daemon::IngestOptions {
+            repair_every: std::time::Duration::from_secs(repair_every),
+            import,
+            ..Default::default()
+        },
+    )?;
+    Ok(())
+}
+
+/// `doctor`: the checklist, as lines or `--json`; exit 1 when a check failed.
+fn run_doctor(db: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+    init_logging("error");
+    let report = doctor::run(db);
+    let text = if json {
+        pretty_json(&report)?
+    } else {
+        render::terminal_safe(&report.render()).into_owned()
+    };
+    write_stdout(text.as_bytes())?;
+    if report.passed {
+        Ok(())
+    } else {
+        Err(Failure::Exit(1))
+    }
+}
+
+/// A capability's command: its call through the registry with the owner's context, and its
+/// answer as a page or as the JSON the MCP tool returns.
+fn run_capability(
+    db: Option<PathBuf>,
+    json: bool,
+    name: &str,
+    sub: &ArgMatches,
+) -> Result<(), Failure> {
+    init_logging("warn");
+    let (capability, leaf) = find_capability(name, sub);
+    let config = Config::from_env()?;
+    let store = open_store(db, &config)?;
+    let context = business::context::build_owner_context(&config, &store, Source::Cli)?;
+    let services = Services {
+        store: Arc::new(store),
+        context,
+        sender: discord_sender(&config),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
+    let outcome = runtime.block_on(capability.call(arguments(capability, leaf), &services))?;
+    let text = if json {
+        pretty_json(&outcome.to_json())?
+    } else {
+        render::terminal_text(&outcome.render())
+    };
+    write_stdout(text.as_bytes())
+}
+
+/// JSON as `--json` prints it: indented, with a final line end.
+fn pretty_json<T: serde::Serialize>(value: &T) -> Result<String, Failure> {
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")))?;
+    text.push('\n');
+    Ok(text)
 }
 
 /// `mcp config <client>`: the client's entry for this binary and `store`, printed or written.
