@@ -268,192 +268,223 @@ macro_rules! capability {
 /// Every capability, in the order the tool list and the help show them.
 pub fn capabilities() -> &'static [Capability] {
     static CAPABILITIES: LazyLock<Vec<Capability>> = LazyLock::new(|| {
-        vec![
-            capability!(
-                "channels_list",
-                "List channels",
-                ReadsStore,
-                ["channels", "list"],
-                None,
-                channels::list_channels
-            ),
-            capability!(
-                "channels_mark_read",
-                "Mark channels read",
-                WritesStore,
-                ["mark-read"],
-                None,
-                channels::mark_read
-            ),
-            capability!(
-                "messages_catch_up",
-                "Catch up on new messages",
-                ReadsStore,
-                ["catch-up"],
-                None,
-                messages::catch_up
-            ),
-            capability!(
-                "messages_history",
-                "Read a channel's history",
-                ReadsStore,
-                ["history"],
-                Some("channelId"),
-                messages::read_history
-            ),
-            capability!(
-                "messages_search",
-                "Search messages",
-                ReadsStore,
-                ["search"],
-                Some("query"),
-                messages::search_messages
-            ),
-            capability!(
-                async sender "messages_send",
-                "Send a message as the bot",
-                ActsOnDiscord,
-                ["send"],
-                Some("content"),
-                messages::send_message,
-                business::messages::SendMessage => business::model::Message
-            ),
-            capability!(
-                async sender "messages_edit",
-                "Edit the bot's message",
-                ChangesOnDiscord,
-                ["edit"],
-                Some("messageId"),
-                messages::edit_message,
-                business::actions::EditMessage => business::model::Message
-            ),
-            capability!(
-                async sender "messages_delete",
-                "Delete the bot's message",
-                DeletesOnDiscord,
-                ["delete"],
-                Some("messageId"),
-                messages::delete_message,
-                business::actions::DeleteMessage => business::model::Message
-            ),
-            capability!(
-                async sender "reactions_add",
-                "React as the bot",
-                ChangesOnDiscord,
-                ["reactions", "add"],
-                Some("messageId"),
-                reactions::add_reaction,
-                business::actions::AddReaction => business::model::Message
-            ),
-            capability!(
-                async sender "reactions_remove",
-                "Remove the bot's reaction",
-                ChangesOnDiscord,
-                ["reactions", "remove"],
-                Some("messageId"),
-                reactions::remove_reaction,
-                business::actions::RemoveReaction => business::model::Message
-            ),
-            capability!(
-                "mentions_list",
-                "List mentions of the owner",
-                ReadsStore,
-                ["mentions", "list"],
-                None,
-                mentions::list_mentions
-            ),
-            capability!(
-                "mentions_awaiting_reply",
-                "Mentions awaiting the owner's reply",
-                ReadsStore,
-                ["mentions", "awaiting-reply"],
-                None,
-                mentions::awaiting_reply
-            ),
-            capability!(
-                "mentions_dismiss",
-                "Dismiss a mention",
-                WritesStore,
-                ["mentions", "dismiss"],
-                Some("messageId"),
-                mentions::dismiss_mention
-            ),
-            capability!(
-                async "activity_wait",
-                "Wait for new activity",
-                ReadsStore,
-                ["wait"],
-                None,
-                activity::wait_for_activity,
-                business::activity::WaitForActivity => business::activity::Activity
-            ),
-            capability!(
-                "activity_digest",
-                "Digest of a window",
-                ReadsStore,
-                ["digest"],
-                None,
-                activity::digest
-            ),
-            capability!(
-                "bookmarks_add",
-                "Bookmark a message",
-                WritesStore,
-                ["bookmarks", "add"],
-                Some("messageId"),
-                bookmarks::add_bookmark
-            ),
-            capability!(
-                "bookmarks_list",
-                "List open bookmarks",
-                ReadsStore,
-                ["bookmarks", "list"],
-                None,
-                bookmarks::list_bookmarks
-            ),
-            capability!(
-                "bookmarks_resolve",
-                "Resolve a bookmark",
-                WritesStore,
-                ["bookmarks", "resolve"],
-                Some("messageId"),
-                bookmarks::resolve_bookmark
-            ),
-            capability!(
-                "store_status",
-                "Store freshness and coverage",
-                ReadsStore,
-                ["status"],
-                None,
-                store::store_status
-            ),
-            capability!(
-                "schedules_add",
-                "Schedule a message",
-                ActsOnDiscord,
-                ["schedules", "add"],
-                Some("content"),
-                schedules::add_schedule
-            ),
-            capability!(
-                "schedules_list",
-                "List scheduled messages",
-                ReadsStore,
-                ["schedules", "list"],
-                None,
-                schedules::list_schedules
-            ),
-            capability!(
-                "schedules_cancel",
-                "Cancel a scheduled message",
-                WritesStore,
-                ["schedules", "cancel"],
-                Some("scheduleId"),
-                schedules::cancel_schedule
-            ),
+        [
+            channel_and_message_readers(),
+            bot_actions(),
+            triage(),
+            status_and_schedules(),
         ]
+        .into_iter()
+        .flatten()
+        .collect()
     });
     &CAPABILITIES
+}
+
+/// Reading the store: channels, catch-up, history, search.
+fn channel_and_message_readers() -> Vec<Capability> {
+    vec![
+        capability!(
+            "channels_list",
+            "List channels",
+            ReadsStore,
+            ["channels", "list"],
+            None,
+            channels::list_channels
+        ),
+        capability!(
+            "channels_mark_read",
+            "Mark channels read",
+            WritesStore,
+            ["mark-read"],
+            None,
+            channels::mark_read
+        ),
+        capability!(
+            "messages_catch_up",
+            "Catch up on new messages",
+            ReadsStore,
+            ["catch-up"],
+            None,
+            messages::catch_up
+        ),
+        capability!(
+            "messages_history",
+            "Read a channel's history",
+            ReadsStore,
+            ["history"],
+            Some("channelId"),
+            messages::read_history
+        ),
+        capability!(
+            "messages_search",
+            "Search messages",
+            ReadsStore,
+            ["search"],
+            Some("query"),
+            messages::search_messages
+        ),
+    ]
+}
+
+/// Acting on Discord as the bot: posts, edits, deletions, reactions.
+fn bot_actions() -> Vec<Capability> {
+    vec![
+        capability!(
+            async sender "messages_send",
+            "Send a message as the bot",
+            ActsOnDiscord,
+            ["send"],
+            Some("content"),
+            messages::send_message,
+            business::messages::SendMessage => business::model::Message
+        ),
+        capability!(
+            async sender "messages_edit",
+            "Edit the bot's message",
+            ChangesOnDiscord,
+            ["edit"],
+            Some("messageId"),
+            messages::edit_message,
+            business::actions::EditMessage => business::model::Message
+        ),
+        capability!(
+            async sender "messages_delete",
+            "Delete the bot's message",
+            DeletesOnDiscord,
+            ["delete"],
+            Some("messageId"),
+            messages::delete_message,
+            business::actions::DeleteMessage => business::model::Message
+        ),
+        capability!(
+            async sender "reactions_add",
+            "React as the bot",
+            ChangesOnDiscord,
+            ["reactions", "add"],
+            Some("messageId"),
+            reactions::add_reaction,
+            business::actions::AddReaction => business::model::Message
+        ),
+        capability!(
+            async sender "reactions_remove",
+            "Remove the bot's reaction",
+            ChangesOnDiscord,
+            ["reactions", "remove"],
+            Some("messageId"),
+            reactions::remove_reaction,
+            business::actions::RemoveReaction => business::model::Message
+        ),
+    ]
+}
+
+/// The owner's triage: mentions, activity, digests, bookmarks.
+fn triage() -> Vec<Capability> {
+    vec![
+        capability!(
+            "mentions_list",
+            "List mentions of the owner",
+            ReadsStore,
+            ["mentions", "list"],
+            None,
+            mentions::list_mentions
+        ),
+        capability!(
+            "mentions_awaiting_reply",
+            "Mentions awaiting the owner's reply",
+            ReadsStore,
+            ["mentions", "awaiting-reply"],
+            None,
+            mentions::awaiting_reply
+        ),
+        capability!(
+            "mentions_dismiss",
+            "Dismiss a mention",
+            WritesStore,
+            ["mentions", "dismiss"],
+            Some("messageId"),
+            mentions::dismiss_mention
+        ),
+        capability!(
+            async "activity_wait",
+            "Wait for new activity",
+            ReadsStore,
+            ["wait"],
+            None,
+            activity::wait_for_activity,
+            business::activity::WaitForActivity => business::activity::Activity
+        ),
+        capability!(
+            "activity_digest",
+            "Digest of a window",
+            ReadsStore,
+            ["digest"],
+            None,
+            activity::digest
+        ),
+        capability!(
+            "bookmarks_add",
+            "Bookmark a message",
+            WritesStore,
+            ["bookmarks", "add"],
+            Some("messageId"),
+            bookmarks::add_bookmark
+        ),
+        capability!(
+            "bookmarks_list",
+            "List open bookmarks",
+            ReadsStore,
+            ["bookmarks", "list"],
+            None,
+            bookmarks::list_bookmarks
+        ),
+        capability!(
+            "bookmarks_resolve",
+            "Resolve a bookmark",
+            WritesStore,
+            ["bookmarks", "resolve"],
+            Some("messageId"),
+            bookmarks::resolve_bookmark
+        ),
+    ]
+}
+
+/// The store's own state, and messages to send later.
+fn status_and_schedules() -> Vec<Capability> {
+    vec![
+        capability!(
+            "store_status",
+            "Store freshness and coverage",
+            ReadsStore,
+            ["status"],
+            None,
+            store::store_status
+        ),
+        capability!(
+            "schedules_add",
+            "Schedule a message",
+            ActsOnDiscord,
+            ["schedules", "add"],
+            Some("content"),
+            schedules::add_schedule
+        ),
+        capability!(
+            "schedules_list",
+            "List scheduled messages",
+            ReadsStore,
+            ["schedules", "list"],
+            None,
+            schedules::list_schedules
+        ),
+        capability!(
+            "schedules_cancel",
+            "Cancel a scheduled message",
+            WritesStore,
+            ["schedules", "cancel"],
+            Some("scheduleId"),
+            schedules::cancel_schedule
+        ),
+    ]
 }
 
 /// The capability with this MCP tool name.
