@@ -12,7 +12,10 @@ use super::messages::is_zero;
 use super::untrusted::scrubbed;
 use crate::error::Result;
 use crate::instant::Instant;
-use crate::store::{ChannelAccess, GapKind, GatewayEventKind, ImportState, Store};
+use crate::store::{
+    ChannelAccess, ChannelCoverage, ChannelRecord, GapKind, GatewayEventKind, ImportState, Reader,
+    Store,
+};
 use crate::vocabulary::word_enum;
 
 /// See how fresh and complete the store is: when the newest gateway event arrived, whether the
@@ -209,90 +212,14 @@ pub fn store_status(
 ) -> Result<StoreStatus> {
     let store_bytes = store.size_on_disk();
     store.read(|reader| {
-        let coverages: HashMap<String, _> = reader
+        let in_scope = channels_in_scope(reader, context)?;
+        let coverages: HashMap<String, ChannelCoverage> = reader
             .coverages()?
             .into_iter()
             .map(|coverage| (coverage.channel_id.clone(), coverage))
             .collect();
-        let imports: HashMap<String, ImportState> = reader
-            .import_states()?
-            .into_iter()
-            .map(|state| (state.channel_id.clone(), state))
-            .collect();
-        let in_scope = channels_in_scope(reader, context)?;
-        let names: HashMap<String, String> = reader
-            .channels()?
-            .into_iter()
-            .map(|channel| (channel.channel_id, scrubbed(channel.name)))
-            .collect();
-        let mut channels = Vec::new();
-        let mut never_backfilled = Vec::new();
-        for channel in in_scope
-            .iter()
-            .filter(|channel| channel.access == ChannelAccess::Readable && channel.holds_messages())
-        {
-            let coverage = coverages.get(&channel.channel_id);
-            if coverage.is_none() {
-                never_backfilled.push(ChannelRef {
-                    channel_id: channel.channel_id.clone(),
-                    channel_name: channel.name.clone(),
-                });
-            }
-            channels.push(ChannelCoverageStatus {
-                channel_id: channel.channel_id.clone(),
-                channel_name: channel.name.clone(),
-                guild_id: channel.guild_id.clone(),
-                last_backfill_at: coverage.map(|coverage| coverage.last_backfill_at),
-                complete_through_message_id: coverage
-                    .map(|coverage| coverage.complete_through.to_string()),
-                import: imports
-                    .get(&channel.channel_id)
-                    .map(ChannelImportStatus::of),
-            });
-        }
-        let scoped: std::collections::HashSet<&str> = in_scope
-            .iter()
-            .map(|channel| channel.channel_id.as_str())
-            .collect();
-        let mut gaps = Vec::new();
-        for gap in reader.gaps()? {
-            if input.since.is_some_and(|since| gap.until_at < since) {
-                continue;
-            }
-            if let Some(channel) = &gap.channel_id {
-                if !scoped.contains(channel.as_str()) {
-                    continue;
-                }
-                if gap.kind == GapKind::Messages {
-                    let after = gap.after_message_id.unwrap_or(0);
-                    if reader.backfilled_past(channel, after, gap.created_at)? {
-                        continue;
-                    }
-                }
-            }
-            gaps.push(Gap {
-                kind: gap.kind,
-                channel_name: gap
-                    .channel_id
-                    .as_ref()
-                    .and_then(|id| names.get(id).cloned()),
-                channel_id: gap.channel_id,
-                from: gap.from_at,
-                until: gap.until_at,
-                after_message_id: gap.after_message_id.map(|id| id.to_string()),
-                detail: gap.detail,
-            });
-        }
-        let latest = reader.latest_gateway_event()?;
-        let ingest = IngestState {
-            state: match latest.as_ref().map(|event| event.kind) {
-                None => DaemonState::NeverRan,
-                Some(GatewayEventKind::Stop) => DaemonState::Stopped,
-                Some(_) => DaemonState::Running,
-            },
-            last_seen_at: latest.as_ref().map(|event| event.created_at),
-            last_seen_doing: latest.map(|event| event.kind),
-        };
+        let (channels, never_backfilled) = coverage_of(reader, &in_scope, &coverages)?;
+        let gaps = gaps_in_scope(reader, &in_scope, input.since)?;
         // The answer's room: gaps first (what may be missing matters most), then the
         // never-backfilled channels, then per-channel coverage.
         let mut budget = Budget::answer();
@@ -308,7 +235,7 @@ pub fn store_status(
             never_backfilled_left_out: never_backfilled_left_out as u64,
             gaps_left_out: gaps_left_out as u64,
             newest_gateway_event: reader.newest_gateway_event()?,
-            ingest,
+            ingest: ingest_state(reader)?,
             last_backfill: coverages
                 .values()
                 .map(|coverage| coverage.last_backfill_at)
@@ -323,6 +250,107 @@ pub fn store_status(
                 measured_at: reading.host_at,
             }),
         })
+    })
+}
+
+/// Each readable channel in scope with its coverage and import, and those never backfilled.
+fn coverage_of(
+    reader: &Reader<'_>,
+    in_scope: &[ChannelRecord],
+    coverages: &HashMap<String, ChannelCoverage>,
+) -> Result<(Vec<ChannelCoverageStatus>, Vec<ChannelRef>)> {
+    let imports: HashMap<String, ImportState> = reader
+        .import_states()?
+        .into_iter()
+        .map(|state| (state.channel_id.clone(), state))
+        .collect();
+    let mut channels = Vec::new();
+    let mut never_backfilled = Vec::new();
+    for channel in in_scope
+        .iter()
+        .filter(|channel| channel.access == ChannelAccess::Readable && channel.holds_messages())
+    {
+        let coverage = coverages.get(&channel.channel_id);
+        if coverage.is_none() {
+            never_backfilled.push(ChannelRef {
+                channel_id: channel.channel_id.clone(),
+                channel_name: channel.name.clone(),
+            });
+        }
+        channels.push(ChannelCoverageStatus {
+            channel_id: channel.channel_id.clone(),
+            channel_name: channel.name.clone(),
+            guild_id: channel.guild_id.clone(),
+            last_backfill_at: coverage.map(|coverage| coverage.last_backfill_at),
+            complete_through_message_id: coverage
+                .map(|coverage| coverage.complete_through.to_string()),
+            import: imports
+                .get(&channel.channel_id)
+                .map(ChannelImportStatus::of),
+        });
+    }
+    Ok((channels, never_backfilled))
+}
+
+/// The known gaps that still matter: of a channel in scope (or of every channel), ending at or
+/// after `since`, and for a failed backfill only while no later backfill has gone past it.
+fn gaps_in_scope(
+    reader: &Reader<'_>,
+    in_scope: &[ChannelRecord],
+    since: Option<Instant>,
+) -> Result<Vec<Gap>> {
+    let names: HashMap<String, String> = reader
+        .channels()?
+        .into_iter()
+        .map(|channel| (channel.channel_id, scrubbed(channel.name)))
+        .collect();
+    let scoped: std::collections::HashSet<&str> = in_scope
+        .iter()
+        .map(|channel| channel.channel_id.as_str())
+        .collect();
+    let mut gaps = Vec::new();
+    for gap in reader.gaps()? {
+        if since.is_some_and(|since| gap.until_at < since) {
+            continue;
+        }
+        if let Some(channel) = &gap.channel_id {
+            if !scoped.contains(channel.as_str()) {
+                continue;
+            }
+            if gap.kind == GapKind::Messages {
+                let after = gap.after_message_id.unwrap_or(0);
+                if reader.backfilled_past(channel, after, gap.created_at)? {
+                    continue;
+                }
+            }
+        }
+        gaps.push(Gap {
+            kind: gap.kind,
+            channel_name: gap
+                .channel_id
+                .as_ref()
+                .and_then(|id| names.get(id).cloned()),
+            channel_id: gap.channel_id,
+            from: gap.from_at,
+            until: gap.until_at,
+            after_message_id: gap.after_message_id.map(|id| id.to_string()),
+            detail: gap.detail,
+        });
+    }
+    Ok(gaps)
+}
+
+/// What the ingest daemon was last doing, from its connection history.
+fn ingest_state(reader: &Reader<'_>) -> Result<IngestState> {
+    let latest = reader.latest_gateway_event()?;
+    Ok(IngestState {
+        state: match latest.as_ref().map(|event| event.kind) {
+            None => DaemonState::NeverRan,
+            Some(GatewayEventKind::Stop) => DaemonState::Stopped,
+            Some(_) => DaemonState::Running,
+        },
+        last_seen_at: latest.as_ref().map(|event| event.created_at),
+        last_seen_doing: latest.map(|event| event.kind),
     })
 }
 
