@@ -20,7 +20,8 @@ use super::{OwnerContext, since_or_default};
 use crate::error::{Error, ErrorKind, Result};
 use crate::instant::Instant;
 use crate::store::{
-    Anchor, ArrivalCounts, Author, Has, OwnerMentions, Position, SearchFilter, Store,
+    Anchor, ArrivalCounts, Author, ChannelRecord, Has, MessageRecord, OwnerMentions, Position,
+    Reader, SearchFilter, Store,
 };
 
 /// Catch up: what arrived at or after `since`, one page at a time in arrival order across
@@ -173,29 +174,7 @@ pub fn catch_up(store: &Store, input: CatchUp, context: &OwnerContext) -> Result
     let (default_since, from, from_markers) = catch_up_window(&input)?;
     let limit = input.limit.unwrap_or(DEFAULT_LIMIT) as usize;
     store.read(|reader| {
-        let mut readable = Vec::new();
-        let mut skipped = Vec::new();
-        for channel in chosen_channels(reader, context, input.channel_id.as_ref())? {
-            match unreadable_reason(channel.access) {
-                // The first page lists them; later pages of the same window need not again.
-                Some(reason) if input.cursor.is_none() => skipped.push(SkippedChannel {
-                    channel_id: channel.channel_id,
-                    channel_name: channel.name,
-                    reason: reason.to_string(),
-                }),
-                Some(_) => {}
-                None => readable.push(channel),
-            }
-        }
-        if input.cursor.is_none() && input.channel_id.is_none() {
-            for (channel, reason) in direct_messages_left_out(reader, context, default_since)? {
-                skipped.push(SkippedChannel {
-                    channel_id: channel.channel_id,
-                    channel_name: channel.name,
-                    reason: reason.to_string(),
-                });
-            }
-        }
+        let (readable, skipped) = sort_by_readability(reader, context, &input, default_since)?;
         let mut budget = Budget::answer();
         let mut skipped_room = budget.split_off(SKIPPED_SHARE);
         let (skipped_channels, skipped_left_out) = fit(skipped, &mut skipped_room);
@@ -205,19 +184,8 @@ pub fn catch_up(store: &Store, input: CatchUp, context: &OwnerContext) -> Result
         // Each channel's start: `since`, or right after its read marker (strictly after the
         // instant read through, as a cursor counts). On a later page the cursor's `since` is
         // already the earliest start, and the markers are read again.
-        let starts: Option<HashMap<String, Instant>> = if from_markers {
-            let markers = reader.read_markers()?;
-            Some(
-                readable
-                    .iter()
-                    .map(|channel| {
-                        let start = markers
-                            .get(&channel.channel_id)
-                            .map_or(default_since, |at| at.plus_micros(1));
-                        (channel.channel_id.clone(), start)
-                    })
-                    .collect(),
-            )
+        let starts = if from_markers {
+            Some(marker_starts(reader, &readable, default_since)?)
         } else {
             None
         };
@@ -233,99 +201,194 @@ pub fn catch_up(store: &Store, input: CatchUp, context: &OwnerContext) -> Result
             Some(starts) => reader.messages_arrived_from_starts(starts, from, limit + 1)?,
             None => reader.messages_arrived_from(&ids, from, limit + 1)?,
         };
-        let mut first_left_out = records.get(limit).map(|record| record.created_at);
+        let first_left_out = records.get(limit).map(|record| record.created_at);
         records.truncate(limit);
         let shaper = Shaper::new(reader, context, &records)?;
-        let mut channels: Vec<ChannelMessages> = Vec::new();
-        let mut newest_shown = None;
-        for (index, record) in records.into_iter().enumerate() {
-            let at = record.created_at;
-            let group = channels
-                .iter()
-                .position(|group| group.channel_id == record.channel_id);
-            let channel_id = record.channel_id.clone();
-            let guild_id = record.guild_id.clone();
-            let header = match group {
-                Some(_) => 0,
-                None => GROUP_COST,
-            };
-            let mut body = shaper.owned_body(record);
-            if index == 0 {
-                // A page always shows its first message, or paging would never move on.
-                shorten_to_fit(&mut body, budget.left().saturating_sub(header));
-            }
-            if !budget.take(header + Budget::cost(&body)) {
-                first_left_out = Some(at);
-                break;
-            }
-            newest_shown = Some(at);
-            match group {
-                Some(index) => channels[index].messages.push(body),
-                None => channels.push(ChannelMessages {
-                    channel_name: shaper.channel_name(&channel_id),
-                    channel_id,
-                    guild_id,
-                    messages: vec![body],
-                }),
-            }
-        }
-
-        // The overview: every readable channel with news, busiest first, in what room is left.
-        let arrivals = match &starts {
-            None => reader.arrivals_by_channel(since, first_left_out)?,
-            Some(starts) => {
-                let mut window = HashMap::new();
-                let mut after = HashMap::new();
-                for (channel, start) in starts {
-                    window.insert(channel.clone(), reader.channel_arrivals(channel, *start)?.1);
-                    if let Some(at) = first_left_out {
-                        let left = reader.channel_arrivals(channel, at.max(*start))?.1;
-                        after.insert(channel.clone(), left);
-                    }
-                }
-                window.retain(|_, count| *count > 0);
-                ArrivalCounts { window, after }
-            }
-        };
-        let mut news: Vec<ChannelNews> = readable
-            .iter()
-            .filter_map(|channel| {
-                Some(ChannelNews {
-                    channel_id: channel.channel_id.clone(),
-                    channel_name: channel.name.clone(),
-                    messages: *arrivals.window.get(&channel.channel_id)?,
-                    remaining: arrivals
-                        .after
-                        .get(&channel.channel_id)
-                        .copied()
-                        .unwrap_or(0),
-                })
-            })
-            .collect();
-        news.sort_by(|a, b| {
-            b.messages
-                .cmp(&a.messages)
-                .then_with(|| a.channel_id.cmp(&b.channel_id))
-        });
+        let page = admit_page(&shaper, records, &mut budget, first_left_out);
+        let news = overview(
+            reader,
+            &readable,
+            since,
+            starts.as_ref(),
+            page.first_left_out,
+        )?;
         let remaining = news.iter().map(|channel| channel.remaining).sum();
         overview_room.give_back(budget);
         let (overview, overview_left_out) = fit(news, &mut overview_room);
 
         Ok(CaughtUp {
             since,
-            channels,
+            channels: page.channels,
             overview,
             overview_left_out: overview_left_out as u64,
             skipped_channels,
             skipped_left_out: skipped_left_out as u64,
             remaining,
-            next_cursor: first_left_out.map(|at| match starts {
+            next_cursor: page.first_left_out.map(|at| match starts {
                 Some(_) => PageCursor::new(&[since.as_micros(), at.as_micros(), 1]),
                 None => PageCursor::new(&[since.as_micros(), at.as_micros()]),
             }),
-            watermark: first_left_out.or(newest_shown).unwrap_or(from),
+            watermark: page.first_left_out.or(page.newest_shown).unwrap_or(from),
         })
     })
+}
+
+/// The channels a catch-up reads, and those it skips with why: unreadable ones (on a first
+/// page only; later pages of the same window need not list them again), and direct messages
+/// out of scope that have news.
+fn sort_by_readability(
+    reader: &Reader<'_>,
+    context: &OwnerContext,
+    input: &CatchUp,
+    default_since: Instant,
+) -> Result<(Vec<ChannelRecord>, Vec<SkippedChannel>)> {
+    let mut readable = Vec::new();
+    let mut skipped = Vec::new();
+    for channel in chosen_channels(reader, context, input.channel_id.as_ref())? {
+        match unreadable_reason(channel.access) {
+            Some(reason) if input.cursor.is_none() => skipped.push(SkippedChannel {
+                channel_id: channel.channel_id,
+                channel_name: channel.name,
+                reason: reason.to_string(),
+            }),
+            Some(_) => {}
+            None => readable.push(channel),
+        }
+    }
+    if input.cursor.is_none() && input.channel_id.is_none() {
+        for (channel, reason) in direct_messages_left_out(reader, context, default_since)? {
+            skipped.push(SkippedChannel {
+                channel_id: channel.channel_id,
+                channel_name: channel.name,
+                reason: reason.to_string(),
+            });
+        }
+    }
+    Ok((readable, skipped))
+}
+
+/// Where each channel's catch-up starts when reading from the read markers: right after its
+/// marker, or `default_since` without one.
+fn marker_starts(
+    reader: &Reader<'_>,
+    readable: &[ChannelRecord],
+    default_since: Instant,
+) -> Result<HashMap<String, Instant>> {
+    let markers = reader.read_markers()?;
+    Ok(readable
+        .iter()
+        .map(|channel| {
+            let start = markers
+                .get(&channel.channel_id)
+                .map_or(default_since, |at| at.plus_micros(1));
+            (channel.channel_id.clone(), start)
+        })
+        .collect())
+}
+
+/// One page of a catch-up, as the budget admitted it.
+struct CatchUpPage {
+    channels: Vec<ChannelMessages>,
+    /// The arrival of the newest message shown.
+    newest_shown: Option<Instant>,
+    /// The arrival of the first message left out (by the limit or the budget): where the next
+    /// page starts.
+    first_left_out: Option<Instant>,
+}
+
+/// Admits messages in arrival order, grouped by channel, while they fit the budget.
+fn admit_page(
+    shaper: &Shaper,
+    records: Vec<MessageRecord>,
+    budget: &mut Budget,
+    mut first_left_out: Option<Instant>,
+) -> CatchUpPage {
+    let mut channels: Vec<ChannelMessages> = Vec::new();
+    let mut newest_shown = None;
+    for (index, record) in records.into_iter().enumerate() {
+        let at = record.created_at;
+        let group = channels
+            .iter()
+            .position(|group| group.channel_id == record.channel_id);
+        let channel_id = record.channel_id.clone();
+        let guild_id = record.guild_id.clone();
+        let header = match group {
+            Some(_) => 0,
+            None => GROUP_COST,
+        };
+        let mut body = shaper.owned_body(record);
+        if index == 0 {
+            // A page always shows its first message, or paging would never move on.
+            shorten_to_fit(&mut body, budget.left().saturating_sub(header));
+        }
+        if !budget.take(header + Budget::cost(&body)) {
+            first_left_out = Some(at);
+            break;
+        }
+        newest_shown = Some(at);
+        match group {
+            Some(index) => channels[index].messages.push(body),
+            None => channels.push(ChannelMessages {
+                channel_name: shaper.channel_name(&channel_id),
+                channel_id,
+                guild_id,
+                messages: vec![body],
+            }),
+        }
+    }
+    CatchUpPage {
+        channels,
+        newest_shown,
+        first_left_out,
+    }
+}
+
+/// The overview: every readable channel with news in the window, busiest first, and how many
+/// of its messages come after this page.
+fn overview(
+    reader: &Reader<'_>,
+    readable: &[ChannelRecord],
+    since: Instant,
+    starts: Option<&HashMap<String, Instant>>,
+    first_left_out: Option<Instant>,
+) -> Result<Vec<ChannelNews>> {
+    let arrivals = match starts {
+        None => reader.arrivals_by_channel(since, first_left_out)?,
+        Some(starts) => {
+            let mut window = HashMap::new();
+            let mut after = HashMap::new();
+            for (channel, start) in starts {
+                window.insert(channel.clone(), reader.channel_arrivals(channel, *start)?.1);
+                if let Some(at) = first_left_out {
+                    let left = reader.channel_arrivals(channel, at.max(*start))?.1;
+                    after.insert(channel.clone(), left);
+                }
+            }
+            window.retain(|_, count| *count > 0);
+            ArrivalCounts { window, after }
+        }
+    };
+    let mut news: Vec<ChannelNews> = readable
+        .iter()
+        .filter_map(|channel| {
+            Some(ChannelNews {
+                channel_id: channel.channel_id.clone(),
+                channel_name: channel.name.clone(),
+                messages: *arrivals.window.get(&channel.channel_id)?,
+                remaining: arrivals
+                    .after
+                    .get(&channel.channel_id)
+                    .copied()
+                    .unwrap_or(0),
+            })
+        })
+        .collect();
+    news.sort_by(|a, b| {
+        b.messages
+            .cmp(&a.messages)
+            .then_with(|| a.channel_id.cmp(&b.channel_id))
+    });
+    Ok(news)
 }
 
 /// What starting a channel's group on a page costs besides its messages.
