@@ -707,28 +707,7 @@ pub fn search_messages(
     input: Search,
     context: &OwnerContext,
 ) -> Result<SearchResults> {
-    if input.query.trim().is_empty() {
-        return Err(Error::input("`query` must have at least one word"));
-    }
-    if let (Some(since), Some(until)) = (input.since, input.until)
-        && until <= since
-    {
-        return Err(Error::input("`until` must be after `since`"));
-    }
-    if let (Some(since), Some(until)) = (input.sent_since, input.sent_until)
-        && until <= since
-    {
-        return Err(Error::input("`sentUntil` must be after `sentSince`"));
-    }
-    let mentions_owner = match (input.mentions_owner, context.owner_id.clone()) {
-        (None, _) => None,
-        (Some(_), None) => {
-            return Err(Error::config(
-                "`mentionsOwner` needs the owner's Discord user id: set DISCORD_OWNER_ID",
-            ));
-        }
-        (Some(wanted), Some(owner)) => Some((wanted, owner)),
-    };
+    let mentions_owner = check_search(&input, context)?;
     let query = fts_query(&input.query);
     let limit = input.limit.unwrap_or(DEFAULT_SEARCH_LIMIT) as usize;
     let skip = match &input.cursor {
@@ -739,45 +718,7 @@ pub fn search_messages(
         },
     };
     store.read(|reader| {
-        let channel_ids = chosen_readable_channels(reader, context, input.channel_id.as_ref())?
-            .into_iter()
-            .map(|channel| channel.channel_id)
-            .collect();
-        let filter = SearchFilter {
-            channel_ids,
-            author_id: input.author_id.as_ref().map(|id| id.as_str().to_string()),
-            since: input.since,
-            until: input.until,
-            guild_id: input.guild_id.as_ref().map(|id| id.as_str().to_string()),
-            has: input.has.map(Has::from),
-            pinned: input.pinned,
-            sent_since: input.sent_since,
-            sent_until: input.sent_until,
-            author: match input.author_kind {
-                None => None,
-                Some(kind) => {
-                    let owner = context.owner_view(reader)?;
-                    let (owner_id, bot_id) = (owner.user_id, owner.bot_user_id);
-                    Some(match kind {
-                        AuthorKind::Owner => Author::Owner { owner_id },
-                        AuthorKind::ThisBot => Author::ThisBot { owner_id, bot_id },
-                        AuthorKind::Bot => Author::Bot { owner_id, bot_id },
-                        AuthorKind::Webhook => Author::Webhook,
-                        AuthorKind::Person => Author::Person { owner_id, bot_id },
-                    })
-                }
-            },
-            mentions_owner: match &mentions_owner {
-                Some((wanted, owner)) => Some((
-                    *wanted,
-                    OwnerMentions {
-                        user_id: owner.clone(),
-                        role_ids: context.owner_view(reader)?.role_ids,
-                    },
-                )),
-                None => None,
-            },
-        };
+        let filter = search_filter(reader, context, &input, mentions_owner)?;
         let Some(mut hits) = reader.search(&query, &filter, skip + limit + 1)? else {
             return Err(Error::input(
                 "`query` is not valid search syntax: use words, \"exact phrases\", OR, NOT, \
@@ -808,6 +749,82 @@ pub fn search_messages(
             results,
             next_cursor,
         })
+    })
+}
+
+/// The checks of a search's input before anything is read; with `mentionsOwner`, whether
+/// mentions are wanted and whose.
+fn check_search(input: &Search, context: &OwnerContext) -> Result<Option<(bool, String)>> {
+    if input.query.trim().is_empty() {
+        return Err(Error::input("`query` must have at least one word"));
+    }
+    if let (Some(since), Some(until)) = (input.since, input.until)
+        && until <= since
+    {
+        return Err(Error::input("`until` must be after `since`"));
+    }
+    if let (Some(since), Some(until)) = (input.sent_since, input.sent_until)
+        && until <= since
+    {
+        return Err(Error::input("`sentUntil` must be after `sentSince`"));
+    }
+    match (input.mentions_owner, context.owner_id.clone()) {
+        (None, _) => Ok(None),
+        (Some(_), None) => Err(Error::config(
+            "`mentionsOwner` needs the owner's Discord user id: set DISCORD_OWNER_ID",
+        )),
+        (Some(wanted), Some(owner)) => Ok(Some((wanted, owner))),
+    }
+}
+
+/// The store's filter for a search: the readable channels chosen, and each filter the input
+/// set, with the owner's and the bot's ids where an author kind or mentions need them.
+fn search_filter(
+    reader: &Reader<'_>,
+    context: &OwnerContext,
+    input: &Search,
+    mentions_owner: Option<(bool, String)>,
+) -> Result<SearchFilter> {
+    let channel_ids = chosen_readable_channels(reader, context, input.channel_id.as_ref())?
+        .into_iter()
+        .map(|channel| channel.channel_id)
+        .collect();
+    let author = match input.author_kind {
+        None => None,
+        Some(kind) => {
+            let owner = context.owner_view(reader)?;
+            let (owner_id, bot_id) = (owner.user_id, owner.bot_user_id);
+            Some(match kind {
+                AuthorKind::Owner => Author::Owner { owner_id },
+                AuthorKind::ThisBot => Author::ThisBot { owner_id, bot_id },
+                AuthorKind::Bot => Author::Bot { owner_id, bot_id },
+                AuthorKind::Webhook => Author::Webhook,
+                AuthorKind::Person => Author::Person { owner_id, bot_id },
+            })
+        }
+    };
+    let mentions_owner = match mentions_owner {
+        Some((wanted, user_id)) => Some((
+            wanted,
+            OwnerMentions {
+                user_id,
+                role_ids: context.owner_view(reader)?.role_ids,
+            },
+        )),
+        None => None,
+    };
+    Ok(SearchFilter {
+        channel_ids,
+        author_id: input.author_id.as_ref().map(|id| id.as_str().to_string()),
+        since: input.since,
+        until: input.until,
+        guild_id: input.guild_id.as_ref().map(|id| id.as_str().to_string()),
+        has: input.has.map(Has::from),
+        pinned: input.pinned,
+        sent_since: input.sent_since,
+        sent_until: input.sent_until,
+        author,
+        mentions_owner,
     })
 }
 
