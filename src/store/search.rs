@@ -180,36 +180,7 @@ impl Reader<'_> {
         filter: &SearchFilter,
         limit: usize,
     ) -> Result<Option<Vec<SearchHit>>> {
-        let channels = serde_json::to_string(&filter.channel_ids).unwrap_or_else(|_| "[]".into());
-        // A message can match on several versions: read a few more rows than asked and keep
-        // each message's best one.
-        let mut conditions: Vec<String> = Vec::new();
-        if let Some(has) = filter.has {
-            conditions.push(has.condition());
-        }
-        match filter.pinned {
-            Some(true) => {
-                conditions.push("coalesce(json_extract(extras, '$.pinned'), 0) = 1".into())
-            }
-            Some(false) => {
-                conditions.push("coalesce(json_extract(extras, '$.pinned'), 0) = 0".into())
-            }
-            None => {}
-        }
-        let owner = filter.mentions_owner.clone();
-        match &owner {
-            Some((true, _)) => conditions.push(MENTIONS_OWNER.to_string()),
-            Some((false, _)) => conditions.push(format!("NOT {MENTIONS_OWNER}")),
-            None => {}
-        }
-        let (author_owner, author_bot) = match &filter.author {
-            Some(author) => {
-                let (condition, owner, bot) = author.condition();
-                conditions.push(condition);
-                (owner.map(str::to_string), bot.map(str::to_string))
-            }
-            None => (None, None),
-        };
+        let (conditions, author_ids) = filter.conditions();
         let extra = conditions
             .iter()
             .map(|condition| format!(" AND {condition}"))
@@ -236,36 +207,7 @@ impl Reader<'_> {
              LIMIT ?6"
         );
         let mut statement = self.connection.prepare_cached(&sql)?;
-        let (owner_id, owner_roles) = match &owner {
-            Some((_, owner)) => (
-                Some(owner.user_id.clone()),
-                Some(serde_json::to_string(&owner.role_ids).unwrap_or_else(|_| "[]".into())),
-            ),
-            None => (None, None),
-        };
-        let mut values: Vec<Option<String>> = vec![
-            Some(query.to_string()),
-            Some(channels),
-            filter.author_id.clone(),
-            filter.since.map(Instant::to_iso),
-            filter.until.map(Instant::to_iso),
-        ];
-        let mut bound: Vec<rusqlite::types::Value> =
-            values.drain(..).map(rusqlite::types::Value::from).collect();
-        bound.push(rusqlite::types::Value::Integer((limit * 4) as i64));
-        bound.extend(
-            [
-                owner_id,
-                owner_roles,
-                filter.guild_id.clone(),
-                filter.sent_since.map(Instant::to_iso),
-                filter.sent_until.map(Instant::to_iso),
-            ]
-            .into_iter()
-            .map(rusqlite::types::Value::from),
-        );
-        bound.push(author_owner.into());
-        bound.push(author_bot.into());
+        let mut bound = filter.bound(query, limit * 4, author_ids);
         // Bind what the statement names: an author condition may name ?12, both, or neither.
         bound.truncate(statement.parameter_count());
         let rows = statement.query_map(rusqlite::params_from_iter(bound), |row| {
@@ -297,6 +239,78 @@ impl Reader<'_> {
                 })
                 .collect(),
         ))
+    }
+}
+
+/// The owner's and the bot's ids an author condition names (`?12`, `?13`), when it does.
+type AuthorIds = (Option<String>, Option<String>);
+
+impl SearchFilter {
+    /// The conditions beyond the fixed ones, on the message's current row, and the ids the
+    /// author condition binds.
+    fn conditions(&self) -> (Vec<String>, AuthorIds) {
+        let mut conditions: Vec<String> = Vec::new();
+        if let Some(has) = self.has {
+            conditions.push(has.condition());
+        }
+        match self.pinned {
+            Some(true) => {
+                conditions.push("coalesce(json_extract(extras, '$.pinned'), 0) = 1".into())
+            }
+            Some(false) => {
+                conditions.push("coalesce(json_extract(extras, '$.pinned'), 0) = 0".into())
+            }
+            None => {}
+        }
+        match &self.mentions_owner {
+            Some((true, _)) => conditions.push(MENTIONS_OWNER.to_string()),
+            Some((false, _)) => conditions.push(format!("NOT {MENTIONS_OWNER}")),
+            None => {}
+        }
+        let author_ids = match &self.author {
+            Some(author) => {
+                let (condition, owner, bot) = author.condition();
+                conditions.push(condition);
+                (owner.map(str::to_string), bot.map(str::to_string))
+            }
+            None => (None, None),
+        };
+        (conditions, author_ids)
+    }
+
+    /// The values of `?1` to `?13`, in order: the query, the channels, the author, the arrival
+    /// window, the row limit, the owner and the owner's roles, the guild, Discord's window,
+    /// and the author condition's ids.
+    fn bound(
+        &self,
+        query: &str,
+        rows: usize,
+        author_ids: AuthorIds,
+    ) -> Vec<rusqlite::types::Value> {
+        let channels = serde_json::to_string(&self.channel_ids).unwrap_or_else(|_| "[]".into());
+        let (owner_id, owner_roles) = match &self.mentions_owner {
+            Some((_, owner)) => (
+                Some(owner.user_id.clone()),
+                Some(serde_json::to_string(&owner.role_ids).unwrap_or_else(|_| "[]".into())),
+            ),
+            None => (None, None),
+        };
+        let text = |value: Option<String>| rusqlite::types::Value::from(value);
+        vec![
+            text(Some(query.to_string())),
+            text(Some(channels)),
+            text(self.author_id.clone()),
+            text(self.since.map(Instant::to_iso)),
+            text(self.until.map(Instant::to_iso)),
+            rusqlite::types::Value::Integer(rows as i64),
+            text(owner_id),
+            text(owner_roles),
+            text(self.guild_id.clone()),
+            text(self.sent_since.map(Instant::to_iso)),
+            text(self.sent_until.map(Instant::to_iso)),
+            text(author_ids.0),
+            text(author_ids.1),
+        ]
     }
 }
 
