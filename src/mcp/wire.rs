@@ -23,7 +23,7 @@ use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
 use rmcp::service::TxJsonRpcMessage;
 use rmcp::transport::Transport;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, mpsc};
 
@@ -84,35 +84,9 @@ fn judge(line: &[u8]) -> Verdict {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Verdict::Ignore;
     }
-    let value: Value = match serde_json::from_slice(line) {
-        Ok(value) => value,
-        Err(error) => {
-            return Verdict::Reply(error_reply(
-                Value::Null,
-                PARSE_ERROR,
-                format!(
-                    "Parse error: the message is not valid JSON: {}",
-                    why_not_json(&error)
-                ),
-            ));
-        }
-    };
-    let object = match value {
-        Value::Object(object) => object,
-        Value::Array(_) => {
-            return Verdict::Reply(error_reply(
-                Value::Null,
-                INVALID_REQUEST,
-                "Invalid Request: batches are not supported; send one message per line",
-            ));
-        }
-        _ => {
-            return Verdict::Reply(error_reply(
-                Value::Null,
-                INVALID_REQUEST,
-                "Invalid Request: a message must be a JSON object",
-            ));
-        }
+    let object = match json_object(line) {
+        Ok(object) => object,
+        Err(verdict) => return verdict,
     };
     // The id, when it is one JSON-RPC allows (a string or a whole number); otherwise null.
     let id = match object.get("id") {
@@ -120,49 +94,12 @@ fn judge(line: &[u8]) -> Verdict {
         Some(Value::Number(number)) if number.is_i64() => object["id"].clone(),
         _ => Value::Null,
     };
+    let method = match envelope_problem(&object, &id) {
+        Ok(method) => method,
+        Err(verdict) => return verdict,
+    };
     let has_valid_id = !id.is_null();
-    let invalid = |message: &str| {
-        Verdict::Reply(error_reply(
-            id.clone(),
-            INVALID_REQUEST,
-            format!("Invalid Request: {message}"),
-        ))
-    };
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return invalid("`jsonrpc` must be \"2.0\"");
-    }
-    if object.contains_key("id") && !has_valid_id {
-        return invalid("`id` must be a string or a whole number");
-    }
-    if let Some(params) = object.get("params")
-        && !(params.is_object() || params.is_array())
-    {
-        return if has_valid_id || !object.contains_key("method") {
-            invalid("`params` must be an object")
-        } else {
-            Verdict::Ignore
-        };
-    }
-    let method = match object.get("method") {
-        Some(Value::String(method)) => Some(method.clone()),
-        Some(_) => return invalid("`method` must be a string"),
-        None => None,
-    };
-    if method.is_none() && !(object.contains_key("result") || object.contains_key("error")) {
-        return invalid(
-            "a message needs a `method` (a request or notification), or a `result` or `error` (a response)",
-        );
-    }
-    if let (Some(method), true) = (&method, has_valid_id)
-        && let Some(problem) = params_problem(method, object.get("params"))
-    {
-        return Verdict::Reply(error_reply(
-            id.clone(),
-            INVALID_PARAMS,
-            format!("Invalid params: {problem}"),
-        ));
-    }
-    match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(object.clone())) {
+    match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(object)) {
         Ok(JsonRpcMessage::Request(request))
             if matches!(request.request, ClientRequest::CustomRequest(_))
                 && method
@@ -183,10 +120,88 @@ fn judge(line: &[u8]) -> Verdict {
         Ok(message) => Verdict::Forward(Box::new(message)),
         // A notification gets no reply, even a malformed one.
         Err(_) if !has_valid_id && method.is_some() => Verdict::Ignore,
-        Err(_) => invalid(
+        Err(_) => invalid_request(
+            id,
             "the message does not have the shape of a JSON-RPC request, notification or response",
         ),
     }
+}
+
+/// The line as one JSON object, or the reply a line that is not one gets.
+fn json_object(line: &[u8]) -> Result<Map<String, Value>, Verdict> {
+    let value: Value = serde_json::from_slice(line).map_err(|error| {
+        Verdict::Reply(error_reply(
+            Value::Null,
+            PARSE_ERROR,
+            format!(
+                "Parse error: the message is not valid JSON: {}",
+                why_not_json(&error)
+            ),
+        ))
+    })?;
+    match value {
+        Value::Object(object) => Ok(object),
+        Value::Array(_) => Err(Verdict::Reply(error_reply(
+            Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: batches are not supported; send one message per line",
+        ))),
+        _ => Err(Verdict::Reply(error_reply(
+            Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: a message must be a JSON object",
+        ))),
+    }
+}
+
+fn invalid_request(id: Value, message: &str) -> Verdict {
+    Verdict::Reply(error_reply(
+        id,
+        INVALID_REQUEST,
+        format!("Invalid Request: {message}"),
+    ))
+}
+
+/// The JSON-RPC envelope checked: `jsonrpc`, `id`, `params`, `method` (returned when there is
+/// one), and the params of the methods judged here; the verdict for the first problem.
+fn envelope_problem(object: &Map<String, Value>, id: &Value) -> Result<Option<String>, Verdict> {
+    let has_valid_id = !id.is_null();
+    let invalid = |message: &str| invalid_request(id.clone(), message);
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(invalid("`jsonrpc` must be \"2.0\""));
+    }
+    if object.contains_key("id") && !has_valid_id {
+        return Err(invalid("`id` must be a string or a whole number"));
+    }
+    if let Some(params) = object.get("params")
+        && !(params.is_object() || params.is_array())
+    {
+        return Err(if has_valid_id || !object.contains_key("method") {
+            invalid("`params` must be an object")
+        } else {
+            Verdict::Ignore
+        });
+    }
+    let method = match object.get("method") {
+        Some(Value::String(method)) => Some(method.clone()),
+        Some(_) => return Err(invalid("`method` must be a string")),
+        None => None,
+    };
+    if method.is_none() && !(object.contains_key("result") || object.contains_key("error")) {
+        return Err(invalid(
+            "a message needs a `method` (a request or notification), or a `result` or `error` (a response)",
+        ));
+    }
+    if let (Some(method), true) = (&method, has_valid_id)
+        && let Some(problem) = params_problem(method, object.get("params"))
+    {
+        return Err(Verdict::Reply(error_reply(
+            id.clone(),
+            INVALID_PARAMS,
+            format!("Invalid params: {problem}"),
+        )));
+    }
+    Ok(method)
 }
 
 /// What is wrong with the params of a request for `method`, in words, for the methods whose
