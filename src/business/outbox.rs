@@ -18,6 +18,7 @@ use super::channels::shown;
 use super::context::Source;
 use super::emoji::Emoji;
 use super::model::DiscordId;
+use crate::backoff::Backoff;
 use crate::error::{Error, ErrorKind, Result};
 use crate::instant::Instant;
 use crate::permissions::{SendAccess, send_access};
@@ -175,16 +176,21 @@ impl RetryPolicy {
     /// The wait before the next attempt after attempt number `attempt` (1 is the first) failed
     /// this way; None when it is time to give up. A 429 waits at least its `retry_after`.
     pub fn wait_after(&self, attempt: u32, failure: &SendFailure) -> Option<Duration> {
-        let backoff = self
-            .first_backoff
-            .saturating_mul(1 << attempt.saturating_sub(1).min(20))
-            .min(self.max_wait);
+        let backoff = self.backoff().after(attempt);
         match failure {
             SendFailure::Refused { .. } => None,
             _ if attempt >= self.attempts => None,
             SendFailure::RateLimited { retry_after } if *retry_after > self.max_wait => None,
             SendFailure::RateLimited { retry_after } => Some(backoff.max(*retry_after)),
             SendFailure::Unavailable { .. } => Some(backoff),
+        }
+    }
+
+    /// Our own wait after failed attempts: doubling from `first_backoff`, held at `max_wait`.
+    fn backoff(&self) -> Backoff {
+        Backoff {
+            first: self.first_backoff,
+            longest: self.max_wait,
         }
     }
 
