@@ -2,7 +2,8 @@
 //!
 //! Each layer names only the layers below it (held by `tests/layering.rs`):
 //!
-//! - [`instant`], [`error`] and [`snowflake`]: instants, error kinds, Discord ids.
+//! - [`instant`], [`error`] and [`snowflake`]: instants, error kinds, Discord ids; [`backoff`],
+//!   how a wait grows after failures.
 //! - [`store`] owns the SQLite file: migrations, the arrival clock, and every SQL statement.
 //! - [`config`] reads the environment; [`permissions`] is Discord's permission arithmetic.
 //! - [`business`] holds the owner's capabilities: one function each, typed input, typed output.
@@ -16,6 +17,7 @@
 //! `ARCHITECTURE.md` at the repository root has the code map and the invariants.
 
 pub mod answer;
+pub mod backoff;
 pub mod business;
 pub mod cli;
 pub mod config;

@@ -24,6 +24,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("instant", &[]),
     ("error", &[]),
     ("vocabulary", &[]),
+    ("backoff", &[]),
     ("snowflake", &["instant"]),
     ("store", &["instant", "error", "snowflake", "vocabulary"]),
     ("config", &["error", "snowflake"]),
@@ -34,6 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "store",
             "config",
             "permissions",
+            "backoff",
             "snowflake",
             "vocabulary",
             "instant",
@@ -65,6 +67,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "store",
             "config",
             "permissions",
+            "backoff",
             "snowflake",
             "instant",
             "error",
@@ -79,6 +82,7 @@ const LAYERS: &[(&str, &[&str])] = &[
 
 const APPLICATION: &[&str] = &[
     "answer",
+    "backoff",
     "business",
     "cli",
     "config",

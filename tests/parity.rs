@@ -35,12 +35,15 @@ fn public_functions() -> BTreeSet<String> {
     for layer in ["business", "ingest"] {
         for file in source_files(&format!("src/{layer}")) {
             let parsed = syn::parse_file(&std::fs::read_to_string(&file).unwrap()).unwrap();
-            let module = file.file_stem().unwrap().to_str().unwrap();
-            let prefix = if module == "mod" {
-                layer.to_string()
-            } else {
-                format!("{layer}::{module}")
-            };
+            // The module's whole path: `src/business/schedules/job.rs` is
+            // `business::schedules::job`, a folder's `mod.rs` its folder.
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+            let relative = file.strip_prefix(&root).unwrap().with_extension("");
+            let mut parts: Vec<&str> = relative.iter().map(|p| p.to_str().unwrap()).collect();
+            if parts.last() == Some(&"mod") {
+                parts.pop();
+            }
+            let prefix = parts.join("::");
             for item in parsed.items {
                 if let syn::Item::Fn(function) = item
                     && matches!(function.vis, syn::Visibility::Public(_))

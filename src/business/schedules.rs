@@ -1,7 +1,8 @@
 //! Scheduled messages. The owner's actions are capabilities: `schedules_add` (checked exactly as
 //! `messages_send` checks a message, when it is added), `schedules_list` and `schedules_cancel`.
-//! Sending what is due is a job, not a capability: [`send_due_schedules`] is its body and
-//! [`run_schedules`] the loop the ingest daemon runs it in.
+//! Sending what is due is a job, not a capability, and lives in [`job`]: [`send_due_schedules`]
+//! is its body and [`run_schedules`] the loop the ingest daemon runs it in (both re-exported
+//! here, where the daemon and the seed start them).
 //!
 //! Every state change is an appended event, and a job is sent once even when the daemon stops
 //! in the middle of sending it: an attempt is recorded (with its nonce) before the request
@@ -9,17 +10,13 @@
 //! same nonce and `enforce_nonce`, and Discord answers with the message it already created
 //! instead of creating a second one.
 
-use std::future::Future;
-use std::time::Duration;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::OwnerContext;
 use super::budget::Budget;
-use super::context::Source;
 use super::model::{DiscordId, PageCursor};
-use super::outbox::{self, DiscordSender, OutgoingMessage, RetryPolicy};
+use super::outbox;
 use super::untrusted::{scrub, scrubbed};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
@@ -27,6 +24,9 @@ use crate::store::{
     NewSchedule, Reader, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord, Store,
 };
 use crate::vocabulary::word_enum;
+
+mod job;
+pub use job::{run_schedules, send_due_schedules};
 
 /// Schedule a message to be posted as the owner's bot at an instant, optionally as a reply;
 /// the ingest daemon sends it when it is due, retrying if Discord is busy, and never twice. It
@@ -142,22 +142,6 @@ pub(crate) const SEND_AT_GRACE_SECONDS: i64 = 5 * 60;
 /// typo (or an injected instruction planting a post that outlives everyone's memory of it)
 /// than a plan.
 pub(crate) const SEND_AT_HORIZON_SECONDS: i64 = 365 * 24 * 60 * 60;
-
-/// How the daemon retries a scheduled message: five attempts, 10 s after the first failure and
-/// doubling, never waiting more than 5 minutes at a time (a longer `retry_after` gives up).
-pub const JOB_POLICY: RetryPolicy = RetryPolicy {
-    attempts: 5,
-    first_backoff: Duration::from_secs(10),
-    max_wait: Duration::from_secs(5 * 60),
-};
-
-/// How long Discord recognises a nonce it has seen ("the past few minutes", by its
-/// documentation; this stays well inside that). An attempt interrupted longer ago than this is
-/// not retried: a retry could post the message a second time.
-pub(crate) const NONCE_WINDOW_SECONDS: i64 = 2 * 60;
-
-/// How often the daemon's loop looks for schedules another process added.
-pub(crate) const LOOK_INTERVAL: Duration = Duration::from_secs(5);
 
 fn view(reader: &Reader<'_>, record: &ScheduleRecord) -> Result<Schedule> {
     let outcome = record.outcome();
@@ -355,261 +339,6 @@ pub fn cancel_schedule(
             .ok_or_else(|| Error::internal(format!("Scheduled message {id} vanished")))?;
         view(&writer.reader(), &record)
     })
-}
-
-/// The job body: sends every scheduled message due at `now`, one after the other, each with
-/// retries by [`JOB_POLICY`], and answers each as it ended (sent, failed, or untouched because
-/// it was cancelled meanwhile). An attempt that an earlier run began and never finished (the
-/// daemon stopped mid-send) is retried with the same nonce if it began within the window in
-/// which Discord recognises that nonce, and given up with the reason otherwise.
-pub async fn send_due_schedules(
-    store: &Store,
-    sender: &dyn DiscordSender,
-    context: &OwnerContext,
-    now: Instant,
-) -> Result<Vec<Schedule>> {
-    let due = store.read(|reader| reader.due_schedules(now))?;
-    let mut ended = Vec::new();
-    for schedule in due {
-        send_one(store, sender, context, &schedule, now).await?;
-        ended.push(store.read(|reader| {
-            let record = reader.schedule(schedule.schedule_id)?.ok_or_else(|| {
-                Error::internal(format!(
-                    "Scheduled message {} vanished",
-                    schedule.schedule_id
-                ))
-            })?;
-            view(reader, &record)
-        })?);
-    }
-    Ok(ended)
-}
-
-/// What to do next with a scheduled message, decided inside one write transaction.
-enum Step {
-    /// Post it: the attempt (with this number) is recorded.
-    Post { attempt: u32, channel_name: String },
-    /// Nothing more: it ended (cancelled meanwhile, or given up just now).
-    Stop,
-}
-
-fn append(store: &Store, schedule_id: i64, draft: ScheduleEventDraft<'_>) -> Result<()> {
-    store.write(|writer| {
-        writer
-            .append_schedule_event(schedule_id, &draft)
-            .map(|_| ())
-    })
-}
-
-async fn send_one(
-    store: &Store,
-    sender: &dyn DiscordSender,
-    context: &OwnerContext,
-    schedule: &ScheduleRecord,
-    now: Instant,
-) -> Result<()> {
-    let id = schedule.schedule_id;
-    // A scheduled message is checked, when it is due, by the rules of whoever scheduled it,
-    // though the daemon sends it: an assistant's by an assistant's (the owner may have
-    // narrowed DISCORD_MANAGER_SEND_CHANNELS since), the owner's by the owner's.
-    let on_behalf_of = OwnerContext {
-        source: if schedule.source == Source::Mcp.as_str() {
-            Source::Mcp
-        } else {
-            Source::Cli
-        },
-        ..context.clone()
-    };
-    let context = &on_behalf_of;
-    let outgoing = OutgoingMessage {
-        channel_id: schedule.channel_id.clone(),
-        content: schedule.content.clone(),
-        reply_to_message_id: schedule.reply_to_message_id.clone(),
-        nonce: schedule.nonce.clone(),
-        suppress_embeds: !context.link_previews,
-    };
-    if let Some(latest) = schedule.latest()
-        && latest.kind == ScheduleEventKind::Attempt
-        && latest.created_at < now.minus_seconds(NONCE_WINDOW_SECONDS)
-    {
-        let reason = format!(
-            "Sending was interrupted at {} (the daemon stopped), too long ago for Discord to \
-             recognise a retry; it is not sent again in case it was posted: check the channel",
-            latest.created_at
-        );
-        let draft = ScheduleEventDraft {
-            reason: Some(&reason),
-            ..ScheduleEventDraft::of(ScheduleEventKind::Failed)
-        };
-        return append(store, id, draft);
-    }
-    loop {
-        // Checked and recorded in one transaction, so a cancellation cannot slip in between,
-        // and the attempt is on record before the request leaves.
-        let step = store.write(|writer| {
-            let Some(current) = writer.reader().schedule(id)? else {
-                return Ok(Step::Stop);
-            };
-            if current.outcome().is_some() {
-                return Ok(Step::Stop);
-            }
-            let reply_to = current
-                .reply_to_message_id
-                .as_deref()
-                .and_then(DiscordId::parse);
-            let channel = DiscordId::parse(&current.channel_id);
-            let checked = match &channel {
-                Some(channel) => outbox::check_sendable(
-                    &writer.reader(),
-                    context,
-                    channel,
-                    &current.content,
-                    reply_to.as_ref(),
-                ),
-                None => Err(Error::internal(
-                    "The scheduled channel id is not a Discord id",
-                )),
-            };
-            let channel = match checked {
-                Ok(channel) => channel,
-                Err(refusal) => {
-                    let draft = ScheduleEventDraft {
-                        reason: Some(refusal.message()),
-                        ..ScheduleEventDraft::of(ScheduleEventKind::Failed)
-                    };
-                    writer.append_schedule_event(id, &draft)?;
-                    return Ok(Step::Stop);
-                }
-            };
-            let attempt = current.attempts() + 1;
-            if attempt > JOB_POLICY.attempts {
-                let reason = format!(
-                    "Gave up after {} attempts; the last one was interrupted (the daemon \
-                     stopped): check {} in case it was posted",
-                    current.attempts(),
-                    channel.name
-                );
-                let draft = ScheduleEventDraft {
-                    reason: Some(&reason),
-                    ..ScheduleEventDraft::of(ScheduleEventKind::Failed)
-                };
-                writer.append_schedule_event(id, &draft)?;
-                return Ok(Step::Stop);
-            }
-            let draft = ScheduleEventDraft {
-                attempt: Some(attempt),
-                nonce: Some(&current.nonce),
-                ..ScheduleEventDraft::of(ScheduleEventKind::Attempt)
-            };
-            writer.append_schedule_event(id, &draft)?;
-            Ok(Step::Post {
-                attempt,
-                channel_name: channel.name,
-            })
-        })?;
-        let Step::Post {
-            attempt,
-            channel_name,
-        } = step
-        else {
-            return Ok(());
-        };
-        match sender.post_message(store, &outgoing).await {
-            Ok(delivered) => {
-                // Whatever became of recording the message itself (the gateway delivers it
-                // too), the outcome goes on record: from then on it is never sent again.
-                let message_id = delivered.message_id;
-                let draft = ScheduleEventDraft {
-                    message_id: Some(&message_id),
-                    ..ScheduleEventDraft::of(ScheduleEventKind::Sent)
-                };
-                append(store, id, draft)?;
-                if let Some(why) = delivered.unrecorded {
-                    tracing::warn!(
-                        schedule = id,
-                        "scheduled message {id} was sent as {message_id} but not recorded: {why}"
-                    );
-                }
-                return Ok(());
-            }
-            Err(failure) => match JOB_POLICY.wait_after(attempt, &failure) {
-                Some(wait) => {
-                    let reason = format!(
-                        "Attempt {attempt} failed ({}); the next one follows in {} s",
-                        RetryPolicy::describe(&failure),
-                        wait.as_secs_f64()
-                    );
-                    let draft = ScheduleEventDraft {
-                        attempt: Some(attempt),
-                        reason: Some(&reason),
-                        ..ScheduleEventDraft::of(ScheduleEventKind::Retry)
-                    };
-                    append(store, id, draft)?;
-                    tokio::time::sleep(wait).await;
-                }
-                None => {
-                    let reason = JOB_POLICY.gave_up(&failure, attempt, &channel_name);
-                    let draft = ScheduleEventDraft {
-                        reason: Some(&reason),
-                        ..ScheduleEventDraft::of(ScheduleEventKind::Failed)
-                    };
-                    return append(store, id, draft);
-                }
-            },
-        }
-    }
-}
-
-/// The daemon's scheduler: sends what is due at start-up, then sleeps until the next scheduled
-/// message is due (looking every few seconds for ones another process added) and sends it,
-/// until `shutdown` completes. Stopping drops whatever it was waiting on: no timer is left.
-pub async fn run_schedules(
-    store: &Store,
-    sender: &dyn DiscordSender,
-    context: &OwnerContext,
-    shutdown: impl Future<Output = ()>,
-) {
-    run_schedules_by(store, sender, context, Instant::now, shutdown).await
-}
-
-/// [`run_schedules`] on the clock `now`.
-pub(crate) async fn run_schedules_by(
-    store: &Store,
-    sender: &dyn DiscordSender,
-    context: &OwnerContext,
-    now: impl Fn() -> Instant,
-    shutdown: impl Future<Output = ()>,
-) {
-    let work = async {
-        let mut first = true;
-        loop {
-            match send_due_schedules(store, sender, context, now()).await {
-                Ok(ended) if first => tracing::info!(
-                    "the scheduler is running: {} scheduled messages were due at start-up",
-                    ended.len()
-                ),
-                Ok(_) => {}
-                Err(error) => {
-                    tracing::warn!("sending scheduled messages failed: {}", error.message())
-                }
-            }
-            first = false;
-            let next = store.read(|reader| reader.next_send_at()).unwrap_or(None);
-            let current = now();
-            let wait = match next {
-                Some(at) if at > current => {
-                    Duration::from_micros((at.as_micros() - current.as_micros()) as u64)
-                        .min(LOOK_INTERVAL)
-                }
-                _ => LOOK_INTERVAL,
-            };
-            tokio::time::sleep(wait).await;
-        }
-    };
-    tokio::select! {
-        () = work => {}
-        () = shutdown => {}
-    }
 }
 
 #[cfg(test)]

@@ -33,11 +33,11 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: "cleans third-party text inside every capability's answer; not an owner action",
     },
     Exemption {
-        function: "business::schedules::send_due_schedules",
+        function: "business::schedules::job::send_due_schedules",
         reason: "job body: the ingest daemon runs it to send what is due; the owner's action is schedules_add",
     },
     Exemption {
-        function: "business::schedules::run_schedules",
+        function: "business::schedules::job::run_schedules",
         reason: "the daemon's scheduler loop around the job body; the owner's action is schedules_add",
     },
     Exemption {

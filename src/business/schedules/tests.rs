@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use super::job::{NONCE_WINDOW_SECONDS, run_schedules_by};
 use super::*;
 use crate::ErrorKind;
 use crate::business::Source;
