@@ -13,12 +13,13 @@
 //! records the new coverage. A backfill that fails records the coverage it did prove and a
 //! `messages` gap after it; the next successful backfill of the channel closes the gap.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serenity::model::channel::Channel;
+use serenity::model::channel::{Channel, GuildChannel};
+use serenity::model::guild::Guild;
 use serenity::model::id::{ChannelId, GuildId, MessageId};
 use tokio::sync::{mpsc, watch};
 use tracing::{info, warn};
@@ -29,7 +30,10 @@ use crate::config::ImportWindow;
 use crate::error::{Error, Result};
 use crate::ingest::history::record_history_page;
 use crate::instant::Instant;
-use crate::store::{ChannelBeginning, GapKind, NewCoverage, NewGap, Reader, Store};
+use crate::store::{
+    ChannelAccess, ChannelBeginning, ChannelRecord, GapKind, NewCoverage, NewGap, Reader, Store,
+    Writer,
+};
 
 /// Discord's largest page of messages.
 pub const PAGE: u8 = 100;
@@ -101,6 +105,135 @@ pub(crate) fn thread_beginning(
     Ok(match parent_began {
         Some(began) if thread_id > began => ChannelBeginning::of(thread_id, None),
         _ => ChannelBeginning::of(thread_id, last_message_id),
+    })
+}
+
+/// Records where each channel and thread of a guild begins, on first sight, from its
+/// GUILD_CREATE: a channel never backfilled is backfilled from there, whatever the host's
+/// clock. Channels first: a thread's beginning depends on its parent's.
+pub(crate) fn record_guild_beginnings(writer: &mut Writer<'_>, guild: &Guild) -> Result<()> {
+    for channel in guild.channels.values() {
+        let id = channel.id.get();
+        let beginning = ChannelBeginning::of(id, channel.last_message_id.map(MessageId::get));
+        writer.record_channel_beginning(&id.to_string(), beginning)?;
+    }
+    record_thread_beginnings(writer, &guild.threads)
+}
+
+/// Records where each of `threads` the store never saw begins (see [`thread_beginning`]).
+pub(crate) fn record_thread_beginnings<'a>(
+    writer: &mut Writer<'_>,
+    threads: impl IntoIterator<Item = &'a GuildChannel>,
+) -> Result<()> {
+    for thread in threads {
+        let id = thread.id.get();
+        if writer
+            .reader()
+            .channel_beginning(&id.to_string())?
+            .is_none()
+        {
+            let beginning = thread_beginning(
+                &writer.reader(),
+                id,
+                thread.parent_id.map(ChannelId::get),
+                thread.last_message_id.map(MessageId::get),
+            )?;
+            writer.record_channel_beginning(&id.to_string(), beginning)?;
+        }
+    }
+    Ok(())
+}
+
+/// The channels of a guild to backfill after its GUILD_CREATE was recorded: those the store
+/// holds for it that it can backfill, each with the `last_message_id` the GUILD_CREATE gave.
+pub(crate) fn guild_jobs(store: &Store, guild: &Guild) -> Result<Vec<ChannelJob>> {
+    let last: HashMap<u64, u64> = guild
+        .channels
+        .values()
+        .chain(guild.threads.iter())
+        .filter_map(|channel| Some((channel.id.get(), channel.last_message_id?.get())))
+        .collect();
+    let guild_id = guild.id.to_string();
+    let channels = store.read(|reader| reader.channels())?;
+    Ok(channels
+        .into_iter()
+        .filter(|channel| {
+            channel.guild_id.as_deref() == Some(guild_id.as_str())
+                && !channel.removed
+                && channel.access == ChannelAccess::Readable
+                && channel.holds_messages()
+        })
+        .filter_map(|channel| {
+            let id = channel.channel_id.parse::<u64>().ok()?;
+            Some(ChannelJob {
+                channel_id: id,
+                guild_id: Some(guild.id.get()),
+                name: channel.name,
+                last_message_id: last.get(&id).copied(),
+            })
+        })
+        .collect())
+}
+
+/// The direct-message channels among `channels` (the store's) to backfill: those not removed,
+/// their `last_message_id` not known (a caller that asked Discord fills it in).
+pub(crate) fn direct_jobs(channels: &[ChannelRecord]) -> Vec<ChannelJob> {
+    channels
+        .iter()
+        .filter(|channel| channel.guild_id.is_none() && !channel.removed)
+        .filter_map(|channel| {
+            Some(ChannelJob {
+                channel_id: channel.channel_id.parse().ok()?,
+                guild_id: None,
+                name: channel.name.clone(),
+                last_message_id: None,
+            })
+        })
+        .collect()
+}
+
+/// The channels among `channel_ids` to repair by backfill: each the store knows; one it cannot
+/// read back now is left to the periodic repair.
+pub(crate) fn repair_jobs(store: &Store, channel_ids: &[u64]) -> Vec<ChannelJob> {
+    channel_ids
+        .iter()
+        .filter_map(|id| {
+            let channel = store
+                .read(|reader| reader.channel(&id.to_string()))
+                .ok()
+                .flatten()?;
+            Some(ChannelJob {
+                channel_id: *id,
+                guild_id: channel.guild_id.as_deref().and_then(|g| g.parse().ok()),
+                name: channel.name,
+                last_message_id: None,
+            })
+        })
+        .collect()
+}
+
+/// The channels of a REST listing to backfill, once the listing is recorded: those with a
+/// message that the store holds readable and holding messages, each with the listing's `last_message_id`.
+pub(crate) fn listed_jobs(store: &Store, listed: &[GuildChannel]) -> Result<Vec<ChannelJob>> {
+    store.read(|reader| {
+        let mut jobs = Vec::new();
+        for channel in listed {
+            let Some(last) = channel.last_message_id else {
+                continue;
+            };
+            let known = reader.channel(&channel.id.to_string())?;
+            if let Some(known) = known
+                .filter(|known| known.access == ChannelAccess::Readable && known.holds_messages())
+            {
+                jobs.push(ChannelJob {
+                    channel_id: channel.id.get(),
+                    guild_id: Some(channel.guild_id.get()),
+                    name: known.name,
+                    last_message_id: Some(last.get()),
+                });
+            }
+        }
+        Ok(jobs)
     })
 }
 

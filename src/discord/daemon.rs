@@ -860,6 +860,9 @@ async fn archived_threads(
     found
 }
 
+/// One repair: each guild in scope the store holds channels of, listed over REST and queued
+/// for backfill; Discord's clock beside the host's; each direct-message channel, asked for its
+/// newest message and queued.
 async fn repair_pass(
     rest: &Rest,
     store: &Arc<Store>,
@@ -868,9 +871,7 @@ async fn repair_pass(
 ) -> Result<()> {
     let channels = {
         let store = Arc::clone(store);
-        tokio::task::spawn_blocking(move || store.read(|reader| reader.channels()))
-            .await
-            .map_err(|error| Error::internal(format!("A store task failed: {error}")))??
+        backfill::blocking(move || store.read(|reader| reader.channels())).await?
     };
     let mut guilds: Vec<String> = channels
         .iter()
@@ -881,103 +882,16 @@ async fn repair_pass(
     guilds.sort();
     guilds.dedup();
     for guild in guilds {
-        let Ok(guild_id) = guild.parse::<u64>().map(GuildId::new) else {
-            continue;
-        };
-        let mut seen = match rest.guild_channels(guild_id).await {
-            Ok(channels) => channels,
-            Err(error) => {
-                warn!(guild = %guild, "repair: cannot list the guild's channels: {}", error.describe());
-                continue;
-            }
-        };
-        match rest.active_threads(guild_id).await {
-            Ok(threads) => seen.extend(threads.threads),
-            Err(error) => {
-                warn!(guild = %guild, "repair: cannot list active threads: {}", error.describe())
-            }
-        }
-        let archived = archived_threads(rest, store, &seen).await;
-        seen.extend(archived);
-        // What REST shows of channels is recorded like a gateway sighting (overwrites and
-        // readability stay current), then readable channels with newer messages are queued.
-        let recorded = {
-            let store = Arc::clone(store);
-            let seen = seen.clone();
-            tokio::task::spawn_blocking(move || -> Result<Vec<ChannelJob>> {
-                for channel in &seen {
-                    ingest::channels::record_channel(&store, channel)?;
-                }
-                // A thread the store never saw (created, maybe archived, while the daemon was
-                // down) begins where its id says, before its first backfill reads from there.
-                store.write(|writer| {
-                    for thread in seen
-                        .iter()
-                        .filter(|channel| kind_of(channel.kind).is_thread())
-                    {
-                        let id = thread.id.get();
-                        if writer
-                            .reader()
-                            .channel_beginning(&id.to_string())?
-                            .is_none()
-                        {
-                            let beginning = backfill::thread_beginning(
-                                &writer.reader(),
-                                id,
-                                thread.parent_id.map(ChannelId::get),
-                                thread.last_message_id.map(MessageId::get),
-                            )?;
-                            writer.record_channel_beginning(&id.to_string(), beginning)?;
-                        }
-                    }
-                    Ok(())
-                })?;
-                let mut jobs = Vec::new();
-                for channel in &seen {
-                    let Some(last) = channel.last_message_id else {
-                        continue;
-                    };
-                    let known = store.read(|reader| reader.channel(&channel.id.to_string()))?;
-                    if let Some(known) = known.filter(|known| {
-                        known.access == ChannelAccess::Readable && known.holds_messages()
-                    }) {
-                        jobs.push(ChannelJob {
-                            channel_id: channel.id.get(),
-                            guild_id: Some(channel.guild_id.get()),
-                            name: known.name,
-                            last_message_id: Some(last.get()),
-                        });
-                    }
-                }
-                Ok(jobs)
-            })
-            .await
-            .map_err(|error| Error::internal(format!("A store task failed: {error}")))??
-        };
-        let _ = backfill.send(Batch {
-            reason: "repair",
-            label: format!("guild {guild}"),
-            channels: recorded,
-        });
+        repair_guild(rest, store, &guild, backfill).await?;
     }
     record_discord_clock(rest, store).await;
     let mut direct = Vec::new();
-    for channel in channels
-        .iter()
-        .filter(|channel| channel.guild_id.is_none() && !channel.removed)
-    {
-        let Ok(id) = channel.channel_id.parse::<u64>() else {
-            continue;
-        };
+    for mut job in backfill::direct_jobs(&channels) {
         if let Ok(serenity::model::channel::Channel::Private(private)) =
-            rest.channel(ChannelId::new(id)).await
+            rest.channel(ChannelId::new(job.channel_id)).await
         {
-            direct.push(ChannelJob {
-                channel_id: id,
-                guild_id: None,
-                name: channel.name.clone(),
-                last_message_id: private.last_message_id.map(|id| id.get()),
-            });
+            job.last_message_id = private.last_message_id.map(MessageId::get);
+            direct.push(job);
         }
     }
     if !direct.is_empty() {
@@ -988,6 +902,60 @@ async fn repair_pass(
         });
     }
     Ok(())
+}
+
+/// Lists a guild's channels, active threads and archived threads over REST, records them, and
+/// queues for backfill those with newer messages. A listing Discord refuses is logged and the
+/// guild left to the next repair.
+async fn repair_guild(
+    rest: &Rest,
+    store: &Arc<Store>,
+    guild: &str,
+    backfill: &mpsc::UnboundedSender<Batch>,
+) -> Result<()> {
+    let Ok(guild_id) = guild.parse::<u64>().map(GuildId::new) else {
+        return Ok(());
+    };
+    let mut seen = match rest.guild_channels(guild_id).await {
+        Ok(channels) => channels,
+        Err(error) => {
+            warn!(guild = %guild, "repair: cannot list the guild's channels: {}", error.describe());
+            return Ok(());
+        }
+    };
+    match rest.active_threads(guild_id).await {
+        Ok(threads) => seen.extend(threads.threads),
+        Err(error) => {
+            warn!(guild = %guild, "repair: cannot list active threads: {}", error.describe())
+        }
+    }
+    let archived = archived_threads(rest, store, &seen).await;
+    seen.extend(archived);
+    let jobs = {
+        let store = Arc::clone(store);
+        backfill::blocking(move || record_listing(&store, &seen)).await?
+    };
+    let _ = backfill.send(Batch {
+        reason: "repair",
+        label: format!("guild {guild}"),
+        channels: jobs,
+    });
+    Ok(())
+}
+
+/// Records what REST shows of a guild's channels like a gateway sighting (overwrites and
+/// readability stay current) and answers which to backfill. A thread the store never saw
+/// (created, maybe archived, while the daemon was down) begins where its id says, before its
+/// first backfill reads from there.
+fn record_listing(store: &Store, listed: &[GuildChannel]) -> Result<Vec<ChannelJob>> {
+    for channel in listed {
+        ingest::channels::record_channel(store, channel)?;
+    }
+    let threads = listed
+        .iter()
+        .filter(|channel| kind_of(channel.kind).is_thread());
+    store.write(|writer| backfill::record_thread_beginnings(writer, threads))?;
+    backfill::listed_jobs(store, listed)
 }
 
 #[cfg(test)]
