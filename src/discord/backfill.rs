@@ -283,30 +283,10 @@ pub async fn backfill_channel(
     stop: &watch::Receiver<bool>,
     progress: &mut Progress,
 ) -> Result<ChannelOutcome> {
-    let recorded = {
-        let store = Arc::clone(store);
-        let channel = job.channel_id;
-        blocking(move || recorded_start(&store, channel)).await?
-    };
     let mut outcome = ChannelOutcome::default();
-    let started_after = match recorded {
-        Some(start) => start,
-        None => match begin_channel(rest, store, job).await {
-            Ok(start) => start,
-            Err(error) => {
-                outcome.failed = true;
-                warn!(
-                    channel = %job.channel_id,
-                    "cannot learn where #{} begins: {} (the next repair tries again)",
-                    job.name,
-                    error.describe()
-                );
-                if error == RestError::Unauthorized {
-                    return Err(error.into());
-                }
-                return Ok(outcome);
-            }
-        },
+    let Some(started_after) = start_point(rest, store, job).await? else {
+        outcome.failed = true;
+        return Ok(outcome);
     };
     if job
         .last_message_id
@@ -315,6 +295,83 @@ pub async fn backfill_channel(
         outcome.skipped = true;
         return Ok(outcome);
     }
+    let paged = page_after(
+        rest,
+        store,
+        job,
+        started_after,
+        stop,
+        progress,
+        &mut outcome,
+    )
+    .await?;
+    let stopped = *stop.borrow();
+    record_paged(store, job, reason, &paged, &outcome, stopped).await?;
+    if let Some(error) = paged.failure {
+        outcome.failed = true;
+        warn!(
+            channel = %job.channel_id,
+            "backfill of #{} failed after message {}: {} (recorded as a gap; the next repair tries again)",
+            job.name,
+            paged.through,
+            error.describe()
+        );
+        if error == RestError::Unauthorized {
+            return Err(error.into());
+        }
+    }
+    Ok(outcome)
+}
+
+/// Where a channel's backfill starts: what the store recorded, else the beginning learned now.
+/// None when Discord would not say (logged: the next repair tries again); a token Discord
+/// rejects is an error.
+async fn start_point(rest: &Rest, store: &Arc<Store>, job: &ChannelJob) -> Result<Option<u64>> {
+    let recorded = {
+        let store = Arc::clone(store);
+        let channel = job.channel_id;
+        blocking(move || recorded_start(&store, channel)).await?
+    };
+    if recorded.is_some() {
+        return Ok(recorded);
+    }
+    match begin_channel(rest, store, job).await {
+        Ok(start) => Ok(Some(start)),
+        Err(error) => {
+            warn!(
+                channel = %job.channel_id,
+                "cannot learn where #{} begins: {} (the next repair tries again)",
+                job.name,
+                error.describe()
+            );
+            if error == RestError::Unauthorized {
+                return Err(error.into());
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// How far one backfill's paging came.
+struct Paged {
+    started_after: u64,
+    /// The highest message id stored (`started_after` when none was).
+    through: u64,
+    /// The request that failed, ending the paging early.
+    failure: Option<RestError>,
+}
+
+/// Pages a channel with `after=` from `started_after`, recording each page in one transaction,
+/// until a page comes back short, a request fails or `stop` turns true.
+async fn page_after(
+    rest: &Rest,
+    store: &Arc<Store>,
+    job: &ChannelJob,
+    started_after: u64,
+    stop: &watch::Receiver<bool>,
+    progress: &mut Progress,
+    outcome: &mut ChannelOutcome,
+) -> Result<Paged> {
     let mut after = started_after;
     let failure = loop {
         if *stop.borrow() {
@@ -347,20 +404,38 @@ pub async fn backfill_channel(
         outcome.new_messages += recorded.new_messages;
         outcome.new_edits += recorded.new_edits;
         after = after.max(highest);
-        progress.page(&job.name, &outcome);
+        progress.page(&job.name, outcome);
         if count < usize::from(PAGE) {
             break None;
         }
     };
+    Ok(Paged {
+        started_after,
+        through: after,
+        failure,
+    })
+}
+
+/// Records what a backfill proved: its coverage, unless it proved nothing (a stop before any
+/// page), and a `messages` gap after where a failure ended it.
+async fn record_paged(
+    store: &Arc<Store>,
+    job: &ChannelJob,
+    reason: &'static str,
+    paged: &Paged,
+    outcome: &ChannelOutcome,
+    stopped: bool,
+) -> Result<()> {
+    let after = paged.through;
     let coverage = NewCoverage {
         channel_id: job.channel_id.to_string(),
-        started_after,
+        started_after: paged.started_after,
         complete_through: after,
         fetched: outcome.fetched,
         stored: outcome.new_messages,
         reason,
     };
-    let gap = failure.as_ref().map(|error| NewGap {
+    let gap = paged.failure.as_ref().map(|error| NewGap {
         kind: GapKind::Messages,
         channel_id: Some(job.channel_id.to_string()),
         from_at: Instant::now(),
@@ -374,39 +449,24 @@ pub async fn backfill_channel(
         ),
     });
     // A backfill interrupted by a stop proved only the pages it stored: record that much.
-    let proved = failure.is_none() && !*stop.borrow() || after > started_after;
-    {
-        let store = Arc::clone(store);
-        blocking(move || {
-            store.write(|writer| {
-                if proved {
-                    writer.record_coverage(&coverage)?;
+    let proved = paged.failure.is_none() && !stopped || after > paged.started_after;
+    let store = Arc::clone(store);
+    blocking(move || {
+        store.write(|writer| {
+            if proved {
+                writer.record_coverage(&coverage)?;
+            }
+            if let Some(gap) = &gap {
+                // A backfill that keeps failing at the same point says so once.
+                let channel = gap.channel_id.as_deref().unwrap_or_default();
+                if !writer.reader().open_messages_gap(channel, after)? {
+                    writer.record_gap(gap)?;
                 }
-                if let Some(gap) = &gap {
-                    // A backfill that keeps failing at the same point says so once.
-                    let channel = gap.channel_id.as_deref().unwrap_or_default();
-                    if !writer.reader().open_messages_gap(channel, after)? {
-                        writer.record_gap(gap)?;
-                    }
-                }
-                Ok(())
-            })
+            }
+            Ok(())
         })
-        .await?;
-    }
-    if let Some(error) = failure {
-        outcome.failed = true;
-        warn!(
-            channel = %job.channel_id,
-            "backfill of #{} failed after message {after}: {} (recorded as a gap; the next repair tries again)",
-            job.name,
-            error.describe()
-        );
-        if error == RestError::Unauthorized {
-            return Err(error.into());
-        }
-    }
-    Ok(outcome)
+    })
+    .await
 }
 
 /// Progress on stderr: a line rewritten in place on a terminal; otherwise nothing extra for a
