@@ -13,12 +13,13 @@
 //! records the new coverage. A backfill that fails records the coverage it did prove and a
 //! `messages` gap after it; the next successful backfill of the channel closes the gap.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serenity::model::channel::Channel;
+use serenity::model::channel::{Channel, GuildChannel};
+use serenity::model::guild::Guild;
 use serenity::model::id::{ChannelId, GuildId, MessageId};
 use tokio::sync::{mpsc, watch};
 use tracing::{info, warn};
@@ -29,7 +30,10 @@ use crate::config::ImportWindow;
 use crate::error::{Error, Result};
 use crate::ingest::history::record_history_page;
 use crate::instant::Instant;
-use crate::store::{ChannelBeginning, GapKind, NewCoverage, NewGap, Reader, Store};
+use crate::store::{
+    ChannelAccess, ChannelBeginning, ChannelRecord, GapKind, NewCoverage, NewGap, Reader, Store,
+    Writer,
+};
 
 /// Discord's largest page of messages.
 pub const PAGE: u8 = 100;
@@ -104,6 +108,135 @@ pub(crate) fn thread_beginning(
     })
 }
 
+/// Records where each channel and thread of a guild begins, on first sight, from its
+/// GUILD_CREATE: a channel never backfilled is backfilled from there, whatever the host's
+/// clock. Channels first: a thread's beginning depends on its parent's.
+pub(crate) fn record_guild_beginnings(writer: &mut Writer<'_>, guild: &Guild) -> Result<()> {
+    for channel in guild.channels.values() {
+        let id = channel.id.get();
+        let beginning = ChannelBeginning::of(id, channel.last_message_id.map(MessageId::get));
+        writer.record_channel_beginning(&id.to_string(), beginning)?;
+    }
+    record_thread_beginnings(writer, &guild.threads)
+}
+
+/// Records where each of `threads` the store never saw begins (see [`thread_beginning`]).
+pub(crate) fn record_thread_beginnings<'a>(
+    writer: &mut Writer<'_>,
+    threads: impl IntoIterator<Item = &'a GuildChannel>,
+) -> Result<()> {
+    for thread in threads {
+        let id = thread.id.get();
+        if writer
+            .reader()
+            .channel_beginning(&id.to_string())?
+            .is_none()
+        {
+            let beginning = thread_beginning(
+                &writer.reader(),
+                id,
+                thread.parent_id.map(ChannelId::get),
+                thread.last_message_id.map(MessageId::get),
+            )?;
+            writer.record_channel_beginning(&id.to_string(), beginning)?;
+        }
+    }
+    Ok(())
+}
+
+/// The channels of a guild to backfill after its GUILD_CREATE was recorded: those the store
+/// holds for it that it can backfill, each with the `last_message_id` the GUILD_CREATE gave.
+pub(crate) fn guild_jobs(store: &Store, guild: &Guild) -> Result<Vec<ChannelJob>> {
+    let last: HashMap<u64, u64> = guild
+        .channels
+        .values()
+        .chain(guild.threads.iter())
+        .filter_map(|channel| Some((channel.id.get(), channel.last_message_id?.get())))
+        .collect();
+    let guild_id = guild.id.to_string();
+    let channels = store.read(|reader| reader.channels())?;
+    Ok(channels
+        .into_iter()
+        .filter(|channel| {
+            channel.guild_id.as_deref() == Some(guild_id.as_str())
+                && !channel.removed
+                && channel.access == ChannelAccess::Readable
+                && channel.holds_messages()
+        })
+        .filter_map(|channel| {
+            let id = channel.channel_id.parse::<u64>().ok()?;
+            Some(ChannelJob {
+                channel_id: id,
+                guild_id: Some(guild.id.get()),
+                name: channel.name,
+                last_message_id: last.get(&id).copied(),
+            })
+        })
+        .collect())
+}
+
+/// The direct-message channels among `channels` (the store's) to backfill: those not removed,
+/// their `last_message_id` not known (a caller that asked Discord fills it in).
+pub(crate) fn direct_jobs(channels: &[ChannelRecord]) -> Vec<ChannelJob> {
+    channels
+        .iter()
+        .filter(|channel| channel.guild_id.is_none() && !channel.removed)
+        .filter_map(|channel| {
+            Some(ChannelJob {
+                channel_id: channel.channel_id.parse().ok()?,
+                guild_id: None,
+                name: channel.name.clone(),
+                last_message_id: None,
+            })
+        })
+        .collect()
+}
+
+/// The channels among `channel_ids` to repair by backfill: each the store knows; one it cannot
+/// read back now is left to the periodic repair.
+pub(crate) fn repair_jobs(store: &Store, channel_ids: &[u64]) -> Vec<ChannelJob> {
+    channel_ids
+        .iter()
+        .filter_map(|id| {
+            let channel = store
+                .read(|reader| reader.channel(&id.to_string()))
+                .ok()
+                .flatten()?;
+            Some(ChannelJob {
+                channel_id: *id,
+                guild_id: channel.guild_id.as_deref().and_then(|g| g.parse().ok()),
+                name: channel.name,
+                last_message_id: None,
+            })
+        })
+        .collect()
+}
+
+/// The channels of a REST listing to backfill, once the listing is recorded: those with a
+/// message that the store holds readable and holding messages, each with the listing's `last_message_id`.
+pub(crate) fn listed_jobs(store: &Store, listed: &[GuildChannel]) -> Result<Vec<ChannelJob>> {
+    store.read(|reader| {
+        let mut jobs = Vec::new();
+        for channel in listed {
+            let Some(last) = channel.last_message_id else {
+                continue;
+            };
+            let known = reader.channel(&channel.id.to_string())?;
+            if let Some(known) = known
+                .filter(|known| known.access == ChannelAccess::Readable && known.holds_messages())
+            {
+                jobs.push(ChannelJob {
+                    channel_id: channel.id.get(),
+                    guild_id: Some(channel.guild_id.get()),
+                    name: known.name,
+                    last_message_id: Some(last.get()),
+                });
+            }
+        }
+        Ok(jobs)
+    })
+}
+
 /// A channel the daemon never recorded a beginning for (a direct-message channel, a thread
 /// first met in a repair): its beginning is Discord's `last_message_id` for it (from the job,
 /// else asked for now), recorded so that a crash before the first backfill keeps it.
@@ -150,30 +283,10 @@ pub async fn backfill_channel(
     stop: &watch::Receiver<bool>,
     progress: &mut Progress,
 ) -> Result<ChannelOutcome> {
-    let recorded = {
-        let store = Arc::clone(store);
-        let channel = job.channel_id;
-        blocking(move || recorded_start(&store, channel)).await?
-    };
     let mut outcome = ChannelOutcome::default();
-    let started_after = match recorded {
-        Some(start) => start,
-        None => match begin_channel(rest, store, job).await {
-            Ok(start) => start,
-            Err(error) => {
-                outcome.failed = true;
-                warn!(
-                    channel = %job.channel_id,
-                    "cannot learn where #{} begins: {} (the next repair tries again)",
-                    job.name,
-                    error.describe()
-                );
-                if error == RestError::Unauthorized {
-                    return Err(error.into());
-                }
-                return Ok(outcome);
-            }
-        },
+    let Some(started_after) = start_point(rest, store, job).await? else {
+        outcome.failed = true;
+        return Ok(outcome);
     };
     if job
         .last_message_id
@@ -182,6 +295,83 @@ pub async fn backfill_channel(
         outcome.skipped = true;
         return Ok(outcome);
     }
+    let paged = page_after(
+        rest,
+        store,
+        job,
+        started_after,
+        stop,
+        progress,
+        &mut outcome,
+    )
+    .await?;
+    let stopped = *stop.borrow();
+    record_paged(store, job, reason, &paged, &outcome, stopped).await?;
+    if let Some(error) = paged.failure {
+        outcome.failed = true;
+        warn!(
+            channel = %job.channel_id,
+            "backfill of #{} failed after message {}: {} (recorded as a gap; the next repair tries again)",
+            job.name,
+            paged.through,
+            error.describe()
+        );
+        if error == RestError::Unauthorized {
+            return Err(error.into());
+        }
+    }
+    Ok(outcome)
+}
+
+/// Where a channel's backfill starts: what the store recorded, else the beginning learned now.
+/// None when Discord would not say (logged: the next repair tries again); a token Discord
+/// rejects is an error.
+async fn start_point(rest: &Rest, store: &Arc<Store>, job: &ChannelJob) -> Result<Option<u64>> {
+    let recorded = {
+        let store = Arc::clone(store);
+        let channel = job.channel_id;
+        blocking(move || recorded_start(&store, channel)).await?
+    };
+    if recorded.is_some() {
+        return Ok(recorded);
+    }
+    match begin_channel(rest, store, job).await {
+        Ok(start) => Ok(Some(start)),
+        Err(error) => {
+            warn!(
+                channel = %job.channel_id,
+                "cannot learn where #{} begins: {} (the next repair tries again)",
+                job.name,
+                error.describe()
+            );
+            if error == RestError::Unauthorized {
+                return Err(error.into());
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// How far one backfill's paging came.
+struct Paged {
+    started_after: u64,
+    /// The highest message id stored (`started_after` when none was).
+    through: u64,
+    /// The request that failed, ending the paging early.
+    failure: Option<RestError>,
+}
+
+/// Pages a channel with `after=` from `started_after`, recording each page in one transaction,
+/// until a page comes back short, a request fails or `stop` turns true.
+async fn page_after(
+    rest: &Rest,
+    store: &Arc<Store>,
+    job: &ChannelJob,
+    started_after: u64,
+    stop: &watch::Receiver<bool>,
+    progress: &mut Progress,
+    outcome: &mut ChannelOutcome,
+) -> Result<Paged> {
     let mut after = started_after;
     let failure = loop {
         if *stop.borrow() {
@@ -214,20 +404,38 @@ pub async fn backfill_channel(
         outcome.new_messages += recorded.new_messages;
         outcome.new_edits += recorded.new_edits;
         after = after.max(highest);
-        progress.page(&job.name, &outcome);
+        progress.page(&job.name, outcome);
         if count < usize::from(PAGE) {
             break None;
         }
     };
+    Ok(Paged {
+        started_after,
+        through: after,
+        failure,
+    })
+}
+
+/// Records what a backfill proved: its coverage, unless it proved nothing (a stop before any
+/// page), and a `messages` gap after where a failure ended it.
+async fn record_paged(
+    store: &Arc<Store>,
+    job: &ChannelJob,
+    reason: &'static str,
+    paged: &Paged,
+    outcome: &ChannelOutcome,
+    stopped: bool,
+) -> Result<()> {
+    let after = paged.through;
     let coverage = NewCoverage {
         channel_id: job.channel_id.to_string(),
-        started_after,
+        started_after: paged.started_after,
         complete_through: after,
         fetched: outcome.fetched,
         stored: outcome.new_messages,
         reason,
     };
-    let gap = failure.as_ref().map(|error| NewGap {
+    let gap = paged.failure.as_ref().map(|error| NewGap {
         kind: GapKind::Messages,
         channel_id: Some(job.channel_id.to_string()),
         from_at: Instant::now(),
@@ -241,39 +449,24 @@ pub async fn backfill_channel(
         ),
     });
     // A backfill interrupted by a stop proved only the pages it stored: record that much.
-    let proved = failure.is_none() && !*stop.borrow() || after > started_after;
-    {
-        let store = Arc::clone(store);
-        blocking(move || {
-            store.write(|writer| {
-                if proved {
-                    writer.record_coverage(&coverage)?;
+    let proved = paged.failure.is_none() && !stopped || after > paged.started_after;
+    let store = Arc::clone(store);
+    blocking(move || {
+        store.write(|writer| {
+            if proved {
+                writer.record_coverage(&coverage)?;
+            }
+            if let Some(gap) = &gap {
+                // A backfill that keeps failing at the same point says so once.
+                let channel = gap.channel_id.as_deref().unwrap_or_default();
+                if !writer.reader().open_messages_gap(channel, after)? {
+                    writer.record_gap(gap)?;
                 }
-                if let Some(gap) = &gap {
-                    // A backfill that keeps failing at the same point says so once.
-                    let channel = gap.channel_id.as_deref().unwrap_or_default();
-                    if !writer.reader().open_messages_gap(channel, after)? {
-                        writer.record_gap(gap)?;
-                    }
-                }
-                Ok(())
-            })
+            }
+            Ok(())
         })
-        .await?;
-    }
-    if let Some(error) = failure {
-        outcome.failed = true;
-        warn!(
-            channel = %job.channel_id,
-            "backfill of #{} failed after message {after}: {} (recorded as a gap; the next repair tries again)",
-            job.name,
-            error.describe()
-        );
-        if error == RestError::Unauthorized {
-            return Err(error.into());
-        }
-    }
-    Ok(outcome)
+    })
+    .await
 }
 
 /// Progress on stderr: a line rewritten in place on a terminal; otherwise nothing extra for a

@@ -20,14 +20,15 @@ use serenity::model::gateway::GatewayIntents;
 use serenity::model::id::{ChannelId, GuildId, MessageId};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::{mpsc, watch};
+use tokio::task::{JoinError, JoinHandle};
 use tracing::{info, warn};
 
 use super::backfill::{self, Batch, ChannelJob};
 use super::budget;
-use super::gateway::{Notice, Relay, Writer};
+use super::gateway::{Notice, Received, Relay, Writer};
 use super::identify_watch;
 use super::rest::{Rest, RestError, RetryPolicy};
-use crate::business::context::{Source, build_owner_context};
+use crate::business::context::{OwnerContext, Source, build_owner_context};
 use crate::business::schedules;
 use crate::config::Config;
 use crate::config::ImportWindow;
@@ -174,10 +175,7 @@ const CONNECT_PATIENCE: Duration = Duration::from_secs(10);
 /// once without stopping anything: the shard would then connect and run for ever. So the stop
 /// waits for the runner to exist (serenity offers no notice of it, hence the short polls), and
 /// if the connection never comes up within [`CONNECT_PATIENCE`], the client is dropped instead.
-async fn stop_client(
-    manager: &ShardManager,
-    mut running: tokio::task::JoinHandle<serenity::Result<()>>,
-) {
+async fn stop_client(manager: &ShardManager, mut running: JoinHandle<serenity::Result<()>>) {
     let deadline = tokio::time::Instant::now() + CONNECT_PATIENCE;
     while manager.runners.lock().await.is_empty() && !running.is_finished() {
         if tokio::time::Instant::now() >= deadline {
@@ -188,18 +186,22 @@ async fn stop_client(
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    shut_down_shards(manager).await;
+    let _ = running.await;
+}
+
+/// Tells each running shard to shut down, then the manager (see [`stop_client`] for why both).
+async fn shut_down_shards(manager: &ShardManager) {
     for (id, runner) in manager.runners.lock().await.iter() {
         runner
             .runner_tx
             .send_to_shard(ShardRunnerMessage::Shutdown(*id, 1000));
     }
     manager.shutdown_all().await;
-    let _ = running.await;
 }
 
-/// Records `count` IDENTIFYs serenity sent by itself; answers how long the budget now says to
-/// wait before the next one.
-fn record_identifies(store: &Store, count: u64) -> Result<Duration> {
+/// Records `count` IDENTIFYs serenity sent by itself (a session that could not be resumed).
+fn record_reidentifies(store: &Store, count: u64) -> Result<()> {
     store.write(|writer| {
         for _ in 0..count {
             writer.record_gateway_event(
@@ -209,11 +211,61 @@ fn record_identifies(store: &Store, count: u64) -> Result<Duration> {
             )?;
         }
         Ok(())
-    })?;
+    })
+}
+
+/// What the IDENTIFY budget says now.
+struct IdentifyBudget {
+    /// How long to wait before the next IDENTIFY.
+    wait: Duration,
+    /// The IDENTIFYs the budget counted (those within its window).
+    recent: usize,
+}
+
+/// The one budget check, over the IDENTIFYs the store recorded within the budget's window: the
+/// identify-wait waits for it, and a session that sees serenity identify again ends on it.
+fn identify_budget(store: &Store) -> Result<IdentifyBudget> {
     let since = Instant::now().minus_seconds(budget::window().as_secs() as i64);
     let history =
         store.read(|reader| reader.gateway_events_since(GatewayEventKind::Identify, since))?;
-    Ok(budget::identify_delay(&history, Instant::now()))
+    Ok(IdentifyBudget {
+        wait: budget::identify_delay(&history, Instant::now()),
+        recent: history.len(),
+    })
+}
+
+/// The IDENTIFYs one gateway client sent, as [`identify_watch`] sees them leave.
+struct Identifies {
+    sent: watch::Receiver<u64>,
+    /// The count when last asked.
+    seen: u64,
+    /// The client's first IDENTIFY, which [`Supervisor::connect`] records before it is sent.
+    first_pending: bool,
+}
+
+impl Identifies {
+    /// Counts every IDENTIFY sent from now on.
+    fn watch() -> Identifies {
+        let mut sent = identify_watch::watch();
+        let seen = *sent.borrow_and_update();
+        Identifies {
+            sent,
+            seen,
+            first_pending: true,
+        }
+    }
+
+    /// The IDENTIFYs sent since last asked that nothing recorded yet.
+    fn unrecorded(&mut self) -> u64 {
+        let sent = *self.sent.borrow_and_update();
+        let mut unrecorded = sent.saturating_sub(self.seen);
+        self.seen = sent;
+        if self.first_pending && unrecorded > 0 {
+            self.first_pending = false;
+            unrecorded -= 1;
+        }
+        unrecorded
+    }
 }
 
 async fn connected(manager: &ShardManager) -> bool {
@@ -300,106 +352,257 @@ async fn prepare(rest: &Rest, store: &Arc<Store>) -> Result<String> {
     Ok(gateway)
 }
 
+/// How a gateway session ended.
+enum SessionEnd {
+    /// Connect again, once the identify-wait allows.
+    Reconnect,
+    /// A stop signal (its name): stop cleanly.
+    Stopped(&'static str),
+    /// A fatal error: leave promptly.
+    Failed(Error),
+}
+
+/// What runs beside the gateway for the whole run.
+struct Workers {
+    /// The store writer's thread ([`Writer`]).
+    writer: std::thread::JoinHandle<()>,
+    /// [`backfill::run_worker`].
+    backfill: JoinHandle<Result<()>>,
+    /// [`schedules::run_schedules`].
+    scheduler: JoinHandle<()>,
+    /// [`repair_loop`].
+    repairs: JoinHandle<()>,
+}
+
+/// The supervisor of one `ingest` run, in four steps: [`Supervisor::start`] (the REST checks,
+/// then the workers), the [identify-wait](Supervisor::identify_wait) (the one place the
+/// IDENTIFY budget is waited for), a [session](Supervisor::session) per gateway client, and
+/// [shutdown](Supervisor::shut_down).
+struct Supervisor {
+    store: Arc<Store>,
+    rest: Arc<Rest>,
+    /// The gateway URL start-up learned and checked.
+    gateway: String,
+    signals: Signals,
+    alive_every: Duration,
+    /// Into the writer's queue. Every gateway client's relay holds a clone, so the queue closes,
+    /// and the writer finishes, only once the last client is gone and this is dropped.
+    queue: mpsc::UnboundedSender<Received>,
+    /// Into the backfill worker's queue, open until the writer (which also sends to it) drained.
+    backfill: mpsc::UnboundedSender<Batch>,
+    notices: mpsc::UnboundedReceiver<Notice>,
+    /// Turns true when the workers are to stop.
+    stopping: watch::Sender<bool>,
+    /// Events committed this run.
+    stored: Arc<AtomicU64>,
+    workers: Workers,
+}
+
+/// Runs the supervisor's steps: start, then sessions (each after the identify-wait) until a stop
+/// signal or a fatal error, then shutdown.
 async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -> Result<()> {
-    let token = config.token.clone().ok_or_else(|| {
-        Error::config("ingest needs the bot token: set DISCORD_TOKEN (in the environment, .env or the config file)")
-    })?;
-    let mut signals = Signals::listen()?;
-    let rest = Arc::new(Rest::new(
-        &token,
-        config.api_base.as_deref(),
-        RetryPolicy::default(),
-    )?);
-    let gateway = tokio::select! {
-        prepared = prepare(&rest, &store) => prepared?,
-        name = signals.next() => {
-            info!("stopping: {name} received before connecting");
-            return Ok(());
-        }
+    let Some(mut supervisor) = Supervisor::start(config, store, options).await? else {
+        return Ok(());
     };
+    let outcome = supervisor.run_sessions().await;
+    supervisor.shut_down(outcome).await
+}
 
-    let run_started_at = Instant::now();
-    let (queue, queued) = mpsc::unbounded_channel();
-    let (backfill, batches) = mpsc::unbounded_channel();
-    let (notify, mut notices) = mpsc::unbounded_channel();
-    let (stopping, stop) = watch::channel(false);
-    let stored = Arc::new(AtomicU64::new(0));
-    let writer = Writer {
-        store: Arc::clone(&store),
-        guild_ids: config.guild_ids.clone(),
-        run_started_at,
-        backfill: backfill.clone(),
-        notices: notify,
-        stored: Arc::clone(&stored),
-    };
-    let writer = std::thread::Builder::new()
-        .name("store-writer".into())
-        .spawn(move || writer.run(queued))
-        .map_err(|error| Error::internal(format!("Cannot start the writer: {error}")))?;
-    let worker = tokio::spawn(backfill::run_worker(
-        Arc::clone(&rest),
-        Arc::clone(&store),
-        batches,
-        stop.clone(),
-        options.import,
-    ));
-    // Built after start-up learned the owner; the scheduler checks every message against it
-    // again when it falls due (read-only mode, the channel's permissions by then).
-    let context = build_owner_context(config, &store, Source::Daemon)?;
-    let scheduler = tokio::spawn({
-        let (store, rest, mut stop) = (Arc::clone(&store), Arc::clone(&rest), stop.clone());
-        async move {
-            let stopping = async move {
-                let _ = stop.wait_for(|stopping| *stopping).await;
-            };
-            schedules::run_schedules(&store, rest.as_ref(), &context, stopping).await;
-        }
-    });
-    let repairs = tokio::spawn(repair_loop(
-        Arc::clone(&rest),
-        Arc::clone(&store),
-        config.guild_ids.clone(),
-        backfill.clone(),
-        options.repair_every,
-    ));
-
-    let outcome: Result<Option<&'static str>> = 'run: loop {
-        let wait = {
-            let since = Instant::now().minus_seconds(budget::window().as_secs() as i64);
-            let history = store
-                .read(|reader| reader.gateway_events_since(GatewayEventKind::Identify, since))?;
-            let wait = budget::identify_delay(&history, Instant::now());
-            if !wait.is_zero() {
-                warn!(
-                    "waiting {} before identifying: {} identifies in the last {} minutes \
-                     (Discord resets a bot's token after 1000 in a day)",
-                    budget::describe(wait),
-                    history.len(),
-                    budget::window().as_secs() / 60
-                );
+impl Supervisor {
+    /// Start-up: the token, the checks over REST, then the workers. A stop signal before the
+    /// checks are done ends the run there (None).
+    async fn start(
+        config: &Config,
+        store: Arc<Store>,
+        options: IngestOptions,
+    ) -> Result<Option<Supervisor>> {
+        let token = config.token.clone().ok_or_else(|| {
+            Error::config("ingest needs the bot token: set DISCORD_TOKEN (in the environment, .env or the config file)")
+        })?;
+        let mut signals = Signals::listen()?;
+        let rest = Arc::new(Rest::new(
+            &token,
+            config.api_base.as_deref(),
+            RetryPolicy::default(),
+        )?);
+        let gateway = tokio::select! {
+            prepared = prepare(&rest, &store) => prepared?,
+            name = signals.next() => {
+                info!("stopping: {name} received before connecting");
+                return Ok(None);
             }
-            wait
         };
-        if !wait.is_zero() {
-            tokio::select! {
-                _ = tokio::time::sleep(wait) => {}
-                name = signals.next() => break 'run Ok(Some(name)),
+        Supervisor::launch(config, options, store, rest, gateway, signals).map(Some)
+    }
+
+    /// Starts what runs beside the gateway for the whole run: the writer thread, the backfill
+    /// worker, the scheduler and the repairs.
+    fn launch(
+        config: &Config,
+        options: IngestOptions,
+        store: Arc<Store>,
+        rest: Arc<Rest>,
+        gateway: String,
+        signals: Signals,
+    ) -> Result<Supervisor> {
+        let (queue, queued) = mpsc::unbounded_channel();
+        let (backfill, batches) = mpsc::unbounded_channel();
+        let (notify, notices) = mpsc::unbounded_channel();
+        let (stopping, stop) = watch::channel(false);
+        let stored = Arc::new(AtomicU64::new(0));
+        let writer = spawn_writer(
+            Writer {
+                store: Arc::clone(&store),
+                guild_ids: config.guild_ids.clone(),
+                run_started_at: Instant::now(),
+                backfill: backfill.clone(),
+                notices: notify,
+                stored: Arc::clone(&stored),
+            },
+            queued,
+        )?;
+        let backfill_worker = tokio::spawn(backfill::run_worker(
+            Arc::clone(&rest),
+            Arc::clone(&store),
+            batches,
+            stop.clone(),
+            options.import,
+        ));
+        // Built after start-up learned the owner; the scheduler checks every message against it
+        // again when it falls due (read-only mode, the channel's permissions by then).
+        let context = build_owner_context(config, &store, Source::Daemon)?;
+        let scheduler = spawn_scheduler(&store, &rest, context, stop);
+        let repairs = tokio::spawn(repair_loop(
+            Arc::clone(&rest),
+            Arc::clone(&store),
+            config.guild_ids.clone(),
+            backfill.clone(),
+            options.repair_every,
+        ));
+        Ok(Supervisor {
+            store,
+            rest,
+            gateway,
+            signals,
+            alive_every: options.alive_every,
+            queue,
+            backfill,
+            notices,
+            stopping,
+            stored,
+            workers: Workers {
+                writer,
+                backfill: backfill_worker,
+                scheduler,
+                repairs,
+            },
+        })
+    }
+
+    /// Gateway sessions one after another, each once the identify-wait allows it, until a stop
+    /// signal (its name) or a fatal error.
+    async fn run_sessions(&mut self) -> Result<&'static str> {
+        loop {
+            if let Some(name) = self.identify_wait().await? {
+                return Ok(name);
+            }
+            match self.session().await {
+                SessionEnd::Reconnect => {}
+                SessionEnd::Stopped(name) => return Ok(name),
+                SessionEnd::Failed(error) => return Err(error),
             }
         }
+    }
+
+    /// Waits as long as the IDENTIFY budget says before the next session's IDENTIFY; a stop
+    /// signal meanwhile ends the run (its name).
+    async fn identify_wait(&mut self) -> Result<Option<&'static str>> {
+        let budget = identify_budget(&self.store)?;
+        if budget.wait.is_zero() {
+            return Ok(None);
+        }
+        warn!(
+            "waiting {} before identifying: {} identifies in the last {} minutes \
+             (Discord resets a bot's token after 1000 in a day)",
+            budget::describe(budget.wait),
+            budget.recent,
+            budget::window().as_secs() / 60
+        );
+        tokio::select! {
+            _ = tokio::time::sleep(budget.wait) => Ok(None),
+            name = self.signals.next() => Ok(Some(name)),
+        }
+    }
+
+    /// One gateway client, from its first IDENTIFY until it stops by itself or must be stopped:
+    /// a stop signal, serenity identifying again past the budget, a store that cannot be
+    /// written.
+    async fn session(&mut self) -> SessionEnd {
+        let (client, mut identifies) = match self.connect().await {
+            Ok(connected) => connected,
+            Err(error) => return SessionEnd::Failed(error),
+        };
+        let manager = Arc::clone(&client.shard_manager);
+        let mut client = client;
+        let mut running = tokio::spawn(async move { client.start().await });
+        let mut alive = tokio::time::interval_at(
+            tokio::time::Instant::now() + self.alive_every,
+            self.alive_every,
+        );
+        let end = loop {
+            let end = tokio::select! {
+                finished = &mut running => return client_finished(&manager, finished).await,
+                name = self.signals.next() => {
+                    info!("stopping: {name} received");
+                    Some(SessionEnd::Stopped(name))
+                }
+                // READY is not enough: an IDENTIFY Discord closes before READY counts too.
+                Ok(()) = identifies.sent.changed() => self.after_identifies(&mut identifies),
+                // Identifies are counted as they leave; of the writer's notices, only a store
+                // that cannot be written any more needs an answer: stop, as cleanly as a signal.
+                Some(notice) = self.notices.recv() => match notice {
+                    Notice::StoreUnwritable(error) => Some(SessionEnd::Failed(error)),
+                    Notice::SessionStarted { .. } | Notice::Resumed => None,
+                },
+                _ = alive.tick() => {
+                    if self.workers.writer.is_finished() {
+                        // It stops by itself only when the store cannot be written: say why.
+                        // Without a reason nothing records events any more: better to stop
+                        // loudly (a supervisor restarts the daemon, and backfill covers the gap).
+                        match self.writer_failure() {
+                            Some(error) => Some(SessionEnd::Failed(error)),
+                            None => return SessionEnd::Failed(Error::internal(
+                                "The store writer stopped unexpectedly; see the log above",
+                            )),
+                        }
+                    } else {
+                        self.record_alive(&manager).await.err().map(SessionEnd::Failed)
+                    }
+                }
+            };
+            if let Some(end) = end {
+                break end;
+            }
+        };
+        stop_client(&manager, running).await;
+        end
+    }
+
+    /// A new gateway client: its first IDENTIFY recorded before it is sent, serenity's client on
+    /// our Http (the API base, the rate limiter off), pointed at the gateway start-up checked.
+    async fn connect(&self) -> Result<(serenity::Client, Identifies)> {
         // Every IDENTIFY serenity sends from here on is counted as it leaves; the first one of
         // this client is the one recorded just below, before it is sent.
-        let mut identifies = identify_watch::watch();
-        let mut identified = *identifies.borrow_and_update();
-        let mut first_identify_pending = true;
-        store.write(|writer| {
-            writer.record_gateway_event(GatewayEventKind::Identify, None, Some(&gateway))
+        let identifies = Identifies::watch();
+        self.store.write(|writer| {
+            writer.record_gateway_event(GatewayEventKind::Identify, None, Some(&self.gateway))
         })?;
-        // serenity's own Http, configured like ours: the API base, the rate limiter off.
-        let client = serenity::client::ClientBuilder::new_with_http(rest.client_http(), intents())
-            .raw_event_handler(Relay {
-                queue: queue.clone(),
-            });
-        let mut client = client.await.map_err(|error| {
+        let client =
+            serenity::client::ClientBuilder::new_with_http(self.rest.client_http(), intents())
+                .raw_event_handler(Relay {
+                    queue: self.queue.clone(),
+                });
+        let client = client.await.map_err(|error| {
             Error::new(
                 ErrorKind::Discord,
                 format!("Cannot build the gateway client: {error}"),
@@ -407,131 +610,155 @@ async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -
         })?;
         // serenity asked the base for the gateway itself and silently falls back to the real
         // gateway if that failed: set the URL this daemon checked.
-        *client.ws_url.lock().await = gateway.clone();
-        info!("connecting to the gateway at {gateway}");
-        let manager = Arc::clone(&client.shard_manager);
-        let mut running = tokio::spawn(async move { client.start().await });
-        let mut alive = tokio::time::interval_at(
-            tokio::time::Instant::now() + options.alive_every,
-            options.alive_every,
-        );
-        loop {
-            tokio::select! {
-                finished = &mut running => {
-                    match finished {
-                        Ok(Ok(())) => warn!("the gateway client stopped by itself; starting it again"),
-                        Ok(Err(error)) => {
-                            if let Some(fatal) = fatal(&error) {
-                                break 'run Err(fatal);
-                            }
-                            warn!("the gateway client failed ({error}); starting it again");
-                            for (id, runner) in manager.runners.lock().await.iter() {
-                                runner.runner_tx.send_to_shard(ShardRunnerMessage::Shutdown(*id, 1000));
-                            }
-                            manager.shutdown_all().await;
-                        }
-                        Err(error) => break 'run Err(Error::internal(format!("The gateway client crashed: {error}"))),
-                    }
-                    continue 'run;
-                }
-                name = signals.next() => {
-                    info!("stopping: {name} received");
-                    stop_client(&manager, running).await;
-                    break 'run Ok(Some(name));
-                }
-                // READY is not enough: an IDENTIFY Discord closes before READY counts too.
-                Ok(()) = identifies.changed() => {
-                    let sent = *identifies.borrow_and_update();
-                    let mut unrecorded = sent.saturating_sub(identified);
-                    identified = sent;
-                    if first_identify_pending && unrecorded > 0 {
-                        first_identify_pending = false;
-                        unrecorded -= 1;
-                    }
-                    if unrecorded > 0 {
-                        match record_identifies(&store, unrecorded) {
-                            Ok(wait) if wait.is_zero() => {}
-                            Ok(_) => {
-                                warn!("the gateway keeps needing a new session; pausing before the next IDENTIFY");
-                                stop_client(&manager, running).await;
-                                continue 'run;
-                            }
-                            Err(error) => {
-                                stop_client(&manager, running).await;
-                                break 'run Err(error);
-                            }
-                        }
-                    }
-                }
-                // Identifies are counted as they leave; of the writer's notices, only a store
-                // that cannot be written any more needs an answer: stop, as cleanly as a signal.
-                Some(notice) = notices.recv() => {
-                    if let Notice::StoreUnwritable(error) = notice {
-                        stop_client(&manager, running).await;
-                        break 'run Err(error);
-                    }
-                }
-                _ = alive.tick() => {
-                    if writer.is_finished() {
-                        // It stops by itself only when the store cannot be written: say why.
-                        while let Ok(notice) = notices.try_recv() {
-                            if let Notice::StoreUnwritable(error) = notice {
-                                stop_client(&manager, running).await;
-                                break 'run Err(error);
-                            }
-                        }
-                        // Nothing records events any more: better to stop loudly (a
-                        // supervisor restarts the daemon, and backfill covers the gap).
-                        break 'run Err(Error::internal("The store writer stopped unexpectedly; see the log above"));
-                    }
-                    if connected(&manager).await {
-                        let detail = format!("{} events stored this run", stored.load(Ordering::Relaxed));
-                        if let Err(error) = store.write(|writer| writer.record_gateway_event(GatewayEventKind::Alive, None, Some(&detail))) {
-                            stop_client(&manager, running).await;
-                            break 'run Err(error);
-                        }
-                    }
-                }
-            }
-        }
-    };
+        *client.ws_url.lock().await = self.gateway.clone();
+        info!("connecting to the gateway at {}", self.gateway);
+        Ok((client, identifies))
+    }
 
-    let _ = stopping.send(true);
-    repairs.abort();
-    match outcome {
-        Err(error) => {
-            // Fatal: nothing more will arrive; leave promptly.
-            worker.abort();
-            scheduler.abort();
-            Err(error)
+    /// Records the IDENTIFYs serenity sent by itself since last seen; when the budget then says
+    /// to wait, the session ends, so that the identify-wait paces the next IDENTIFY.
+    fn after_identifies(&self, identifies: &mut Identifies) -> Option<SessionEnd> {
+        let unrecorded = identifies.unrecorded();
+        if unrecorded == 0 {
+            return None;
         }
-        Ok(signal) => {
-            let _ = worker.await;
-            // A post in flight is dropped; its attempt is on record, and the next start
-            // retries it with the same nonce, so Discord answers the message if it exists.
-            let _ = scheduler.await;
-            drop(queue);
-            drop(backfill);
-            let drained = tokio::task::spawn_blocking(move || writer.join());
-            match tokio::time::timeout(Duration::from_secs(30), drained).await {
-                Ok(_) => {
-                    let detail = format!("stopped on {}", signal.unwrap_or("request"));
-                    store.write(|writer| {
-                        writer.record_gateway_event(GatewayEventKind::Stop, None, Some(&detail))
-                    })?;
-                    info!(
-                        "stopped cleanly: {} events stored this run",
-                        stored.load(Ordering::Relaxed)
-                    );
-                }
-                Err(_) => warn!(
-                    "stopped, but the gateway queue did not drain within 30 s: events still \
-                     queued were not stored (the next start backfills the messages among them)"
-                ),
+        let budget = record_reidentifies(&self.store, unrecorded)
+            .and_then(|()| identify_budget(&self.store));
+        match budget {
+            Ok(budget) if budget.wait.is_zero() => None,
+            Ok(_) => {
+                warn!("the gateway keeps needing a new session; pausing before the next IDENTIFY");
+                Some(SessionEnd::Reconnect)
             }
-            Ok(())
+            Err(error) => Some(SessionEnd::Failed(error)),
         }
     }
+
+    /// Why the writer stopped, if it said so.
+    fn writer_failure(&mut self) -> Option<Error> {
+        while let Ok(notice) = self.notices.try_recv() {
+            if let Notice::StoreUnwritable(error) = notice {
+                return Some(error);
+            }
+        }
+        None
+    }
+
+    /// A sign of life while connected, with the count of events stored this run.
+    async fn record_alive(&self, manager: &ShardManager) -> Result<()> {
+        if connected(manager).await {
+            let detail = format!(
+                "{} events stored this run",
+                self.stored.load(Ordering::Relaxed)
+            );
+            self.store.write(|writer| {
+                writer.record_gateway_event(GatewayEventKind::Alive, None, Some(&detail))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Shutdown. The repairs stop at once; after a fatal error everything else does too (nothing
+    /// more will arrive: leave promptly). After a stop signal the backfill worker and the
+    /// scheduler stop between steps, the writer commits everything received, and the clean stop
+    /// is recorded.
+    async fn shut_down(self, outcome: Result<&'static str>) -> Result<()> {
+        let Supervisor {
+            store,
+            queue,
+            backfill,
+            stopping,
+            stored,
+            workers,
+            ..
+        } = self;
+        let _ = stopping.send(true);
+        workers.repairs.abort();
+        let signal = match outcome {
+            Ok(signal) => signal,
+            Err(error) => {
+                workers.backfill.abort();
+                workers.scheduler.abort();
+                return Err(error);
+            }
+        };
+        let _ = workers.backfill.await;
+        // A post in flight is dropped; its attempt is on record, and the next start retries it
+        // with the same nonce, so Discord answers the message if it exists.
+        let _ = workers.scheduler.await;
+        drop(queue);
+        drop(backfill);
+        let writer = workers.writer;
+        let drained = tokio::task::spawn_blocking(move || writer.join());
+        match tokio::time::timeout(Duration::from_secs(30), drained).await {
+            Ok(_) => {
+                let detail = format!("stopped on {signal}");
+                store.write(|writer| {
+                    writer.record_gateway_event(GatewayEventKind::Stop, None, Some(&detail))
+                })?;
+                info!(
+                    "stopped cleanly: {} events stored this run",
+                    stored.load(Ordering::Relaxed)
+                );
+            }
+            Err(_) => warn!(
+                "stopped, but the gateway queue did not drain within 30 s: events still \
+                 queued were not stored (the next start backfills the messages among them)"
+            ),
+        }
+        Ok(())
+    }
+}
+
+/// Starts the writer's thread on `queue`.
+fn spawn_writer(
+    writer: Writer,
+    queue: mpsc::UnboundedReceiver<Received>,
+) -> Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("store-writer".into())
+        .spawn(move || writer.run(queue))
+        .map_err(|error| Error::internal(format!("Cannot start the writer: {error}")))
+}
+
+/// Starts the scheduler, which sends what falls due until `stop` turns true.
+fn spawn_scheduler(
+    store: &Arc<Store>,
+    rest: &Arc<Rest>,
+    context: OwnerContext,
+    mut stop: watch::Receiver<bool>,
+) -> JoinHandle<()> {
+    let (store, rest) = (Arc::clone(store), Arc::clone(rest));
+    tokio::spawn(async move {
+        let stopping = async move {
+            let _ = stop.wait_for(|stopping| *stopping).await;
+        };
+        schedules::run_schedules(&store, rest.as_ref(), &context, stopping).await;
+    })
+}
+
+/// What a gateway client that stopped by itself means: a fatal close or a crash ends the run;
+/// anything else connects again, once serenity's shards are told to stop.
+async fn client_finished(
+    manager: &ShardManager,
+    finished: std::result::Result<serenity::Result<()>, JoinError>,
+) -> SessionEnd {
+    match finished {
+        Ok(Ok(())) => warn!("the gateway client stopped by itself; starting it again"),
+        Ok(Err(error)) => {
+            if let Some(fatal) = fatal(&error) {
+                return SessionEnd::Failed(fatal);
+            }
+            warn!("the gateway client failed ({error}); starting it again");
+            shut_down_shards(manager).await;
+        }
+        Err(error) => {
+            return SessionEnd::Failed(Error::internal(format!(
+                "The gateway client crashed: {error}"
+            )));
+        }
+    }
+    SessionEnd::Reconnect
 }
 
 /// How soon after start the first repair pass runs (at most).
@@ -633,6 +860,9 @@ async fn archived_threads(
     found
 }
 
+/// One repair: each guild in scope the store holds channels of, listed over REST and queued
+/// for backfill; Discord's clock beside the host's; each direct-message channel, asked for its
+/// newest message and queued.
 async fn repair_pass(
     rest: &Rest,
     store: &Arc<Store>,
@@ -641,9 +871,7 @@ async fn repair_pass(
 ) -> Result<()> {
     let channels = {
         let store = Arc::clone(store);
-        tokio::task::spawn_blocking(move || store.read(|reader| reader.channels()))
-            .await
-            .map_err(|error| Error::internal(format!("A store task failed: {error}")))??
+        backfill::blocking(move || store.read(|reader| reader.channels())).await?
     };
     let mut guilds: Vec<String> = channels
         .iter()
@@ -654,103 +882,16 @@ async fn repair_pass(
     guilds.sort();
     guilds.dedup();
     for guild in guilds {
-        let Ok(guild_id) = guild.parse::<u64>().map(GuildId::new) else {
-            continue;
-        };
-        let mut seen = match rest.guild_channels(guild_id).await {
-            Ok(channels) => channels,
-            Err(error) => {
-                warn!(guild = %guild, "repair: cannot list the guild's channels: {}", error.describe());
-                continue;
-            }
-        };
-        match rest.active_threads(guild_id).await {
-            Ok(threads) => seen.extend(threads.threads),
-            Err(error) => {
-                warn!(guild = %guild, "repair: cannot list active threads: {}", error.describe())
-            }
-        }
-        let archived = archived_threads(rest, store, &seen).await;
-        seen.extend(archived);
-        // What REST shows of channels is recorded like a gateway sighting (overwrites and
-        // readability stay current), then readable channels with newer messages are queued.
-        let recorded = {
-            let store = Arc::clone(store);
-            let seen = seen.clone();
-            tokio::task::spawn_blocking(move || -> Result<Vec<ChannelJob>> {
-                for channel in &seen {
-                    ingest::channels::record_channel(&store, channel)?;
-                }
-                // A thread the store never saw (created, maybe archived, while the daemon was
-                // down) begins where its id says, before its first backfill reads from there.
-                store.write(|writer| {
-                    for thread in seen
-                        .iter()
-                        .filter(|channel| kind_of(channel.kind).is_thread())
-                    {
-                        let id = thread.id.get();
-                        if writer
-                            .reader()
-                            .channel_beginning(&id.to_string())?
-                            .is_none()
-                        {
-                            let beginning = backfill::thread_beginning(
-                                &writer.reader(),
-                                id,
-                                thread.parent_id.map(ChannelId::get),
-                                thread.last_message_id.map(MessageId::get),
-                            )?;
-                            writer.record_channel_beginning(&id.to_string(), beginning)?;
-                        }
-                    }
-                    Ok(())
-                })?;
-                let mut jobs = Vec::new();
-                for channel in &seen {
-                    let Some(last) = channel.last_message_id else {
-                        continue;
-                    };
-                    let known = store.read(|reader| reader.channel(&channel.id.to_string()))?;
-                    if let Some(known) = known.filter(|known| {
-                        known.access == ChannelAccess::Readable && known.holds_messages()
-                    }) {
-                        jobs.push(ChannelJob {
-                            channel_id: channel.id.get(),
-                            guild_id: Some(channel.guild_id.get()),
-                            name: known.name,
-                            last_message_id: Some(last.get()),
-                        });
-                    }
-                }
-                Ok(jobs)
-            })
-            .await
-            .map_err(|error| Error::internal(format!("A store task failed: {error}")))??
-        };
-        let _ = backfill.send(Batch {
-            reason: "repair",
-            label: format!("guild {guild}"),
-            channels: recorded,
-        });
+        repair_guild(rest, store, &guild, backfill).await?;
     }
     record_discord_clock(rest, store).await;
     let mut direct = Vec::new();
-    for channel in channels
-        .iter()
-        .filter(|channel| channel.guild_id.is_none() && !channel.removed)
-    {
-        let Ok(id) = channel.channel_id.parse::<u64>() else {
-            continue;
-        };
+    for mut job in backfill::direct_jobs(&channels) {
         if let Ok(serenity::model::channel::Channel::Private(private)) =
-            rest.channel(ChannelId::new(id)).await
+            rest.channel(ChannelId::new(job.channel_id)).await
         {
-            direct.push(ChannelJob {
-                channel_id: id,
-                guild_id: None,
-                name: channel.name.clone(),
-                last_message_id: private.last_message_id.map(|id| id.get()),
-            });
+            job.last_message_id = private.last_message_id.map(MessageId::get);
+            direct.push(job);
         }
     }
     if !direct.is_empty() {
@@ -761,6 +902,60 @@ async fn repair_pass(
         });
     }
     Ok(())
+}
+
+/// Lists a guild's channels, active threads and archived threads over REST, records them, and
+/// queues for backfill those with newer messages. A listing Discord refuses is logged and the
+/// guild left to the next repair.
+async fn repair_guild(
+    rest: &Rest,
+    store: &Arc<Store>,
+    guild: &str,
+    backfill: &mpsc::UnboundedSender<Batch>,
+) -> Result<()> {
+    let Ok(guild_id) = guild.parse::<u64>().map(GuildId::new) else {
+        return Ok(());
+    };
+    let mut seen = match rest.guild_channels(guild_id).await {
+        Ok(channels) => channels,
+        Err(error) => {
+            warn!(guild = %guild, "repair: cannot list the guild's channels: {}", error.describe());
+            return Ok(());
+        }
+    };
+    match rest.active_threads(guild_id).await {
+        Ok(threads) => seen.extend(threads.threads),
+        Err(error) => {
+            warn!(guild = %guild, "repair: cannot list active threads: {}", error.describe())
+        }
+    }
+    let archived = archived_threads(rest, store, &seen).await;
+    seen.extend(archived);
+    let jobs = {
+        let store = Arc::clone(store);
+        backfill::blocking(move || record_listing(&store, &seen)).await?
+    };
+    let _ = backfill.send(Batch {
+        reason: "repair",
+        label: format!("guild {guild}"),
+        channels: jobs,
+    });
+    Ok(())
+}
+
+/// Records what REST shows of a guild's channels like a gateway sighting (overwrites and
+/// readability stay current) and answers which to backfill. A thread the store never saw
+/// (created, maybe archived, while the daemon was down) begins where its id says, before its
+/// first backfill reads from there.
+fn record_listing(store: &Store, listed: &[GuildChannel]) -> Result<Vec<ChannelJob>> {
+    for channel in listed {
+        ingest::channels::record_channel(store, channel)?;
+    }
+    let threads = listed
+        .iter()
+        .filter(|channel| kind_of(channel.kind).is_thread());
+    store.write(|writer| backfill::record_thread_beginnings(writer, threads))?;
+    backfill::listed_jobs(store, listed)
 }
 
 #[cfg(test)]

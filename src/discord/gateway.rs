@@ -19,7 +19,6 @@
 //! what could be lost that way is covered by backfill from provable coverage and, for events
 //! REST cannot recover, by a recorded gap.)
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -29,17 +28,16 @@ use serenity::model::channel::Message;
 use serenity::model::event::Event;
 use serenity::model::gateway::Ready;
 use serenity::model::guild::Guild;
-use serenity::model::id::ChannelId;
 use tokio::sync::mpsc;
 use tracing::{debug, error, info, warn};
 
-use super::backfill::{Batch, ChannelJob, thread_beginning};
+use super::backfill::{self, Batch};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ingest::direct::record_direct_channel;
 use crate::ingest::feed::{repair_unparsed, why_unparsed};
 use crate::ingest::{self, Origin, Recorded};
 use crate::instant::Instant;
-use crate::store::{ChannelAccess, ChannelBeginning, GapKind, GatewayEventKind, NewGap, Store};
+use crate::store::{GapKind, GatewayEventKind, NewGap, Store};
 
 /// A dispatch as serenity handed it over, with when it was received.
 pub struct Received {
@@ -437,59 +435,9 @@ impl Writer {
         } else {
             "start"
         };
-        let last: HashMap<u64, u64> = guild
-            .channels
-            .values()
-            .chain(guild.threads.iter())
-            .filter_map(|channel| Some((channel.id.get(), channel.last_message_id?.get())))
-            .collect();
-        // Where each channel's record begins, from Discord's ids, on first sight: a
-        // channel never backfilled is backfilled from there, whatever the host's clock.
-        // Channels first: a thread's beginning depends on its parent's.
-        self.store.write(|writer| {
-            for channel in guild.channels.values() {
-                let id = channel.id.get();
-                let beginning = ChannelBeginning::of(id, last.get(&id).copied());
-                writer.record_channel_beginning(&id.to_string(), beginning)?;
-            }
-            for thread in &guild.threads {
-                let id = thread.id.get();
-                if writer
-                    .reader()
-                    .channel_beginning(&id.to_string())?
-                    .is_none()
-                {
-                    let beginning = thread_beginning(
-                        &writer.reader(),
-                        id,
-                        thread.parent_id.map(ChannelId::get),
-                        last.get(&id).copied(),
-                    )?;
-                    writer.record_channel_beginning(&id.to_string(), beginning)?;
-                }
-            }
-            Ok(())
-        })?;
-        let guild_id = guild.id.to_string();
-        let channels = self.store.read(|reader| reader.channels())?;
-        let jobs: Vec<ChannelJob> = channels
-            .into_iter()
-            .filter(|channel| {
-                channel.guild_id.as_deref() == Some(guild_id.as_str())
-                    && !channel.removed
-                    && channel.access == ChannelAccess::Readable
-                    && channel.holds_messages()
-            })
-            .filter_map(|channel| {
-                let id = channel.channel_id.parse::<u64>().ok()?;
-                Some(ChannelJob {
-                    channel_id: id,
-                    guild_id: Some(guild.id.get()),
-                    name: channel.name,
-                    last_message_id: last.get(&id).copied(),
-                })
-            })
-            .collect();
+        self.store
+            .write(|writer| backfill::record_guild_beginnings(writer, guild))?;
+        let jobs = backfill::guild_jobs(&self.store, guild)?;
         let _ = self.backfill.send(Batch {
             reason,
             label: format!("guild {}", guild.name),
@@ -500,18 +448,7 @@ impl Writer {
 
     fn backfill_direct_channels(&self, reason: &'static str) -> Result<()> {
         let channels = self.store.read(|reader| reader.channels())?;
-        let jobs: Vec<ChannelJob> = channels
-            .into_iter()
-            .filter(|channel| channel.guild_id.is_none() && !channel.removed)
-            .filter_map(|channel| {
-                Some(ChannelJob {
-                    channel_id: channel.channel_id.parse().ok()?,
-                    guild_id: None,
-                    name: channel.name,
-                    last_message_id: None,
-                })
-            })
-            .collect();
+        let jobs = backfill::direct_jobs(&channels);
         if !jobs.is_empty() {
             let _ = self.backfill.send(Batch {
                 reason,
@@ -523,22 +460,7 @@ impl Writer {
     }
 
     fn repair_channels(&self, channel_ids: &[u64], why: &str) {
-        let jobs: Vec<ChannelJob> = channel_ids
-            .iter()
-            .filter_map(|id| {
-                let channel = self
-                    .store
-                    .read(|reader| reader.channel(&id.to_string()))
-                    .ok()
-                    .flatten()?;
-                Some(ChannelJob {
-                    channel_id: *id,
-                    guild_id: channel.guild_id.as_deref().and_then(|g| g.parse().ok()),
-                    name: channel.name,
-                    last_message_id: None,
-                })
-            })
-            .collect();
+        let jobs = backfill::repair_jobs(&self.store, channel_ids);
         if !jobs.is_empty() {
             let _ = self.backfill.send(Batch {
                 reason: "repair",
