@@ -317,7 +317,10 @@ impl Guild {
     /// A forum everyone can read, offering `tags` to its posts.
     pub fn forum(&mut self, name: &str, tags: &[&str]) -> Channel {
         let forum = self.channel(name, 15, Vec::new());
-        let tags = tags.iter().map(|tag| (fresh_id(), tag.to_string())).collect();
+        let tags = tags
+            .iter()
+            .map(|tag| (fresh_id(), tag.to_string()))
+            .collect();
         let forum = Channel { tags, ..forum };
         *self.channels.last_mut().expect("the forum just added") = forum.clone();
         forum

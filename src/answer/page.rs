@@ -274,7 +274,13 @@ impl Render for ChannelList {
                 name,
                 channel.kind.to_string(),
                 channel.unreadable_reason.as_deref(),
-                counts.map(|count| if channel.continued { String::new() } else { count.to_string() }),
+                counts.map(|count| {
+                    if channel.continued {
+                        String::new()
+                    } else {
+                        count.to_string()
+                    }
+                }),
                 channel.newest_arrival,
                 &channel.channel_id,
             ));
@@ -289,8 +295,16 @@ impl Render for ChannelList {
                 ));
             }
         }
-        let threads: usize = self.channels.iter().map(|channel| channel.threads.len()).sum();
-        let listed = self.channels.iter().filter(|channel| !channel.continued).count();
+        let threads: usize = self
+            .channels
+            .iter()
+            .map(|channel| channel.threads.len())
+            .sum();
+        let listed = self
+            .channels
+            .iter()
+            .filter(|channel| !channel.continued)
+            .count();
         let mut text = Page::new().then(
             out,
             &format!(

@@ -276,8 +276,16 @@ impl ModelText for Mentions {
 
 impl ModelText for ChannelList {
     fn write_text(&self, text: &mut TextBlock) {
-        let threads: usize = self.channels.iter().map(|channel| channel.threads.len()).sum();
-        let listed = self.channels.iter().filter(|channel| !channel.continued).count();
+        let threads: usize = self
+            .channels
+            .iter()
+            .map(|channel| channel.threads.len())
+            .sum();
+        let listed = self
+            .channels
+            .iter()
+            .filter(|channel| !channel.continued)
+            .count();
         text.line(&format!(
             "{listed} channels and {threads} threads (each under its channel); `new` counts \
              messages since {}:",
@@ -296,7 +304,9 @@ impl ModelText for ChannelList {
                 channel.channel_id, channel.kind
             );
             if channel.continued {
-                text.line(&format!("{head}, continued from the previous page: its threads go on"));
+                text.line(&format!(
+                    "{head}, continued from the previous page: its threads go on"
+                ));
             } else {
                 let tags = tag_list(text, &channel.tags);
                 let counts = channel_counts(

@@ -456,7 +456,12 @@ impl ListingPage<'_, '_> {
         first_thread: i64,
     ) -> Result<Option<ListingPoint>> {
         let id = numeric_id(&channel.channel_id);
-        let stop = |thread| Some(ListingPoint { channel: id, thread });
+        let stop = |thread| {
+            Some(ListingPoint {
+                channel: id,
+                thread,
+            })
+        };
         let continued = first_thread > 0;
         let mut header = if continued {
             continuation(channel)
@@ -587,7 +592,10 @@ mod tests {
         assert_eq!(listed_forum.tags, vec!["rollout", "solved"]);
         assert!(find(&general).tags.is_empty());
         assert!(
-            !list.channels.iter().any(|channel| channel.channel_id == post),
+            !list
+                .channels
+                .iter()
+                .any(|channel| channel.channel_id == post),
             "the post is not listed at the top level too"
         );
     }
@@ -811,10 +819,17 @@ mod tests {
         let mut wanted = vec![forum.clone()];
         wanted.extend(posts.iter().cloned());
         assert_eq!(ids, wanted, "each post exactly once, in id order");
-        assert!(pages.len() >= 3, "300 posts overflow one page: {}", pages.len());
+        assert!(
+            pages.len() >= 3,
+            "300 posts overflow one page: {}",
+            pages.len()
+        );
         for (n, list) in pages.iter().enumerate() {
             let bytes = serde_json::to_string(list).unwrap().len();
-            assert!(bytes < super::super::budget::ANSWER_BYTES / 2, "page {n}: {bytes}");
+            assert!(
+                bytes < super::super::budget::ANSWER_BYTES / 2,
+                "page {n}: {bytes}"
+            );
             assert_eq!(list.channels.len(), 1);
             assert_eq!(list.channels[0].channel_id, forum);
             assert_eq!(list.channels[0].continued, n > 0, "page {n}");
@@ -837,11 +852,18 @@ mod tests {
         let (ids, pages) = every_page(&world, 100);
         assert_eq!(ids, vec![general, orphan.clone(), left_behind.clone()]);
         let list = &pages[0];
-        assert_eq!(list.channels[1].parent_id.as_deref(), Some(never_seen.as_str()));
+        assert_eq!(
+            list.channels[1].parent_id.as_deref(),
+            Some(never_seen.as_str())
+        );
         assert_eq!(list.channels[1].kind, ChannelKind::PublicThread);
         assert_eq!(list.channels[1].name, "from a channel never seen");
         assert_eq!(list.channels[2].parent_id.as_deref(), Some(gone.as_str()));
-        assert!(list.channels.iter().all(|channel| channel.threads.is_empty()));
+        assert!(
+            list.channels
+                .iter()
+                .all(|channel| channel.threads.is_empty())
+        );
     }
 
     #[test]
