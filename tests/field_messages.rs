@@ -96,10 +96,11 @@ fn wrong_values(schema: &Value) -> Vec<Value> {
 /// cursor fails here until it is listed.
 fn right_cursor(tool: &str) -> Value {
     match tool {
-        "messages_catch_up" | "schedules_list" => json!("0_0"),
+        // channels_list: (channel, thread).
+        "messages_catch_up" | "schedules_list" | "channels_list" => json!("0_0"),
         // Due ones first: (0, due, bookmarked) or (1, 0, bookmarked).
         "bookmarks_list" => json!("1_0_0"),
-        "channels_list" | "messages_search" | "mentions_list" | "mentions_awaiting_reply" => {
+        "messages_search" | "mentions_list" | "mentions_awaiting_reply" => {
             json!("0")
         }
         other => panic!("{other} takes a cursor: add the shape it accepts to right_cursor"),

@@ -1,10 +1,10 @@
-//! `channels_list` lists every channel and thread in scope with its kind and parent, and says
-//! whether the bot can read it and, when it cannot, why, in the same words catch-up uses; a
-//! thread reads as its parent does.
+//! `channels_list` lists every channel in scope with its kind, each thread nested under its
+//! parent, and says whether the bot can read it and, when it cannot, why, in the same words
+//! catch-up uses; a thread reads as its parent does.
 
 use serde_json::json;
 
-use crate::support::{ChannelList, ChannelSummary, Feed, Guild, Store};
+use crate::support::{ChannelList, ChannelSummary, Feed, Guild, Store, ThreadSummary};
 
 pub async fn spec() {
     let mut guild = Guild::new("Lighthouse Labs");
@@ -39,11 +39,30 @@ pub async fn spec() {
             tags: Vec::new(),
             read_through: None,
             unread: 0,
+            continued: false,
+            threads: Vec::new(),
         }
     };
+    let thread = |channel: &crate::support::feed::Channel, reason: Option<&str>| ThreadSummary {
+        channel_id: channel.id.clone(),
+        name: channel.name.clone(),
+        kind: "public_thread".to_string(),
+        readable: reason.is_none(),
+        unreadable_reason: reason.map(str::to_string),
+        newest_arrival: None,
+        new_since: 0,
+        tags: Vec::new(),
+        read_through: None,
+        unread: 0,
+    };
     assert_eq!(*list.channel(&general.id), summary(&general, "text", None));
-    assert_eq!(*list.channel(&releases.id), summary(&releases, "news", None));
-    assert_eq!(*list.channel(&rollout.id), summary(&rollout, "public_thread", None));
+    assert_eq!(
+        *list.channel(&releases.id),
+        ChannelSummary {
+            threads: vec![thread(&rollout, None)],
+            ..summary(&releases, "news", None)
+        }
+    );
     assert_eq!(
         *list.channel(&private.id),
         summary(
@@ -52,23 +71,15 @@ pub async fn spec() {
             Some("the bot cannot view this channel (View Channel is denied)")
         )
     );
+    let no_history = "the bot cannot read this channel's history (Read Message History is denied)";
     assert_eq!(
         *list.channel(&archive.id),
-        summary(
-            &archive,
-            "text",
-            Some("the bot cannot read this channel's history (Read Message History is denied)")
-        )
-    );
-    assert_eq!(
-        *list.channel(&archived_thread.id),
-        summary(
-            &archived_thread,
-            "public_thread",
-            Some("the bot cannot read this channel's history (Read Message History is denied)")
-        ),
+        ChannelSummary {
+            threads: vec![thread(&archived_thread, Some(no_history))],
+            ..summary(&archive, "text", Some(no_history))
+        },
         "a thread reads as its parent does"
     );
-    assert_eq!(list.channels.len(), 6, "the spec's own store holds only its guild");
+    assert_eq!(list.channels.len(), 4, "the spec's own store holds only its guild");
     mcp.stop().await;
 }

@@ -92,6 +92,7 @@ specs! {
     catch_up_watermark_leaves_nothing_out_when_a_channel_is_cut_short,
     catch_up_with_nothing_new_returns_since_as_the_watermark,
     channels_list_counts_messages_new_since_an_instant_inclusively,
+    channels_list_nests_a_forums_posts_under_it_with_their_titles_and_tags_and_pages_through_each_once,
     channels_list_shows_which_channels_the_bot_can_read,
     deleting_a_message_discord_no_longer_has_counts_as_done,
     deleting_the_bots_message_sends_one_delete_and_history_shows_it_deleted_once,

@@ -124,9 +124,11 @@ pub struct Channel {
     pub name: String,
     pub guild_id: String,
     pub parent_id: Option<String>,
-    /// Discord's channel type: 0 text, 5 announcement, 11 public thread.
+    /// Discord's channel type: 0 text, 5 announcement, 11 public thread, 15 forum.
     kind: u8,
     overwrites: Vec<Value>,
+    /// A forum's tags, or those applied to a forum post: (id, name).
+    tags: Vec<(String, String)>,
 }
 
 impl Channel {
@@ -144,7 +146,20 @@ impl Channel {
         if let Some(parent) = &self.parent_id {
             payload["parent_id"] = json!(parent);
         }
+        if self.kind == 15 {
+            let tags: Vec<Value> = self
+                .tags
+                .iter()
+                .map(|(id, name)| {
+                    json!({"id": id, "name": name, "moderated": false,
+                           "emoji_id": null, "emoji_name": null})
+                })
+                .collect();
+            payload["available_tags"] = json!(tags);
+        }
         if self.kind == 11 {
+            let applied: Vec<&str> = self.tags.iter().map(|(id, _)| id.as_str()).collect();
+            payload["applied_tags"] = json!(applied);
             payload["position"] = json!(0);
             payload["thread_metadata"] = json!({
                 "archived": false,
@@ -248,6 +263,7 @@ impl Guild {
             parent_id: None,
             kind,
             overwrites,
+            tags: Vec::new(),
         };
         self.channels.push(channel.clone());
         channel
@@ -292,9 +308,39 @@ impl Guild {
             parent_id: Some(parent.id.clone()),
             kind: 11,
             overwrites: Vec::new(),
+            tags: Vec::new(),
         };
         self.threads.push(thread.clone());
         thread
+    }
+
+    /// A forum everyone can read, offering `tags` to its posts.
+    pub fn forum(&mut self, name: &str, tags: &[&str]) -> Channel {
+        let forum = self.channel(name, 15, Vec::new());
+        let tags = tags
+            .iter()
+            .map(|tag| (fresh_id(), tag.to_string()))
+            .collect();
+        let forum = Channel { tags, ..forum };
+        *self.channels.last_mut().expect("the forum just added") = forum.clone();
+        forum
+    }
+
+    /// An open post in `forum` titled `title`, with those of the forum's tags named in `tags`.
+    pub fn forum_post(&mut self, forum: &Channel, title: &str, tags: &[&str]) -> Channel {
+        let post = self.thread(forum, title);
+        let applied = forum
+            .tags
+            .iter()
+            .filter(|(_, name)| tags.contains(&name.as_str()))
+            .cloned()
+            .collect();
+        let post = Channel {
+            tags: applied,
+            ..post
+        };
+        *self.threads.last_mut().expect("the post just added") = post.clone();
+        post
     }
 }
 

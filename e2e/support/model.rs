@@ -269,6 +269,34 @@ pub struct ChannelSummary {
     pub read_through: Option<String>,
     #[serde(default)]
     pub unread: u64,
+    /// A channel repeated from the previous page to go on with its threads.
+    #[serde(default)]
+    pub continued: bool,
+    /// Its threads or forum posts on this page; absent when none.
+    #[serde(default)]
+    pub threads: Vec<ThreadSummary>,
+}
+
+/// A thread or forum post in `channels_list`, under its channel.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ThreadSummary {
+    pub channel_id: String,
+    pub name: String,
+    pub kind: String,
+    pub readable: bool,
+    #[serde(default)]
+    pub unreadable_reason: Option<String>,
+    #[serde(default)]
+    pub newest_arrival: Option<String>,
+    #[serde(default)]
+    pub new_since: u64,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub read_through: Option<String>,
+    #[serde(default)]
+    pub unread: u64,
 }
 
 /// `channels_mark_read`.

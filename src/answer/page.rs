@@ -265,29 +265,50 @@ impl Render for ChannelList {
             "id",
         ]);
         for channel in &self.channels {
-            let name = if channel.tags.is_empty() {
-                channel.name.clone()
-            } else {
-                format!("{} [{}]", channel.name, channel.tags.join(", "))
-            };
-            out.add_row(vec![
+            let mut name = tagged(&channel.name, &channel.tags);
+            if channel.continued {
+                name.push_str(" (continued)");
+            }
+            let counts = [channel.new_since, channel.unread];
+            out.add_row(channel_row(
                 name,
                 channel.kind.to_string(),
-                match &channel.unreadable_reason {
-                    None => "yes".to_string(),
-                    Some(reason) => format!("no: {reason}"),
-                },
-                channel.new_since.to_string(),
-                channel.unread.to_string(),
-                channel.newest_arrival.map(local).unwrap_or_default(),
-                channel.channel_id.clone(),
-            ]);
+                channel.unreadable_reason.as_deref(),
+                counts.map(|count| {
+                    if channel.continued {
+                        String::new()
+                    } else {
+                        count.to_string()
+                    }
+                }),
+                channel.newest_arrival,
+                &channel.channel_id,
+            ));
+            for thread in &channel.threads {
+                out.add_row(channel_row(
+                    format!("  └ {}", tagged(&thread.name, &thread.tags)),
+                    thread.kind.to_string(),
+                    thread.unreadable_reason.as_deref(),
+                    [thread.new_since, thread.unread].map(|count| count.to_string()),
+                    thread.newest_arrival,
+                    &thread.channel_id,
+                ));
+            }
         }
+        let threads: usize = self
+            .channels
+            .iter()
+            .map(|channel| channel.threads.len())
+            .sum();
+        let listed = self
+            .channels
+            .iter()
+            .filter(|channel| !channel.continued)
+            .count();
         let mut text = Page::new().then(
             out,
             &format!(
-                "\n{} channels; new since {}\n",
-                self.channels.len(),
+                "\n{listed} channels and {threads} threads; new since {}\n",
                 self.since
             ),
         );
@@ -299,6 +320,39 @@ impl Render for ChannelList {
         }
         text
     }
+}
+
+/// A channel's or thread's name, with its tags when it has any.
+fn tagged(name: &str, tags: &[String]) -> String {
+    if tags.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} [{}]", tags.join(", "))
+    }
+}
+
+/// One row of the channel table: the counts are `[new, unread]`, already written out.
+fn channel_row(
+    name: String,
+    kind: String,
+    unreadable_reason: Option<&str>,
+    counts: [String; 2],
+    newest_arrival: Option<Instant>,
+    channel_id: &str,
+) -> Vec<String> {
+    let [new_since, unread] = counts;
+    vec![
+        name,
+        kind,
+        match unreadable_reason {
+            None => "yes".to_string(),
+            Some(reason) => format!("no: {reason}"),
+        },
+        new_since,
+        unread,
+        newest_arrival.map(local).unwrap_or_default(),
+        channel_id.to_string(),
+    ]
 }
 
 impl Render for CaughtUp {

@@ -276,34 +276,62 @@ impl ModelText for Mentions {
 
 impl ModelText for ChannelList {
     fn write_text(&self, text: &mut TextBlock) {
+        let threads: usize = self
+            .channels
+            .iter()
+            .map(|channel| channel.threads.len())
+            .sum();
+        let listed = self
+            .channels
+            .iter()
+            .filter(|channel| !channel.continued)
+            .count();
         text.line(&format!(
-            "{} channels; `new` counts messages since {}:",
-            self.channels.len(),
+            "{listed} channels and {threads} threads (each under its channel); `new` counts \
+             messages since {}:",
             self.since
         ));
         for channel in &self.channels {
             let name = text.data(&channel.name);
-            let readable = match &channel.unreadable_reason {
-                None => String::new(),
-                Some(reason) => format!(", unreadable: {reason}"),
-            };
             let parent = channel
                 .parent_id
                 .as_deref()
                 .map(|parent| format!(", in {parent}"))
                 .unwrap_or_default();
-            let newest = channel
-                .newest_arrival
-                .map(|newest| format!(", newest {newest}"))
-                .unwrap_or_default();
-            let unread = match channel.read_through {
-                Some(through) => format!(", {} unread after {through}", channel.unread),
-                None => format!(", {} unread (never marked read)", channel.unread),
-            };
-            text.line(&format!(
-                "- {name} (channel {}, {}{parent}{readable}): {} new{unread}{newest}",
-                channel.channel_id, channel.kind, channel.new_since
-            ));
+            let readable = unreadable(channel.unreadable_reason.as_deref());
+            let head = format!(
+                "- {name} (channel {}, {}{parent}{readable})",
+                channel.channel_id, channel.kind
+            );
+            if channel.continued {
+                text.line(&format!(
+                    "{head}, continued from the previous page: its threads go on"
+                ));
+            } else {
+                let tags = tag_list(text, &channel.tags);
+                let counts = channel_counts(
+                    channel.new_since,
+                    channel.unread,
+                    channel.read_through,
+                    channel.newest_arrival,
+                );
+                text.line(&format!("{head}{tags}: {counts}"));
+            }
+            for thread in &channel.threads {
+                let name = text.data(&thread.name);
+                let readable = unreadable(thread.unreadable_reason.as_deref());
+                let tags = tag_list(text, &thread.tags);
+                let counts = channel_counts(
+                    thread.new_since,
+                    thread.unread,
+                    thread.read_through,
+                    thread.newest_arrival,
+                );
+                text.line(&format!(
+                    "  - {name} (thread {}, {}{readable}){tags}: {counts}",
+                    thread.channel_id, thread.kind
+                ));
+            }
         }
         if let Some(cursor) = &self.next_cursor {
             text.line(&format!(
@@ -315,6 +343,39 @@ impl ModelText for ChannelList {
             ));
         }
     }
+}
+
+/// `, unreadable: why` for a channel the bot cannot read; empty when it can.
+fn unreadable(reason: Option<&str>) -> String {
+    reason
+        .map(|reason| format!(", unreadable: {reason}"))
+        .unwrap_or_default()
+}
+
+/// ` tagged a, b` (data, fenced like the names) when there are tags; empty otherwise.
+fn tag_list(text: &mut TextBlock, tags: &[String]) -> String {
+    if tags.is_empty() {
+        return String::new();
+    }
+    // Fenced once for all of them: a fence per tag would outgrow the line's budget.
+    format!(" tagged {}", text.data(&tags.join(", ")))
+}
+
+/// A channel's or thread's counts: new since, unread after the marker, newest arrival.
+fn channel_counts(
+    new_since: u64,
+    unread: u64,
+    read_through: Option<Instant>,
+    newest_arrival: Option<Instant>,
+) -> String {
+    let unread = match read_through {
+        Some(through) => format!("{unread} unread after {through}"),
+        None => format!("{unread} unread (never marked read)"),
+    };
+    let newest = newest_arrival
+        .map(|newest| format!(", newest {newest}"))
+        .unwrap_or_default();
+    format!("{new_since} new, {unread}{newest}")
 }
 
 fn history_line(text: &mut TextBlock, entry: &MessageWithHistory) -> String {
