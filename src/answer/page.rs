@@ -112,10 +112,6 @@ impl From<&str> for Page {
     }
 }
 
-fn table(header: &[&str]) -> Table {
-    Table::new(header)
-}
-
 /// The owner's time zone: `TZ` when set (an IANA name such as `Europe/Paris`), else the
 /// system's; UTC when neither can be read.
 static LOCAL_ZONE: LazyLock<TimeZone> =
@@ -255,7 +251,7 @@ fn message_row(message: &Message) -> Vec<String> {
 
 impl Render for ChannelList {
     fn render(&self) -> Page {
-        let mut out = table(&[
+        let mut out = Table::new(&[
             "channel",
             "kind",
             "readable",
@@ -363,7 +359,7 @@ impl Render for CaughtUp {
         }
         let sent = sent_heading();
         for channel in &self.channels {
-            let mut out = table(&[sent.as_str(), "author", "content", "", "id"]);
+            let mut out = Table::new(&[sent.as_str(), "author", "content", "", "id"]);
             for message in &channel.messages {
                 out.add_row(body_row(message));
             }
@@ -436,7 +432,7 @@ impl Render for Mentions {
         if any_closed {
             headings.push("closed");
         }
-        let mut out = table(&headings);
+        let mut out = Table::new(&headings);
         for mention in &self.mentions {
             let mut row = message_row(&mention.message);
             if any_closed {
@@ -493,7 +489,7 @@ impl Render for Bookmarks {
             return "No open bookmarks.\n".into();
         }
         let bookmarked = format!("bookmarked ({})", zone_label());
-        let mut out = table(&[
+        let mut out = Table::new(&[
             bookmarked.as_str(),
             "channel",
             "message",
@@ -618,7 +614,7 @@ impl Render for SearchResults {
             return format!("Nothing matches {}.\n", self.query).into();
         }
         let sent = sent_heading();
-        let mut out = table(&[sent.as_str(), "channel", "author", "match", "", "id"]);
+        let mut out = Table::new(&[sent.as_str(), "channel", "author", "match", "", "id"]);
         for result in &self.results {
             let mut row = message_row(&result.message);
             row[3] = excerpt(&result.snippet, 64);
@@ -636,7 +632,7 @@ impl Render for Activity {
         if self.total == 0 {
             return format!("Nothing new. Next time: --after {}\n", self.cutoff).into();
         }
-        let mut out = table(&["channel", "messages", "edits", "deletions", "reactions"]);
+        let mut out = Table::new(&["channel", "messages", "edits", "deletions", "reactions"]);
         for channel in &self.channels {
             out.add_row(vec![
                 channel.channel_name.clone(),
@@ -792,7 +788,7 @@ impl Render for StoreStatus {
             ));
         }
         if !self.channels.is_empty() {
-            let mut out = table(&[
+            let mut out = Table::new(&[
                 "channel",
                 "last backfill",
                 "complete through",
@@ -836,7 +832,7 @@ impl Render for StoreStatus {
         if self.gaps.is_empty() {
             text.push_str("no known gaps\n");
         } else {
-            let mut out = table(&["gap", "channel", "from", "until", "what may be missing"]);
+            let mut out = Table::new(&["gap", "channel", "from", "until", "what may be missing"]);
             for gap in &self.gaps {
                 out.add_row(vec![
                     gap.kind.to_string(),
@@ -899,7 +895,7 @@ impl Render for Schedules {
         if self.schedules.is_empty() {
             return "No scheduled messages.\n".into();
         }
-        let mut out = table(&["id", "send at", "channel", "content", "status"]);
+        let mut out = Table::new(&["id", "send at", "channel", "content", "status"]);
         for schedule in &self.schedules {
             out.add_row(vec![
                 schedule.schedule_id.to_string(),
