@@ -7,20 +7,16 @@
 //! seed posts it to [`DemoDiscord`], a stand-in that answers as Discord answers a bot's post
 //! (the created message as JSON, one message per nonce), and nothing leaves the machine.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
 
-use crate::business::outbox::{
-    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
-    SUPPRESS_EMBEDS, SendFailure,
-};
+use crate::business::outbox::DiscordSender;
 use crate::business::{OwnerContext, Source};
+pub use crate::demo::DemoDiscord;
+use crate::discord::sender::RECORDERS;
 use crate::error::{Error, Result};
 use crate::ingest::feed::{FeedLine, decode_dispatch, parse_feed};
 use crate::ingest::{self, Origin, Recorded};
@@ -84,7 +80,7 @@ fn feed_context(store: &Store) -> Result<OwnerContext> {
 /// point. Whatever is sent goes to a [`DemoDiscord`].
 pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result<FeedSummary> {
     let mut summary = FeedSummary::default();
-    let discord = Arc::new(DemoDiscord::new(Arc::clone(store)));
+    let discord = Arc::new(DemoDiscord::new(Arc::clone(store), RECORDERS));
     for line in parse_feed(feed, Instant::now())? {
         match line {
             FeedLine::Dispatch { line, payload, .. } => {
@@ -139,176 +135,6 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
         }
     }
     Ok(summary)
-}
-
-/// A stand-in for Discord's REST API that answers a bot's post as Discord does: with the
-/// created message, authored by the bot the store knows (from READY), without `guild_id` (as
-/// Discord's REST answers are), and, like `enforce_nonce`, with the same message again for a
-/// nonce it has seen. An edit answers the stored message with its new content; a deletion and
-/// a reaction are done. Like the real adapter, it records each answer in the store through the
-/// gateway's recorders.
-pub struct DemoDiscord {
-    store: Arc<Store>,
-    created: Mutex<HashMap<String, Value>>,
-}
-
-impl DemoDiscord {
-    pub fn new(store: Arc<Store>) -> DemoDiscord {
-        DemoDiscord {
-            store,
-            created: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// How many messages it created (a repeated nonce creates none).
-    pub fn created(&self) -> usize {
-        self.created.lock().map_or(0, |created| created.len())
-    }
-
-    /// Discord's side of a post: the created message (the same one again for a nonce it has
-    /// seen), not yet recorded anywhere.
-    pub(crate) fn create(&self, message: &OutgoingMessage) -> Result<Value, SendFailure> {
-        let mut created = self.created.lock().map_err(|_| SendFailure::Unavailable {
-            reason: "the demo Discord failed".into(),
-        })?;
-        if let Some(existing) = created.get(&message.nonce) {
-            return Ok(existing.clone());
-        }
-        let identity = self
-            .store
-            .read(|reader| reader.identity())
-            .map_err(|error| SendFailure::Unavailable {
-                reason: error.message().to_string(),
-            })?;
-        let Some(bot_id) = identity.bot_user_id else {
-            return Err(SendFailure::Refused {
-                status: 401,
-                code: Some(0),
-                message: "401: Unauthorized (the demo knows no bot: no READY was played)".into(),
-            });
-        };
-        let now = Instant::now();
-        let mut answer = json!({
-            "id": snowflake(now),
-            "channel_id": message.channel_id,
-            "author": {"id": bot_id, "username": identity.bot_name.unwrap_or_default(),
-                       "discriminator": "0", "global_name": null, "avatar": null, "bot": true},
-            "content": message.content,
-            "timestamp": now.to_iso(),
-            "edited_timestamp": null,
-            "tts": false,
-            "mention_everyone": false,
-            "mentions": [],
-            "mention_roles": [],
-            "attachments": [],
-            "embeds": [],
-            "pinned": false,
-            "type": 0,
-            "flags": if message.suppress_embeds { SUPPRESS_EMBEDS } else { 0 },
-            "nonce": message.nonce,
-        });
-        if let Some(reply_to) = &message.reply_to_message_id {
-            answer["type"] = json!(19);
-            answer["message_reference"] =
-                json!({"type": 0, "message_id": reply_to, "channel_id": message.channel_id});
-        }
-        created.insert(message.nonce.clone(), answer.clone());
-        Ok(answer)
-    }
-}
-
-impl DemoDiscord {
-    /// Discord's answer to an edit of a stored message: the message with its new content and
-    /// the time of the edit, as `PATCH /channels/{c}/messages/{m}` answers it.
-    fn edited(&self, store: &Store, edit: &MessageEdit) -> Result<Value, SendFailure> {
-        let unavailable = |error: Error| SendFailure::Unavailable {
-            reason: error.message().to_string(),
-        };
-        let Some(message) = store
-            .read(|reader| reader.message(&edit.message_id))
-            .map_err(unavailable)?
-        else {
-            return Err(unknown_message());
-        };
-        let identity = store
-            .read(|reader| reader.identity())
-            .map_err(unavailable)?;
-        Ok(json!({
-            "id": message.message_id,
-            "channel_id": message.channel_id,
-            "author": {"id": message.author_id, "username": identity.bot_name.unwrap_or_default(),
-                       "discriminator": "0", "global_name": null, "avatar": null, "bot": true},
-            "content": edit.content,
-            "timestamp": message.sent_at.to_iso(),
-            "edited_timestamp": Instant::now().to_iso(),
-            "tts": false,
-            "mention_everyone": false,
-            "mentions": [],
-            "mention_roles": [],
-            "attachments": [],
-            "embeds": [],
-            "pinned": false,
-            "type": 0,
-            "flags": SUPPRESS_EMBEDS,
-        }))
-    }
-}
-
-/// Discord's 404 for a message it does not know.
-fn unknown_message() -> SendFailure {
-    SendFailure::Refused {
-        status: 404,
-        code: Some(10008),
-        message: "Unknown Message".into(),
-    }
-}
-
-impl DiscordSender for DemoDiscord {
-    fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a> {
-        Box::pin(async move {
-            let answer = self.create(message)?;
-            let recorded = ingest::sent::record_sent_message(store, &answer);
-            let id = answer["id"].as_str().unwrap_or_default();
-            Ok(Delivered::of(id, recorded.map(drop)))
-        })
-    }
-
-    fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a> {
-        Box::pin(async move {
-            let answer = self.edited(store, edit)?;
-            let recorded = ingest::sent::record_edited_message(store, &answer);
-            Ok(Delivered::of(&edit.message_id, recorded.map(drop)))
-        })
-    }
-
-    fn delete_message<'a>(&'a self, store: &'a Store, target: &'a MessageToDelete) -> Delivery<'a> {
-        Box::pin(async move {
-            let recorded =
-                ingest::sent::record_deleted_message(store, &target.channel_id, &target.message_id);
-            Ok(Delivered::of(&target.message_id, recorded.map(drop)))
-        })
-    }
-
-    fn react<'a>(&'a self, store: &'a Store, reaction: &'a BotReaction, add: bool) -> Delivery<'a> {
-        Box::pin(async move {
-            let recorded = ingest::sent::record_bot_reaction(
-                store,
-                &reaction.channel_id,
-                &reaction.message_id,
-                &reaction.emoji.discord_object(),
-                add,
-            );
-            Ok(Delivered::of(&reaction.message_id, recorded.map(drop)))
-        })
-    }
-}
-
-/// A Discord snowflake for a message created at `at`: milliseconds since Discord's epoch
-/// (2015), and a sequence number so that two in one millisecond differ.
-fn snowflake(at: Instant) -> String {
-    static SEQUENCE: AtomicU64 = AtomicU64::new(0);
-    let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed) & 0xfff;
-    crate::snowflake::snowflake_at(at, sequence).to_string()
 }
 
 /// Builds the demo store at `path`. Refuses a store that already holds anything unless

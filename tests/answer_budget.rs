@@ -13,6 +13,7 @@ use std::sync::Arc;
 use discord_manager::business::budget::ANSWER_BYTES;
 use discord_manager::business::mentions::{ListMentions, list_mentions};
 use discord_manager::business::{OwnerContext, Source};
+use discord_manager::discord::sender::RECORDERS;
 use discord_manager::instant::Instant;
 use discord_manager::registry::{self, Services};
 use discord_manager::seed::DemoDiscord;
@@ -87,7 +88,7 @@ fn world() -> World {
         services: Services {
             store: Arc::clone(&store),
             context,
-            sender: Some(Arc::new(DemoDiscord::new(store))),
+            sender: Some(Arc::new(DemoDiscord::new(store, RECORDERS))),
         },
         busiest_channel: produced.busiest_readable_channel,
         first_arrival: produced.first_arrival.expect("a first arrival").to_string(),

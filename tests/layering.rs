@@ -2,6 +2,11 @@
 //! which, and which modules alone may name serenity, rmcp, comfy-table, clap, rusqlite and
 //! reqwest.
 //!
+//! Between crates the compiler holds the layering: a crate can only name the crates it
+//! depends on, and `the_crate_graph_is_the_layering` holds each crate's dependencies to the
+//! table below. Within a crate (the store's modules, the core's, the application's), the
+//! checks here hold it.
+//!
 //! Every file is parsed (syn) and every path it writes is resolved to the top-level module or
 //! the external crate it starts from: `use` trees, paths in types and expressions, and paths
 //! inside macro invocations, read from their tokens; `super::` and `self::` are resolved from
@@ -44,6 +49,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     ("answer", &["business", "snowflake", "instant", "error"]),
     (
+        "demo",
+        &["business", "store", "snowflake", "instant", "error"],
+    ),
+    (
         "registry",
         &["answer", "business", "store", "instant", "error"],
     ),
@@ -66,6 +75,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "registry",
             "store",
             "config",
+            "demo",
             "permissions",
             "backoff",
             "snowflake",
@@ -86,6 +96,7 @@ const APPLICATION: &[&str] = &[
     "business",
     "cli",
     "config",
+    "demo",
     "discord",
     "error",
     "ingest",
@@ -116,13 +127,50 @@ const CONFINED_CRATES: &[(&str, &[&str])] = &[
 /// where it does.
 type Uses = BTreeMap<String, BTreeMap<String, String>>;
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// One crate of the workspace: its source folder and its library's name. A crate that is one
+/// layer (`layer`) keeps that layer's submodules at its root; the others hold several
+/// top-level modules, each a layer of its own.
+struct Crate {
+    src: &'static str,
+    library: &'static str,
+    layer: Option<&'static str>,
 }
 
-fn source_files() -> Vec<PathBuf> {
+const CRATES: &[Crate] = &[
+    Crate {
+        src: "crates/store/src",
+        library: "discord_manager_store",
+        layer: None,
+    },
+    Crate {
+        src: "crates/ingest/src",
+        library: "discord_manager_ingest",
+        layer: Some("ingest"),
+    },
+    Crate {
+        src: "crates/core/src",
+        library: "discord_manager_core",
+        layer: None,
+    },
+    Crate {
+        src: "crates/discord/src",
+        library: "discord_manager_discord",
+        layer: Some("discord"),
+    },
+    Crate {
+        src: "src",
+        library: "discord_manager",
+        layer: None,
+    },
+];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn source_files(krate: &Crate) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut pending = vec![src()];
+    let mut pending = vec![root().join(krate.src)];
     while let Some(folder) = pending.pop() {
         for entry in std::fs::read_dir(&folder).unwrap() {
             let path = entry.unwrap().path();
@@ -137,14 +185,29 @@ fn source_files() -> Vec<PathBuf> {
     files
 }
 
-/// `src/business/mentions.rs` → `["business", "mentions"]`; `mod.rs` names its folder.
-fn module_path(file: &Path) -> Vec<String> {
-    let relative = file.strip_prefix(src()).unwrap().with_extension("");
-    let mut path: Vec<String> = relative
-        .iter()
-        .map(|part| part.to_string_lossy().to_string())
-        .collect();
-    if path.last().is_some_and(|last| last == "mod") {
+/// `crates/core/src/business/mentions.rs` → `["business", "mentions"]`; `mod.rs` names its folder; in a
+/// one-layer crate, `crates/ingest/src/feed.rs` → `["ingest", "feed"]` and its `lib.rs` is
+/// `["ingest"]`.
+fn module_path(krate: &Crate, file: &Path) -> Vec<String> {
+    let relative = file
+        .strip_prefix(root().join(krate.src))
+        .unwrap()
+        .with_extension("");
+    let mut path: Vec<String> = krate.layer.iter().map(|layer| layer.to_string()).collect();
+    path.extend(
+        relative
+            .iter()
+            .map(|part| part.to_string_lossy().to_string()),
+    );
+    let folder_module = ["mod"].as_slice();
+    let crate_root = if krate.layer.is_some() {
+        ["lib"].as_slice()
+    } else {
+        [].as_slice()
+    };
+    if path.last().is_some_and(|last| {
+        folder_module.contains(&last.as_str()) || crate_root.contains(&last.as_str())
+    }) {
         path.pop();
     }
     path
@@ -165,6 +228,9 @@ fn is_test_code(attributes: &[syn::Attribute]) -> bool {
 /// Collects what one file names, skipping test items.
 struct Collector<'a> {
     module: &'a [String],
+    /// The layer of a one-layer crate, which `crate::…` then names (but for the modules below
+    /// it, which its root imports under their usual names).
+    layer: Option<&'a str>,
     top_modules: &'a BTreeSet<String>,
     found: Vec<String>,
 }
@@ -173,8 +239,25 @@ impl Collector<'_> {
     /// The module or crate a path starting with `segments` names, if it is one we judge.
     fn resolve(&self, segments: &[String]) -> Option<String> {
         let first = segments.first()?;
+        if let Some(krate) = CRATES.iter().find(|krate| krate.library == first) {
+            if let Some(layer) = krate.layer {
+                return Some(layer.to_string());
+            }
+            return self.top_level(&segments[1..]);
+        }
         let from_root = match first.as_str() {
-            "crate" => &segments[1..],
+            "crate" => {
+                if let Some(layer) = self.layer {
+                    let name = segments.get(1)?;
+                    let below = name != layer && self.top_modules.contains(name);
+                    return Some(if below {
+                        name.clone()
+                    } else {
+                        layer.to_string()
+                    });
+                }
+                &segments[1..]
+            }
             "super" | "self" => {
                 let supers = segments.iter().take_while(|s| *s == "super").count();
                 let depth = self.module.len().saturating_sub(supers);
@@ -190,8 +273,13 @@ impl Collector<'_> {
                 return None;
             }
         };
+        self.top_level(from_root)
+    }
+
+    /// The top-level module a path from a crate's root names.
+    fn top_level(&self, from_root: &[String]) -> Option<String> {
         let name = from_root.first()?;
-        // What the crate root re-exports (`crate::Error`) is the error module's.
+        // What a crate root re-exports (`crate::Error`) is the error module's.
         if name == "Error" || name == "ErrorKind" {
             return Some("error".to_string());
         }
@@ -288,43 +376,57 @@ impl<'ast> Visit<'ast> for Collector<'_> {
     }
 }
 
+/// Modules that are tests, or the roots the layering does not judge (a crate's `lib.rs` only
+/// declares modules and re-exports the crates below it).
+fn outside_the_layering(name: &str) -> bool {
+    ["lib", "main", "test_fixtures"].contains(&name) || name.ends_with("tests")
+}
+
+/// Every top-level module of the workspace: those of the crates that hold several, and each
+/// one-layer crate's layer.
 fn top_modules() -> BTreeSet<String> {
-    std::fs::read_dir(src())
-        .unwrap()
-        .map(|entry| {
+    let mut modules = BTreeSet::new();
+    for krate in CRATES {
+        if let Some(layer) = krate.layer {
+            modules.insert(layer.to_string());
+            continue;
+        }
+        for entry in std::fs::read_dir(root().join(krate.src)).unwrap() {
             let path = entry.unwrap().path();
-            path.file_stem().unwrap().to_string_lossy().to_string()
-        })
-        .filter(|name| !["lib", "main", "test_fixtures"].contains(&name.as_str()))
-        .collect()
+            modules.insert(path.file_stem().unwrap().to_string_lossy().to_string());
+        }
+    }
+    modules.retain(|name| !outside_the_layering(name));
+    modules
 }
 
 fn uses() -> Uses {
     let top_modules = top_modules();
     let mut uses = Uses::new();
-    for file in source_files() {
-        let module = module_path(&file);
-        let test_file = module.last().is_some_and(|name| name == "tests");
-        let outside =
-            module.is_empty() || ["lib", "main", "test_fixtures"].contains(&module[0].as_str());
-        if outside || test_file {
-            continue;
-        }
-        let text = std::fs::read_to_string(&file).unwrap();
-        let parsed = syn::parse_file(&text).unwrap();
-        let mut collector = Collector {
-            module: &module,
-            top_modules: &top_modules,
-            found: Vec::new(),
-        };
-        collector.visit_file(&parsed);
-        let relative = file.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
-        let entry = uses.entry(module[0].clone()).or_default();
-        for name in collector.found {
-            if name != module[0] {
-                entry
-                    .entry(name)
-                    .or_insert_with(|| relative.display().to_string());
+    for krate in CRATES {
+        for file in source_files(krate) {
+            let module = module_path(krate, &file);
+            let test_file = module.last().is_some_and(|name| name == "tests");
+            if module.is_empty() || outside_the_layering(&module[0]) || test_file {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let parsed = syn::parse_file(&text).unwrap();
+            let mut collector = Collector {
+                module: &module,
+                layer: krate.layer,
+                top_modules: &top_modules,
+                found: Vec::new(),
+            };
+            collector.visit_file(&parsed);
+            let relative = file.strip_prefix(root()).unwrap();
+            let entry = uses.entry(module[0].clone()).or_default();
+            for name in collector.found {
+                if name != module[0] {
+                    entry
+                        .entry(name)
+                        .or_insert_with(|| relative.display().to_string());
+                }
             }
         }
     }
@@ -442,6 +544,7 @@ fn the_collector_sees_paths_in_uses_types_expressions_and_macros() {
     "#;
     let mut collector = Collector {
         module: &module,
+        layer: None,
         top_modules: &top_modules,
         found: Vec::new(),
     };
@@ -452,4 +555,102 @@ fn the_collector_sees_paths_in_uses_types_expressions_and_macros() {
         .map(|name| name.to_string())
         .collect();
     assert_eq!(names, expected);
+}
+
+/// Each crate's own dependencies (its `[dependencies]`, not the optional ones): the workspace
+/// crates below it and the confined crates it alone may name. The compiler holds the rest: a
+/// crate cannot name what it does not depend on.
+const CRATE_GRAPH: &[(&str, &[&str])] = &[
+    ("crates/store", &["rusqlite", "rusqlite_migration"]),
+    ("crates/ingest", &["discord-manager-store", "serenity"]),
+    ("crates/core", &["discord-manager-store"]),
+    (
+        "crates/discord",
+        &[
+            "discord-manager-store",
+            "discord-manager-ingest",
+            "discord-manager-core",
+            "serenity",
+            "reqwest",
+        ],
+    ),
+    (
+        ".",
+        &[
+            "discord-manager-store",
+            "discord-manager-ingest",
+            "discord-manager-core",
+            "discord-manager-discord",
+            "rmcp",
+            "clap",
+            "clap_complete",
+            "comfy-table",
+        ],
+    ),
+];
+
+/// The dependencies a manifest's `[dependencies]` table lists: each name, and whether it is
+/// optional. (A line parser: the manifests here write one dependency per line.)
+fn dependencies(manifest: &str) -> Vec<(String, bool)> {
+    let mut listed = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == "[dependencies]";
+            continue;
+        }
+        if !inside || line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let key = line.split('=').next().unwrap().trim();
+        let name = key.strip_suffix(".workspace").unwrap_or(key);
+        listed.push((name.to_string(), line.contains("optional = true")));
+    }
+    listed
+}
+
+#[test]
+fn the_crate_graph_is_the_layering() {
+    let workspace_or_confined = |name: &str| {
+        name.starts_with("discord-manager-")
+            || CONFINED_CRATES
+                .iter()
+                .any(|(krate, _)| krate.replace('_', "-") == name.replace('_', "-"))
+    };
+    let mut problems = Vec::new();
+    for (folder, allowed) in CRATE_GRAPH {
+        let manifest = std::fs::read_to_string(root().join(folder).join("Cargo.toml")).unwrap();
+        for (name, optional) in dependencies(&manifest) {
+            if !optional && workspace_or_confined(&name) && !allowed.contains(&name.as_str()) {
+                problems.push(format!("{folder} depends on {name}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The core's optional dependencies are its test world's, which no build but a test asks
+    // for: the application and the Discord crate enable `fixtures` only as dev-dependencies.
+    let core = std::fs::read_to_string(root().join("crates/core/Cargo.toml")).unwrap();
+    let optional: BTreeSet<String> = dependencies(&core)
+        .into_iter()
+        .filter_map(|(name, optional)| optional.then_some(name))
+        .collect();
+    let expected: BTreeSet<String> = ["discord-manager-ingest", "serenity", "tempfile"]
+        .iter()
+        .map(|name| name.to_string())
+        .collect();
+    assert_eq!(optional, expected);
+    for folder in [".", "crates/discord"] {
+        let manifest = std::fs::read_to_string(root().join(folder).join("Cargo.toml")).unwrap();
+        let normal = manifest
+            .split("[dev-dependencies]")
+            .next()
+            .unwrap()
+            .split("[dependencies]")
+            .nth(1)
+            .unwrap();
+        assert!(
+            !normal.contains("fixtures"),
+            "{folder} builds the core with its test world outside its tests"
+        );
+    }
 }

@@ -29,18 +29,25 @@ fn source_files(folder: &str) -> Vec<PathBuf> {
 }
 
 /// `business::bookmarks::add_bookmark` for every top-level `pub fn` (not `pub(crate)`) of the
-/// business and ingestion layers, outside `#[cfg(test)]` modules.
+/// business and ingestion layers, outside `#[cfg(test)]` modules. Each layer is a folder and
+/// the module path it stands for: the business layer is the core crate's `business` module,
+/// the ingestion layer the whole ingest crate.
 fn public_functions() -> BTreeSet<String> {
     let mut functions = BTreeSet::new();
-    for layer in ["business", "ingest"] {
-        for file in source_files(&format!("src/{layer}")) {
+    for (folder, layer) in [
+        ("crates/core/src/business", "business"),
+        ("crates/ingest/src", "ingest"),
+    ] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+        for file in source_files(folder) {
             let parsed = syn::parse_file(&std::fs::read_to_string(&file).unwrap()).unwrap();
-            // The module's whole path: `src/business/schedules/job.rs` is
-            // `business::schedules::job`, a folder's `mod.rs` its folder.
-            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+            // The module's whole path: `business/schedules/job.rs` is
+            // `business::schedules::job`; a folder's `mod.rs`, and the crate's `lib.rs`, stand
+            // for their folder.
             let relative = file.strip_prefix(&root).unwrap().with_extension("");
-            let mut parts: Vec<&str> = relative.iter().map(|p| p.to_str().unwrap()).collect();
-            if parts.last() == Some(&"mod") {
+            let mut parts = vec![layer];
+            parts.extend(relative.iter().map(|p| p.to_str().unwrap()));
+            if matches!(parts.last(), Some(&"mod") | Some(&"lib")) {
                 parts.pop();
             }
             let prefix = parts.join("::");

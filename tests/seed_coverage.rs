@@ -13,6 +13,7 @@ use assert_cmd::Command;
 use discord_manager::business::outbox::DiscordSender;
 use discord_manager::business::{Source, context::build_owner_context};
 use discord_manager::config::Config;
+use discord_manager::discord::sender::RECORDERS;
 use discord_manager::instant::Instant;
 use discord_manager::registry::{Services, capabilities, find};
 use discord_manager::seed::DemoDiscord;
@@ -504,7 +505,9 @@ async fn every_tool_answers_meaningfully_from_a_freshly_seeded_store() {
         "the demo owner is learned from the store"
     );
     let services = Services {
-        sender: Some(Arc::new(DemoDiscord::new(Arc::clone(&store))) as Arc<dyn DiscordSender>),
+        sender: Some(
+            Arc::new(DemoDiscord::new(Arc::clone(&store), RECORDERS)) as Arc<dyn DiscordSender>
+        ),
         store,
         context,
     };

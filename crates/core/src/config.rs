@@ -1,0 +1,442 @@
+//! The owner's configuration: environment variables, also read from two files. Where a
+//! variable is set in more than one place, the first of these wins:
+//!
+//! 1. the process environment;
+//! 2. `.env` in the working directory (only there: never a parent's, since an MCP client may
+//!    start the server inside any cloned project, whose `.env` must not redirect the token);
+//! 3. the owner's config file, `$XDG_CONFIG_HOME/discord-manager/config.env` (by default
+//!    `~/.config/discord-manager/config.env`), which must be readable by its owner only (0600).
+//!
+//! `.env.example` documents each variable. The bot token is held in [`Token`], which never
+//! prints itself, and no configuration error repeats a value it was given: any of them may be
+//! a token pasted into the wrong variable.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::snowflake::{DiscordId, days_before};
+
+/// How much history before the store began `ingest` imports for each channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportWindow {
+    /// No import.
+    Off,
+    /// Messages sent up to this many days before the channel's beginning.
+    Days(u32),
+    /// Everything Discord still has.
+    All,
+}
+
+/// The window's largest number of days: a century is everything Discord has.
+const MAX_DAYS: u32 = 36_500;
+
+impl ImportWindow {
+    /// The import `ingest` makes unless told otherwise.
+    pub const DEFAULT: ImportWindow = ImportWindow::Days(7);
+
+    /// `all`, `0` (off) or a whole number of days from 1 to 36500; None for anything else.
+    pub fn parse(text: &str) -> Option<ImportWindow> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("all") {
+            return Some(ImportWindow::All);
+        }
+        match text.parse::<u32>().ok()? {
+            0 => Some(ImportWindow::Off),
+            days if days <= MAX_DAYS => Some(ImportWindow::Days(days)),
+            _ => None,
+        }
+    }
+
+    /// What a value of this setting must be, for an error naming the setting.
+    pub fn wanted() -> &'static str {
+        "a whole number of days from 0 (no import) to 36500, or all"
+    }
+
+    /// The lowest message id inside the window of a channel that begins after `beginning`;
+    /// None when nothing is imported.
+    pub fn start(self, beginning: u64) -> Option<u64> {
+        match self {
+            ImportWindow::Off => None,
+            ImportWindow::Days(days) => Some(days_before(beginning, u64::from(days))),
+            ImportWindow::All => Some(0),
+        }
+    }
+}
+
+/// The bot token. Its `Debug` and `Display` never show it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    /// The token itself, for the one place that sends it to Discord.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// A token of Discord's shape: three non-empty dot-separated parts of letters, digits, `-`
+    /// and `_` (a bot token never has anything else). Anything else is refused here, as a
+    /// configuration error, instead of reaching Discord as a request it refuses.
+    pub fn parse(text: &str) -> Result<Token> {
+        let text = text.strip_prefix("Bot ").unwrap_or(text);
+        let well_formed_part = |part: &str| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+        };
+        let parts: Vec<&str> = text.split('.').collect();
+        if parts.len() == 3 && parts.iter().all(|part| well_formed_part(part)) {
+            Ok(Token(text.to_string()))
+        } else {
+            Err(Error::config(
+                "DISCORD_TOKEN is not a bot token: a token is three parts separated by dots, \
+                 made of letters, digits, - and _ only (copy it again from the Developer Portal \
+                 → your application → Bot → Reset Token; the value is not shown here)",
+            ))
+        }
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    pub token: Option<Token>,
+    pub owner_id: Option<String>,
+    /// Empty: every guild the bot is in.
+    pub guild_ids: Vec<String>,
+    pub db_path: Option<PathBuf>,
+    pub read_only: bool,
+    pub send_channel_ids: Option<Vec<String>>,
+    pub api_base: Option<String>,
+    /// `DISCORD_MANAGER_ALLOW_DMS=1`: direct-message channels are in scope (off by default).
+    pub allow_dms: bool,
+    /// `DISCORD_MANAGER_LINK_PREVIEWS=1`: the bot's posts let Discord show link previews (off
+    /// by default, so Discord fetches no URL an assistant wrote).
+    pub link_previews: bool,
+    /// `DISCORD_MANAGER_IMPORT_DAYS`: how much history from before the store began `ingest`
+    /// imports (None: unset, the default).
+    pub import_window: Option<ImportWindow>,
+}
+
+/// Discord's own API base, the one base that is not on this machine.
+const DISCORD_API: &str = "https://discord.com";
+
+impl Config {
+    /// Reads the environment, then `.env` in the working directory, then the owner's config file.
+    pub fn from_env() -> Result<Config> {
+        let dot_env = read_dot_env(Path::new(".env"))?;
+        let config_file = match config_file_path() {
+            Some(path) => read_config_file(&path)?,
+            None => HashMap::new(),
+        };
+        Config::from_lookup(|name| {
+            std::env::var(name)
+                .ok()
+                .or_else(|| dot_env.get(name).cloned())
+                .or_else(|| config_file.get(name).cloned())
+        })
+    }
+
+    /// Builds the configuration from any variable source (the environment, or a test's map).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config> {
+        let value = |name: &str| {
+            lookup(name)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        Ok(Config {
+            token: value("DISCORD_TOKEN")
+                .map(|token| Token::parse(&token))
+                .transpose()?,
+            owner_id: value("DISCORD_OWNER_ID")
+                .map(|id| discord_id("DISCORD_OWNER_ID", &id))
+                .transpose()?,
+            guild_ids: value("DISCORD_GUILD_IDS")
+                .map(|ids| id_list("DISCORD_GUILD_IDS", &ids))
+                .transpose()?
+                .unwrap_or_default(),
+            db_path: value("DISCORD_MANAGER_DB").map(PathBuf::from),
+            read_only: match value("DISCORD_MANAGER_READ_ONLY").as_deref() {
+                None | Some("0") | Some("false") => false,
+                Some("1") | Some("true") => true,
+                Some(_) => {
+                    return Err(Error::config(
+                        "DISCORD_MANAGER_READ_ONLY must be 1 (sending denied) or 0",
+                    ));
+                }
+            },
+            send_channel_ids: value("DISCORD_MANAGER_SEND_CHANNELS")
+                .map(|ids| id_list("DISCORD_MANAGER_SEND_CHANNELS", &ids))
+                .transpose()?,
+            api_base: value("DISCORD_API_BASE")
+                .map(|base| api_base(&base))
+                .transpose()?,
+            allow_dms: switch(
+                "DISCORD_MANAGER_ALLOW_DMS",
+                value("DISCORD_MANAGER_ALLOW_DMS"),
+                "direct messages in scope",
+            )?,
+            link_previews: switch(
+                "DISCORD_MANAGER_LINK_PREVIEWS",
+                value("DISCORD_MANAGER_LINK_PREVIEWS"),
+                "link previews on the bot's posts",
+            )?,
+            import_window: value("DISCORD_MANAGER_IMPORT_DAYS")
+                .map(|days| {
+                    ImportWindow::parse(&days).ok_or_else(|| {
+                        Error::config(format!(
+                            "DISCORD_MANAGER_IMPORT_DAYS must be {}",
+                            ImportWindow::wanted()
+                        ))
+                    })
+                })
+                .transpose()?,
+        })
+    }
+}
+
+/// Which of `names` are also set where they win over the config file: the process
+/// environment, or `.env` in the working directory.
+pub fn set_elsewhere<'a>(names: &[&'a str]) -> Vec<(&'a str, &'static str)> {
+    let dot_env = read_dot_env(Path::new(".env")).unwrap_or_default();
+    names
+        .iter()
+        .filter_map(|name| {
+            let set = |value: Option<&str>| value.is_some_and(|value| !value.trim().is_empty());
+            if set(std::env::var(name).ok().as_deref()) {
+                Some((*name, "the environment"))
+            } else if set(dot_env.get(*name).map(String::as_str)) {
+                Some((*name, ".env in this directory"))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// `$XDG_CONFIG_HOME/discord-manager/config.env`, or under `~/.config` without it; None
+/// without either.
+pub fn config_file_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|path| path.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(base.join("discord-manager").join("config.env"))
+}
+
+/// Sets `settings` in the config file at `path`, creating it (and its folder, private to the
+/// owner) if needed. Every other line is kept as it was; a variable set twice keeps its first
+/// line, with the new value. The file is written whole beside the old one with mode 0600 and
+/// renamed over it, so no reader ever sees half of it and no one else may ever read it.
+pub fn write_config_file(path: &Path, settings: &[(&str, String)]) -> Result<()> {
+    let cannot_write = |what: &str| {
+        Error::config(format!(
+            "Cannot write the config file {}: {what}",
+            path.display()
+        ))
+    };
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(_) => return Err(cannot_write("it exists but cannot be read")),
+    };
+    let text = with_settings(&existing, settings);
+    if let Some(folder) = path.parent() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(folder)
+            .map_err(|_| cannot_write("its folder cannot be created"))?;
+    }
+    let mut staging = path.as_os_str().to_owned();
+    staging.push(".new");
+    let staging = PathBuf::from(staging);
+    let _ = std::fs::remove_file(&staging);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&staging)
+        .and_then(|mut file| {
+            use std::io::Write;
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&staging, path));
+    written.map_err(|_| {
+        let _ = std::fs::remove_file(&staging);
+        cannot_write("check the folder's permissions and free space")
+    })
+}
+
+/// `existing` (`NAME=value` lines) with each of `settings` replacing its first line, later
+/// lines for it dropped, and the ones not there yet appended.
+fn with_settings(existing: &str, settings: &[(&str, String)]) -> String {
+    let name_of = |line: &str| {
+        let line = line.trim_start();
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        line.split_once('=')
+            .map(|(name, _)| name.trim().to_string())
+    };
+    let mut written: Vec<&str> = Vec::new();
+    let mut text = String::new();
+    for line in existing.lines() {
+        match name_of(line).and_then(|name| settings.iter().find(|(set, _)| *set == name)) {
+            Some((name, _)) if written.contains(name) => {}
+            Some((name, value)) => {
+                text.push_str(&format!("{name}={value}\n"));
+                written.push(*name);
+            }
+            None => {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+    }
+    for (name, value) in settings {
+        if !written.contains(name) {
+            text.push_str(&format!("{name}={value}\n"));
+        }
+    }
+    text
+}
+
+/// The variables of `.env` at `path`, without touching the process environment; none when
+/// there is no such file.
+fn read_dot_env(path: &Path) -> Result<HashMap<String, String>> {
+    read_variables(path, ".env")
+}
+
+/// The owner's config file: like `.env`, but it holds the token for every directory, so it is
+/// refused while anyone but its owner may read it.
+fn read_config_file(path: &Path) -> Result<HashMap<String, String>> {
+    #[cfg(unix)]
+    if let Ok(metadata) = std::fs::metadata(path) {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = metadata.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(Error::config(format!(
+                "The config file {} may be read by others (mode {mode:04o}): make it the \
+                 owner's only with `chmod 600 {}`",
+                path.display(),
+                path.display()
+            )));
+        }
+    }
+    read_variables(path, &path.display().to_string())
+}
+
+fn read_variables(path: &Path, name: &str) -> Result<HashMap<String, String>> {
+    let entries = match dotenvy::from_path_iter(path) {
+        Ok(entries) => entries,
+        Err(error) if error.not_found() => return Ok(HashMap::new()),
+        Err(_) => {
+            return Err(Error::config(format!(
+                "The file {name} cannot be read: check that it exists and is readable"
+            )));
+        }
+    };
+    let mut variables = HashMap::new();
+    for entry in entries {
+        match entry {
+            Ok((key, value)) => {
+                variables.insert(key, value);
+            }
+            // dotenvy's own words quote the line, which may hold the token: say where only.
+            Err(dotenvy::Error::LineParse(_, at)) => {
+                return Err(Error::config(format!(
+                    "The file {name} cannot be read near character {at}: write one NAME=value \
+                     per line"
+                )));
+            }
+            Err(_) => {
+                return Err(Error::config(format!(
+                    "The file {name} cannot be read: write one NAME=value per line"
+                )));
+            }
+        }
+    }
+    Ok(variables)
+}
+
+/// The API base: Discord's own, or a fake Discord on this machine (over plain http, which is
+/// acceptable only on loopback: anywhere else the token would cross a network in the clear,
+/// or go to a host that is not Discord at all).
+fn api_base(text: &str) -> Result<String> {
+    let base = text.trim_end_matches('/');
+    let local = ["http://127.0.0.1", "http://localhost"]
+        .iter()
+        .find_map(|host| base.strip_prefix(host))
+        .is_some_and(|rest| {
+            rest.is_empty()
+                || rest.strip_prefix(':').is_some_and(|port| {
+                    !port.is_empty()
+                        && port.len() <= 5
+                        && port.bytes().all(|byte| byte.is_ascii_digit())
+                        && port
+                            .parse::<u32>()
+                            .is_ok_and(|port| (1..=65_535).contains(&port))
+                })
+        });
+    if base == DISCORD_API || local {
+        Ok(base.to_string())
+    } else {
+        Err(Error::config(
+            "DISCORD_API_BASE must be https://discord.com, or a fake Discord on this machine: \
+             http://127.0.0.1 or http://localhost, with an optional :port and nothing else \
+             (the value is not shown here: leave DISCORD_API_BASE unset for Discord itself)",
+        ))
+    }
+}
+
+/// An off-by-default switch: unset, `0` or `false` is off; `1` or `true` turns `meaning` on.
+fn switch(variable: &str, value: Option<String>, meaning: &str) -> Result<bool> {
+    match value.as_deref() {
+        None | Some("0") | Some("false") => Ok(false),
+        Some("1") | Some("true") => Ok(true),
+        Some(_) => Err(Error::config(format!(
+            "{variable} must be 1 ({meaning}) or 0"
+        ))),
+    }
+}
+
+fn discord_id(variable: &str, text: &str) -> Result<String> {
+    DiscordId::parse(text)
+        .map(|id| id.as_str().to_string())
+        .ok_or_else(|| {
+            Error::config(format!(
+                "{variable} must be a Discord id (a string of digits such as \
+                 \"1189078123456789012\"); the value is not one and is not shown here"
+            ))
+        })
+}
+
+fn id_list(variable: &str, text: &str) -> Result<Vec<String>> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .enumerate()
+        .map(|(index, id)| {
+            DiscordId::parse(id)
+                .map(|id| id.as_str().to_string())
+                .ok_or_else(|| {
+                    Error::config(format!(
+                        "{variable} must be Discord ids separated by commas; entry {} is not one \
+                         (it is not shown here)",
+                        index + 1
+                    ))
+                })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,207 @@
+//! A stand-in for Discord's REST API, for the demo store and the tests: it answers a bot's
+//! post, edit, deletion and reaction as Discord does, and nothing leaves the machine.
+//!
+//! Like the real adapter, it records each answer in the store through the gateway's recorders.
+//! Those live in the ingest crate, which this crate does not depend on (it knows no serenity),
+//! so whoever builds a [`DemoDiscord`] hands it the recorders as [`Recorders`].
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use crate::business::outbox::{
+    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
+    SUPPRESS_EMBEDS, SendFailure,
+};
+use crate::error::{Error, Result};
+use crate::instant::Instant;
+use crate::store::Store;
+
+/// How Discord's answers reach the store: each of the gateway's recorders for an answer to one
+/// kind of request, as a plain function.
+#[derive(Clone, Copy)]
+pub struct Recorders {
+    /// Records a created message (Discord's answer to a post).
+    pub sent: fn(&Store, &Value) -> Result<()>,
+    /// Records an edited message (Discord's answer to an edit).
+    pub edited: fn(&Store, &Value) -> Result<()>,
+    /// Records a deletion: the channel and the message.
+    pub deleted: fn(&Store, &str, &str) -> Result<()>,
+    /// Records the bot's reaction: channel, message, Discord's emoji object, and whether it
+    /// was added (else removed).
+    pub reacted: fn(&Store, &str, &str, &Value, bool) -> Result<()>,
+}
+
+/// A stand-in for Discord's REST API that answers a bot's post as Discord does: with the
+/// created message, authored by the bot the store knows (from READY), without `guild_id` (as
+/// Discord's REST answers are), and, like `enforce_nonce`, with the same message again for a
+/// nonce it has seen. An edit answers the stored message with its new content; a deletion and
+/// a reaction are done. Like the real adapter, it records each answer in the store through the
+/// gateway's recorders.
+pub struct DemoDiscord {
+    store: Arc<Store>,
+    recorders: Recorders,
+    created: Mutex<HashMap<String, Value>>,
+}
+
+impl DemoDiscord {
+    /// A demo Discord over `store`, recording its answers through `recorders`.
+    pub fn new(store: Arc<Store>, recorders: Recorders) -> DemoDiscord {
+        DemoDiscord {
+            store,
+            recorders,
+            created: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// How many messages it created (a repeated nonce creates none).
+    pub fn created(&self) -> usize {
+        self.created.lock().map_or(0, |created| created.len())
+    }
+
+    /// Discord's side of a post: the created message (the same one again for a nonce it has
+    /// seen), not yet recorded anywhere.
+    pub fn create(&self, message: &OutgoingMessage) -> Result<Value, SendFailure> {
+        let mut created = self.created.lock().map_err(|_| SendFailure::Unavailable {
+            reason: "the demo Discord failed".into(),
+        })?;
+        if let Some(existing) = created.get(&message.nonce) {
+            return Ok(existing.clone());
+        }
+        let identity = self
+            .store
+            .read(|reader| reader.identity())
+            .map_err(|error| SendFailure::Unavailable {
+                reason: error.message().to_string(),
+            })?;
+        let Some(bot_id) = identity.bot_user_id else {
+            return Err(SendFailure::Refused {
+                status: 401,
+                code: Some(0),
+                message: "401: Unauthorized (the demo knows no bot: no READY was played)".into(),
+            });
+        };
+        let now = Instant::now();
+        let mut answer = json!({
+            "id": snowflake(now),
+            "channel_id": message.channel_id,
+            "author": {"id": bot_id, "username": identity.bot_name.unwrap_or_default(),
+                       "discriminator": "0", "global_name": null, "avatar": null, "bot": true},
+            "content": message.content,
+            "timestamp": now.to_iso(),
+            "edited_timestamp": null,
+            "tts": false,
+            "mention_everyone": false,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": false,
+            "type": 0,
+            "flags": if message.suppress_embeds { SUPPRESS_EMBEDS } else { 0 },
+            "nonce": message.nonce,
+        });
+        if let Some(reply_to) = &message.reply_to_message_id {
+            answer["type"] = json!(19);
+            answer["message_reference"] =
+                json!({"type": 0, "message_id": reply_to, "channel_id": message.channel_id});
+        }
+        created.insert(message.nonce.clone(), answer.clone());
+        Ok(answer)
+    }
+}
+
+impl DemoDiscord {
+    /// Discord's answer to an edit of a stored message: the message with its new content and
+    /// the time of the edit, as `PATCH /channels/{c}/messages/{m}` answers it.
+    fn edited(&self, store: &Store, edit: &MessageEdit) -> Result<Value, SendFailure> {
+        let unavailable = |error: Error| SendFailure::Unavailable {
+            reason: error.message().to_string(),
+        };
+        let Some(message) = store
+            .read(|reader| reader.message(&edit.message_id))
+            .map_err(unavailable)?
+        else {
+            return Err(unknown_message());
+        };
+        let identity = store
+            .read(|reader| reader.identity())
+            .map_err(unavailable)?;
+        Ok(json!({
+            "id": message.message_id,
+            "channel_id": message.channel_id,
+            "author": {"id": message.author_id, "username": identity.bot_name.unwrap_or_default(),
+                       "discriminator": "0", "global_name": null, "avatar": null, "bot": true},
+            "content": edit.content,
+            "timestamp": message.sent_at.to_iso(),
+            "edited_timestamp": Instant::now().to_iso(),
+            "tts": false,
+            "mention_everyone": false,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": false,
+            "type": 0,
+            "flags": SUPPRESS_EMBEDS,
+        }))
+    }
+}
+
+/// Discord's 404 for a message it does not know.
+fn unknown_message() -> SendFailure {
+    SendFailure::Refused {
+        status: 404,
+        code: Some(10008),
+        message: "Unknown Message".into(),
+    }
+}
+
+impl DiscordSender for DemoDiscord {
+    fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a> {
+        Box::pin(async move {
+            let answer = self.create(message)?;
+            let recorded = (self.recorders.sent)(store, &answer);
+            let id = answer["id"].as_str().unwrap_or_default();
+            Ok(Delivered::of(id, recorded))
+        })
+    }
+
+    fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a> {
+        Box::pin(async move {
+            let answer = self.edited(store, edit)?;
+            let recorded = (self.recorders.edited)(store, &answer);
+            Ok(Delivered::of(&edit.message_id, recorded))
+        })
+    }
+
+    fn delete_message<'a>(&'a self, store: &'a Store, target: &'a MessageToDelete) -> Delivery<'a> {
+        Box::pin(async move {
+            let recorded = (self.recorders.deleted)(store, &target.channel_id, &target.message_id);
+            Ok(Delivered::of(&target.message_id, recorded))
+        })
+    }
+
+    fn react<'a>(&'a self, store: &'a Store, reaction: &'a BotReaction, add: bool) -> Delivery<'a> {
+        Box::pin(async move {
+            let recorded = (self.recorders.reacted)(
+                store,
+                &reaction.channel_id,
+                &reaction.message_id,
+                &reaction.emoji.discord_object(),
+                add,
+            );
+            Ok(Delivered::of(&reaction.message_id, recorded))
+        })
+    }
+}
+
+/// A Discord snowflake for a message created at `at`: milliseconds since Discord's epoch
+/// (2015), and a sequence number so that two in one millisecond differ.
+fn snowflake(at: Instant) -> String {
+    static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+    let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed) & 0xfff;
+    crate::snowflake::snowflake_at(at, sequence).to_string()
+}

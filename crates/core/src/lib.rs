@@ -1,0 +1,33 @@
+//! The core: the owner's capabilities, their answers and the one registry.
+//!
+//! This crate knows no Discord client (serenity, reqwest) and no surface (rmcp, clap,
+//! comfy-table): it does not depend on them, so a capability that reached for one would not
+//! compile. It talks to Discord through the [`business::outbox::DiscordSender`] port, which
+//! the Discord crate implements.
+//!
+//! - [`config`] reads the environment; [`backoff`] is how a wait grows after failures.
+//! - [`business`] holds the owner's capabilities: one function each, typed input, typed output.
+//! - [`answer`] is each result as the surfaces show it: JSON, a human page, a model's text.
+//! - [`registry`] lists every capability once; the CLI and the MCP server are both built from it.
+//! - [`demo`] is a stand-in for Discord's REST API, for the demo store and the tests.
+//!
+//! Within the crate each module names only those listed before it, held by
+//! `tests/layering.rs`.
+
+pub mod answer;
+pub mod backoff;
+pub mod business;
+pub mod config;
+pub mod demo;
+#[cfg(test)]
+mod recording_tests;
+pub mod registry;
+#[cfg(any(test, feature = "fixtures"))]
+pub mod test_fixtures;
+
+// The record's modules under their usual names, so paths read `crate::store::Store` here as
+// in every crate of the workspace.
+use discord_manager_store::{error, instant, permissions, snowflake, store, vocabulary};
+// The recorders, for the unit-test world only: it plays Discord's payloads through them.
+#[cfg(any(test, feature = "fixtures"))]
+use discord_manager_ingest as ingest;

@@ -1,0 +1,127 @@
+//! Every history table refuses an update and a deletion, filled through the real recorders
+//! and the owner's capabilities (which is why this test lives in the core crate, not beside
+//! the store's triggers).
+
+use crate::instant::Instant;
+use crate::store::testing::{HISTORY_TABLES, connection};
+use crate::store::{
+    ChannelBeginning, DiscordClockReading, GapKind, GatewayEventKind, NewCoverage, NewGap, PollVote,
+};
+use crate::test_fixtures::World;
+
+/// Writes at least one row into every history table, through the real recorders.
+fn fill_every_table() -> World {
+    use serde_json::json;
+    let world = World::new();
+    let channel = world.channel("general");
+    let message = world.post(
+        &channel,
+        "7",
+        "hi",
+        json!({"mention_roles": [world.owner_role_id], "pinned": true}),
+    );
+    world.edit(&channel, &message, "hi!", "2026-11-29T12:00:00Z");
+    world.react("MESSAGE_REACTION_ADD", &channel, &message, "8", "👍");
+    let input = crate::business::bookmarks::AddBookmark {
+        message_id: crate::business::model::DiscordId::parse(&message).unwrap(),
+        note: None,
+        due_at: Some(Instant::now()),
+    };
+    crate::business::bookmarks::add_bookmark(&world.store, input, &world.context()).unwrap();
+    let dismissal = crate::business::mentions::DismissMention {
+        message_id: crate::business::model::DiscordId::parse(&message).unwrap(),
+        note: None,
+    };
+    crate::business::mentions::dismiss_mention(&world.store, dismissal, &world.context()).unwrap();
+    let marker = crate::business::channels::MarkRead::default();
+    crate::business::channels::mark_read(&world.store, marker, &world.context()).unwrap();
+    world.delete(&channel, &message);
+    // The daemon's own record (written by `ingest`, not by recorders).
+    world
+        .store
+        .write(|writer| {
+            writer.record_assistant_send(&channel)?;
+            writer.record_gateway_event(GatewayEventKind::Alive, None, None)?;
+            writer.record_coverage(&NewCoverage {
+                channel_id: channel.clone(),
+                started_after: 1,
+                complete_through: 2,
+                fetched: 0,
+                stored: 0,
+                reason: "start",
+            })?;
+            writer.record_gap(&NewGap {
+                kind: GapKind::Event,
+                channel_id: None,
+                from_at: Instant::now(),
+                until_at: Instant::now(),
+                after_message_id: None,
+                detail: "test".into(),
+            })?;
+            writer.record_channel_beginning(&channel, ChannelBeginning::of(9, Some(5)))?;
+            writer.record_discord_clock(DiscordClockReading {
+                discord_at: Instant::now(),
+                host_at: Instant::now(),
+            })?;
+            writer.record_poll_vote(&PollVote {
+                message_id: "7".into(),
+                channel_id: channel.clone(),
+                user_id: "8".into(),
+                answer_id: 1,
+                voted: true,
+            })?;
+            writer.record_import_step(&crate::store::NewImportStep {
+                channel_id: channel.clone(),
+                window_start: 1,
+                reached: 3,
+                exhausted: false,
+                fetched: 100,
+                stored: 100,
+            })?;
+            Ok(())
+        })
+        .unwrap();
+    use crate::business::schedules::{AddSchedule, CancelSchedule, add_schedule, cancel_schedule};
+    let schedule = AddSchedule {
+        channel_id: crate::business::model::DiscordId::parse(&channel).unwrap(),
+        content: "later".into(),
+        send_at: Instant::now().plus_seconds(3600),
+        reply_to_message_id: None,
+    };
+    let schedule = add_schedule(&world.store, schedule, &world.sending_context()).unwrap();
+    let cancel = CancelSchedule {
+        schedule_id: schedule.schedule_id,
+    };
+    cancel_schedule(&world.store, cancel, &world.context()).unwrap();
+    world
+}
+
+#[test]
+fn every_history_table_rejects_update_and_delete() {
+    let world = fill_every_table();
+    let connection = connection(&world.store);
+    for table in HISTORY_TABLES {
+        let newest = format!("WHERE rowid = (SELECT max(rowid) FROM {table})");
+        let error = connection
+            .execute(
+                &format!("UPDATE {table} SET created_at = created_at {newest}"),
+                [],
+            )
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("{table} is append-only")),
+            "{table}: {error}"
+        );
+        let error = connection
+            .execute(&format!("DELETE FROM {table} {newest}"), [])
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("{table} is append-only")),
+            "{table}: {error}"
+        );
+    }
+}

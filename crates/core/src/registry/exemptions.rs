@@ -1,0 +1,135 @@
+//! Public functions of the business and ingestion layers that are deliberately not owner
+//! capabilities, each with the reason. The parity test fails on an entry naming a function
+//! that no longer exists, and on a public function that is neither wrapped nor listed here.
+
+/// A public function that is not a capability, and why.
+pub struct Exemption {
+    pub function: &'static str,
+    pub reason: &'static str,
+}
+
+/// Why a recorder is not a capability.
+const RECORDER: &str = "gateway-driven recorder: the ingest daemon (and the demo seed's feed) calls it for each Discord event; the owner never does";
+
+pub const EXEMPTIONS: &[Exemption] = &[
+    Exemption {
+        function: "business::context::build_owner_context",
+        reason: "builds the owner context every capability receives; it is the gate's input, not an owner action",
+    },
+    Exemption {
+        function: "business::input::parse_input",
+        reason: "applies a capability's input schema; every capability call goes through it",
+    },
+    Exemption {
+        function: "business::input::input_schema",
+        reason: "derives a capability's input schema for the registry; not an owner action",
+    },
+    Exemption {
+        function: "business::input::expected",
+        reason: "words what a field wants for input errors; not an owner action",
+    },
+    Exemption {
+        function: "business::untrusted::scrub",
+        reason: "cleans third-party text inside every capability's answer; not an owner action",
+    },
+    Exemption {
+        function: "business::schedules::job::send_due_schedules",
+        reason: "job body: the ingest daemon runs it to send what is due; the owner's action is schedules_add",
+    },
+    Exemption {
+        function: "business::schedules::job::run_schedules",
+        reason: "the daemon's scheduler loop around the job body; the owner's action is schedules_add",
+    },
+    Exemption {
+        function: "business::channels::unreadable_reason",
+        reason: "words why the bot cannot read a channel; the readers and the daemon's bot check share the wording; not an owner action",
+    },
+    Exemption {
+        function: "business::outbox::asked_wait",
+        reason: "words a wait Discord asked for; the outbox and the daemon's REST retries share the wording; not an owner action",
+    },
+    Exemption {
+        function: "ingest::channels::kind_of",
+        reason: "maps Discord's channel type to the store's kind; the recorders and the daemon's channel planning share it, the owner never calls it",
+    },
+    Exemption {
+        function: "ingest::channels::overwrites_of",
+        reason: "reads a channel's permission overwrites as the store keeps them; the recorders and the daemon's bot check share it, the owner never calls it",
+    },
+    Exemption {
+        function: "ingest::sent::record_sent_message",
+        reason: "records Discord's answer to a send through the gateway's recorder; the DiscordSender adapters call it after a post, the owner never does",
+    },
+    Exemption {
+        function: "ingest::sent::record_edited_message",
+        reason: "records Discord's answer to an edit through the gateway's recorder; the DiscordSender adapters call it for messages_edit, the owner never does",
+    },
+    Exemption {
+        function: "ingest::sent::record_deleted_message",
+        reason: "records a deletion Discord confirmed through the gateway's recorder; the DiscordSender adapters call it for messages_delete, the owner never does",
+    },
+    Exemption {
+        function: "ingest::sent::record_bot_reaction",
+        reason: "records the bot's reaction Discord confirmed through the gateway's recorder; the DiscordSender adapters call it for reactions_add and reactions_remove, the owner never does",
+    },
+    Exemption {
+        function: "ingest::record_event",
+        reason: RECORDER,
+    },
+    Exemption {
+        function: "ingest::record_events",
+        reason: RECORDER,
+    },
+    Exemption {
+        function: "ingest::record_event_in",
+        reason: RECORDER,
+    },
+    Exemption {
+        function: "ingest::channels::record_channel",
+        reason: RECORDER,
+    },
+    Exemption {
+        function: "ingest::guilds::record_application_owner",
+        reason: RECORDER,
+    },
+    Exemption {
+        function: "ingest::guilds::record_application_owner_in",
+        reason: RECORDER,
+    },
+    Exemption {
+        function: "ingest::guilds::record_guild",
+        reason: RECORDER,
+    },
+    Exemption {
+        function: "ingest::messages::record_message",
+        reason: RECORDER,
+    },
+    Exemption {
+        function: "ingest::feed::parse_feed",
+        reason: "reads the scripted feed format of seed/ and the test suite; a machine surface, not an owner action",
+    },
+    Exemption {
+        function: "ingest::feed::decode_dispatch",
+        reason: "turns a feed line into serenity's event as the gateway would; a machine surface, not an owner action",
+    },
+    Exemption {
+        function: "ingest::feed::repair_unparsed",
+        reason: "parses dispatches serenity drops although Discord sent them as documented; used by the feed and the gateway",
+    },
+    Exemption {
+        function: "ingest::feed::why_unparsed",
+        reason: "explains why serenity could not parse a recorded kind of dispatch; diagnostics for the daemon and the feed",
+    },
+    Exemption {
+        function: "ingest::history::record_history_page",
+        reason: "the backfill's recorder for a page of channel history fetched over REST; the daemon calls it, the owner never does",
+    },
+    Exemption {
+        function: "ingest::history::record_import_page",
+        reason: "the import's recorder for a page of the history from before the store began, with the import's progress; the daemon calls it, the owner never does",
+    },
+    Exemption {
+        function: "ingest::direct::record_direct_channel",
+        reason: "records a direct-message channel the first time a gateway message shows it (Discord sends no CHANNEL_CREATE for them); a recorder the daemon calls",
+    },
+];

@@ -1,0 +1,23 @@
+//! Discord itself: the gateway client, the REST client and backfill, and the `ingest` daemon
+//! that runs them. With the ingest crate (the recorders), the only code that knows serenity.
+//!
+//! This crate sits above the record, the recorders and the core (`ARCHITECTURE.md` draws the
+//! crate graph); nothing below it can name it.
+
+pub mod backfill;
+pub mod bot_check;
+pub mod budget;
+pub mod daemon;
+pub mod gateway;
+pub mod identify_watch;
+pub mod import;
+pub mod rest;
+pub mod sender;
+
+// The crates below under their modules' usual names, so paths read `crate::store::Store` and
+// `crate::business::…` here as in every crate of the workspace.
+#[cfg(test)]
+use discord_manager_core::test_fixtures;
+use discord_manager_core::{backoff, business, config, demo};
+use discord_manager_ingest as ingest;
+use discord_manager_store::{error, instant, permissions, snowflake, store};

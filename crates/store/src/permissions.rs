@@ -1,0 +1,328 @@
+//! What the bot may do in a channel — read it, send in it — from the guild's roles, the bot's
+//! roles and the channel's overwrites, following Discord's documented order of application.
+//!
+//! VIEW_CHANNEL is checked explicitly before anything else: Discord grants nothing in a channel
+//! the bot cannot view (serenity's own computation, which this replaces, does not clear the
+//! other bits when VIEW_CHANNEL is denied).
+//!
+//! The arithmetic is Discord's documented bit set over the roles and overwrites the store
+//! keeps, so it needs no Discord client: the recorders use it when a channel is seen, the
+//! business layer before a post.
+
+use std::ops::{BitOr, BitOrAssign};
+
+use crate::store::{ChannelAccess, GuildRecord, Overwrite, OverwriteKind};
+
+/// A set of Discord permission bits, as Discord documents them
+/// (<https://discord.com/developers/docs/topics/permissions>).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Permissions(u64);
+
+impl Permissions {
+    pub const ADMINISTRATOR: Permissions = Permissions(1 << 3);
+    pub const VIEW_CHANNEL: Permissions = Permissions(1 << 10);
+    pub const SEND_MESSAGES: Permissions = Permissions(1 << 11);
+    pub const READ_MESSAGE_HISTORY: Permissions = Permissions(1 << 16);
+    pub const SEND_MESSAGES_IN_THREADS: Permissions = Permissions(1 << 38);
+    /// Every bit: what an administrator has.
+    pub const ALL: Permissions = Permissions(u64::MAX);
+
+    pub const fn from_bits(bits: u64) -> Permissions {
+        Permissions(bits)
+    }
+
+    pub const fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// Whether every bit of `other` is set here.
+    pub const fn contains(self, other: Permissions) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// These bits with an overwrite applied: its denials cleared, then its allowances set,
+    /// which is the order Discord applies them in.
+    fn overwritten(self, allow: u64, deny: u64) -> Permissions {
+        Permissions((self.0 & !deny) | allow)
+    }
+}
+
+impl BitOr for Permissions {
+    type Output = Permissions;
+    fn bitor(self, other: Permissions) -> Permissions {
+        Permissions(self.0 | other.0)
+    }
+}
+
+impl BitOrAssign for Permissions {
+    fn bitor_assign(&mut self, other: Permissions) {
+        self.0 |= other.0;
+    }
+}
+
+/// The bot's permissions in a channel with these overwrites.
+fn effective(
+    guild: &GuildRecord,
+    overwrites: &[Overwrite],
+    bot_user_id: Option<&str>,
+) -> Permissions {
+    let role_bits = |id: &str| {
+        guild
+            .roles
+            .iter()
+            .find(|role| role.id == id)
+            .map_or(0, |role| role.permissions)
+    };
+    // The @everyone role has the guild's id.
+    let mut bits = role_bits(&guild.guild_id);
+    for role in &guild.bot_role_ids {
+        bits |= role_bits(role);
+    }
+    let mut permissions = Permissions::from_bits(bits);
+    if permissions.contains(Permissions::ADMINISTRATOR) {
+        return Permissions::ALL;
+    }
+    let mut apply = |allow: u64, deny: u64| permissions = permissions.overwritten(allow, deny);
+    if let Some(everyone) = overwrites
+        .iter()
+        .find(|o| o.kind == OverwriteKind::Role && o.id == guild.guild_id)
+    {
+        apply(everyone.allow, everyone.deny);
+    }
+    let (mut allow, mut deny) = (0, 0);
+    for overwrite in overwrites
+        .iter()
+        .filter(|o| o.kind == OverwriteKind::Role && guild.bot_role_ids.contains(&o.id))
+    {
+        allow |= overwrite.allow;
+        deny |= overwrite.deny;
+    }
+    apply(allow, deny);
+    if let Some(member) = overwrites
+        .iter()
+        .find(|o| o.kind == OverwriteKind::Member && Some(o.id.as_str()) == bot_user_id)
+    {
+        apply(member.allow, member.deny);
+    }
+    permissions
+}
+
+pub fn channel_access(
+    guild: Option<&GuildRecord>,
+    overwrites: &[Overwrite],
+    bot_user_id: Option<&str>,
+) -> ChannelAccess {
+    // Without the guild we cannot compute anything; the bot was sent the channel, so it is
+    // at least visible to it.
+    let Some(guild) = guild else {
+        return ChannelAccess::Readable;
+    };
+    let permissions = effective(guild, overwrites, bot_user_id);
+    if !permissions.contains(Permissions::VIEW_CHANNEL) {
+        ChannelAccess::NoView
+    } else if !permissions.contains(Permissions::READ_MESSAGE_HISTORY) {
+        ChannelAccess::NoHistory
+    } else {
+        ChannelAccess::Readable
+    }
+}
+
+/// Whether the bot may post in a channel, and if not, what it lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendAccess {
+    Allowed,
+    /// View Channel is denied: nothing else counts.
+    NoView,
+    /// Send Messages is denied (a channel).
+    NoSend,
+    /// Send Messages in Threads is denied (a thread).
+    NoSendInThreads,
+}
+
+/// Whether the bot may post in a channel, or in a thread of it (`thread`: the overwrites are
+/// the parent channel's, which is what a thread's permissions come from).
+pub fn send_access(
+    guild: Option<&GuildRecord>,
+    overwrites: &[Overwrite],
+    bot_user_id: Option<&str>,
+    thread: bool,
+) -> SendAccess {
+    // A direct message, or a guild the store has not seen: Discord will decide.
+    let Some(guild) = guild else {
+        return SendAccess::Allowed;
+    };
+    let permissions = effective(guild, overwrites, bot_user_id);
+    if !permissions.contains(Permissions::VIEW_CHANNEL) {
+        SendAccess::NoView
+    } else if thread && !permissions.contains(Permissions::SEND_MESSAGES_IN_THREADS) {
+        SendAccess::NoSendInThreads
+    } else if !thread && !permissions.contains(Permissions::SEND_MESSAGES) {
+        SendAccess::NoSend
+    } else {
+        SendAccess::Allowed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::RolePermissions;
+
+    // Written out as Discord documents them, not through the constants under test.
+    const VIEW: u64 = 1 << 10;
+    const HISTORY: u64 = 1 << 16;
+    const SEND: u64 = 1 << 11;
+    const SEND_IN_THREADS: u64 = 1 << 38;
+
+    fn guild(everyone: u64, bot_role: u64) -> GuildRecord {
+        GuildRecord {
+            guild_id: "1".into(),
+            name: "g".into(),
+            roles: vec![
+                RolePermissions {
+                    id: "1".into(),
+                    permissions: everyone,
+                    name: "@everyone".into(),
+                },
+                RolePermissions {
+                    id: "2".into(),
+                    permissions: bot_role,
+                    name: "bot".into(),
+                },
+            ],
+            bot_role_ids: vec!["2".into()],
+            removed: false,
+        }
+    }
+
+    fn overwrite(kind: &str, id: &str, allow: u64, deny: u64) -> Overwrite {
+        Overwrite {
+            id: id.into(),
+            kind: OverwriteKind::parse(kind).unwrap(),
+            allow,
+            deny,
+        }
+    }
+
+    #[test]
+    fn everyone_may_read_by_default() {
+        assert_eq!(
+            channel_access(Some(&guild(VIEW | HISTORY, 0)), &[], Some("9")),
+            ChannelAccess::Readable
+        );
+    }
+
+    #[test]
+    fn a_denied_view_hides_the_channel_even_with_history_allowed() {
+        let overwrites = [overwrite("role", "1", 0, VIEW)];
+        assert_eq!(
+            channel_access(Some(&guild(VIEW | HISTORY, 0)), &overwrites, Some("9")),
+            ChannelAccess::NoView
+        );
+    }
+
+    #[test]
+    fn a_role_overwrite_allowing_view_beats_the_everyone_deny() {
+        let overwrites = [
+            overwrite("role", "1", 0, VIEW),
+            overwrite("role", "2", VIEW, 0),
+        ];
+        assert_eq!(
+            channel_access(Some(&guild(VIEW | HISTORY, 0)), &overwrites, Some("9")),
+            ChannelAccess::Readable
+        );
+    }
+
+    #[test]
+    fn a_member_overwrite_has_the_last_word() {
+        let overwrites = [
+            overwrite("role", "2", VIEW, 0),
+            overwrite("member", "9", 0, HISTORY),
+        ];
+        assert_eq!(
+            channel_access(Some(&guild(VIEW | HISTORY, 0)), &overwrites, Some("9")),
+            ChannelAccess::NoHistory
+        );
+    }
+
+    #[test]
+    fn administrators_read_everything() {
+        let overwrites = [overwrite("role", "1", 0, VIEW)];
+        assert_eq!(
+            channel_access(Some(&guild(0, 1 << 3)), &overwrites, Some("9")),
+            ChannelAccess::Readable
+        );
+    }
+
+    #[test]
+    fn sending_needs_view_and_send_messages() {
+        let everyone = VIEW | HISTORY | SEND;
+        assert_eq!(
+            send_access(Some(&guild(everyone, 0)), &[], Some("9"), false),
+            SendAccess::Allowed
+        );
+        let no_send = [overwrite("role", "1", 0, SEND)];
+        assert_eq!(
+            send_access(Some(&guild(everyone, 0)), &no_send, Some("9"), false),
+            SendAccess::NoSend
+        );
+        // The bot's role gives Send Messages back in this channel.
+        let given_back = [
+            overwrite("role", "1", 0, SEND),
+            overwrite("role", "2", SEND, 0),
+        ];
+        assert_eq!(
+            send_access(Some(&guild(everyone, 0)), &given_back, Some("9"), false),
+            SendAccess::Allowed
+        );
+        let member_denied = [
+            overwrite("role", "2", SEND, 0),
+            overwrite("member", "9", 0, SEND),
+        ];
+        assert_eq!(
+            send_access(Some(&guild(everyone, 0)), &member_denied, Some("9"), false),
+            SendAccess::NoSend
+        );
+    }
+
+    #[test]
+    fn a_denied_view_forbids_sending_even_with_send_messages_allowed() {
+        let overwrites = [overwrite("role", "1", SEND, VIEW)];
+        assert_eq!(
+            send_access(
+                Some(&guild(VIEW | SEND, SEND)),
+                &overwrites,
+                Some("9"),
+                false
+            ),
+            SendAccess::NoView
+        );
+    }
+
+    #[test]
+    fn a_thread_needs_send_messages_in_threads_not_send_messages() {
+        let only_threads = guild(VIEW | SEND_IN_THREADS, 0);
+        assert_eq!(
+            send_access(Some(&only_threads), &[], Some("9"), true),
+            SendAccess::Allowed
+        );
+        assert_eq!(
+            send_access(Some(&only_threads), &[], Some("9"), false),
+            SendAccess::NoSend
+        );
+        let only_channels = guild(VIEW | SEND, 0);
+        assert_eq!(
+            send_access(Some(&only_channels), &[], Some("9"), true),
+            SendAccess::NoSendInThreads
+        );
+    }
+
+    #[test]
+    fn administrators_may_send_anywhere() {
+        let overwrites = [overwrite("role", "1", 0, VIEW | SEND)];
+        assert_eq!(
+            send_access(Some(&guild(0, 1 << 3)), &overwrites, Some("9"), false),
+            SendAccess::Allowed
+        );
+    }
+}

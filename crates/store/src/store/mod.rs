@@ -1,0 +1,818 @@
+//! The store: one SQLite file, append-only history, and every SQL statement of the product.
+//!
+//! Nothing outside this module writes SQL. Reading goes through [`Store::read`] (one short
+//! transaction per call, never held between calls, so an idle reader cannot make the WAL grow
+//! while `ingest` writes); writing goes through [`Store::write`], which takes SQLite's write
+//! lock first and then stamps every row from the arrival clock inside that same transaction,
+//! so commit order and clock order agree across processes.
+
+mod activity;
+mod assistant_sends;
+mod bookmarks;
+mod channels;
+mod clock;
+mod coverage;
+mod extras;
+mod history;
+mod identity;
+mod imports;
+mod ingest_claim;
+mod mention_state;
+mod messages;
+mod migrations;
+mod paths;
+mod reactions;
+mod read_markers;
+mod schedules;
+mod search;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+mod words;
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+
+use crate::error::{Error, Result};
+use crate::instant::Instant;
+
+pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
+pub use bookmarks::{BookmarkEvent, BookmarkKind};
+pub use channels::{
+    ChannelAccess, ChannelKind, ChannelRecord, GuildRecord, Overwrite, OverwriteKind,
+    RolePermissions, Tag,
+};
+pub use coverage::{
+    BeginningSource, ChannelBeginning, ChannelCoverage, DiscordClockReading, GapKind, GapRecord,
+    GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
+};
+pub use extras::{
+    Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, PollVote, Sticker,
+};
+pub use history::{Anchor, HistoryPage, Position};
+pub use identity::Identity;
+pub use imports::{ImportState, NewImportStep};
+pub use ingest_claim::{IngestClaim, IngestHolder};
+pub use mention_state::MentionDismissal;
+pub use messages::{ArrivalCounts, EditRecord, MessageRecord, NewEdit, NewMessage, Provenance};
+pub use paths::default_path;
+pub use reactions::{ReactionChange, ReactionCount};
+pub use schedules::{
+    NewSchedule, ScheduleEvent, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord,
+};
+pub use search::{Author, Has, OwnerMentions, SearchFilter, SearchHit};
+
+/// How long a writer waits for another process's write lock before giving up.
+/// Readers never wait: WAL lets them read the last committed state.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The `application_id` of a store `seed` created: "dmDS" (discord-manager demo store).
+const SEED_APPLICATION_ID: i64 = 0x646d_4453;
+
+/// Prepared statements kept per connection (the store has a few dozen distinct ones).
+const STATEMENT_CACHE: usize = 128;
+
+/// Why the file at `path` cannot serve as the store, in the owner's words: the path names
+/// something that is not a store, or a store this user may not write, is the owner's to fix.
+fn unusable_store(path: &Path, error: rusqlite::Error) -> Error {
+    use rusqlite::ErrorCode;
+    let path = path.display();
+    match error.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => Error::config(format!(
+            "{path} is not a discord-manager store (it is not an SQLite database): check --db \
+             or DISCORD_MANAGER_DB"
+        )),
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            Error::config(format!(
+                "The store at {path} cannot be written ({error}): check the file's and its \
+                 folder's permissions"
+            ))
+        }
+        _ => error.into(),
+    }
+}
+
+/// The settings of every connection to the store, writable or not.
+fn configure(connection: &Connection, path: &Path) -> Result<()> {
+    let unusable = |error| unusable_store(path, error);
+    connection.busy_timeout(BUSY_TIMEOUT).map_err(unusable)?;
+    // Every statement of the store is prepared once per connection and kept: with more
+    // distinct statements than rusqlite's default 16, a long-lived MCP server serving
+    // every tool would re-parse SQL on most calls.
+    connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    // The query planner stability guarantee: a statement's plan never depends on the values
+    // bound to it. Without it, SQLite (built with STAT4, as rusqlite bundles it) marks a
+    // cached statement expired whenever a value it could plan on is rebound (a `LIMIT ?`,
+    // a bound value next to a partial index) and compiles it again on the next step: a
+    // per-channel statement was recompiled once per channel. The store keeps no planner
+    // statistics (it never runs ANALYZE), so a bound value never had a better plan to offer.
+    connection.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
+    // 4 MiB of page cache instead of SQLite's 2 MiB: on a 1M-message store the pages a
+    // reading call touches (the newest index leaves of ~450 channels, a page per bookmarked
+    // or mentioned message) no longer fit in 2 MiB and were read again on every call
+    // (callgrind: twice the reads of a 100k store). More would help more, but an MCP
+    // server's resident memory is held to 30 MB; 4 MiB costs it ~1.2 MB.
+    connection
+        .pragma_update(None, "cache_size", -4096)
+        .map_err(unusable)?;
+    connection
+        .pragma_update(None, "foreign_keys", "ON")
+        .map_err(unusable)?;
+    Ok(())
+}
+
+/// `--db` and `DISCORD_MANAGER_DB` name a file. SQLite would take `file:…` as a URI and
+/// `:memory:` (or nothing) as a store that vanishes on exit: refused, so nothing is ever
+/// recorded into a store that is not there.
+fn refuse_sqlite_uri(path: &Path) -> Result<()> {
+    let text = path.as_os_str().to_string_lossy();
+    if text.is_empty() || text == ":memory:" || text.starts_with("file:") {
+        return Err(Error::config(format!(
+            "The store's path {text:?} is an SQLite URI or an in-memory database, not a file: \
+             give --db or DISCORD_MANAGER_DB a file path (write ./{text} for a file of that name)"
+        )));
+    }
+    Ok(())
+}
+
+/// Takes group and other permissions off a store file, if it has any and this user owns it.
+fn make_private(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return;
+    };
+    let mode = metadata.permissions().mode();
+    if mode & 0o077 != 0
+        && let Err(error) =
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o700))
+    {
+        tracing::warn!(
+            "{} may be read by others (mode {:04o}) and cannot be made private: {error}",
+            path.display(),
+            mode & 0o777
+        );
+    }
+}
+
+/// `file:<path>?immutable=1`, the path percent-encoded.
+fn immutable_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &byte in path.as_os_str().as_bytes() {
+        if byte.is_ascii_alphanumeric() || b"/._-~".contains(&byte) {
+            uri.push(byte as char);
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
+/// An open store. Cheap to share behind an `Arc`; calls are serialised on one connection.
+pub struct Store {
+    connection: Mutex<Connection>,
+    path: PathBuf,
+    /// The channel list as of a `channel_events` high-water mark (see [`Reader::channels`]).
+    channels: channels::ChannelCache,
+    /// How long one read may run.
+    read_limit: ReadLimit,
+    /// Read-only connections for a read that finds the main connection busy (a write, or
+    /// another thread's read): a slow read then holds up no other reader. Opened on demand,
+    /// kept for the next time.
+    spare_readers: Mutex<Vec<Connection>>,
+    /// Whether the store is read as an immutable file (see [`Store::open`]).
+    immutable: bool,
+}
+
+/// A spare reader connection, given back to the store when the read is done.
+struct SpareReader<'a> {
+    store: &'a Store,
+    connection: Option<Connection>,
+}
+
+impl Drop for SpareReader<'_> {
+    fn drop(&mut self) {
+        if let Some(connection) = self.connection.take() {
+            self.store
+                .spare_readers
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .push(connection);
+        }
+    }
+}
+
+/// How long one read may run before SQLite is told to stop it: a wall-clock deadline, and for
+/// tests a number of progress steps (each about [`PROGRESS_STEP`] virtual-machine
+/// instructions), which stops a query at the same point on every run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimit {
+    pub deadline: Duration,
+    pub steps: Option<u64>,
+}
+
+impl Default for ReadLimit {
+    fn default() -> Self {
+        ReadLimit {
+            deadline: READ_DEADLINE,
+            steps: None,
+        }
+    }
+}
+
+/// How long one read may take: every capability answers from indexes in milliseconds, so a
+/// read still running after this is a query to narrow, not one to wait for.
+pub const READ_DEADLINE: Duration = Duration::from_secs(10);
+
+/// SQLite's virtual-machine instructions between two looks at the deadline and cancellation.
+const PROGRESS_STEP: std::ffi::c_int = 1_000;
+
+thread_local! {
+    /// The cancellation of the call running on this thread, if it can be cancelled.
+    static CANCELLATION: std::cell::RefCell<Option<Arc<AtomicBool>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `work` with every store read on this thread stopped as soon as `cancelled` is set
+/// (a client's `notifications/cancelled`): the query in progress is interrupted, and the read
+/// fails with [`cancelled_error`].
+pub fn with_cancellation<T>(cancelled: Arc<AtomicBool>, work: impl FnOnce() -> T) -> T {
+    let previous = CANCELLATION.with(|slot| slot.borrow_mut().replace(cancelled));
+    let result = work();
+    CANCELLATION.with(|slot| *slot.borrow_mut() = previous);
+    result
+}
+
+/// Why a read was stopped before it finished.
+const STOPPED_FOR_TIME: u8 = 1;
+const STOPPED_FOR_CANCELLATION: u8 = 2;
+
+fn too_long_error(limit: ReadLimit) -> Error {
+    Error::input(format!(
+        "This took too long (more than {} s) and was stopped: narrow the query (a shorter \
+         window, one channel, a longer word to search for, a smaller limit)",
+        limit.deadline.as_secs()
+    ))
+}
+
+/// The error of a read a client cancelled (it is not shown to anyone: the client gave up).
+pub fn cancelled_error() -> Error {
+    Error::input("The call was cancelled before it finished")
+}
+
+impl Store {
+    /// Opens (creating if needed, with mode 0600) and migrates the store at `path`. A store
+    /// that exists but cannot be written (a read-only file or filesystem, a full disk) is
+    /// opened read-only instead, so every reading command still answers from it; a write
+    /// then fails with the reason.
+    pub fn open(path: &Path) -> Result<Store> {
+        refuse_sqlite_uri(path)?;
+        match Store::open_writable(path) {
+            Ok(store) => Ok(store),
+            Err(failure) if path.is_file() => Store::open_read_only(path).map_err(|_| failure),
+            Err(failure) => Err(failure),
+        }
+    }
+
+    /// Opens the store for writing, never read-only: what `ingest` and `seed` need.
+    pub fn open_writable(path: &Path) -> Result<Store> {
+        refuse_sqlite_uri(path)?;
+        if let Some(parent) = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(parent).map_err(|error| {
+                Error::config(format!(
+                    "Cannot create the store's folder {}: {error}",
+                    parent.display()
+                ))
+            })?;
+        }
+        // Create the file ourselves so it is private from its first byte; SQLite gives the
+        // -wal and -shm files the same mode as the database file.
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(|error| {
+                Error::config(format!(
+                    "Cannot open the store at {}: {error}",
+                    path.display()
+                ))
+            })?;
+        // A file made before (or by another program) keeps its mode: take away what others
+        // may do with it, before SQLite copies that mode to a new -wal and -shm.
+        make_private(path);
+        let flags = OpenFlags::default() & !OpenFlags::SQLITE_OPEN_URI;
+        let mut connection = Connection::open_with_flags(path, flags).map_err(|error| {
+            Error::config(format!(
+                "Cannot open the store at {}: {error}",
+                path.display()
+            ))
+        })?;
+        let unusable = |error| unusable_store(path, error);
+        configure(&connection, path)?;
+        // The first statements that touch the file: where a wrong or unwritable file shows.
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(unusable)?;
+        connection
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(unusable)?;
+        migrations::migrate(&mut connection, path)?;
+        for suffix in ["-wal", "-shm"] {
+            let mut companion = path.as_os_str().to_owned();
+            companion.push(suffix);
+            make_private(Path::new(&companion));
+        }
+        Ok(Store {
+            connection: Mutex::new(connection),
+            path: path.to_path_buf(),
+            channels: channels::ChannelCache::default(),
+            read_limit: ReadLimit::default(),
+            spare_readers: Mutex::new(Vec::new()),
+            immutable: false,
+        })
+    }
+
+    /// Opens an existing store read-only. When even SQLite's shared-memory file cannot be made
+    /// beside it (a read-only folder), the file is read as immutable: nothing can write it
+    /// there either.
+    fn open_read_only(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let readable = |connection: &Connection| {
+            connection.query_row("SELECT count(*) FROM sqlite_master", [], |row| {
+                row.get::<_, i64>(0)
+            })
+        };
+        let mut immutable = false;
+        let connection = match Connection::open_with_flags(path, flags) {
+            Ok(connection) if readable(&connection).is_ok() => connection,
+            _ => {
+                immutable = true;
+                let connection = Connection::open_with_flags(
+                    immutable_uri(path),
+                    flags | OpenFlags::SQLITE_OPEN_URI,
+                )
+                .map_err(|error| unusable_store(path, error))?;
+                readable(&connection).map_err(|error| unusable_store(path, error))?;
+                connection
+            }
+        };
+        configure(&connection, path)?;
+        migrations::check_current(&connection, path)?;
+        Ok(Store {
+            connection: Mutex::new(connection),
+            path: path.to_path_buf(),
+            channels: channels::ChannelCache::default(),
+            read_limit: ReadLimit::default(),
+            spare_readers: Mutex::new(Vec::new()),
+            immutable,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Lets the store file grow by at most `pages` more pages on this connection (SQLite's
+    /// `max_page_count`): past them every write fails as on a full disk. The `ingest` daemon
+    /// takes it from `DISCORD_MANAGER_TEST_STORE_ROOM_PAGES`, a lever for tests of a full disk
+    /// (a tiny filesystem is not available to them).
+    pub fn limit_growth(&self, pages: u64) -> Result<()> {
+        let connection = self.lock();
+        let now: i64 = connection.query_row("PRAGMA page_count", [], |row| row.get(0))?;
+        let limit = now.saturating_add(i64::try_from(pages).unwrap_or(i64::MAX));
+        connection.query_row(&format!("PRAGMA max_page_count = {limit}"), [], |_| Ok(()))?;
+        Ok(())
+    }
+
+    /// Marks the store as a demo store `seed` created (SQLite's `application_id` in the file's
+    /// header), the only kind `seed --replace` may delete.
+    pub fn mark_created_by_seed(&self) -> Result<()> {
+        self.lock()
+            .pragma_update(None, "application_id", SEED_APPLICATION_ID)?;
+        Ok(())
+    }
+
+    /// Whether `seed` created this store (see [`mark_created_by_seed`](Store::mark_created_by_seed)).
+    pub fn created_by_seed(&self) -> Result<bool> {
+        let id: i64 = self
+            .lock()
+            .query_row("PRAGMA application_id", [], |row| row.get(0))?;
+        Ok(id == SEED_APPLICATION_ID)
+    }
+
+    /// Runs `read` inside one short read transaction: a consistent snapshot for the call,
+    /// released as soon as it returns.
+    ///
+    /// The read is stopped (SQLite's progress handler) once it runs past the store's
+    /// [`ReadLimit`], failing with an owner-worded "took too long, narrow the query", or as
+    /// soon as the call running on this thread is cancelled (see [`with_cancellation`]).
+    pub fn read<T>(&self, read: impl FnOnce(&Reader<'_>) -> Result<T>) -> Result<T> {
+        let cancelled = CANCELLATION.with(|slot| slot.borrow().clone());
+        // A call cancelled while it waited for the connection does not start its read.
+        if cancelled
+            .as_ref()
+            .is_some_and(|cancelled| cancelled.load(Ordering::Relaxed))
+        {
+            return Err(cancelled_error());
+        }
+        // The main connection when it is free; a spare read-only one when it is not.
+        let mut main: std::sync::MutexGuard<'_, Connection>;
+        let mut spare: SpareReader<'_>;
+        let connection: &mut Connection = match self.connection.try_lock() {
+            Ok(guard) => {
+                main = guard;
+                &mut main
+            }
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => {
+                main = poisoned.into_inner();
+                &mut main
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                spare = SpareReader {
+                    store: self,
+                    connection: Some(self.spare_reader()?),
+                };
+                spare.connection.as_mut().expect("just taken")
+            }
+        };
+        let stopped = Arc::new(AtomicU8::new(0));
+        let handler = {
+            let stopped = Arc::clone(&stopped);
+            let limit = self.read_limit;
+            let deadline = std::time::Instant::now() + limit.deadline;
+            let mut steps = 0u64;
+            move || {
+                steps += 1;
+                let why = if cancelled
+                    .as_ref()
+                    .is_some_and(|cancelled| cancelled.load(Ordering::Relaxed))
+                {
+                    STOPPED_FOR_CANCELLATION
+                } else if limit.steps.is_some_and(|budget| steps > budget)
+                    || std::time::Instant::now() >= deadline
+                {
+                    STOPPED_FOR_TIME
+                } else {
+                    return false;
+                };
+                stopped.store(why, Ordering::Relaxed);
+                true
+            }
+        };
+        connection.progress_handler(PROGRESS_STEP, Some(handler))?;
+        let result = (|| {
+            let transaction =
+                connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let result = read(&Reader {
+                connection: &transaction,
+                channels: Some(&self.channels),
+            })?;
+            transaction.finish()?;
+            Ok(result)
+        })();
+        connection.progress_handler(0, None::<fn() -> bool>)?;
+        match stopped.load(Ordering::Relaxed) {
+            STOPPED_FOR_TIME => Err(too_long_error(self.read_limit)),
+            STOPPED_FOR_CANCELLATION => Err(cancelled_error()),
+            _ => result,
+        }
+    }
+
+    /// Changes how long one read may run (tests force a deadline with a step budget).
+    pub fn set_read_limit(&mut self, limit: ReadLimit) {
+        self.read_limit = limit;
+    }
+
+    /// Runs `write` inside one IMMEDIATE transaction: it commits entirely or not at all.
+    pub fn write<T>(&self, write: impl FnOnce(&mut Writer<'_>) -> Result<T>) -> Result<T> {
+        self.write_from(Instant::now(), write)
+    }
+
+    /// Like [`write`](Store::write), but the arrival clock starts from `start` instead of the
+    /// wall clock: the transaction's first instant is `max(start, last handed out + 1 µs)`.
+    ///
+    /// Only the synthetic store generator ([`crate::synthetic`]) calls this, to lay months of
+    /// generated history at the instants it was planned for (in the past of the wall clock);
+    /// together with [`Writer::advance_clock_to`] each event of a batch gets its own instant.
+    /// Live ingestion never does: its events arrive when they arrive. The clock's guarantees
+    /// hold all the same, because they are relative to what was handed out, not to the wall
+    /// clock: instants stay strictly increasing across the whole store, never earlier than the
+    /// last one handed out, and a later commit (of any process) still gets a later instant.
+    pub fn write_at<T>(
+        &self,
+        start: Instant,
+        write: impl FnOnce(&mut Writer<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.write_from(start, write)
+    }
+
+    fn write_from<T>(
+        &self,
+        start: Instant,
+        write: impl FnOnce(&mut Writer<'_>) -> Result<T>,
+    ) -> Result<T> {
+        let mut connection = self.lock();
+        let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let clock = clock::Clock::start(&transaction, start)?;
+        let mut writer = Writer { transaction, clock };
+        let result = write(&mut writer)?;
+        let Writer { transaction, clock } = writer;
+        clock.finish(&transaction)?;
+        transaction.commit()?;
+        Ok(result)
+    }
+
+    /// A spare read-only connection: one kept from before, or a new one.
+    fn spare_reader(&self) -> Result<Connection> {
+        let kept = self
+            .spare_readers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .pop();
+        if let Some(connection) = kept {
+            return Ok(connection);
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let connection = if self.immutable {
+            Connection::open_with_flags(
+                immutable_uri(&self.path),
+                flags | OpenFlags::SQLITE_OPEN_URI,
+            )
+        } else {
+            Connection::open_with_flags(&self.path, flags)
+        }
+        .map_err(|error| unusable_store(&self.path, error))?;
+        configure(&connection, &self.path)?;
+        Ok(connection)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave a transaction open (rusqlite rolls
+        // back on drop), so the connection is still sound.
+        self.connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Read access inside one transaction.
+pub struct Reader<'a> {
+    connection: &'a Connection,
+    /// The store's channel cache; none inside a write transaction, whose own rows are not
+    /// committed yet.
+    channels: Option<&'a channels::ChannelCache>,
+}
+
+impl Reader<'_> {
+    /// Whether nothing was ever recorded: the arrival clock has never moved.
+    pub fn is_empty(&self) -> Result<bool> {
+        let last: i64 =
+            self.connection
+                .query_row("SELECT last_micros FROM clock WHERE id = 1", [], |row| {
+                    row.get(0)
+                })?;
+        Ok(last == 0)
+    }
+}
+
+/// Write access inside one IMMEDIATE transaction, with the arrival clock.
+pub struct Writer<'a> {
+    transaction: Transaction<'a>,
+    clock: clock::Clock,
+}
+
+impl Writer<'_> {
+    /// The next arrival instant: strictly after every instant the store has handed out.
+    pub fn stamp(&mut self) -> Instant {
+        self.clock.tick()
+    }
+
+    /// Gives back the instant just stamped for a row that was not written (it was already
+    /// known): the next stamp is that instant again, and a transaction that wrote nothing
+    /// leaves the clock where it was, so a reader polling the clock sees nothing new.
+    pub(crate) fn unstamp(&mut self, instant: Instant) {
+        self.clock.take_back(instant);
+    }
+
+    /// Moves the arrival clock forward so the next [`stamp`](Writer::stamp) is `at`, if `at`
+    /// is later than the next instant it would hand out; an earlier `at` changes nothing.
+    ///
+    /// Only the synthetic store generator ([`crate::synthetic`]) calls this, with
+    /// [`Store::write_at`]: it lays months of generated history in a few minutes, several
+    /// events per transaction as the daemon batches them, each at its own planned instant.
+    /// Live ingestion never does. The clock only ever moves forward, so instants stay strictly
+    /// increasing and never earlier than the last one handed out.
+    pub fn advance_clock_to(&mut self, at: Instant) {
+        self.clock.advance_to(at);
+    }
+
+    /// Reads within the write transaction, seeing this transaction's own rows.
+    pub fn reader(&self) -> Reader<'_> {
+        Reader {
+            connection: &self.transaction,
+            channels: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod read_limit_tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    /// A read that takes a few thousand progress steps (a million-row recursive count).
+    fn long_count(store: &Store) -> Result<i64> {
+        store.read(|reader| {
+            Ok(reader.connection.query_row(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+                 SELECT count(*) FROM n",
+                [],
+                |row| row.get(0),
+            )?)
+        })
+    }
+
+    fn store_with(steps: Option<u64>) -> (tempfile::TempDir, Store) {
+        let folder = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&folder.path().join("store.sqlite3")).unwrap();
+        store.set_read_limit(ReadLimit {
+            deadline: READ_DEADLINE,
+            steps,
+        });
+        (folder, store)
+    }
+
+    #[test]
+    fn a_read_past_its_limit_is_stopped_with_an_owner_worded_error() {
+        let (_folder, store) = store_with(Some(50));
+        let error = long_count(&store).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Input);
+        assert_eq!(
+            error.message(),
+            "This took too long (more than 10 s) and was stopped: narrow the query (a shorter \
+             window, one channel, a longer word to search for, a smaller limit)"
+        );
+        // The connection is sound afterwards, and a short read within the limit answers.
+        assert!(store.read(|reader| reader.is_empty()).unwrap());
+        // The other side of the limit: with room for the whole count it completes.
+        let (_folder, roomy) = store_with(Some(1_000_000));
+        assert_eq!(long_count(&roomy).unwrap(), 1_000_000);
+    }
+
+    #[test]
+    fn a_cancelled_call_stops_its_query() {
+        let (_folder, store) = store_with(None);
+        let cancelled = Arc::new(AtomicBool::new(true));
+        let error = with_cancellation(cancelled, || long_count(&store)).unwrap_err();
+        assert_eq!(error, cancelled_error());
+        // Not cancelled: the same read completes, and outside the scope nothing is cancelled.
+        let running = Arc::new(AtomicBool::new(false));
+        assert_eq!(
+            with_cancellation(running, || long_count(&store)).unwrap(),
+            1_000_000
+        );
+        assert_eq!(long_count(&store).unwrap(), 1_000_000);
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+    use crate::error::ErrorKind;
+
+    /// Writes something: the application's owner, as the recorders would.
+    fn record_owner(store: &Store, id: &str) -> Result<bool> {
+        let owner = Identity {
+            owner_user_id: Some(id.to_string()),
+            ..Identity::default()
+        };
+        store.write(|writer| writer.record_identity(&owner, "test"))
+    }
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn opening_a_store_makes_it_and_its_wal_and_shm_private() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.sqlite3");
+        drop(Store::open(&path).unwrap());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let store = Store::open(&path).unwrap();
+        store.write(|writer| writer.reader().is_empty()).unwrap();
+        assert_eq!(mode(&path), 0o600);
+        for suffix in ["-wal", "-shm"] {
+            let companion = folder.path().join(format!("store.sqlite3{suffix}"));
+            assert_eq!(mode(&companion), 0o600, "{suffix}");
+        }
+        // -wal and -shm left readable by an earlier version are made private too.
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        let wal = folder.path().join("store.sqlite3-wal");
+        std::fs::set_permissions(&wal, std::fs::Permissions::from_mode(0o644)).unwrap();
+        drop(Store::open(&path).unwrap());
+        drop(store);
+        if wal.exists() {
+            assert_eq!(mode(&wal), 0o600);
+        }
+    }
+
+    #[test]
+    fn an_sqlite_uri_or_memory_database_is_refused_as_a_path() {
+        for text in [
+            "file::memory:",
+            "file:store.sqlite3?mode=memory",
+            ":memory:",
+            "",
+        ] {
+            let refusal = Store::open(Path::new(text)).err().unwrap();
+            assert_eq!(refusal.kind(), ErrorKind::Config, "{text}");
+            assert!(
+                refusal
+                    .message()
+                    .contains("is an SQLite URI or an in-memory database"),
+                "{}",
+                refusal.message()
+            );
+        }
+        // A file whose name merely contains `file:` further on is a file.
+        let folder = tempfile::tempdir().unwrap();
+        assert!(Store::open(&folder.path().join("my-file:store.sqlite3")).is_ok());
+    }
+
+    /// A store on a read-only file, in a read-only folder, still answers reads; a write fails
+    /// with the reason.
+    #[test]
+    fn a_read_only_store_is_opened_for_reading() {
+        let folder = tempfile::tempdir().unwrap();
+        let inner = folder.path().join("ro");
+        std::fs::create_dir(&inner).unwrap();
+        let path = inner.join("store.sqlite3");
+        {
+            let store = Store::open(&path).unwrap();
+            record_owner(&store, "1000000000000000009").unwrap();
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o400)).unwrap();
+        std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o500)).unwrap();
+        // Root may write anything: the test only means something for another user.
+        let writable_anyway = std::fs::OpenOptions::new().append(true).open(&path).is_ok();
+        let opened = Store::open(&path);
+        let answer = opened.as_ref().map(|store| {
+            store
+                .read(|reader| reader.identity())
+                .unwrap()
+                .owner_user_id
+        });
+        std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o700)).unwrap();
+        if writable_anyway {
+            return;
+        }
+        assert_eq!(answer.unwrap(), Some("1000000000000000009".to_string()));
+        let store = opened.unwrap();
+        assert!(store.write(|writer| writer.reader().is_empty()).is_err());
+        assert!(Store::open_writable(&path).is_err());
+    }
+
+    /// Where SQLite cannot open the store's write-ahead log (here its name is taken by a
+    /// folder, which even root cannot write over, as on a read-only or full disk), the store is
+    /// read all the same, and a write fails.
+    #[test]
+    fn a_store_that_cannot_be_opened_for_writing_is_still_read() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.sqlite3");
+        let owner = |store: Store, id: &str| record_owner(&store, id);
+        owner(Store::open(&path).unwrap(), "1000000000000000009").unwrap();
+        std::fs::create_dir(folder.path().join("store.sqlite3-wal")).unwrap();
+        let refusal = Store::open_writable(&path).err().unwrap();
+        assert_eq!(refusal.kind(), ErrorKind::Config);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            store
+                .read(|reader| reader.identity())
+                .unwrap()
+                .owner_user_id
+                .as_deref(),
+            Some("1000000000000000009")
+        );
+        assert!(owner(store, "1000000000000000008").is_err());
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,105 @@
+//! Test support: one real SQLite file per test process, shared by every unit test.
+//!
+//! Following the append-only test doctrine, tests never clean up: each inserts rows under
+//! fresh ids and scopes every assertion to them, which is what lets them run in parallel
+//! against one store.
+
+use std::path::PathBuf;
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use std::sync::MutexGuard;
+
+use rusqlite::Connection;
+
+use super::Store;
+
+static SHARED: LazyLock<(tempfile::TempDir, PathBuf)> = LazyLock::new(|| {
+    let folder = tempfile::tempdir().expect("a temporary folder for the unit-test store");
+    let path = folder.path().join("unit.sqlite3");
+    // Migrate once, before any test opens its own connection.
+    Store::open(&path).expect("the unit-test store opens and migrates");
+    (folder, path)
+});
+
+/// A new connection to this process's shared unit-test store.
+pub fn shared_store() -> Store {
+    Store::open(&SHARED.1).expect("the unit-test store opens")
+}
+
+/// The store's own connection, for a test that runs raw SQL past the store's statements (as
+/// the append-only triggers are proven against updates and deletions).
+pub fn connection(store: &Store) -> MutexGuard<'_, Connection> {
+    store.lock()
+}
+
+/// A fresh snowflake-shaped id, unique within this process and unlikely to repeat across runs.
+pub fn fresh_id() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    static BASE: LazyLock<u64> = LazyLock::new(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|elapsed| elapsed.as_nanos() as u64)
+            .unwrap_or(0);
+        // Snowflakes are 17 to 20 digits; keep ours in that range.
+        100_000_000_000_000_000
+            + (nanos ^ (u64::from(std::process::id()) << 32)) % 10_000_000_000_000_000
+    });
+    (*BASE + NEXT.fetch_add(1, Ordering::Relaxed) * 7919).to_string()
+}
+
+impl Store {
+    /// Makes this store's connection refuse to record the message with this id, as a failing
+    /// disk or constraint would: a temporary trigger, which no other connection sees.
+    pub fn refuse_message(&self, message_id: &str) {
+        let digits: String = message_id.chars().filter(char::is_ascii_digit).collect();
+        self.connection
+            .lock()
+            .unwrap()
+            .execute_batch(&format!(
+                "CREATE TEMP TRIGGER refuse_{digits} BEFORE INSERT ON main.messages
+                 WHEN NEW.message_id = '{digits}'
+                 BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;"
+            ))
+            .expect("the refusing trigger is created");
+    }
+}
+
+/// Every history table: append-only, each guarded by triggers that refuse an update or a
+/// deletion.
+pub const HISTORY_TABLES: &[&str] = &[
+    "identity_events",
+    "guild_events",
+    "member_role_events",
+    "channel_events",
+    "messages",
+    "message_mentions",
+    "message_edits",
+    "message_deletions",
+    "reaction_events",
+    "bookmark_events",
+    "gateway_events",
+    "channel_coverage",
+    "coverage_gaps",
+    "schedules",
+    "schedule_events",
+    "assistant_sends",
+    "channel_anchors",
+    "discord_clock_readings",
+    "message_extras",
+    "poll_vote_events",
+    "mention_dismissals",
+    "read_markers",
+    "bookmark_due_events",
+    "channel_imports",
+];
+/// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
+/// only ever inserts into it).
+pub const SEARCH_TABLES: &[&str] = &[
+    "message_text",
+    "message_text_config",
+    "message_text_content",
+    "message_text_data",
+    "message_text_docsize",
+    "message_text_idx",
+];
