@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use crate::business::outbox::DiscordSender;
 use crate::business::{OwnerContext, Source};
+use crate::config::GuildScope;
 pub use crate::demo::DemoDiscord;
 use crate::discord::sender::RECORDERS;
 use crate::error::{Error, Result};
@@ -65,7 +66,7 @@ fn feed_context(store: &Store) -> Result<OwnerContext> {
     let owner_id = store.read(|reader| Ok(reader.identity()?.owner_user_id))?;
     Ok(OwnerContext {
         owner_id,
-        guild_ids: Vec::new(),
+        guild_scope: GuildScope::every_guild(),
         token_configured: true,
         read_only: false,
         send_channel_ids: None,

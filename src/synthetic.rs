@@ -28,6 +28,7 @@ use serde_json::{Value, json};
 
 use crate::business::bookmarks::{AddBookmark, ResolveBookmark, add_bookmark, resolve_bookmark};
 use crate::business::{OwnerContext, Source};
+use crate::config::GuildScope;
 use crate::error::{Error, Result};
 use crate::ingest::feed::decode_dispatch;
 use crate::ingest::guilds::record_application_owner_in;
@@ -1047,7 +1048,7 @@ impl Generator {
     fn bookmarks(&mut self, store: &Store) -> Result<()> {
         let context = |source| OwnerContext {
             owner_id: Some(OWNER_ID.to_string()),
-            guild_ids: Vec::new(),
+            guild_scope: GuildScope::every_guild(),
             token_configured: false,
             read_only: false,
             send_channel_ids: None,

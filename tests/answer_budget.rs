@@ -13,6 +13,7 @@ use std::sync::Arc;
 use discord_manager::business::budget::ANSWER_BYTES;
 use discord_manager::business::mentions::{ListMentions, list_mentions};
 use discord_manager::business::{OwnerContext, Source};
+use discord_manager::config::GuildScope;
 use discord_manager::discord::sender::RECORDERS;
 use discord_manager::instant::Instant;
 use discord_manager::registry::{self, Services};
@@ -50,7 +51,7 @@ fn world() -> World {
         synthetic::build(&store, &Plan::new(10_000, 20_261_201)).expect("the generator runs");
     let context = OwnerContext {
         owner_id: Some(OWNER_ID.to_string()),
-        guild_ids: Vec::new(),
+        guild_scope: GuildScope::every_guild(),
         token_configured: true,
         read_only: false,
         send_channel_ids: None,

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use discord_manager::ErrorKind;
 use discord_manager::business::{OwnerContext, Source};
+use discord_manager::config::GuildScope;
 use discord_manager::registry::{Services, capabilities};
 use discord_manager::store::Store;
 use serde_json::{Map, Value, json};
@@ -27,7 +28,7 @@ fn services() -> (tempfile::TempDir, Services) {
     let store = Store::open(&folder.path().join("drift.sqlite3")).unwrap();
     let context = OwnerContext {
         owner_id: Some("1000000000000000001".into()),
-        guild_ids: Vec::new(),
+        guild_scope: GuildScope::every_guild(),
         token_configured: false,
         read_only: false,
         send_channel_ids: None,

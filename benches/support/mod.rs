@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant as Stopwatch};
 
 use discord_manager::business::{OwnerContext, Source};
+use discord_manager::config::GuildScope;
 use discord_manager::instant::Instant;
 use discord_manager::registry::{self, Services};
 use discord_manager::store::Store;
@@ -270,7 +271,7 @@ pub fn page_through(
 pub fn owner_context() -> OwnerContext {
     OwnerContext {
         owner_id: Some(OWNER_ID.to_string()),
-        guild_ids: Vec::new(),
+        guild_scope: GuildScope::every_guild(),
         token_configured: false,
         read_only: false,
         send_channel_ids: None,

@@ -221,9 +221,11 @@ fn discord_checks(config: &Config, checks: &mut Vec<Check>) -> Option<Check> {
                 ));
                 checks.push(message_content_check(&profile));
                 checks.push(guilds_check(config, &profile));
-                for guild in profile.guilds.iter().filter(|guild| {
-                    config.guild_ids.is_empty() || config.guild_ids.contains(&guild.id)
-                }) {
+                for guild in profile
+                    .guilds
+                    .iter()
+                    .filter(|guild| config.guild_scope.includes(&guild.id))
+                {
                     checks.push(channels_check(&rest, &guild.id, &guild.name, &profile).await);
                 }
             }
@@ -292,7 +294,7 @@ fn guilds_check(config: &Config, profile: &BotProfile) -> Check {
     let (in_scope, out_of_scope): (Vec<_>, Vec<_>) = profile
         .guilds
         .iter()
-        .partition(|guild| config.guild_ids.is_empty() || config.guild_ids.contains(&guild.id));
+        .partition(|guild| config.guild_scope.includes(&guild.id));
     let shown = |guilds: Vec<&crate::discord::rest::GuildSummary>| {
         named(
             guilds
@@ -302,12 +304,13 @@ fn guilds_check(config: &Config, profile: &BotProfile) -> Check {
         )
     };
     let missing: Vec<String> = config
-        .guild_ids
+        .guild_scope
+        .listed()
         .iter()
         .filter(|id| !profile.guilds.iter().any(|guild| guild.id == **id))
         .cloned()
         .collect();
-    let mut detail = if config.guild_ids.is_empty() {
+    let mut detail = if config.guild_scope.listed().is_empty() {
         format!("every guild the bot is in is in scope: {}", shown(in_scope))
     } else {
         format!("in scope: {}", shown(in_scope))

@@ -106,12 +106,42 @@ impl fmt::Debug for Token {
     }
 }
 
+/// The guilds in the owner's scope (`DISCORD_GUILD_IDS`): those listed, or every guild the bot
+/// is in when none are. The one statement of that rule: the daemon's recording and repairs,
+/// every capability's owner context and `doctor` ask it here.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GuildScope {
+    /// Empty: every guild.
+    listed: Vec<String>,
+}
+
+impl GuildScope {
+    /// Every guild the bot is in.
+    pub fn every_guild() -> GuildScope {
+        GuildScope::default()
+    }
+
+    /// Only these guilds (none listed: every guild).
+    pub fn only(guild_ids: Vec<String>) -> GuildScope {
+        GuildScope { listed: guild_ids }
+    }
+
+    /// Whether guild `guild_id` is in scope.
+    pub fn includes(&self, guild_id: &str) -> bool {
+        self.listed.is_empty() || self.listed.iter().any(|id| id == guild_id)
+    }
+
+    /// The guilds listed; empty when every guild is in scope.
+    pub fn listed(&self) -> &[String] {
+        &self.listed
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     pub token: Option<Token>,
     pub owner_id: Option<String>,
-    /// Empty: every guild the bot is in.
-    pub guild_ids: Vec<String>,
+    pub guild_scope: GuildScope,
     pub db_path: Option<PathBuf>,
     pub read_only: bool,
     pub send_channel_ids: Option<Vec<String>>,
@@ -159,10 +189,12 @@ impl Config {
             owner_id: value("DISCORD_OWNER_ID")
                 .map(|id| discord_id("DISCORD_OWNER_ID", &id))
                 .transpose()?,
-            guild_ids: value("DISCORD_GUILD_IDS")
-                .map(|ids| id_list("DISCORD_GUILD_IDS", &ids))
-                .transpose()?
-                .unwrap_or_default(),
+            guild_scope: GuildScope::only(
+                value("DISCORD_GUILD_IDS")
+                    .map(|ids| id_list("DISCORD_GUILD_IDS", &ids))
+                    .transpose()?
+                    .unwrap_or_default(),
+            ),
             db_path: value("DISCORD_MANAGER_DB").map(PathBuf::from),
             read_only: match value("DISCORD_MANAGER_READ_ONLY").as_deref() {
                 None | Some("0") | Some("false") => false,

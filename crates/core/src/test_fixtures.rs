@@ -16,6 +16,7 @@ use crate::business::outbox::{
     SendFailure,
 };
 use crate::business::{OwnerContext, Source};
+use crate::config::GuildScope;
 use crate::demo::{DemoDiscord, Recorders};
 use crate::ingest::{Origin, Recorded, record_event};
 use crate::store::Store;
@@ -138,7 +139,7 @@ impl World {
     pub fn context(&self) -> OwnerContext {
         OwnerContext {
             owner_id: Some(self.owner_id.clone()),
-            guild_ids: vec![self.guild_id.clone()],
+            guild_scope: GuildScope::only(vec![self.guild_id.clone()]),
             token_configured: false,
             read_only: false,
             send_channel_ids: None,

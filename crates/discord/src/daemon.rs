@@ -30,8 +30,8 @@ use super::identify_watch;
 use super::rest::{Rest, RestError, RetryPolicy};
 use crate::business::context::{OwnerContext, Source, build_owner_context};
 use crate::business::schedules;
-use crate::config::Config;
 use crate::config::ImportWindow;
+use crate::config::{Config, GuildScope};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ingest;
 use crate::ingest::channels::kind_of;
@@ -453,7 +453,7 @@ impl Supervisor {
         let writer = spawn_writer(
             Writer {
                 store: Arc::clone(&store),
-                guild_ids: config.guild_ids.clone(),
+                guild_scope: config.guild_scope.clone(),
                 run_started_at: Instant::now(),
                 backfill: backfill.clone(),
                 notices: notify,
@@ -475,7 +475,7 @@ impl Supervisor {
         let repairs = tokio::spawn(repair_loop(
             Arc::clone(&rest),
             Arc::clone(&store),
-            config.guild_ids.clone(),
+            config.guild_scope.clone(),
             backfill.clone(),
             options.repair_every,
         ));
@@ -769,7 +769,7 @@ const FIRST_REPAIR_AFTER: Duration = Duration::from_secs(10);
 async fn repair_loop(
     rest: Arc<Rest>,
     store: Arc<Store>,
-    guild_ids: Vec<String>,
+    guild_scope: GuildScope,
     backfill: mpsc::UnboundedSender<Batch>,
     every: Duration,
 ) {
@@ -779,7 +779,7 @@ async fn repair_loop(
     let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + first, every);
     loop {
         ticker.tick().await;
-        if let Err(error) = repair_pass(&rest, &store, &guild_ids, &backfill).await {
+        if let Err(error) = repair_pass(&rest, &store, &guild_scope, &backfill).await {
             warn!("the periodic repair failed: {error}");
         }
     }
@@ -866,7 +866,7 @@ async fn archived_threads(
 async fn repair_pass(
     rest: &Rest,
     store: &Arc<Store>,
-    guild_ids: &[String],
+    guild_scope: &GuildScope,
     backfill: &mpsc::UnboundedSender<Batch>,
 ) -> Result<()> {
     let channels = {
@@ -877,7 +877,7 @@ async fn repair_pass(
         .iter()
         .filter(|channel| !channel.removed)
         .filter_map(|channel| channel.guild_id.clone())
-        .filter(|guild| guild_ids.is_empty() || guild_ids.contains(guild))
+        .filter(|guild| guild_scope.includes(guild))
         .collect();
     guilds.sort();
     guilds.dedup();

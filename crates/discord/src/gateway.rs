@@ -32,6 +32,7 @@ use tokio::sync::mpsc;
 use tracing::{debug, error, info, warn};
 
 use super::backfill::{self, Batch};
+use crate::config::GuildScope;
 use crate::error::{Error, ErrorKind, Result};
 use crate::ingest::direct::record_direct_channel;
 use crate::ingest::feed::{repair_unparsed, why_unparsed};
@@ -130,8 +131,8 @@ struct Pending {
 /// The writer's configuration and outlets.
 pub struct Writer {
     pub store: Arc<Store>,
-    /// Guilds in scope (empty: every guild): only those are backfilled.
-    pub guild_ids: Vec<String>,
+    /// The guilds in scope: only those are backfilled.
+    pub guild_scope: GuildScope,
     /// When this run of the daemon started: the previous run's last sign of life is before it.
     pub run_started_at: Instant,
     pub backfill: mpsc::UnboundedSender<Batch>,
@@ -197,7 +198,7 @@ impl Writer {
     }
 
     fn in_scope(&self, guild_id: u64) -> bool {
-        self.guild_ids.is_empty() || self.guild_ids.iter().any(|id| *id == guild_id.to_string())
+        self.guild_scope.includes(&guild_id.to_string())
     }
 
     /// What comes before recording an event: a dispatch serenity could not parse is repaired
@@ -552,7 +553,7 @@ mod tests {
         let (notices, noticed) = mpsc::unbounded_channel();
         let writer = Writer {
             store: Arc::clone(store),
-            guild_ids: Vec::new(),
+            guild_scope: GuildScope::every_guild(),
             run_started_at: Instant::now(),
             backfill,
             notices,

@@ -2,7 +2,7 @@
 //! Built once at start-up; every capability receives it and every gate reads it.
 
 use super::model::OwnerView;
-use crate::config::Config;
+use crate::config::{Config, GuildScope};
 use crate::error::Result;
 use crate::store::{Reader, Store};
 use crate::vocabulary::word_enum;
@@ -25,8 +25,8 @@ pub struct OwnerContext {
     /// The owner's Discord user id: `DISCORD_OWNER_ID`, else the application owner the store
     /// learned from Discord (or from the demo seed).
     pub owner_id: Option<String>,
-    /// Guilds in scope; empty means every guild the bot is in.
-    pub guild_ids: Vec<String>,
+    /// The guilds in scope.
+    pub guild_scope: GuildScope,
     /// A bot token is configured (sending needs one).
     pub token_configured: bool,
     /// `DISCORD_MANAGER_READ_ONLY=1`: sending and scheduling are denied.
@@ -51,7 +51,7 @@ pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Re
     let learned_owner = store.read(|reader| Ok(reader.identity()?.owner_user_id))?;
     Ok(OwnerContext {
         owner_id: config.owner_id.clone().or(learned_owner),
-        guild_ids: config.guild_ids.clone(),
+        guild_scope: config.guild_scope.clone(),
         token_configured: config.token.is_some(),
         read_only: config.read_only,
         send_channel_ids: config.send_channel_ids.clone(),
@@ -66,9 +66,7 @@ impl OwnerContext {
     pub fn in_scope(&self, guild_id: Option<&str>) -> bool {
         match guild_id {
             None => self.allow_dms,
-            Some(guild_id) => {
-                self.guild_ids.is_empty() || self.guild_ids.iter().any(|id| id == guild_id)
-            }
+            Some(guild_id) => self.guild_scope.includes(guild_id),
         }
     }
 
