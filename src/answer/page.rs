@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use std::sync::LazyLock;
 
-use crate::business::activity::{Activity, DigestReport};
+use crate::business::activity::{Activity, ChannelDigest, DigestReport};
 use crate::business::bookmarks::{Bookmark, Bookmarks, ResolvedBookmark};
 use crate::business::channels::ChannelList;
 use crate::business::channels::MarkedRead;
@@ -668,30 +668,7 @@ impl Render for DigestReport {
             plural(self.total_messages, "message")
         );
         for channel in &self.channels {
-            let authors: Vec<String> = channel
-                .top_authors
-                .iter()
-                .map(|a| format!("{} ({})", a.author_name, a.messages))
-                .collect();
-            text.push_str(&format!(
-                "#{}: {}; most active: {}\n",
-                channel.channel_name,
-                plural(channel.messages, "message"),
-                authors.join(", ")
-            ));
-            for message in &channel.most_reacted {
-                let reactions: Vec<String> = message
-                    .reactions
-                    .iter()
-                    .map(|r| format!("{}×{}", r.emoji, r.count))
-                    .collect();
-                text.push_str(&format!(
-                    "    {} {}: {}\n",
-                    reactions.join(" "),
-                    message.author_name,
-                    excerpt(&message.text_with_extras(), 60)
-                ));
-            }
+            text.push_str(&channel_digest_lines(channel));
         }
         text.push_str(&format!(
             "\nAwaiting your reply: {}\n",
@@ -714,20 +691,7 @@ impl Render for DigestReport {
             self.open_bookmarks.len()
         ));
         for bookmark in &self.open_bookmarks {
-            let note = bookmark
-                .note
-                .as_deref()
-                .map(|note| format!(" — {note}"))
-                .unwrap_or_default();
-            let due = match (bookmark.due_at, bookmark.overdue) {
-                (Some(_), true) => format!(" [{}]", due(bookmark)),
-                (Some(_), false) => format!(" [due {}]", due(bookmark)),
-                (None, _) => String::new(),
-            };
-            text.push_str(&format!(
-                "    {}{note}{due}\n",
-                excerpt(&bookmark.content_when_bookmarked, 60)
-            ));
+            text.push_str(&open_bookmark_line(bookmark));
         }
         if self.more_open_bookmarks {
             text.push_str("    and more: see bookmarks list\n");
@@ -740,6 +704,54 @@ impl Render for DigestReport {
         }
         text.into()
     }
+}
+
+/// A channel of the digest: its count and most active authors, then each most-reacted message
+/// with its reactions.
+fn channel_digest_lines(channel: &ChannelDigest) -> String {
+    let authors: Vec<String> = channel
+        .top_authors
+        .iter()
+        .map(|a| format!("{} ({})", a.author_name, a.messages))
+        .collect();
+    let mut lines = format!(
+        "#{}: {}; most active: {}\n",
+        channel.channel_name,
+        plural(channel.messages, "message"),
+        authors.join(", ")
+    );
+    for message in &channel.most_reacted {
+        let reactions: Vec<String> = message
+            .reactions
+            .iter()
+            .map(|r| format!("{}×{}", r.emoji, r.count))
+            .collect();
+        lines.push_str(&format!(
+            "    {} {}: {}\n",
+            reactions.join(" "),
+            message.author_name,
+            excerpt(&message.text_with_extras(), 60)
+        ));
+    }
+    lines
+}
+
+/// An open bookmark in the digest: what it marked, its note, and when it is due.
+fn open_bookmark_line(bookmark: &Bookmark) -> String {
+    let note = bookmark
+        .note
+        .as_deref()
+        .map(|note| format!(" — {note}"))
+        .unwrap_or_default();
+    let due = match (bookmark.due_at, bookmark.overdue) {
+        (Some(_), true) => format!(" [{}]", due(bookmark)),
+        (Some(_), false) => format!(" [due {}]", due(bookmark)),
+        (None, _) => String::new(),
+    };
+    format!(
+        "    {}{note}{due}\n",
+        excerpt(&bookmark.content_when_bookmarked, 60)
+    )
 }
 
 /// "1 message", "2 messages".
