@@ -445,89 +445,127 @@ fn member_roles(author: u64, guild: u64) -> Vec<String> {
     }
 }
 
+/// Who can read a guild's `position`-th channel: the first few are hidden from the bot, the
+/// next few visible without history, the rest readable.
+fn access_at(position: u64) -> Access {
+    if position < NO_VIEW_PER_GUILD {
+        Access::NoView
+    } else if position < NO_VIEW_PER_GUILD + NO_HISTORY_PER_GUILD {
+        Access::NoHistory
+    } else {
+        Access::Readable
+    }
+}
+
+/// Every guild's text and news channels, guild by guild, in position order.
+fn top_level_channels() -> Vec<Channel> {
+    let mut channels = Vec::new();
+    for guild in 0..GUILDS {
+        for position in 0..CHANNELS_PER_GUILD {
+            channels.push(Channel {
+                id: (1_400_000_000_000_000_000u64 + guild * 1_000 + position).to_string(),
+                guild,
+                access: access_at(position),
+                thread_of: None,
+                created_at_message: 0,
+                recent: Vec::new(),
+            });
+        }
+    }
+    channels
+}
+
+/// Appends every guild's threads after the channels. A guild's first thread is under its
+/// first channel without history (so it is unreadable too); each other one under one of the
+/// guild's first 20 readable channels, drawn from `rng`. Threads are created evenly over the
+/// `messages` of history, and take their parent's access.
+fn add_threads(channels: &mut Vec<Channel>, rng: &mut Rng, messages: u64) {
+    for guild in 0..GUILDS {
+        for thread in 0..THREADS_PER_GUILD {
+            let first = (guild * CHANNELS_PER_GUILD) as usize;
+            let parent = if thread == 0 {
+                first + NO_VIEW_PER_GUILD as usize
+            } else {
+                first + (NO_VIEW_PER_GUILD + NO_HISTORY_PER_GUILD) as usize + rng.below(20) as usize
+            };
+            let index = guild * THREADS_PER_GUILD + thread;
+            channels.push(Channel {
+                id: (1_400_000_000_000_000_000u64 + guild * 1_000 + 500 + thread).to_string(),
+                guild,
+                access: channels[parent].access,
+                thread_of: Some(parent),
+                created_at_message: messages * index / (GUILDS * THREADS_PER_GUILD),
+                recent: Vec::new(),
+            });
+        }
+    }
+}
+
+/// The channels messages can go to (every one the bot can view), shuffled with `rng` so the
+/// busy ones, which the skewed weights pick by position, are scattered over the guilds rather
+/// than all in the first.
+fn shuffled_message_channels(channels: &[Channel], rng: &mut Rng) -> Vec<usize> {
+    let mut message_channels: Vec<usize> = (0..channels.len())
+        .filter(|&index| channels[index].access != Access::NoView)
+        .collect();
+    for index in (1..message_channels.len()).rev() {
+        let other = rng.below(index as u64 + 1) as usize;
+        message_channels.swap(index, other);
+    }
+    message_channels
+}
+
+/// Which of the `messages` the owner bookmarks: one in 50, at most [`MAX_BOOKMARKS`].
+fn bookmark_positions(rng: &mut Rng, messages: u64) -> BTreeSet<u64> {
+    let mut bookmark_at = BTreeSet::new();
+    let wanted = MAX_BOOKMARKS.min(messages / 50);
+    while (bookmark_at.len() as u64) < wanted {
+        bookmark_at.insert(rng.below(messages));
+    }
+    bookmark_at
+}
+
+/// The threads as a stack in the order history creates them: the next to open on top (last).
+fn thread_opening_stack(channels: &[Channel]) -> Vec<usize> {
+    let mut threads: Vec<usize> = (0..channels.len())
+        .filter(|&index| channels[index].thread_of.is_some())
+        .collect();
+    threads.sort_by_key(|&index| Reverse(channels[index].created_at_message));
+    threads
+}
+
+/// The tally of what the channel layout alone fixes; the rest is counted as history goes on.
+fn layout_tally(channels: &[Channel], message_channels: &[usize]) -> Produced {
+    let with_access = |access| channels.iter().filter(|c| c.access == access).count() as u64;
+    let busiest_readable_channel = message_channels
+        .iter()
+        .find(|&&index| channels[index].access == Access::Readable)
+        .map(|&index| channels[index].id.clone())
+        .unwrap_or_default();
+    Produced {
+        busiest_readable_channel,
+        guilds: GUILDS,
+        channels: channels.len() as u64,
+        threads: GUILDS * THREADS_PER_GUILD,
+        no_view_channels: with_access(Access::NoView),
+        no_history_channels: with_access(Access::NoHistory),
+        ..Produced::default()
+    }
+}
+
 impl Generator {
     fn new(plan: &Plan) -> Generator {
         let mut rng = Rng(plan.seed);
         let gap = (MICROS_PER_DAY / plan.messages_per_day as i64).max(2);
         let start = plan.end.plus_micros(-gap * plan.messages as i64);
-        let mut channels = Vec::new();
-        for guild in 0..GUILDS {
-            for position in 0..CHANNELS_PER_GUILD {
-                let access = if position < NO_VIEW_PER_GUILD {
-                    Access::NoView
-                } else if position < NO_VIEW_PER_GUILD + NO_HISTORY_PER_GUILD {
-                    Access::NoHistory
-                } else {
-                    Access::Readable
-                };
-                channels.push(Channel {
-                    id: (1_400_000_000_000_000_000u64 + guild * 1_000 + position).to_string(),
-                    guild,
-                    access,
-                    thread_of: None,
-                    created_at_message: 0,
-                    recent: Vec::new(),
-                });
-            }
-        }
-        for guild in 0..GUILDS {
-            for thread in 0..THREADS_PER_GUILD {
-                let first = (guild * CHANNELS_PER_GUILD) as usize;
-                let parent = if thread == 0 {
-                    first + NO_VIEW_PER_GUILD as usize
-                } else {
-                    first
-                        + (NO_VIEW_PER_GUILD + NO_HISTORY_PER_GUILD) as usize
-                        + rng.below(20) as usize
-                };
-                let index = guild * THREADS_PER_GUILD + thread;
-                channels.push(Channel {
-                    id: (1_400_000_000_000_000_000u64 + guild * 1_000 + 500 + thread).to_string(),
-                    guild,
-                    access: channels[parent].access,
-                    thread_of: Some(parent),
-                    created_at_message: plan.messages * index / (GUILDS * THREADS_PER_GUILD),
-                    recent: Vec::new(),
-                });
-            }
-        }
-        // Busy channels are scattered over the guilds rather than all in the first.
-        let mut message_channels: Vec<usize> = (0..channels.len())
-            .filter(|&index| channels[index].access != Access::NoView)
-            .collect();
-        for index in (1..message_channels.len()).rev() {
-            let other = rng.below(index as u64 + 1) as usize;
-            message_channels.swap(index, other);
-        }
-        let mut bookmark_at = BTreeSet::new();
-        let wanted = MAX_BOOKMARKS.min(plan.messages / 50);
-        while (bookmark_at.len() as u64) < wanted {
-            bookmark_at.insert(rng.below(plan.messages));
-        }
-        let mut threads_to_open: Vec<usize> = (0..channels.len())
-            .filter(|&index| channels[index].thread_of.is_some())
-            .collect();
-        threads_to_open.sort_by_key(|&index| Reverse(channels[index].created_at_message));
-        let busiest_readable_channel = message_channels
-            .iter()
-            .find(|&&index| channels[index].access == Access::Readable)
-            .map(|&index| channels[index].id.clone())
-            .unwrap_or_default();
-        let produced = Produced {
-            busiest_readable_channel,
-            guilds: GUILDS,
-            channels: channels.len() as u64,
-            threads: GUILDS * THREADS_PER_GUILD,
-            no_view_channels: channels
-                .iter()
-                .filter(|c| c.access == Access::NoView)
-                .count() as u64,
-            no_history_channels: channels
-                .iter()
-                .filter(|c| c.access == Access::NoHistory)
-                .count() as u64,
-            ..Produced::default()
-        };
+        // The seed's history depends on the order of these draws from `rng`: threads' parents,
+        // then the shuffle, then the bookmarks.
+        let mut channels = top_level_channels();
+        add_threads(&mut channels, &mut rng, plan.messages);
+        let message_channels = shuffled_message_channels(&channels, &mut rng);
+        let bookmark_at = bookmark_positions(&mut rng, plan.messages);
+        let threads_to_open = thread_opening_stack(&channels);
+        let produced = layout_tally(&channels, &message_channels);
         Generator {
             rng,
             plan: plan.clone(),

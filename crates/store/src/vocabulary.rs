@@ -1,7 +1,9 @@
 //! The domain's closed sets of words (a channel's kind, a gap's kind, a schedule event's
 //! kind…), each defined once by [`word_enum!`]: one enum, one spelling per variant, and from
 //! that spelling every form the word takes — the text the store keeps, the JSON both surfaces
-//! answer, and the `enum` list an output schema declares. A word spelled twice cannot drift.
+//! answer, and the `enum` list an output schema declares (or, for a word whose every variant
+//! says what it means, a `oneOf` of its described spellings). A word spelled twice cannot
+//! drift.
 
 /// What every word enum has: its spellings, both ways.
 pub trait Word: Sized + Copy + 'static {
@@ -15,15 +17,33 @@ pub trait Word: Sized + Copy + 'static {
     }
 }
 
+/// A doc comment's text as schemars reads it from `#[doc]` lines: each line without the one
+/// space after `///`, joined by newlines, trimmed.
+#[doc(hidden)]
+pub fn doc_text(lines: &[&str]) -> String {
+    let lines: Vec<&str> = lines
+        .iter()
+        .map(|line| line.strip_prefix(' ').unwrap_or(line))
+        .collect();
+    lines.join("\n").trim().to_string()
+}
+
 /// Defines an enum of words: `word_enum! { pub enum GapKind { Downtime = "downtime", … } }`.
 /// The enum gets [`Word`], `Display`, serde (as its spelling) and a JSON schema listing every
-/// spelling.
+/// spelling, inlined where it is used.
+///
+/// Marked `#[described]` (after its doc comment), a documented enum whose every variant is
+/// documented gets instead the schema `#[derive(JsonSchema)]` gives such an enum: a definition
+/// of its own, described by the enum's doc comment, that is `oneOf` its words, each described
+/// by its variant's doc comment. Use it where a client needs to know what each word means.
 #[macro_export]
 macro_rules! word_enum {
+    // What every word enum is and does, whatever its schema.
     (
+        @words
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
-            $( $(#[$variant_meta:meta])* $variant:ident = $text:literal ),+ $(,)?
+            $( $(#[$variant_meta:meta])* $variant:ident = $text:literal ),+
         }
     ) => {
         $(#[$meta])*
@@ -42,6 +62,10 @@ macro_rules! word_enum {
         }
 
         impl $name {
+            /// Every variant, in declaration order.
+            #[allow(dead_code)]
+            pub const ALL: &'static [$name] = <$name as $crate::vocabulary::Word>::ALL;
+
             /// The word as the store keeps it and the JSON says it.
             #[allow(dead_code)]
             pub fn as_str(self) -> &'static str {
@@ -73,6 +97,58 @@ macro_rules! word_enum {
                 <$name as $crate::vocabulary::Word>::parse(&text).ok_or_else(|| {
                     ::serde::de::Error::unknown_variant(&text, &[$($text),+])
                 })
+            }
+        }
+    };
+
+    // Described: every word's meaning in the schema.
+    (
+        $(#[doc = $doc:literal])+
+        #[described]
+        $vis:vis enum $name:ident {
+            $( $(#[doc = $variant_doc:literal])+ $variant:ident = $text:literal ),+ $(,)?
+        }
+    ) => {
+        $crate::vocabulary::word_enum! {
+            @words
+            $(#[doc = $doc])+
+            $vis enum $name {
+                $( $(#[doc = $variant_doc])+ $variant = $text ),+
+            }
+        }
+
+        impl ::schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                concat!(module_path!(), "::", stringify!($name)).into()
+            }
+            fn json_schema(_: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
+                ::schemars::json_schema!({
+                    "description": $crate::vocabulary::doc_text(&[$($doc),+]),
+                    "oneOf": [$({
+                        "type": "string",
+                        "const": $text,
+                        "description": $crate::vocabulary::doc_text(&[$($variant_doc),+])
+                    }),+]
+                })
+            }
+        }
+    };
+
+    // Plain: the list of spellings, inlined.
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$variant_meta:meta])* $variant:ident = $text:literal ),+ $(,)?
+        }
+    ) => {
+        $crate::vocabulary::word_enum! {
+            @words
+            $(#[$meta])*
+            $vis enum $name {
+                $( $(#[$variant_meta])* $variant = $text ),+
             }
         }
 
@@ -126,5 +202,80 @@ mod tests {
             schema.as_value()["enum"],
             serde_json::json!(["sunny", "heavy-rain"])
         );
+    }
+
+    /// The same words as a described word enum and as `#[derive(JsonSchema)]` writes them, so
+    /// their schemas can be compared.
+    mod described {
+        word_enum! {
+            /// How the sky looks,
+            /// in two lines.
+            #[described]
+            pub enum Sky {
+                /// Not a cloud.
+                Clear = "clear",
+                /// Clouds from one horizon
+                ///  to the other.
+                Overcast = "overcast",
+            }
+        }
+    }
+
+    mod derived {
+        /// How the sky looks,
+        /// in two lines.
+        #[derive(serde::Serialize, schemars::JsonSchema)]
+        #[serde(rename_all = "camelCase")]
+        #[allow(dead_code)]
+        pub enum Sky {
+            /// Not a cloud.
+            Clear,
+            /// Clouds from one horizon
+            ///  to the other.
+            Overcast,
+        }
+    }
+
+    #[test]
+    fn a_described_word_enum_has_the_schema_deriving_one_gives() {
+        // As answers hold them: a field referring to the enum's own definition.
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Forecast {
+            sky: described::Sky,
+        }
+        #[allow(dead_code)]
+        #[derive(schemars::JsonSchema)]
+        struct DerivedForecast {
+            sky: derived::Sky,
+        }
+        let ours = schemars::schema_for!(Forecast).to_value();
+        let derived = schemars::schema_for!(DerivedForecast).to_value();
+        assert_eq!(ours["$defs"], derived["$defs"]);
+        assert_eq!(ours["properties"], derived["properties"]);
+        assert_eq!(ours["properties"]["sky"]["$ref"], "#/$defs/Sky");
+        assert_eq!(
+            ours["$defs"]["Sky"],
+            serde_json::json!({
+                "description": "How the sky looks,\nin two lines.",
+                "oneOf": [
+                    {"type": "string", "const": "clear", "description": "Not a cloud."},
+                    {
+                        "type": "string",
+                        "const": "overcast",
+                        "description": "Clouds from one horizon\n to the other."
+                    }
+                ]
+            })
+        );
+        assert_eq!(
+            described::Sky::ALL,
+            [described::Sky::Clear, described::Sky::Overcast]
+        );
+        assert_eq!(
+            described::Sky::parse("overcast"),
+            Some(described::Sky::Overcast)
+        );
+        assert_eq!(described::Sky::Clear.to_string(), "clear");
     }
 }

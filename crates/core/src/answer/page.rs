@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use std::sync::LazyLock;
 
-use crate::business::activity::{Activity, DigestReport};
+use crate::business::activity::{Activity, ChannelDigest, DigestReport};
 use crate::business::bookmarks::{Bookmark, Bookmarks, ResolvedBookmark};
 use crate::business::channels::ChannelList;
 use crate::business::channels::MarkedRead;
@@ -18,7 +18,10 @@ use crate::business::mentions::{Closed, DismissedMention, Mentions};
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
 use crate::business::model::{AuthorKind, Message, MessageBody};
 use crate::business::schedules::{Schedule, ScheduleStatus, Schedules};
-use crate::business::store::{ChannelImportStatus, DaemonState, ImportProgress, StoreStatus};
+use crate::business::store::{
+    ChannelCoverageStatus, ChannelImportStatus, ChannelRef, ClockOffset, DaemonState, Gap,
+    ImportProgress, IngestState, StoreStatus,
+};
 use crate::instant::Instant;
 use jiff::tz::TimeZone;
 
@@ -665,30 +668,7 @@ impl Render for DigestReport {
             plural(self.total_messages, "message")
         );
         for channel in &self.channels {
-            let authors: Vec<String> = channel
-                .top_authors
-                .iter()
-                .map(|a| format!("{} ({})", a.author_name, a.messages))
-                .collect();
-            text.push_str(&format!(
-                "#{}: {}; most active: {}\n",
-                channel.channel_name,
-                plural(channel.messages, "message"),
-                authors.join(", ")
-            ));
-            for message in &channel.most_reacted {
-                let reactions: Vec<String> = message
-                    .reactions
-                    .iter()
-                    .map(|r| format!("{}×{}", r.emoji, r.count))
-                    .collect();
-                text.push_str(&format!(
-                    "    {} {}: {}\n",
-                    reactions.join(" "),
-                    message.author_name,
-                    excerpt(&message.text_with_extras(), 60)
-                ));
-            }
+            text.push_str(&channel_digest_lines(channel));
         }
         text.push_str(&format!(
             "\nAwaiting your reply: {}\n",
@@ -711,20 +691,7 @@ impl Render for DigestReport {
             self.open_bookmarks.len()
         ));
         for bookmark in &self.open_bookmarks {
-            let note = bookmark
-                .note
-                .as_deref()
-                .map(|note| format!(" — {note}"))
-                .unwrap_or_default();
-            let due = match (bookmark.due_at, bookmark.overdue) {
-                (Some(_), true) => format!(" [{}]", due(bookmark)),
-                (Some(_), false) => format!(" [due {}]", due(bookmark)),
-                (None, _) => String::new(),
-            };
-            text.push_str(&format!(
-                "    {}{note}{due}\n",
-                excerpt(&bookmark.content_when_bookmarked, 60)
-            ));
+            text.push_str(&open_bookmark_line(bookmark));
         }
         if self.more_open_bookmarks {
             text.push_str("    and more: see bookmarks list\n");
@@ -739,6 +706,54 @@ impl Render for DigestReport {
     }
 }
 
+/// A channel of the digest: its count and most active authors, then each most-reacted message
+/// with its reactions.
+fn channel_digest_lines(channel: &ChannelDigest) -> String {
+    let authors: Vec<String> = channel
+        .top_authors
+        .iter()
+        .map(|a| format!("{} ({})", a.author_name, a.messages))
+        .collect();
+    let mut lines = format!(
+        "#{}: {}; most active: {}\n",
+        channel.channel_name,
+        plural(channel.messages, "message"),
+        authors.join(", ")
+    );
+    for message in &channel.most_reacted {
+        let reactions: Vec<String> = message
+            .reactions
+            .iter()
+            .map(|r| format!("{}×{}", r.emoji, r.count))
+            .collect();
+        lines.push_str(&format!(
+            "    {} {}: {}\n",
+            reactions.join(" "),
+            message.author_name,
+            excerpt(&message.text_with_extras(), 60)
+        ));
+    }
+    lines
+}
+
+/// An open bookmark in the digest: what it marked, its note, and when it is due.
+fn open_bookmark_line(bookmark: &Bookmark) -> String {
+    let note = bookmark
+        .note
+        .as_deref()
+        .map(|note| format!(" — {note}"))
+        .unwrap_or_default();
+    let due = match (bookmark.due_at, bookmark.overdue) {
+        (Some(_), true) => format!(" [{}]", due(bookmark)),
+        (Some(_), false) => format!(" [due {}]", due(bookmark)),
+        (None, _) => String::new(),
+    };
+    format!(
+        "    {}{note}{due}\n",
+        excerpt(&bookmark.content_when_bookmarked, 60)
+    )
+}
+
 /// "1 message", "2 messages".
 fn plural(count: u64, noun: &str) -> String {
     if count == 1 {
@@ -751,21 +766,7 @@ fn plural(count: u64, noun: &str) -> String {
 impl Render for StoreStatus {
     fn render(&self) -> Page {
         let mut text = Page::new();
-        let seen = |at: Option<Instant>| at.map(when).unwrap_or_else(|| "never".to_string());
-        text.push_str(&match self.ingest.state {
-            DaemonState::NeverRan => "ingest: never ran\n".to_string(),
-            DaemonState::Stopped => format!(
-                "ingest: stopped cleanly at {}\n",
-                seen(self.ingest.last_seen_at)
-            ),
-            DaemonState::Running => format!(
-                "ingest: running, last seen {} ({})\n",
-                seen(self.ingest.last_seen_at),
-                self.ingest
-                    .last_seen_doing
-                    .map_or("", |doing| doing.as_str())
-            ),
-        });
+        text.push_str(&ingest_line(&self.ingest));
         text.push_str(&format!(
             "newest gateway event: {}\nlast backfill: {}\n{} messages, {:.1} MB on disk\n",
             seen(self.newest_gateway_event),
@@ -774,83 +775,125 @@ impl Render for StoreStatus {
             self.store_bytes as f64 / 1_000_000.0
         ));
         if let Some(clock) = &self.discord_clock {
-            let ahead = clock.host_ahead_ms;
-            text.push_str(&format!(
-                "clock: this machine is {:.0} s {} Discord's (measured {}){}\n",
-                ahead.abs() as f64 / 1_000.0,
-                if ahead >= 0 { "ahead of" } else { "behind" },
-                when(clock.measured_at),
-                if ahead.abs() > 5_000 {
-                    ": set the clock (NTP)"
-                } else {
-                    ""
-                }
-            ));
+            text.push_str(&clock_line(clock));
         }
         if !self.channels.is_empty() {
-            let mut out = Table::new(&[
-                "channel",
-                "last backfill",
-                "complete through",
-                "history imported",
-                "id",
-            ]);
-            for channel in &self.channels {
-                out.add_row(vec![
-                    channel.channel_name.clone(),
-                    seen(channel.last_backfill_at),
-                    channel
-                        .complete_through_message_id
-                        .clone()
-                        .unwrap_or_default(),
-                    channel
-                        .import
-                        .as_ref()
-                        .map(import_words)
-                        .unwrap_or_default(),
-                    channel.channel_id.clone(),
-                ]);
-            }
-            text.table(out);
+            text.table(coverage_table(&self.channels));
             text.push_str("\n");
         }
         if self.channels_left_out > 0 {
             text.push_str(&format!("and {} more channels\n", self.channels_left_out));
         }
         if !self.never_backfilled.is_empty() {
-            let names: Vec<String> = self
-                .never_backfilled
-                .iter()
-                .map(|channel| format!("#{}", channel.channel_name))
-                .collect();
-            let more = match self.never_backfilled_left_out {
-                0 => String::new(),
-                more => format!(" and {more} more"),
-            };
-            text.push_str(&format!("never backfilled: {}{more}\n", names.join(", ")));
+            text.push_str(&never_backfilled_line(
+                &self.never_backfilled,
+                self.never_backfilled_left_out,
+            ));
         }
         if self.gaps.is_empty() {
             text.push_str("no known gaps\n");
         } else {
-            let mut out = Table::new(&["gap", "channel", "from", "until", "what may be missing"]);
-            for gap in &self.gaps {
-                out.add_row(vec![
-                    gap.kind.to_string(),
-                    gap.channel_name
-                        .as_ref()
-                        .map(|name| format!("#{name}"))
-                        .or_else(|| gap.channel_id.clone())
-                        .unwrap_or_else(|| "every channel".to_string()),
-                    when(gap.from),
-                    when(gap.until),
-                    gap.detail.clone(),
-                ]);
-            }
-            text.table(out);
+            text.table(gaps_table(&self.gaps));
             text.push_str(&format!("\n{} known gaps\n", self.gaps.len()));
         }
         text
     }
+}
+
+/// When something last happened, or "never".
+fn seen(at: Option<Instant>) -> String {
+    at.map(when).unwrap_or_else(|| "never".to_string())
+}
+
+/// Whether the daemon runs, and when it was last seen.
+fn ingest_line(ingest: &IngestState) -> String {
+    match ingest.state {
+        DaemonState::NeverRan => "ingest: never ran\n".to_string(),
+        DaemonState::Stopped => {
+            format!("ingest: stopped cleanly at {}\n", seen(ingest.last_seen_at))
+        }
+        DaemonState::Running => format!(
+            "ingest: running, last seen {} ({})\n",
+            seen(ingest.last_seen_at),
+            ingest.last_seen_doing.map_or("", |doing| doing.as_str())
+        ),
+    }
+}
+
+/// How far this machine's clock is from Discord's, with advice past 5 seconds.
+fn clock_line(clock: &ClockOffset) -> String {
+    let ahead = clock.host_ahead_ms;
+    format!(
+        "clock: this machine is {:.0} s {} Discord's (measured {}){}\n",
+        ahead.abs() as f64 / 1_000.0,
+        if ahead >= 0 { "ahead of" } else { "behind" },
+        when(clock.measured_at),
+        if ahead.abs() > 5_000 {
+            ": set the clock (NTP)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Each channel's backfill, completeness and import, one row a channel.
+fn coverage_table(channels: &[ChannelCoverageStatus]) -> Table {
+    let mut out = Table::new(&[
+        "channel",
+        "last backfill",
+        "complete through",
+        "history imported",
+        "id",
+    ]);
+    for channel in channels {
+        out.add_row(vec![
+            channel.channel_name.clone(),
+            seen(channel.last_backfill_at),
+            channel
+                .complete_through_message_id
+                .clone()
+                .unwrap_or_default(),
+            channel
+                .import
+                .as_ref()
+                .map(import_words)
+                .unwrap_or_default(),
+            channel.channel_id.clone(),
+        ]);
+    }
+    out
+}
+
+/// "never backfilled: #a, #b and 3 more".
+fn never_backfilled_line(channels: &[ChannelRef], left_out: u64) -> String {
+    let names: Vec<String> = channels
+        .iter()
+        .map(|channel| format!("#{}", channel.channel_name))
+        .collect();
+    let more = match left_out {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    format!("never backfilled: {}{more}\n", names.join(", "))
+}
+
+/// The known gaps, one row each: what kind, where, when, and what may be missing.
+fn gaps_table(gaps: &[Gap]) -> Table {
+    let mut out = Table::new(&["gap", "channel", "from", "until", "what may be missing"]);
+    for gap in gaps {
+        out.add_row(vec![
+            gap.kind.to_string(),
+            gap.channel_name
+                .as_ref()
+                .map(|name| format!("#{name}"))
+                .or_else(|| gap.channel_id.clone())
+                .unwrap_or_else(|| "every channel".to_string()),
+            when(gap.from),
+            when(gap.until),
+            gap.detail.clone(),
+        ]);
+    }
+    out
 }
 
 impl Render for Message {

@@ -15,7 +15,7 @@ use super::untrusted::scrubbed;
 use super::{DEFAULT_LOOKBACK_SECONDS, OwnerContext};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
-use crate::store::{ChannelAccess, Store};
+use crate::store::{ChannelAccess, MessageRecord, Reader, Store};
 
 /// Wait for activity (the cursor tool): counts of messages, edits, deletions and reactions
 /// stored strictly after `after`, per channel, and the `cutoff` to pass back. Recipe: call it,
@@ -236,6 +236,36 @@ pub(crate) fn digest_at(
     context: &OwnerContext,
     now: Instant,
 ) -> Result<DigestReport> {
+    let (since, until) = digest_window(&input, now)?;
+    let channels = store.read(|reader| channel_digests(reader, context, since, until))?;
+    let total_messages = channels.iter().map(|channel| channel.messages).sum();
+    // The answer's room: half for the channels, a quarter each for mentions and bookmarks,
+    // what one section leaves passed on to the next.
+    let mut budget = Budget::answer();
+    let mut mentions_room = budget.split_off(25);
+    let mut bookmarks_room = budget.split_off(33);
+    let (channels, channels_left_out) = fit(channels, &mut budget);
+    mentions_room.give_back(budget);
+    let (unanswered_mentions, more_unanswered_mentions) =
+        unanswered_in_window(store, context, since, until, &mut mentions_room)?;
+    bookmarks_room.give_back(mentions_room);
+    let (open_bookmarks, more_open_bookmarks) =
+        open_bookmarks(store, context, &mut bookmarks_room)?;
+    Ok(DigestReport {
+        since,
+        until,
+        total_messages,
+        channels,
+        channels_left_out: channels_left_out as u64,
+        unanswered_mentions,
+        more_unanswered_mentions,
+        open_bookmarks,
+        more_open_bookmarks,
+    })
+}
+
+/// The digest's `since` and `until`, defaulted: the 24 hours before `now`.
+fn digest_window(input: &Digest, now: Instant) -> Result<(Instant, Instant)> {
     let until = input.until.unwrap_or(now);
     let since = input
         .since
@@ -243,93 +273,104 @@ pub(crate) fn digest_at(
     if until <= since {
         return Err(Error::input("`until` must be after `since`"));
     }
-    let mut report = store.read(|reader| {
-        let mut channels = Vec::new();
-        let readable: Vec<_> = chosen_channels(reader, context, None)?
-            .into_iter()
-            .filter(|channel| channel.access == ChannelAccess::Readable)
-            .collect();
-        let ids: Vec<&str> = readable.iter().map(|c| c.channel_id.as_str()).collect();
-        let windows = reader.channels_window(&ids, since, until, 5)?;
-        let shaper = Shaper::new(
-            reader,
-            context,
-            windows.iter().flat_map(|window| &window.reacted),
-        )?;
-        for (channel, window) in readable.into_iter().zip(windows) {
-            if window.messages == 0 {
-                continue;
-            }
-            let mut reacted = window.reacted;
-            let total = |record: &crate::store::MessageRecord| {
-                record.reactions.iter().map(|r| r.count).sum::<u64>()
-            };
-            reacted.retain(|record| total(record) > 0);
-            reacted.sort_by(|a, b| {
-                total(b)
-                    .cmp(&total(a))
-                    .then(a.created_at.cmp(&b.created_at))
-            });
-            reacted.truncate(3);
-            channels.push(ChannelDigest {
-                top_authors: window
-                    .top_authors
-                    .into_iter()
-                    .map(|author| AuthorActivity {
-                        author_id: author.author_id,
-                        author_name: scrubbed(author.author_name),
-                        messages: author.messages,
-                    })
-                    .collect(),
-                most_reacted: reacted.iter().map(|record| shaper.body(record)).collect(),
-                channel_id: channel.channel_id,
-                channel_name: channel.name,
-                messages: window.messages,
-            });
-        }
-        channels.sort_by(|a, b| {
-            b.messages
-                .cmp(&a.messages)
-                .then(a.channel_id.cmp(&b.channel_id))
-        });
-        Ok(DigestReport {
-            since,
-            until,
-            total_messages: channels.iter().map(|channel| channel.messages).sum(),
-            channels,
-            channels_left_out: 0,
-            unanswered_mentions: Vec::new(),
-            more_unanswered_mentions: false,
-            open_bookmarks: Vec::new(),
-            more_open_bookmarks: false,
+    Ok((since, until))
+}
+
+/// Each readable channel in scope with messages in the window, busiest first.
+fn channel_digests(
+    reader: &Reader<'_>,
+    context: &OwnerContext,
+    since: Instant,
+    until: Instant,
+) -> Result<Vec<ChannelDigest>> {
+    let readable: Vec<_> = chosen_channels(reader, context, None)?
+        .into_iter()
+        .filter(|channel| channel.access == ChannelAccess::Readable)
+        .collect();
+    let ids: Vec<&str> = readable.iter().map(|c| c.channel_id.as_str()).collect();
+    let windows = reader.channels_window(&ids, since, until, 5)?;
+    // One shaper for every channel's reacted messages: names are read once for the answer.
+    let shaper = Shaper::new(
+        reader,
+        context,
+        windows.iter().flat_map(|window| &window.reacted),
+    )?;
+    let mut channels: Vec<ChannelDigest> = readable
+        .into_iter()
+        .zip(windows)
+        .filter(|(_, window)| window.messages > 0)
+        .map(|(channel, window)| ChannelDigest {
+            top_authors: window
+                .top_authors
+                .into_iter()
+                .map(|author| AuthorActivity {
+                    author_id: author.author_id,
+                    author_name: scrubbed(author.author_name),
+                    messages: author.messages,
+                })
+                .collect(),
+            most_reacted: most_reacted(window.reacted)
+                .iter()
+                .map(|record| shaper.body(record))
+                .collect(),
+            channel_id: channel.channel_id,
+            channel_name: channel.name,
+            messages: window.messages,
         })
-    })?;
-    // The answer's room: half for the channels, a quarter each for mentions and bookmarks,
-    // what one section leaves passed on to the next.
-    let mut budget = Budget::answer();
-    let mut mentions_room = budget.split_off(25);
-    let mut bookmarks_room = budget.split_off(33);
-    let (channels, left_out) = fit(std::mem::take(&mut report.channels), &mut budget);
-    report.channels = channels;
-    report.channels_left_out = left_out as u64;
-    mentions_room.give_back(budget);
-    if context.owner_id.is_some() {
-        let page = unanswered(store, context, since, Some(until), 50, |_| true)?;
-        let open = page
-            .mentions
-            .into_iter()
-            .map(|mention| mention.message)
-            .collect();
-        let (mentions, left_out) = fit(open, &mut mentions_room);
-        report.unanswered_mentions = mentions;
-        report.more_unanswered_mentions = left_out > 0 || page.next_cursor.is_some();
+        .collect();
+    channels.sort_by(|a, b| {
+        b.messages
+            .cmp(&a.messages)
+            .then(a.channel_id.cmp(&b.channel_id))
+    });
+    Ok(channels)
+}
+
+/// Up to three of a window's messages with reactions, the most reactions first, then the
+/// oldest.
+fn most_reacted(mut reacted: Vec<MessageRecord>) -> Vec<MessageRecord> {
+    let total = |record: &MessageRecord| record.reactions.iter().map(|r| r.count).sum::<u64>();
+    reacted.retain(|record| total(record) > 0);
+    reacted.sort_by(|a, b| {
+        total(b)
+            .cmp(&total(a))
+            .then(a.created_at.cmp(&b.created_at))
+    });
+    reacted.truncate(3);
+    reacted
+}
+
+/// The owner's mentions in the window still awaiting an answer, as many as fit in `room`, and
+/// whether more exist; none when the owner is unknown.
+fn unanswered_in_window(
+    store: &Store,
+    context: &OwnerContext,
+    since: Instant,
+    until: Instant,
+    room: &mut Budget,
+) -> Result<(Vec<Message>, bool)> {
+    if context.owner_id.is_none() {
+        return Ok((Vec::new(), false));
     }
-    bookmarks_room.give_back(mentions_room);
+    let page = unanswered(store, context, since, Some(until), 50, |_| true)?;
+    let open = page
+        .mentions
+        .into_iter()
+        .map(|mention| mention.message)
+        .collect();
+    let (mentions, left_out) = fit(open, room);
+    Ok((mentions, left_out > 0 || page.next_cursor.is_some()))
+}
+
+/// The open bookmarks that fit in `room`, oldest first, and whether more exist.
+fn open_bookmarks(
+    store: &Store,
+    context: &OwnerContext,
+    room: &mut Budget,
+) -> Result<(Vec<Bookmark>, bool)> {
     let page = list_bookmarks(store, ListBookmarks::default(), context)?;
-    let (bookmarks, left_out) = fit(page.bookmarks, &mut bookmarks_room);
-    report.open_bookmarks = bookmarks;
-    report.more_open_bookmarks = left_out > 0 || page.next_cursor.is_some();
-    Ok(report)
+    let (bookmarks, left_out) = fit(page.bookmarks, room);
+    Ok((bookmarks, left_out > 0 || page.next_cursor.is_some()))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use super::{OwnerContext, since_or_default};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::{ChannelAccess, MessageRecord, Reader, Store};
+use crate::vocabulary::word_enum;
 
 /// List messages that mention the owner and arrived at or after `since`, oldest first: a
 /// direct mention, a role the owner holds, @everyone or @here, or a reply to one of the
@@ -35,28 +36,18 @@ pub struct ListMentions {
     pub cursor: Option<PageCursor>,
 }
 
-/// Why a mention no longer awaits the owner's reply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum Closed {
-    /// The owner dismissed it with `mentions_dismiss`.
-    Dismissed,
-    /// The owner, or this bot on the owner's behalf, replied to it.
-    Replied,
-    /// The owner, or this bot on the owner's behalf, reacted to it.
-    Reacted,
-    /// The owner, or this bot on the owner's behalf, wrote in its channel or thread after it.
-    WroteAfter,
-}
-
-impl Closed {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Closed::Dismissed => "dismissed",
-            Closed::Replied => "replied",
-            Closed::Reacted => "reacted",
-            Closed::WroteAfter => "wroteAfter",
-        }
+word_enum! {
+    /// Why a mention no longer awaits the owner's reply.
+    #[described]
+    pub enum Closed {
+        /// The owner dismissed it with `mentions_dismiss`.
+        Dismissed = "dismissed",
+        /// The owner, or this bot on the owner's behalf, replied to it.
+        Replied = "replied",
+        /// The owner, or this bot on the owner's behalf, reacted to it.
+        Reacted = "reacted",
+        /// The owner, or this bot on the owner's behalf, wrote in its channel or thread after it.
+        WroteAfter = "wroteAfter",
     }
 }
 

@@ -20,8 +20,8 @@ use super::{OwnerContext, since_or_default};
 use crate::error::{Error, ErrorKind, Result};
 use crate::instant::Instant;
 use crate::store::{
-    Anchor, ArrivalCounts, Author, ChannelRecord, Has, MessageRecord, OwnerMentions, Position,
-    Reader, SearchFilter, Store,
+    Anchor, ArrivalCounts, Author, ChannelRecord, Has, HistoryPage, MessageRecord, OwnerMentions,
+    Position, Reader, SearchFilter, Store,
 };
 
 /// Catch up: what arrived at or after `since`, one page at a time in arrival order across
@@ -486,58 +486,10 @@ pub fn read_history(
     let limit = input.limit.unwrap_or(DEFAULT_LIMIT) as usize;
     store.read(|reader| {
         let channel = chosen_readable_channels(reader, context, Some(&input.channel_id))?.remove(0);
-        let position = |point: &HistoryPoint| -> Result<Position> {
-            Ok(match point {
-                HistoryPoint::Instant(at) => Position {
-                    sent_at: *at,
-                    message_id: String::new(),
-                },
-                HistoryPoint::Message(id) => match reader.message(id.as_str())? {
-                    Some(message) if message.channel_id == channel.channel_id => Position {
-                        sent_at: message.sent_at,
-                        message_id: message.message_id,
-                    },
-                    _ => {
-                        return Err(Error::not_found(format!(
-                            "No stored message of channel {} has id {id}",
-                            channel.name
-                        )));
-                    }
-                },
-            })
-        };
-        let anchor = match (&input.before, &input.after, &input.around) {
-            (Some(point), _, _) => Anchor::Before(position(point)?),
-            (_, Some(point), _) => Anchor::After(position(point)?),
-            (_, _, Some(point)) => Anchor::Around(position(point)?),
-            _ => Anchor::Latest,
-        };
+        let anchor = history_anchor(reader, &input, &channel)?;
         let mut page = reader.channel_history(&channel.channel_id, &anchor, limit)?;
         let shaper = Shaper::new(reader, context, &page.messages)?;
-        let mut messages: Vec<MessageWithHistory> = page
-            .messages
-            .iter()
-            .map(|record| MessageWithHistory::from_record(record, &shaper))
-            .collect();
-        // What does not fit in the answer is left at the far end from the anchor: the oldest
-        // when reading back from it (or from the newest), the newest when reading on.
-        let mut budget = Budget::answer();
-        let backwards = matches!(anchor, Anchor::Latest | Anchor::Before(_));
-        if backwards {
-            messages.reverse();
-        }
-        let total = messages.len();
-        let (mut kept, left_out) = fit(messages, &mut budget);
-        if kept.is_empty() && total > 0 {
-            // A page always shows one message, or paging would never move on.
-            kept = vec![page_of_one(&page.messages, backwards, &shaper)];
-        }
-        if backwards {
-            kept.reverse();
-            page.has_older |= left_out > 0;
-        } else {
-            page.has_newer |= left_out > 0;
-        }
+        let kept = fit_history_page(&mut page, &anchor, &shaper);
         Ok(ChannelHistory {
             older_cursor: kept
                 .first()
@@ -552,6 +504,78 @@ pub fn read_history(
             channel_name: channel.name,
         })
     })
+}
+
+/// Where the history page starts: the one anchor given, or the newest messages.
+fn history_anchor(reader: &Reader<'_>, input: &History, channel: &ChannelRecord) -> Result<Anchor> {
+    let position = |point| anchor_position(reader, point, channel);
+    Ok(match (&input.before, &input.after, &input.around) {
+        (Some(point), _, _) => Anchor::Before(position(point)?),
+        (_, Some(point), _) => Anchor::After(position(point)?),
+        (_, _, Some(point)) => Anchor::Around(position(point)?),
+        _ => Anchor::Latest,
+    })
+}
+
+/// An anchor's place in Discord's order: an instant as it is, a message id as that stored
+/// message of the channel (refused by name when the channel holds no such message).
+fn anchor_position(
+    reader: &Reader<'_>,
+    point: &HistoryPoint,
+    channel: &ChannelRecord,
+) -> Result<Position> {
+    Ok(match point {
+        HistoryPoint::Instant(at) => Position {
+            sent_at: *at,
+            message_id: String::new(),
+        },
+        HistoryPoint::Message(id) => match reader.message(id.as_str())? {
+            Some(message) if message.channel_id == channel.channel_id => Position {
+                sent_at: message.sent_at,
+                message_id: message.message_id,
+            },
+            _ => {
+                return Err(Error::not_found(format!(
+                    "No stored message of channel {} has id {id}",
+                    channel.name
+                )));
+            }
+        },
+    })
+}
+
+/// The page's messages that fit in the answer, oldest first, noting on `page` that more lie
+/// beyond when some were left out.
+fn fit_history_page(
+    page: &mut HistoryPage,
+    anchor: &Anchor,
+    shaper: &Shaper,
+) -> Vec<MessageWithHistory> {
+    let mut messages: Vec<MessageWithHistory> = page
+        .messages
+        .iter()
+        .map(|record| MessageWithHistory::from_record(record, shaper))
+        .collect();
+    // What does not fit in the answer is left at the far end from the anchor: the oldest
+    // when reading back from it (or from the newest), the newest when reading on.
+    let mut budget = Budget::answer();
+    let backwards = matches!(anchor, Anchor::Latest | Anchor::Before(_));
+    if backwards {
+        messages.reverse();
+    }
+    let total = messages.len();
+    let (mut kept, left_out) = fit(messages, &mut budget);
+    if kept.is_empty() && total > 0 {
+        // A page always shows one message, or paging would never move on.
+        kept = vec![page_of_one(&page.messages, backwards, shaper)];
+    }
+    if backwards {
+        kept.reverse();
+        page.has_older |= left_out > 0;
+    } else {
+        page.has_newer |= left_out > 0;
+    }
+    kept
 }
 
 /// The one message of a history page that fits nowhere whole: the one nearest the anchor,

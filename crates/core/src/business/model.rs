@@ -15,6 +15,7 @@ use crate::instant::Instant;
 pub use crate::snowflake::DiscordId;
 pub use crate::store::{Attachment, Embed, EmbedField, Forwarded, Poll, PollAnswer, Sticker};
 use crate::store::{MessageRecord, ReactionCount, Reader};
+use crate::vocabulary::word_enum;
 
 /// A `nextCursor` an earlier answer returned: passed back unchanged, it reads on exactly
 /// where that answer stopped. It is whole numbers joined by `_`, which each tool reads back.
@@ -217,38 +218,31 @@ impl MessageBody {
     }
 }
 
-/// Who wrote a message, from what Discord says about its author rather than the name shown,
-/// which a webhook picks freely.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum AuthorKind {
-    /// The owner's own account.
-    Owner,
-    /// This product's bot (what the owner or an assistant sent through it).
-    ThisBot,
-    /// Another bot account or application.
-    Bot,
-    /// A webhook, whatever name and avatar it shows.
-    Webhook,
-    /// Anyone else: a person in a guild, or a stranger in a direct message.
-    Person,
+word_enum! {
+    /// Who wrote a message, from what Discord says about its author rather than the name shown,
+    /// which a webhook picks freely.
+    #[described]
+    pub enum AuthorKind {
+        /// The owner's own account.
+        Owner = "owner",
+        /// This product's bot (what the owner or an assistant sent through it).
+        ThisBot = "thisBot",
+        /// Another bot account or application.
+        Bot = "bot",
+        /// A webhook, whatever name and avatar it shows.
+        Webhook = "webhook",
+        /// Anyone else: a person in a guild, or a stranger in a direct message.
+        Person = "person",
+    }
 }
 
 impl AuthorKind {
-    pub const ALL: [AuthorKind; 5] = [
-        AuthorKind::Owner,
-        AuthorKind::ThisBot,
-        AuthorKind::Bot,
-        AuthorKind::Webhook,
-        AuthorKind::Person,
-    ];
-
     /// The schema of an input field that takes an author kind, or null for any: a plain enum
     /// of the names, which is what clients and the input check read.
     pub(crate) fn input_schema(_: &mut SchemaGenerator) -> Schema {
         let mut names: Vec<serde_json::Value> = AuthorKind::ALL
             .iter()
-            .filter_map(|kind| serde_json::to_value(kind).ok())
+            .map(|kind| kind.as_str().into())
             .collect();
         names.push(serde_json::Value::Null);
         json_schema!({ "type": ["string", "null"], "enum": names })

@@ -2,9 +2,6 @@ use super::*;
 use crate::instant::Instant;
 use crate::snowflake::snowflake_at;
 
-/// One day of ids: a day's milliseconds above the 22 low bits.
-const DAY_IDS: u64 = 86_400_000 << 22;
-
 /// A channel first seen with `last` as its newest message.
 fn began_at(last: u64) -> ChannelBeginning {
     ChannelBeginning::of(last + 9_999, Some(last))
@@ -75,16 +72,17 @@ fn plan_first_fetches_the_page_below_and_including_the_channels_beginning() {
 #[test]
 fn plan_resumes_below_the_last_stored_page_and_stops_at_the_windows_edge() {
     let last = minted("2026-12-01T12:00:00Z");
+    let a_day_earlier = minted("2026-11-30T12:00:00Z");
     let window_start = minted("2026-11-24T12:00:00Z");
     let resumed = plan(
         began_at(last),
-        Some(&state(last - DAY_IDS, window_start, false)),
+        Some(&state(a_day_earlier, window_start, false)),
         ImportWindow::Days(7),
     );
     assert_eq!(
         resumed,
         ImportPlan::Fetch {
-            before: last - DAY_IDS,
+            before: a_day_earlier,
             window_start
         }
     );
@@ -134,7 +132,7 @@ fn plan_resumes_below_the_last_stored_page_and_stops_at_the_windows_edge() {
 #[test]
 fn a_page_keeps_what_is_inside_the_window_on_both_sides_of_its_edge() {
     let window_start = minted("2026-11-24T12:00:00Z");
-    let before = window_start + 10 * DAY_IDS;
+    let before = minted("2026-12-04T12:00:00Z");
     // A full page reaching one id below the window: that one is left out, the edge is kept.
     let mut ids: Vec<u64> = (0..98).map(|n| window_start + 1_000 + n).collect();
     ids.push(window_start);

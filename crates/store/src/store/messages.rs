@@ -405,10 +405,115 @@ impl Reader<'_> {
     /// Each query walks the ids (a JSON array) and probes its table's index once per id. A
     /// `message_id IN (SELECT value FROM json_each(?1))` would first copy the ids into a
     /// temporary B-tree, which cost a catch-up of ~1,500 messages more than the probes did.
-    pub(super) fn hydrate(&self, mut messages: Vec<MessageRecord>) -> Result<Vec<MessageRecord>> {
+    pub(super) fn hydrate(&self, messages: Vec<MessageRecord>) -> Result<Vec<MessageRecord>> {
         if messages.is_empty() {
             return Ok(messages);
         }
+        let mut page = Hydrating::new(messages);
+        self.add_edits(&mut page)?;
+        for (id, extras) in self.extras_of(&page.ids)? {
+            if let Some(message) = page.record(&id) {
+                message.extras = extras;
+            }
+        }
+        // After the extras: a poll's votes fill in the poll they carried.
+        self.add_poll_votes(&mut page)?;
+        self.add_deletions(&mut page)?;
+        self.add_mentions(&mut page)?;
+        for (id, counts) in reaction_counts(self.connection, &page.ids)? {
+            if let Some(message) = page.record(&id) {
+                message.reactions = counts;
+            }
+        }
+        Ok(page.messages)
+    }
+
+    fn add_edits(&self, page: &mut Hydrating) -> Result<()> {
+        let mut edits = self.connection.prepare_cached(
+            "SELECT e.message_id, e.content, e.edited_at, e.created_at
+             FROM json_each(?1) AS j JOIN message_edits AS e ON e.message_id = j.value
+             ORDER BY e.edited_at, e.seq",
+        )?;
+        let mut rows = edits.query([&page.ids])?;
+        while let Some(row) = rows.next()? {
+            if let Some(message) = page.record(&row.get::<_, String>(0)?) {
+                message.edits.push(EditRecord {
+                    content: row.get(1)?,
+                    edited_at: instant_at(row, 2)?,
+                    created_at: instant_at(row, 3)?,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Discord's own counts when a copy of the message carried them; else the votes the
+    /// gateway delivered.
+    fn add_poll_votes(&self, page: &mut Hydrating) -> Result<()> {
+        for (id, counts) in self.poll_votes_of(&page.ids)? {
+            let Some(poll) = page
+                .record(&id)
+                .and_then(|message| message.extras.poll.as_mut())
+            else {
+                continue;
+            };
+            for answer in poll
+                .answers
+                .iter_mut()
+                .filter(|answer| answer.votes.is_none())
+            {
+                answer.votes = Some(counts.get(&answer.answer_id).copied().unwrap_or(0));
+            }
+        }
+        Ok(())
+    }
+
+    fn add_deletions(&self, page: &mut Hydrating) -> Result<()> {
+        let mut deletions = self.connection.prepare_cached(
+            "SELECT d.message_id, d.created_at
+             FROM json_each(?1) AS j JOIN message_deletions AS d ON d.message_id = j.value",
+        )?;
+        let mut rows = deletions.query([&page.ids])?;
+        while let Some(row) = rows.next()? {
+            if let Some(message) = page.record(&row.get::<_, String>(0)?) {
+                message.deleted = true;
+                message.deleted_at = Some(instant_at(row, 1)?);
+            }
+        }
+        Ok(())
+    }
+
+    fn add_mentions(&self, page: &mut Hydrating) -> Result<()> {
+        let mut mentions = self.connection.prepare_cached(
+            "SELECT x.message_id, x.kind, x.target_id
+             FROM json_each(?1) AS j JOIN message_mentions AS x ON x.message_id = j.value
+             ORDER BY x.seq",
+        )?;
+        let mut rows = mentions.query([&page.ids])?;
+        while let Some(row) = rows.next()? {
+            let kind: String = row.get(1)?;
+            if let Some(message) = page.record(&row.get::<_, String>(0)?) {
+                let target = row.get(2)?;
+                match kind.as_str() {
+                    "user" => message.mentioned_user_ids.push(target),
+                    _ => message.mentioned_role_ids.push(target),
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A page of base rows being hydrated: the rows, where each id sits among them, and the ids as
+/// the JSON array every hydrating query walks.
+struct Hydrating {
+    messages: Vec<MessageRecord>,
+    position: HashMap<String, usize>,
+    ids: String,
+}
+
+impl Hydrating {
+    fn new(messages: Vec<MessageRecord>) -> Hydrating {
         let position: HashMap<String, usize> = messages
             .iter()
             .enumerate()
@@ -418,83 +523,17 @@ impl Reader<'_> {
         // each row once.
         let ids: Vec<&str> = position.keys().map(String::as_str).collect();
         let ids = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
+        Hydrating {
+            messages,
+            position,
+            ids,
+        }
+    }
 
-        let mut edits = self.connection.prepare_cached(
-            "SELECT e.message_id, e.content, e.edited_at, e.created_at
-             FROM json_each(?1) AS j JOIN message_edits AS e ON e.message_id = j.value
-             ORDER BY e.edited_at, e.seq",
-        )?;
-        let mut rows = edits.query([&ids])?;
-        while let Some(row) = rows.next()? {
-            let id: String = row.get(0)?;
-            if let Some(&index) = position.get(&id) {
-                messages[index].edits.push(EditRecord {
-                    content: row.get(1)?,
-                    edited_at: instant_at(row, 2)?,
-                    created_at: instant_at(row, 3)?,
-                });
-            }
-        }
-
-        for (id, extras) in self.extras_of(&ids)? {
-            if let Some(&index) = position.get(&id) {
-                messages[index].extras = extras;
-            }
-        }
-        // Discord's own counts when a copy of the message carried them; else the votes the
-        // gateway delivered.
-        for (id, counts) in self.poll_votes_of(&ids)? {
-            if let Some(poll) = position
-                .get(&id)
-                .and_then(|&index| messages[index].extras.poll.as_mut())
-            {
-                for answer in poll
-                    .answers
-                    .iter_mut()
-                    .filter(|answer| answer.votes.is_none())
-                {
-                    answer.votes = Some(counts.get(&answer.answer_id).copied().unwrap_or(0));
-                }
-            }
-        }
-
-        let mut deletions = self.connection.prepare_cached(
-            "SELECT d.message_id, d.created_at
-             FROM json_each(?1) AS j JOIN message_deletions AS d ON d.message_id = j.value",
-        )?;
-        let mut rows = deletions.query([&ids])?;
-        while let Some(row) = rows.next()? {
-            let id: String = row.get(0)?;
-            if let Some(&index) = position.get(&id) {
-                messages[index].deleted = true;
-                messages[index].deleted_at = Some(instant_at(row, 1)?);
-            }
-        }
-
-        let mut mentions = self.connection.prepare_cached(
-            "SELECT x.message_id, x.kind, x.target_id
-             FROM json_each(?1) AS j JOIN message_mentions AS x ON x.message_id = j.value
-             ORDER BY x.seq",
-        )?;
-        let mut rows = mentions.query([&ids])?;
-        while let Some(row) = rows.next()? {
-            let id: String = row.get(0)?;
-            let kind: String = row.get(1)?;
-            if let Some(&index) = position.get(&id) {
-                let target = row.get(2)?;
-                match kind.as_str() {
-                    "user" => messages[index].mentioned_user_ids.push(target),
-                    _ => messages[index].mentioned_role_ids.push(target),
-                }
-            }
-        }
-
-        for (id, counts) in reaction_counts(self.connection, &ids)? {
-            if let Some(&index) = position.get(&id) {
-                messages[index].reactions = counts;
-            }
-        }
-        Ok(messages)
+    /// The row of message `id`, if the page holds it.
+    fn record(&mut self, id: &str) -> Option<&mut MessageRecord> {
+        let index = *self.position.get(id)?;
+        self.messages.get_mut(index)
     }
 }
 
