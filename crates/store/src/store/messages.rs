@@ -6,9 +6,20 @@ use rusqlite::{OptionalExtension, Row, params};
 
 use super::extras::MessageExtras;
 use super::reactions::{ReactionCount, reaction_counts};
+use super::words::word;
 use super::{Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
+use crate::vocabulary::word_enum;
+
+word_enum! {
+    /// Whom a mention addresses: `message_mentions.kind`. (The mention readers' SQL names the
+    /// two spellings in its `WHERE` clauses, where an index on `kind` serves them.)
+    enum MentionKind {
+        User = "user",
+        Role = "role",
+    }
+}
 
 /// Messages that arrived in a window, per channel: see [`Reader::arrivals_by_channel`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -491,12 +502,12 @@ impl Reader<'_> {
         )?;
         let mut rows = mentions.query([&page.ids])?;
         while let Some(row) = rows.next()? {
-            let kind: String = row.get(1)?;
+            let kind: MentionKind = word(row, 1)?;
             if let Some(message) = page.record(&row.get::<_, String>(0)?) {
                 let target = row.get(2)?;
-                match kind.as_str() {
-                    "user" => message.mentioned_user_ids.push(target),
-                    _ => message.mentioned_role_ids.push(target),
+                match kind {
+                    MentionKind::User => message.mentioned_user_ids.push(target),
+                    MentionKind::Role => message.mentioned_role_ids.push(target),
                 }
             }
         }
@@ -644,8 +655,8 @@ impl Writer<'_> {
     ) -> Result<()> {
         let targets = user_ids
             .iter()
-            .map(|id| ("user", id))
-            .chain(role_ids.iter().map(|id| ("role", id)));
+            .map(|id| (MentionKind::User, id))
+            .chain(role_ids.iter().map(|id| (MentionKind::Role, id)));
         for (kind, target_id) in targets {
             let stamp = self.stamp();
             let inserted = self
@@ -655,7 +666,12 @@ impl Writer<'_> {
                      VALUES (?1, ?2, ?3, ?4)
                      ON CONFLICT (kind, target_id, message_id) DO NOTHING",
                 )?
-                .execute(params![stamp.to_iso(), message_id, kind, target_id])?;
+                .execute(params![
+                    stamp.to_iso(),
+                    message_id,
+                    kind.as_str(),
+                    target_id
+                ])?;
             if inserted == 0 {
                 self.unstamp(stamp);
             }
