@@ -20,7 +20,7 @@
 //! `ARCHITECTURE.md` at the repository root has the crate graph, the code map and the
 //! invariants.
 
-pub use discord_manager_core::{answer, backoff, business, config, demo, registry};
+pub use discord_manager_core::{answer, backoff, business, config, demo, payload, registry};
 pub use discord_manager_discord as discord;
 pub use discord_manager_ingest as ingest;
 pub use discord_manager_store::{error, instant, permissions, snowflake, store, vocabulary};

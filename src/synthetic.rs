@@ -34,6 +34,7 @@ use crate::ingest::feed::decode_dispatch;
 use crate::ingest::guilds::record_application_owner_in;
 use crate::ingest::{Origin, Recorded, record_event_in};
 use crate::instant::Instant;
+use crate::payload::{Message, User};
 use crate::snowflake::{DiscordId, snowflake_at};
 use crate::store::{Store, Writer};
 
@@ -425,15 +426,21 @@ fn bots_role_id(guild: u64) -> String {
     (1_300_000_000_000_000_001u64 + guild * 10).to_string()
 }
 
+fn user(author: u64) -> User {
+    User {
+        id: user_id(author),
+        username: format!("user{author:04}"),
+        global_name: Some(if author == 0 {
+            "Owner".to_string()
+        } else {
+            format!("User {author:04}")
+        }),
+        bot: false,
+    }
+}
+
 fn user_json(author: u64) -> Value {
-    json!({
-        "id": user_id(author),
-        "username": format!("user{author:04}"),
-        "discriminator": "0",
-        "global_name": if author == 0 { "Owner".to_string() } else { format!("User {author:04}") },
-        "avatar": null,
-        "bot": false
-    })
+    user(author).to_json()
 }
 
 /// The roles an author holds in a guild: the owner and every tenth author are on the team.
@@ -650,8 +657,13 @@ impl Generator {
                 json!({"user": user, "roles": roles, "joined_at": self.start.minus_seconds(86_400).to_iso(),
                        "deaf": false, "mute": false, "flags": 0, "pending": false})
             };
-            let bot = json!({"id": BOT_ID, "username": "keeper", "discriminator": "0",
-                             "global_name": "Keeper", "avatar": null, "bot": true});
+            let bot = User {
+                id: BOT_ID.into(),
+                username: "keeper".into(),
+                global_name: Some("Keeper".into()),
+                bot: true,
+            }
+            .to_json();
             let channels: Vec<Value> = (0..self.channels.len())
                 .filter(|&index| {
                     self.channels[index].guild == guild && self.channels[index].thread_of.is_none()
@@ -890,31 +902,42 @@ impl Generator {
         sent_at: Instant,
         words: &Words,
     ) -> Value {
-        let channel_id = self.channels[channel].id.clone();
-        let mut payload = json!({
-            "id": message_id, "channel_id": channel_id, "guild_id": guild_id(guild),
-            "author": user_json(author),
-            "member": {"roles": member_roles(author, guild),
-                       "joined_at": self.start.minus_seconds(86_400).to_iso(),
-                       "deaf": false, "mute": false, "flags": 0, "pending": false},
-            "content": words.content, "timestamp": sent_at.to_iso(), "edited_timestamp": null,
-            "tts": false, "mention_everyone": words.mention_everyone, "mentions": words.mentions,
-            "mention_roles": words.mention_roles, "attachments": [], "embeds": [],
-            "pinned": false, "type": 0, "flags": 0
-        });
-        if let Some((target_id, target_author, target_content)) = &words.reply_to {
-            payload["type"] = json!(19);
-            payload["message_reference"] = json!({
-                "message_id": target_id, "channel_id": channel_id, "guild_id": guild_id(guild)
+        let channel_id = &self.channels[channel].id;
+        let guild_id = guild_id(guild);
+        let timestamp = sent_at.to_iso();
+        let message = Message {
+            id: message_id,
+            channel_id,
+            guild_id: Some(&guild_id),
+            author: user(author),
+            content: &words.content,
+            timestamp: &timestamp,
+            ..Message::default()
+        };
+        // A reply carries the message it replies to. The recorders read only its id and
+        // author, so it keeps the reply's own timestamp, as the generator always has: a
+        // seed's payloads stay byte for byte what they were.
+        let referenced = words
+            .reply_to
+            .as_ref()
+            .map(|(id, author, content)| Message {
+                id,
+                author: user(*author),
+                content,
+                ..message.clone()
             });
-            payload["referenced_message"] = json!({
-                "id": target_id, "channel_id": channel_id, "guild_id": guild_id(guild),
-                "author": user_json(*target_author), "content": target_content,
-                "timestamp": sent_at.to_iso(), "edited_timestamp": null, "tts": false,
-                "mention_everyone": false, "mentions": [], "mention_roles": [],
-                "attachments": [], "embeds": [], "pinned": false, "type": 0, "flags": 0
-            });
+        let mut payload = Message {
+            mention_everyone: words.mention_everyone,
+            mentions: &words.mentions,
+            mention_roles: &words.mention_roles,
+            reply_to: words.reply_to.as_ref().map(|(id, _, _)| id.as_str()),
+            referenced_message: referenced.map(Box::new),
+            ..message
         }
+        .to_json();
+        payload["member"] = json!({"roles": member_roles(author, guild),
+                                   "joined_at": self.start.minus_seconds(86_400).to_iso(),
+                                   "deaf": false, "mute": false, "flags": 0, "pending": false});
         payload
     }
 

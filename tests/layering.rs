@@ -48,9 +48,18 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("answer", &["business", "snowflake", "instant", "error"]),
+    // Discord's message and user objects: plain JSON, naming nothing of the workspace.
+    ("payload", &[]),
     (
         "demo",
-        &["business", "store", "snowflake", "instant", "error"],
+        &[
+            "business",
+            "payload",
+            "store",
+            "snowflake",
+            "instant",
+            "error",
+        ],
     ),
     (
         "registry",
@@ -76,6 +85,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "store",
             "config",
             "demo",
+            "payload",
             "permissions",
             "backoff",
             "snowflake",
@@ -102,6 +112,7 @@ const APPLICATION: &[&str] = &[
     "ingest",
     "instant",
     "mcp",
+    "payload",
     "permissions",
     "registry",
     "seed",

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::business::outbox::{
     BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
@@ -17,6 +17,7 @@ use crate::business::outbox::{
 };
 use crate::error::{Error, Result};
 use crate::instant::Instant;
+use crate::payload::{Message, User};
 use crate::store::Store;
 
 /// How Discord's answers reach the store: each of the gateway's recorders for an answer to one
@@ -83,31 +84,23 @@ impl DemoDiscord {
                 message: "401: Unauthorized (the demo knows no bot: no READY was played)".into(),
             });
         };
-        let now = Instant::now();
-        let mut answer = json!({
-            "id": snowflake(now),
-            "channel_id": message.channel_id,
-            "author": {"id": bot_id, "username": identity.bot_name.unwrap_or_default(),
-                       "discriminator": "0", "global_name": null, "avatar": null, "bot": true},
-            "content": message.content,
-            "timestamp": now.to_iso(),
-            "edited_timestamp": null,
-            "tts": false,
-            "mention_everyone": false,
-            "mentions": [],
-            "mention_roles": [],
-            "attachments": [],
-            "embeds": [],
-            "pinned": false,
-            "type": 0,
-            "flags": if message.suppress_embeds { SUPPRESS_EMBEDS } else { 0 },
-            "nonce": message.nonce,
-        });
-        if let Some(reply_to) = &message.reply_to_message_id {
-            answer["type"] = json!(19);
-            answer["message_reference"] =
-                json!({"type": 0, "message_id": reply_to, "channel_id": message.channel_id});
+        let timestamp = Instant::now();
+        let answer = Message {
+            id: &snowflake(timestamp),
+            channel_id: &message.channel_id,
+            author: bot(bot_id, identity.bot_name),
+            content: &message.content,
+            timestamp: &timestamp.to_iso(),
+            flags: if message.suppress_embeds {
+                SUPPRESS_EMBEDS
+            } else {
+                0
+            },
+            nonce: Some(&message.nonce),
+            reply_to: message.reply_to_message_id.as_deref(),
+            ..Message::default()
         }
+        .to_json();
         created.insert(message.nonce.clone(), answer.clone());
         Ok(answer)
     }
@@ -129,24 +122,28 @@ impl DemoDiscord {
         let identity = store
             .read(|reader| reader.identity())
             .map_err(unavailable)?;
-        Ok(json!({
-            "id": message.message_id,
-            "channel_id": message.channel_id,
-            "author": {"id": message.author_id, "username": identity.bot_name.unwrap_or_default(),
-                       "discriminator": "0", "global_name": null, "avatar": null, "bot": true},
-            "content": edit.content,
-            "timestamp": message.sent_at.to_iso(),
-            "edited_timestamp": Instant::now().to_iso(),
-            "tts": false,
-            "mention_everyone": false,
-            "mentions": [],
-            "mention_roles": [],
-            "attachments": [],
-            "embeds": [],
-            "pinned": false,
-            "type": 0,
-            "flags": SUPPRESS_EMBEDS,
-        }))
+        Ok(Message {
+            id: &message.message_id,
+            channel_id: &message.channel_id,
+            author: bot(message.author_id, identity.bot_name),
+            content: &edit.content,
+            timestamp: &message.sent_at.to_iso(),
+            edited_timestamp: Some(&Instant::now().to_iso()),
+            flags: SUPPRESS_EMBEDS,
+            ..Message::default()
+        }
+        .to_json())
+    }
+}
+
+/// The bot as the author of its own messages: Discord's user object for it, named as READY
+/// named it.
+fn bot(id: String, name: Option<String>) -> User {
+    User {
+        id,
+        username: name.unwrap_or_default(),
+        global_name: None,
+        bot: true,
     }
 }
 

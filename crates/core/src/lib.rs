@@ -9,6 +9,7 @@
 //! - [`business`] holds the owner's capabilities: one function each, typed input, typed output.
 //! - [`answer`] is each result as the surfaces show it: JSON, a human page, a model's text.
 //! - [`registry`] lists every capability once; the CLI and the MCP server are both built from it.
+//! - [`payload`] writes Discord's message and user objects, for whatever plays Discord's side.
 //! - [`demo`] is a stand-in for Discord's REST API, for the demo store and the tests.
 //!
 //! Within the crate each module names only those listed before it, held by
@@ -19,6 +20,7 @@ pub mod backoff;
 pub mod business;
 pub mod config;
 pub mod demo;
+pub mod payload;
 #[cfg(test)]
 mod recording_tests;
 pub mod registry;

@@ -19,6 +19,7 @@ use crate::business::{OwnerContext, Source};
 use crate::config::GuildScope;
 use crate::demo::{DemoDiscord, Recorders};
 use crate::ingest::{Origin, Recorded, record_event};
+use crate::payload::{Message, User};
 use crate::store::Store;
 use crate::store::testing::{fresh_id, shared_store};
 
@@ -52,8 +53,18 @@ pub struct World {
     pub owner_role_id: String,
 }
 
+/// The user object of `id`, named `name`; the bot's is a bot's.
 pub fn user(id: &str, name: &str) -> Value {
-    json!({"id": id, "username": name, "discriminator": "0", "global_name": name, "avatar": null, "bot": id == BOT_ID})
+    user_named(id, name).to_json()
+}
+
+fn user_named(id: &str, name: &str) -> User {
+    User {
+        id: id.into(),
+        username: name.into(),
+        global_name: Some(name.into()),
+        bot: id == BOT_ID,
+    }
 }
 
 fn member(id: &str, roles: &[&str]) -> Value {
@@ -212,10 +223,16 @@ impl World {
         content: &str,
         extra: Value,
     ) -> Value {
-        let mut message = json!({"id": id, "channel_id": channel_id, "guild_id": self.guild_id,
-            "author": user(author_id, "author"), "content": content, "timestamp": "2026-11-29T10:00:00Z",
-            "edited_timestamp": null, "tts": false, "mention_everyone": false, "mentions": [], "mention_roles": [],
-            "attachments": [], "embeds": [], "pinned": false, "type": 0, "flags": 0});
+        let mut message = Message {
+            id,
+            channel_id,
+            guild_id: Some(&self.guild_id),
+            author: user_named(author_id, "author"),
+            content,
+            timestamp: "2026-11-29T10:00:00Z",
+            ..Message::default()
+        }
+        .to_json();
         if let (Value::Object(message), Value::Object(extra)) = (&mut message, extra) {
             message.extend(extra);
         }

@@ -525,19 +525,25 @@ fn channel_of(event: &Event) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::payload::{self, User};
 
     fn message(content: &str, guild: bool, bot: bool) -> Message {
-        let mut value = serde_json::json!({
-            "id": "1500000000000000001", "channel_id": "1400000000000000001",
-            "author": {"id": "1000000000000000002", "username": "grace", "discriminator": "0",
-                       "global_name": null, "avatar": null, "bot": bot},
-            "content": content, "timestamp": "2026-11-29T12:00:00Z", "edited_timestamp": null,
-            "tts": false, "mention_everyone": false, "mentions": [], "mention_roles": [],
-            "attachments": [], "embeds": [], "pinned": false, "type": 0
-        });
-        if guild {
-            value["guild_id"] = "1200000000000000001".into();
+        let author = User {
+            id: "1000000000000000002".into(),
+            username: "grace".into(),
+            global_name: None,
+            bot,
+        };
+        let value = payload::Message {
+            id: "1500000000000000001",
+            channel_id: "1400000000000000001",
+            guild_id: guild.then_some("1200000000000000001"),
+            author,
+            content,
+            timestamp: "2026-11-29T12:00:00Z",
+            ..payload::Message::default()
         }
+        .to_json();
         serde_json::from_value(value).unwrap()
     }
 

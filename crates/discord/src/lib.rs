@@ -16,8 +16,8 @@ pub mod sender;
 
 // The crates below under their modules' usual names, so paths read `crate::store::Store` and
 // `crate::business::…` here as in every crate of the workspace.
-#[cfg(test)]
-use discord_manager_core::test_fixtures;
 use discord_manager_core::{backoff, business, config, demo};
+#[cfg(test)]
+use discord_manager_core::{payload, test_fixtures};
 use discord_manager_ingest as ingest;
 use discord_manager_store::{error, instant, permissions, snowflake, store};
