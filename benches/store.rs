@@ -31,7 +31,7 @@ use std::time::{Duration, Instant as Stopwatch};
 
 use discord_manager::instant::Instant;
 use discord_manager::store::Store;
-use discord_manager::synthetic::{self, Plan, Produced};
+use discord_manager_synthetic::{self as synthetic, Plan, Produced};
 use serde_json::{Value, json};
 
 use support::{Repeat, Samples, round3};

@@ -6,7 +6,7 @@
 //! projected to 1M messages. It asserts nothing.
 
 use discord_manager::store::Store;
-use discord_manager::synthetic::{Plan, build};
+use discord_manager_synthetic::{Plan, build};
 
 fn main() {
     let messages: u64 = std::env::args()

@@ -14,8 +14,9 @@
 //!   client, REST, backfill and the history import.
 //!
 //! Here, [`cli`] and [`mcp`] are thin projections of the registry onto a terminal and onto
-//! stdio JSON-RPC; [`seed`] builds the demo store and [`synthetic`] large stores for the
-//! benchmark.
+//! stdio JSON-RPC; [`seed`] builds the demo store. The benchmark's generator of large stores
+//! is a crate of its own (`discord-manager-synthetic`), a dev-dependency only: it is not in
+//! the binary.
 //!
 //! `ARCHITECTURE.md` at the repository root has the crate graph, the code map and the
 //! invariants.
@@ -28,7 +29,6 @@ pub use discord_manager_store::{error, instant, permissions, snowflake, store, v
 pub mod cli;
 pub mod mcp;
 pub mod seed;
-pub mod synthetic;
 
 // The unit-test world of the core crate, for the surfaces' own tests.
 #[cfg(test)]

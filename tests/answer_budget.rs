@@ -19,7 +19,7 @@ use discord_manager::instant::Instant;
 use discord_manager::registry::{self, Services};
 use discord_manager::seed::DemoDiscord;
 use discord_manager::store::Store;
-use discord_manager::synthetic::{self, OWNER_ID, Plan};
+use discord_manager_synthetic::{self as synthetic, OWNER_ID, Plan};
 use serde_json::{Value, json};
 
 /// A long text of `length` characters with the escaping JSON pays most for in ordinary text.

@@ -15,7 +15,7 @@ use discord_manager::business::mentions::{ListMentions, list_mentions};
 use discord_manager::business::messages::{CatchUp, catch_up};
 use discord_manager::instant::Instant;
 use discord_manager::store::Store;
-use discord_manager::synthetic::{self, OWNER_ID, Plan, Produced};
+use discord_manager_synthetic::{self as synthetic, OWNER_ID, Plan, Produced};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::json;
 

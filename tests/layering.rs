@@ -97,7 +97,20 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("cli", APPLICATION),
     ("mcp", APPLICATION),
     ("seed", APPLICATION),
-    ("synthetic", APPLICATION),
+    // The benchmark's generator, a crate beside the application (a dev-dependency of it).
+    (
+        "synthetic",
+        &[
+            "business",
+            "config",
+            "payload",
+            "ingest",
+            "store",
+            "snowflake",
+            "instant",
+            "error",
+        ],
+    ),
 ];
 
 const APPLICATION: &[&str] = &[
@@ -118,7 +131,6 @@ const APPLICATION: &[&str] = &[
     "seed",
     "snowflake",
     "store",
-    "synthetic",
     "vocabulary",
 ];
 
@@ -167,6 +179,11 @@ const CRATES: &[Crate] = &[
         src: "crates/discord/src",
         library: "discord_manager_discord",
         layer: Some("discord"),
+    },
+    Crate {
+        src: "crates/synthetic/src",
+        library: "discord_manager_synthetic",
+        layer: Some("synthetic"),
     },
     Crate {
         src: "src",
@@ -519,8 +536,11 @@ fn no_layer_can_reach_a_crate_it_may_not_name_through_the_layers_below_it() {
         );
         for (krate, owners) in CONFINED_CRATES {
             // SQLite is the bottom layer's: every layer stands on the store, which keeps it
-            // to itself (only the store writes SQL, held by the direct check).
-            if owners.contains(module) || krate.starts_with("rusqlite") {
+            // to itself (only the store writes SQL, held by the direct check). Likewise a layer
+            // that stands on the recorders (the benchmark's generator) reaches serenity's types
+            // through them; the direct check holds that it never names serenity itself.
+            let on_the_recorders = *krate == "serenity" && reachable(module).contains("ingest");
+            if owners.contains(module) || krate.starts_with("rusqlite") || on_the_recorders {
                 continue;
             }
             for below in reachable(module) {
@@ -583,6 +603,14 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-core",
             "serenity",
             "reqwest",
+        ],
+    ),
+    (
+        "crates/synthetic",
+        &[
+            "discord-manager-store",
+            "discord-manager-ingest",
+            "discord-manager-core",
         ],
     ),
     (

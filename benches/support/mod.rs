@@ -19,7 +19,7 @@ use discord_manager::config::GuildScope;
 use discord_manager::instant::Instant;
 use discord_manager::registry::{self, Services};
 use discord_manager::store::Store;
-use discord_manager::synthetic::{self, OWNER_ID};
+use discord_manager_synthetic::{self as synthetic, OWNER_ID};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};

@@ -504,7 +504,7 @@ impl Store {
     /// Like [`write`](Store::write), but the arrival clock starts from `start` instead of the
     /// wall clock: the transaction's first instant is `max(start, last handed out + 1 µs)`.
     ///
-    /// Only the synthetic store generator ([`crate::synthetic`]) calls this, to lay months of
+    /// Only the synthetic store generator (the `discord-manager-synthetic` crate) calls this, to lay months of
     /// generated history at the instants it was planned for (in the past of the wall clock);
     /// together with [`Writer::advance_clock_to`] each event of a batch gets its own instant.
     /// Live ingestion never does: its events arrive when they arrive. The clock's guarantees
@@ -610,7 +610,7 @@ impl Writer<'_> {
     /// Moves the arrival clock forward so the next [`stamp`](Writer::stamp) is `at`, if `at`
     /// is later than the next instant it would hand out; an earlier `at` changes nothing.
     ///
-    /// Only the synthetic store generator ([`crate::synthetic`]) calls this, with
+    /// Only the synthetic store generator (the `discord-manager-synthetic` crate) calls this, with
     /// [`Store::write_at`]: it lays months of generated history in a few minutes, several
     /// events per transaction as the daemon batches them, each at its own planned instant.
     /// Live ingestion never does. The clock only ever moves forward, so instants stay strictly

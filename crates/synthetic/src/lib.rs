@@ -26,6 +26,11 @@ use std::time::{Duration, Instant as Stopwatch};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+// The crates below under their modules' usual names, as in every crate of the workspace.
+use discord_manager_core::{business, config, payload};
+use discord_manager_ingest as ingest;
+use discord_manager_store::{error, instant, snowflake, store};
+
 use crate::business::bookmarks::{AddBookmark, ResolveBookmark, add_bookmark, resolve_bookmark};
 use crate::business::{OwnerContext, Source};
 use crate::config::GuildScope;
