@@ -19,30 +19,16 @@ pub mod sent;
 
 // The record's modules under their usual names, so paths read `crate::store::Store` here as
 // in every crate of the workspace.
-use discord_manager_store::{error, instant, permissions, store, vocabulary};
+use discord_manager_store::{error, instant, permissions, store};
 
 use serenity::model::event::Event;
 
 use crate::error::Result;
 use crate::store::{Store, Writer};
-use crate::vocabulary::word_enum;
 
-word_enum! {
-    /// Where an event came from; kept on each message row.
-    pub enum Origin {
-        Gateway = "gateway",
-        Backfill = "backfill",
-        Sent = "sent",
-        Seed = "seed",
-        /// History from before the store began covering the channel, imported by the daemon
-        /// and sent more than a day before that point: history, never news (the store's news
-        /// readers and arrival indexes leave out `origin = 'import'`).
-        Import = "import",
-        /// Imported history from the last day before the store began covering the channel:
-        /// like a backfill, it counts as new when it arrives.
-        ImportRecent = "import-recent",
-    }
-}
+/// Where an event came from: a word of the store's, since its news readers leave imported
+/// history out by it.
+pub use crate::store::Origin;
 
 /// Whether an event changed the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -66,7 +66,7 @@ fn new_message(
             .iter()
             .map(|role| role.to_string())
             .collect(),
-        origin: origin.as_str(),
+        origin,
         provenance: Provenance {
             author_bot: Some(message.author.bot),
             webhook_id: message.webhook_id.map(|id| id.to_string()),

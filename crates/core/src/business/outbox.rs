@@ -367,7 +367,7 @@ pub(crate) fn check_assistant_rate(
     if context.source != Source::Mcp {
         return Ok(());
     }
-    let recent = reader.assistant_posts_since(now.minus_seconds(60))?;
+    let recent = reader.assistant_posts_since(now.minus_seconds(60), Source::Mcp.as_str())?;
     if recent >= ASSISTANT_POSTS_PER_MINUTE {
         return Err(Error::denied(format!(
             "An assistant may post at most {ASSISTANT_POSTS_PER_MINUTE} messages a minute \

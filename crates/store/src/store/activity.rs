@@ -2,7 +2,7 @@
 
 use rusqlite::params;
 
-use super::messages::message_from_row;
+use super::messages::{IMPORTED, message_from_row};
 use super::{MessageRecord, Reader};
 use crate::error::Result;
 use crate::instant::Instant;
@@ -41,11 +41,11 @@ pub struct AuthorCount {
 /// The term that leaves imported history out of a table's news: an `import` message, and the
 /// edit recorded with one, are history, not activity (`migrations/0015_history_import.sql`).
 /// The arrival indexes are partial on the same terms, so a count still reads no row.
-fn news_only(table: &str) -> &'static str {
+fn news_only(table: &str) -> String {
     match table {
-        "messages" => "AND origin <> 'import'",
-        "message_edits" => "AND imported = 0",
-        _ => "",
+        "messages" => format!("AND origin <> '{IMPORTED}'"),
+        "message_edits" => "AND imported = 0".to_string(),
+        _ => String::new(),
     }
 }
 
@@ -136,14 +136,14 @@ impl Reader<'_> {
         let (since, until) = (since.to_iso(), until.to_iso());
         let mut windows = vec![WindowActivity::default(); channel_ids.len()];
 
-        let mut authors = self.connection.prepare_cached(
+        let mut authors = self.connection.prepare_cached(&format!(
             "SELECT c.key, m.author_id, max(m.author_name), count(*)
              FROM json_each(?1) AS c
              JOIN messages AS m
                ON m.channel_id = c.value AND m.created_at >= ?2 AND m.created_at < ?3
-                  AND m.origin <> 'import'
-             GROUP BY c.key, m.author_id",
-        )?;
+                  AND m.origin <> '{IMPORTED}'
+             GROUP BY c.key, m.author_id"
+        ))?;
         let mut rows = authors.query(params![ids, since, until])?;
         while let Some(row) = rows.next()? {
             let position = row.get::<_, i64>(0)? as usize;
@@ -169,7 +169,7 @@ impl Reader<'_> {
 
         // Each message of the window probes its own reactions; the unary `+` keeps SQLite from
         // probing by channel instead, which would read the channel's every reaction per message.
-        let mut reacted = self.connection.prepare_cached(
+        let mut reacted = self.connection.prepare_cached(&format!(
             "SELECT m.message_id, m.channel_id, m.guild_id, m.author_id, m.author_name,
                     m.content, m.created_at, m.sent_at, m.reply_to_message_id,
                     m.reply_to_author_id, m.mention_everyone, m.author_bot, m.webhook_id,
@@ -177,11 +177,11 @@ impl Reader<'_> {
              FROM json_each(?1) AS c
              JOIN messages AS m
                ON m.channel_id = c.value AND m.created_at >= ?2 AND m.created_at < ?3
-                  AND m.origin <> 'import'
+                  AND m.origin <> '{IMPORTED}'
              WHERE EXISTS (SELECT 1 FROM reaction_events AS r
                            WHERE r.message_id = m.message_id AND +r.channel_id = c.value)
-             ORDER BY c.key, m.created_at",
-        )?;
+             ORDER BY c.key, m.created_at"
+        ))?;
         let mut positions = Vec::new();
         let mut records = Vec::new();
         let mut rows = reacted.query(params![ids, since, until])?;

@@ -22,8 +22,9 @@ impl Writer<'_> {
 
 impl Reader<'_> {
     /// How many posts an assistant started at or after `since`: its sends, and the messages it
-    /// scheduled (each will be posted, whenever that is).
-    pub fn assistant_posts_since(&self, since: Instant) -> Result<u64> {
+    /// scheduled (each will be posted, whenever that is), which the schedules record with
+    /// `assistant_source` as their source (the core's word for the MCP surface).
+    pub fn assistant_posts_since(&self, since: Instant, assistant_source: &str) -> Result<u64> {
         let since = since.to_iso();
         let sends: i64 = self.connection.query_row(
             "SELECT count(*) FROM assistant_sends WHERE created_at >= ?1",
@@ -31,8 +32,8 @@ impl Reader<'_> {
             |row| row.get(0),
         )?;
         let schedules: i64 = self.connection.query_row(
-            "SELECT count(*) FROM schedules WHERE source = 'mcp' AND created_at >= ?1",
-            [&since],
+            "SELECT count(*) FROM schedules WHERE source = ?2 AND created_at >= ?1",
+            params![since, assistant_source],
             |row| row.get(0),
         )?;
         Ok((sends + schedules) as u64)
@@ -55,7 +56,7 @@ mod tests {
             .unwrap();
         let count = |since| {
             store
-                .read(|reader| reader.assistant_posts_since(since))
+                .read(|reader| reader.assistant_posts_since(since, "mcp"))
                 .unwrap()
         };
         assert_eq!(count(first), 2);

@@ -62,8 +62,9 @@ impl Reader<'_> {
         let mut statement = self.connection.prepare_cached(&format!(
             "SELECT {BOOKMARK_COLUMNS} FROM bookmark_events
              WHERE seq IN (SELECT max(seq) FROM bookmark_events GROUP BY message_id)
-               AND kind = 'added'
-             ORDER BY seq"
+               AND kind = '{added}'
+             ORDER BY seq",
+            added = BookmarkKind::Added,
         ))?;
         let rows = statement.query_map([], bookmark_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

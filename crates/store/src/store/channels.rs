@@ -6,6 +6,7 @@
 use rusqlite::{OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
+use super::messages::IMPORTED;
 use super::words::word;
 use super::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -289,10 +290,10 @@ impl Reader<'_> {
             .query_row([channel_id], |row| row.get(0))?;
         let count: i64 = self
             .connection
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT count(*) FROM messages
-                 WHERE channel_id = ?1 AND created_at >= ?2 AND origin <> 'import'",
-            )?
+                 WHERE channel_id = ?1 AND created_at >= ?2 AND origin <> '{IMPORTED}'"
+            ))?
             .query_row(params![channel_id, since.to_iso()], |row| row.get(0))?;
         Ok((newest.as_deref().and_then(Instant::parse), count as u64))
     }

@@ -9,6 +9,7 @@
 
 use rusqlite::{OptionalExtension, Row, params};
 
+use super::messages::Origin;
 use super::words::word;
 use super::{Reader, Store, Writer};
 use crate::error::Result;
@@ -203,9 +204,10 @@ impl Reader<'_> {
     pub fn first_identify(&self) -> Result<Option<Instant>> {
         Ok(self
             .connection
-            .prepare_cached(
-                "SELECT created_at FROM gateway_events WHERE kind = 'identify' ORDER BY seq LIMIT 1",
-            )?
+            .prepare_cached(&format!(
+                "SELECT created_at FROM gateway_events WHERE kind = '{}' ORDER BY seq LIMIT 1",
+                GatewayEventKind::Identify
+            ))?
             .query_row([], |row| instant_at(row, 0))
             .optional()?)
     }
@@ -215,11 +217,15 @@ impl Reader<'_> {
     pub fn last_listening_before(&self, before: Instant) -> Result<Option<Instant>> {
         Ok(self
             .connection
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT created_at FROM gateway_events
-                 WHERE kind IN ('ready', 'resumed', 'alive', 'stop') AND created_at < ?1
+                 WHERE kind IN ('{ready}', '{resumed}', '{alive}', '{stop}') AND created_at < ?1
                  ORDER BY seq DESC LIMIT 1",
-            )?
+                ready = GatewayEventKind::Ready,
+                resumed = GatewayEventKind::Resumed,
+                alive = GatewayEventKind::Alive,
+                stop = GatewayEventKind::Stop,
+            ))?
             .query_row([before.to_iso()], |row| instant_at(row, 0))
             .optional()?)
     }
@@ -230,14 +236,17 @@ impl Reader<'_> {
     pub fn newest_gateway_event(&self) -> Result<Option<Instant>> {
         let mut newest: Option<Instant> = None;
         for sql in [
-            "SELECT created_at FROM messages WHERE origin = 'gateway' ORDER BY seq DESC LIMIT 1",
-            "SELECT created_at FROM message_edits ORDER BY seq DESC LIMIT 1",
-            "SELECT created_at FROM message_deletions ORDER BY seq DESC LIMIT 1",
-            "SELECT created_at FROM reaction_events ORDER BY seq DESC LIMIT 1",
+            format!(
+                "SELECT created_at FROM messages WHERE origin = '{}' ORDER BY seq DESC LIMIT 1",
+                Origin::Gateway
+            ),
+            "SELECT created_at FROM message_edits ORDER BY seq DESC LIMIT 1".to_string(),
+            "SELECT created_at FROM message_deletions ORDER BY seq DESC LIMIT 1".to_string(),
+            "SELECT created_at FROM reaction_events ORDER BY seq DESC LIMIT 1".to_string(),
         ] {
             let at = self
                 .connection
-                .prepare_cached(sql)?
+                .prepare_cached(&sql)?
                 .query_row([], |row| instant_at(row, 0))
                 .optional()?;
             newest = newest.max(at);
@@ -288,16 +297,17 @@ impl Reader<'_> {
     pub fn open_messages_gap(&self, channel_id: &str, after: u64) -> Result<bool> {
         Ok(self
             .connection
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT EXISTS (
                      SELECT 1 FROM coverage_gaps AS gap
-                     WHERE gap.kind = 'messages' AND gap.channel_id = ?1
+                     WHERE gap.kind = '{messages}' AND gap.channel_id = ?1
                        AND gap.after_message_id = ?2
                        AND NOT EXISTS (SELECT 1 FROM channel_coverage AS coverage
                                        WHERE coverage.channel_id = ?1
                                          AND coverage.started_after <= ?2
                                          AND coverage.created_at > gap.created_at))",
-            )?
+                messages = GapKind::Messages,
+            ))?
             .query_row(params![channel_id, to_sql_id(after)], |row| row.get(0))?)
     }
 

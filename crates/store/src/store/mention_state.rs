@@ -4,6 +4,7 @@
 
 use rusqlite::{OptionalExtension, Row, params};
 
+use super::reactions::ReactionEventKind;
 use super::{Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
@@ -65,11 +66,14 @@ impl Reader<'_> {
     pub fn reacted_to_by(&self, message_id: &str, users: &[&str]) -> Result<bool> {
         Ok(self
             .connection
-            .prepare_cached(
+            // The kind is in the query's text, not bound: the index by message and user is
+            // partial on it.
+            .prepare_cached(&format!(
                 "SELECT EXISTS (SELECT 1 FROM reaction_events
-                                WHERE message_id = ?1 AND kind = 'add'
+                                WHERE message_id = ?1 AND kind = '{add}'
                                   AND user_id IN (SELECT value FROM json_each(?2)))",
-            )?
+                add = ReactionEventKind::Add,
+            ))?
             .query_row(params![message_id, id_list(users)], |row| row.get(0))?)
     }
 

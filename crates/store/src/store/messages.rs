@@ -13,13 +13,35 @@ use crate::instant::Instant;
 use crate::vocabulary::word_enum;
 
 word_enum! {
-    /// Whom a mention addresses: `message_mentions.kind`. (The mention readers' SQL names the
-    /// two spellings in its `WHERE` clauses, where an index on `kind` serves them.)
-    enum MentionKind {
+    /// Whom a mention addresses: `message_mentions.kind`. (The mention readers format the two
+    /// spellings into their SQL's `WHERE` clauses, where the index on `kind` serves them.)
+    pub(crate) enum MentionKind {
         User = "user",
         Role = "role",
     }
 }
+
+word_enum! {
+    /// Where an event came from; kept on each message row.
+    pub enum Origin {
+        Gateway = "gateway",
+        Backfill = "backfill",
+        Sent = "sent",
+        Seed = "seed",
+        /// History from before the store began covering the channel, imported by the daemon
+        /// and sent more than a day before that point: history, never news (the news readers
+        /// and arrival indexes leave out `origin = 'import'`).
+        Import = "import",
+        /// Imported history from the last day before the store began covering the channel:
+        /// like a backfill, it counts as new when it arrives.
+        ImportRecent = "import-recent",
+    }
+}
+
+/// Imported history's origin, which the news readers' SQL names as a literal
+/// (`origin <> '{IMPORTED}'`, formatted into the query's text rather than bound) so that SQLite
+/// can use the arrival indexes, partial on the same term (`migrations/0015_history_import.sql`).
+pub(crate) const IMPORTED: Origin = Origin::Import;
 
 /// Messages that arrived in a window, per channel: see [`Reader::arrivals_by_channel`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -53,7 +75,7 @@ pub struct NewMessage {
     pub mention_everyone: bool,
     pub mentioned_user_ids: Vec<String>,
     pub mentioned_role_ids: Vec<String>,
-    pub origin: &'static str,
+    pub origin: Origin,
     /// Who is behind it, as Discord says: see [`Provenance`].
     pub provenance: Provenance,
 }
@@ -229,7 +251,7 @@ impl Reader<'_> {
     ) -> Result<Vec<MessageRecord>> {
         let mut statement = self.connection.prepare_cached(&format!(
             "SELECT {MESSAGE_COLUMNS} FROM messages
-             WHERE channel_id = ?1 AND created_at >= ?2 AND origin <> 'import'
+             WHERE channel_id = ?1 AND created_at >= ?2 AND origin <> '{IMPORTED}'
              ORDER BY created_at LIMIT ?3"
         ))?;
         let rows = statement
@@ -257,7 +279,7 @@ impl Reader<'_> {
         since: Instant,
         limit: usize,
     ) -> Result<Vec<Vec<MessageRecord>>> {
-        let mut statement = self.connection.prepare_cached(
+        let mut statement = self.connection.prepare_cached(&format!(
             "SELECT m.message_id, m.channel_id, m.guild_id, m.author_id, m.author_name,
                     m.content, m.created_at, m.sent_at, m.reply_to_message_id,
                     m.reply_to_author_id, m.mention_everyone, m.author_bot, m.webhook_id,
@@ -265,9 +287,9 @@ impl Reader<'_> {
              FROM json_each(?1) AS c
              JOIN messages AS m ON m.rowid IN (
                  SELECT rowid FROM messages
-                 WHERE channel_id = c.value AND created_at >= ?2 AND origin <> 'import'
-                 ORDER BY created_at LIMIT ?3)",
-        )?;
+                 WHERE channel_id = c.value AND created_at >= ?2 AND origin <> '{IMPORTED}'
+                 ORDER BY created_at LIMIT ?3)"
+        ))?;
         let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
         let mut all = Vec::new();
         let mut positions = Vec::new();
@@ -301,7 +323,7 @@ impl Reader<'_> {
     ) -> Result<Vec<MessageRecord>> {
         let mut statement = self.connection.prepare_cached(&format!(
             "SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1 AND origin <> 'import'
+             WHERE created_at >= ?1 AND origin <> '{IMPORTED}'
                AND channel_id IN (SELECT value FROM json_each(?2))
              ORDER BY created_at LIMIT ?3"
         ))?;
@@ -321,10 +343,10 @@ impl Reader<'_> {
         from: Instant,
         split: Option<Instant>,
     ) -> Result<ArrivalCounts> {
-        let mut statement = self.connection.prepare_cached(
+        let mut statement = self.connection.prepare_cached(&format!(
             "SELECT channel_id, created_at FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1 AND origin <> 'import'",
-        )?;
+             WHERE created_at >= ?1 AND origin <> '{IMPORTED}'"
+        ))?;
         // Arrival instants are fixed-width ISO text, so their text order is their time order.
         let split = split.map(|at| at.to_iso());
         let mut counts = ArrivalCounts::default();
@@ -360,18 +382,20 @@ impl Reader<'_> {
             "SELECT {MESSAGE_COLUMNS} FROM messages
              WHERE message_id IN (
                  SELECT message_id FROM message_mentions
-                 WHERE kind = 'user' AND target_id = ?1 AND created_at >= ?3
+                 WHERE kind = '{user}' AND target_id = ?1 AND created_at >= ?3
                  UNION ALL
                  SELECT message_id FROM message_mentions
-                 WHERE kind = 'role' AND target_id IN (SELECT value FROM json_each(?2))
+                 WHERE kind = '{role}' AND target_id IN (SELECT value FROM json_each(?2))
                    AND created_at >= ?3
                  UNION ALL
                  SELECT message_id FROM messages WHERE mention_everyone = 1 AND created_at >= ?3
                  UNION ALL
                  SELECT message_id FROM messages WHERE reply_to_author_id = ?1 AND created_at >= ?3
              )
-               AND author_id != ?1 AND created_at >= ?3 AND origin <> 'import'
-             ORDER BY created_at LIMIT ?4"
+               AND author_id != ?1 AND created_at >= ?3 AND origin <> '{IMPORTED}'
+             ORDER BY created_at LIMIT ?4",
+            user = MentionKind::User,
+            role = MentionKind::Role,
         ))?;
         let roles = serde_json::to_string(role_ids).unwrap_or_else(|_| "[]".into());
         let rows = statement
@@ -575,7 +599,7 @@ impl Writer<'_> {
                 message.reply_to_message_id,
                 message.reply_to_author_id,
                 message.mention_everyone,
-                message.origin,
+                message.origin.as_str(),
                 message.provenance.author_bot,
                 message.provenance.webhook_id,
                 message.provenance.application_id
@@ -701,7 +725,7 @@ pub(super) mod tests {
             mention_everyone: false,
             mentioned_user_ids: Vec::new(),
             mentioned_role_ids: Vec::new(),
-            origin: "gateway",
+            origin: Origin::Gateway,
             provenance: Provenance::default(),
         }
     }

@@ -59,7 +59,9 @@ pub use identity::Identity;
 pub use imports::{ImportState, NewImportStep};
 pub use ingest_claim::{IngestClaim, IngestHolder};
 pub use mention_state::MentionDismissal;
-pub use messages::{ArrivalCounts, EditRecord, MessageRecord, NewEdit, NewMessage, Provenance};
+pub use messages::{
+    ArrivalCounts, EditRecord, MessageRecord, NewEdit, NewMessage, Origin, Provenance,
+};
 pub use paths::default_path;
 pub use reactions::{ReactionChange, ReactionCount};
 pub use schedules::{

@@ -4,8 +4,20 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{Connection, params};
 
+use super::words::word;
 use super::{Reader, Writer};
 use crate::error::Result;
+use crate::vocabulary::word_enum;
+
+word_enum! {
+    /// What a reaction event did: `reaction_events.kind`.
+    pub(crate) enum ReactionEventKind {
+        Add = "add",
+        Remove = "remove",
+        Clear = "clear",
+        ClearEmoji = "clear_emoji",
+    }
+}
 
 /// One reaction event as Discord reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,12 +55,17 @@ pub struct ReactionCount {
 /// Current reactors per emoji, from events replayed in arrival order.
 type Reactors = BTreeMap<String, BTreeSet<String>>;
 
-fn apply(reactors: &mut Reactors, kind: &str, user_id: Option<String>, emoji: Option<String>) {
+fn apply(
+    reactors: &mut Reactors,
+    kind: ReactionEventKind,
+    user_id: Option<String>,
+    emoji: Option<String>,
+) {
     match (kind, user_id, emoji) {
-        ("add", Some(user), Some(emoji)) => {
+        (ReactionEventKind::Add, Some(user), Some(emoji)) => {
             reactors.entry(emoji).or_default().insert(user);
         }
-        ("remove", Some(user), Some(emoji)) => {
+        (ReactionEventKind::Remove, Some(user), Some(emoji)) => {
             if let Some(users) = reactors.get_mut(&emoji) {
                 users.remove(&user);
                 if users.is_empty() {
@@ -56,8 +73,8 @@ fn apply(reactors: &mut Reactors, kind: &str, user_id: Option<String>, emoji: Op
                 }
             }
         }
-        ("clear", _, _) => reactors.clear(),
-        ("clear_emoji", _, Some(emoji)) => {
+        (ReactionEventKind::Clear, _, _) => reactors.clear(),
+        (ReactionEventKind::ClearEmoji, _, Some(emoji)) => {
             reactors.remove(&emoji);
         }
         _ => {}
@@ -90,10 +107,9 @@ pub(super) fn reaction_counts(
     let mut reactors: HashMap<String, Reactors> = HashMap::new();
     while let Some(row) = rows.next()? {
         let message_id: String = row.get(0)?;
-        let kind: String = row.get(1)?;
         apply(
             reactors.entry(message_id).or_default(),
-            &kind,
+            word(row, 1)?,
             row.get(2)?,
             row.get(3)?,
         );
@@ -111,8 +127,7 @@ fn reactors_of(connection: &Connection, message_id: &str) -> Result<Reactors> {
     let mut rows = statement.query([message_id])?;
     let mut reactors = Reactors::new();
     while let Some(row) = rows.next()? {
-        let kind: String = row.get(0)?;
-        apply(&mut reactors, &kind, row.get(1)?, row.get(2)?);
+        apply(&mut reactors, word(row, 0)?, row.get(1)?, row.get(2)?);
     }
     Ok(reactors)
 }
@@ -138,22 +153,40 @@ impl Writer<'_> {
                 channel_id,
                 user_id,
                 emoji,
-            } => (message_id, channel_id, "add", Some(user_id), Some(emoji)),
+            } => (
+                message_id,
+                channel_id,
+                ReactionEventKind::Add,
+                Some(user_id),
+                Some(emoji),
+            ),
             ReactionChange::Remove {
                 message_id,
                 channel_id,
                 user_id,
                 emoji,
-            } => (message_id, channel_id, "remove", Some(user_id), Some(emoji)),
+            } => (
+                message_id,
+                channel_id,
+                ReactionEventKind::Remove,
+                Some(user_id),
+                Some(emoji),
+            ),
             ReactionChange::Clear {
                 message_id,
                 channel_id,
-            } => (message_id, channel_id, "clear", None, None),
+            } => (message_id, channel_id, ReactionEventKind::Clear, None, None),
             ReactionChange::ClearEmoji {
                 message_id,
                 channel_id,
                 emoji,
-            } => (message_id, channel_id, "clear_emoji", None, Some(emoji)),
+            } => (
+                message_id,
+                channel_id,
+                ReactionEventKind::ClearEmoji,
+                None,
+                Some(emoji),
+            ),
         };
         let before = reactors_of(&self.transaction, message_id)?;
         let mut after = before.clone();
@@ -167,7 +200,14 @@ impl Writer<'_> {
                 "INSERT INTO reaction_events (created_at, message_id, channel_id, kind, user_id, emoji)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
-            .execute(params![created_at, message_id, channel_id, kind, user_id, emoji])?;
+            .execute(params![
+                created_at,
+                message_id,
+                channel_id,
+                kind.as_str(),
+                user_id,
+                emoji
+            ])?;
         Ok(true)
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use rusqlite::params;
 
-use super::messages::{MESSAGE_COLUMNS, message_from_row};
+use super::messages::{IMPORTED, MESSAGE_COLUMNS, message_from_row};
 use super::{MessageRecord, Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
@@ -45,7 +45,7 @@ impl Reader<'_> {
         // Channel ids are digits, so the JSON path quotes them as object keys.
         let mut statement = self.connection.prepare_cached(&format!(
             "SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1 AND origin <> 'import'
+             WHERE created_at >= ?1 AND origin <> '{IMPORTED}'
                AND created_at >= json_extract(?2, '$.\"' || channel_id || '\"')
              ORDER BY created_at LIMIT ?3"
         ))?;

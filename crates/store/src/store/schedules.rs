@@ -45,6 +45,17 @@ impl ScheduleEventKind {
             ScheduleEventKind::Sent | ScheduleEventKind::Failed | ScheduleEventKind::Cancelled
         )
     }
+
+    /// The final kinds as an SQL list, `'sent', 'failed', 'cancelled'`: what a schedule that is
+    /// still pending has none of.
+    fn final_kinds_sql() -> String {
+        let finals: Vec<String> = ScheduleEventKind::ALL
+            .iter()
+            .filter(|kind| kind.is_final())
+            .map(|kind| format!("'{kind}'"))
+            .collect();
+        finals.join(", ")
+    }
 }
 
 /// One event of a schedule; the fields its kind does not use are None.
@@ -162,8 +173,9 @@ impl Reader<'_> {
                  WHERE send_at <= ?1
                    AND NOT EXISTS (SELECT 1 FROM schedule_events AS e
                                    WHERE e.schedule_id = s.schedule_id
-                                     AND e.kind IN ('sent', 'failed', 'cancelled'))
-                 ORDER BY send_at, schedule_id"
+                                     AND e.kind IN ({finals}))
+                 ORDER BY send_at, schedule_id",
+                finals = ScheduleEventKind::final_kinds_sql(),
             ))?
             .query_map([now.to_iso()], schedule_from_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -174,12 +186,13 @@ impl Reader<'_> {
     pub fn next_send_at(&self) -> Result<Option<Instant>> {
         let next: Option<String> = self
             .connection
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT min(send_at) FROM schedules AS s
                  WHERE NOT EXISTS (SELECT 1 FROM schedule_events AS e
                                    WHERE e.schedule_id = s.schedule_id
-                                     AND e.kind IN ('sent', 'failed', 'cancelled'))",
-            )?
+                                     AND e.kind IN ({finals}))",
+                finals = ScheduleEventKind::final_kinds_sql(),
+            ))?
             .query_row([], |row| row.get(0))?;
         Ok(next.as_deref().and_then(Instant::parse))
     }

@@ -3,7 +3,7 @@
 
 use rusqlite::params;
 
-use super::messages::{MESSAGE_COLUMNS, message_from_row_at};
+use super::messages::{MESSAGE_COLUMNS, MentionKind, message_from_row_at};
 use super::{MessageRecord, Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
@@ -140,13 +140,19 @@ impl Has {
 /// Whether message `m` mentions the owner (`?7` the user id, `?8` a JSON array of their role
 /// ids), the way `Message::mentions_owner` says it: directly, by a role, with @everyone, or by
 /// replying to the owner; never their own message.
-const MENTIONS_OWNER: &str = "(m.author_id <> ?7 AND (
+fn mentions_owner() -> String {
+    format!(
+        "(m.author_id <> ?7 AND (
         m.mention_everyone = 1 OR coalesce(m.reply_to_author_id = ?7, 0)
         OR EXISTS (SELECT 1 FROM message_mentions AS mm
-                   WHERE mm.message_id = m.message_id AND mm.kind = 'user' AND mm.target_id = ?7)
+                   WHERE mm.message_id = m.message_id AND mm.kind = '{user}' AND mm.target_id = ?7)
         OR EXISTS (SELECT 1 FROM message_mentions AS mm
-                   WHERE mm.message_id = m.message_id AND mm.kind = 'role'
-                     AND mm.target_id IN (SELECT value FROM json_each(?8)))))";
+                   WHERE mm.message_id = m.message_id AND mm.kind = '{role}'
+                     AND mm.target_id IN (SELECT value FROM json_each(?8)))))",
+        user = MentionKind::User,
+        role = MentionKind::Role,
+    )
+}
 
 /// A message that matched, with the best-matching version's snippet.
 #[derive(Debug, Clone)]
@@ -263,8 +269,8 @@ impl SearchFilter {
             None => {}
         }
         match &self.mentions_owner {
-            Some((true, _)) => conditions.push(MENTIONS_OWNER.to_string()),
-            Some((false, _)) => conditions.push(format!("NOT {MENTIONS_OWNER}")),
+            Some((true, _)) => conditions.push(mentions_owner()),
+            Some((false, _)) => conditions.push(format!("NOT {}", mentions_owner())),
             None => {}
         }
         let author_ids = match &self.author {

@@ -425,10 +425,10 @@ fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
     let channel = fresh_id();
     let before = store.read(|reader| reader.clock_now()).unwrap();
     let mut history = new_message(&channel, "7", "a week before the install");
-    history.origin = "import";
+    history.origin = Origin::Import;
     history.mention_everyone = true;
     let mut recent = new_message(&channel, "7", "an hour before the install");
-    recent.origin = "import-recent";
+    recent.origin = Origin::ImportRecent;
     recent.mention_everyone = true;
     let edit = |message: &NewMessage, imported| NewEdit {
         message_id: message.message_id.clone(),
