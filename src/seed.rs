@@ -23,7 +23,7 @@ use crate::ingest::feed::{FeedLine, decode_dispatch, parse_feed};
 use crate::ingest::{self, Origin, Recorded};
 use crate::instant::Instant;
 use crate::registry::{self, Services};
-use crate::store::Store;
+use crate::store::{IdentitySource, Store};
 
 /// The demo guild's history: gateway dispatches and owner actions, in order.
 pub const DEMO_FEED: &str = include_str!("../seed/demo.jsonl");
@@ -192,7 +192,7 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
     store.mark_created_by_seed()?;
     let application: Application = serde_json::from_str(DEMO_APPLICATION)
         .map_err(|error| Error::internal(format!("seed/application.json is invalid: {error}")))?;
-    ingest::guilds::record_application_owner(&store, &application.owner.id, "seed")?;
+    ingest::guilds::record_application_owner(&store, &application.owner.id, IdentitySource::Seed)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -581,7 +581,7 @@ fn seed_replace_refuses_a_store_seed_did_not_make_and_one_ingest_holds() {
         discord_manager::ingest::guilds::record_application_owner(
             &store,
             "1000000000000000009",
-            "test",
+            discord_manager::store::IdentitySource::Application,
         )
         .unwrap();
     }

@@ -36,7 +36,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::ingest;
 use crate::ingest::channels::kind_of;
 use crate::instant::Instant;
-use crate::store::{ChannelAccess, GatewayEventKind, Store};
+use crate::store::{ChannelAccess, GatewayEventKind, IdentitySource, Store};
 
 /// The events the store needs: guilds, channels, roles; guild and direct messages with their
 /// content (Message Content is privileged: enable it in the Developer Portal); reactions; poll
@@ -284,7 +284,11 @@ async fn learn_owner(rest: &Rest, store: &Arc<Store>) {
         Ok(Some(owner)) => {
             let store = Arc::clone(store);
             let recorded = tokio::task::spawn_blocking(move || {
-                ingest::guilds::record_application_owner(&store, &owner, "discord")
+                ingest::guilds::record_application_owner(
+                    &store,
+                    &owner,
+                    IdentitySource::Application,
+                )
             })
             .await;
             if let Ok(Err(error)) = recorded {

@@ -8,7 +8,7 @@ use serenity::model::id::{GuildId, RoleId};
 use super::Recorded;
 use super::channels::{record_channel_in, refresh_guild_channels};
 use crate::error::Result;
-use crate::store::{GuildRecord, Identity, RolePermissions, Store, Writer};
+use crate::store::{GuildRecord, Identity, IdentitySource, RolePermissions, Store, Writer};
 
 pub(super) fn record_ready_in(writer: &mut Writer<'_>, ready: &Ready) -> Result<Recorded> {
     let identity = Identity {
@@ -16,16 +16,18 @@ pub(super) fn record_ready_in(writer: &mut Writer<'_>, ready: &Ready) -> Result<
         bot_name: Some(ready.user.name.clone()),
         owner_user_id: None,
     };
-    Ok(writer.record_identity(&identity, "gateway")?.into())
+    Ok(writer
+        .record_identity(&identity, IdentitySource::Gateway)?
+        .into())
 }
 
 /// The owner of the bot's application, as Discord reports it (or as the demo seed sets it).
 pub fn record_application_owner(
     store: &Store,
     owner_user_id: &str,
-    origin: &str,
+    source: IdentitySource,
 ) -> Result<Recorded> {
-    store.write(|writer| record_application_owner_in(writer, owner_user_id, origin))
+    store.write(|writer| record_application_owner_in(writer, owner_user_id, source))
 }
 
 /// [`record_application_owner`] inside a write the caller holds (the benchmark's generator
@@ -33,13 +35,13 @@ pub fn record_application_owner(
 pub fn record_application_owner_in(
     writer: &mut Writer<'_>,
     owner_user_id: &str,
-    origin: &str,
+    source: IdentitySource,
 ) -> Result<Recorded> {
     let identity = Identity {
         owner_user_id: Some(owner_user_id.to_string()),
         ..Identity::default()
     };
-    Ok(writer.record_identity(&identity, origin)?.into())
+    Ok(writer.record_identity(&identity, source)?.into())
 }
 
 fn roles_of<'a>(roles: impl Iterator<Item = &'a Role>) -> Vec<RolePermissions> {

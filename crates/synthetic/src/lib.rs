@@ -41,7 +41,7 @@ use crate::ingest::{Origin, Recorded, record_event_in};
 use crate::instant::Instant;
 use crate::payload::{Message, User};
 use crate::snowflake::{DiscordId, snowflake_at};
-use crate::store::{Store, Writer};
+use crate::store::{IdentitySource, Store, Writer};
 
 /// Guilds the history spans.
 pub const GUILDS: u64 = 5;
@@ -185,7 +185,7 @@ pub fn build(store: &Store, plan: &Plan) -> Result<(Produced, Timing)> {
     let mut timing = Timing::default();
     // The owner, as the daemon learns it from the application, when history begins.
     store.write_at(generator.start.minus_seconds(3 * 3_600), |writer| {
-        record_application_owner_in(writer, OWNER_ID, "synthetic")
+        record_application_owner_in(writer, OWNER_ID, IdentitySource::Synthetic)
     })?;
     let mut pending: Vec<(Instant, Value)> = Vec::with_capacity(plan.batch);
     generator.opening(&mut pending);

@@ -4,6 +4,21 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{Reader, Writer};
 use crate::error::Result;
+use crate::vocabulary::word_enum;
+
+word_enum! {
+    /// Where the store learned who the bot is or who owns it: `identity_events.origin`.
+    pub enum IdentitySource {
+        /// The gateway's READY: the bot's id and name.
+        Gateway = "gateway",
+        /// Discord's REST application info: the application's owner.
+        Application = "discord",
+        /// The demo seed's application.
+        Seed = "seed",
+        /// The benchmark's generator.
+        Synthetic = "synthetic",
+    }
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Identity {
@@ -36,7 +51,7 @@ impl Reader<'_> {
 impl Writer<'_> {
     /// Merges what was learned (fields left `None` keep their last value) and records the
     /// result if it differs from what the store already knows. Returns whether it did.
-    pub fn record_identity(&mut self, learned: &Identity, origin: &str) -> Result<bool> {
+    pub fn record_identity(&mut self, learned: &Identity, source: IdentitySource) -> Result<bool> {
         let known = self.reader().identity()?;
         let merged = Identity {
             bot_user_id: learned.bot_user_id.clone().or(known.bot_user_id.clone()),
@@ -58,9 +73,69 @@ impl Writer<'_> {
                 merged.bot_user_id,
                 merged.bot_name,
                 merged.owner_user_id,
-                origin
+                source.as_str()
             ],
         )?;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[test]
+    fn each_change_of_identity_is_recorded_once_with_where_it_was_learned() {
+        let folder = tempfile::tempdir().unwrap();
+        let store = Store::open(&folder.path().join("identity.sqlite3")).unwrap();
+        let bot = Identity {
+            bot_user_id: Some("1400000000000000001".into()),
+            bot_name: Some("helper".into()),
+            owner_user_id: None,
+        };
+        let owner = Identity {
+            owner_user_id: Some("1000000000000000009".into()),
+            ..Identity::default()
+        };
+        let record = |learned: &Identity, source| {
+            store
+                .write(|writer| writer.record_identity(learned, source))
+                .unwrap()
+        };
+        assert!(record(&bot, IdentitySource::Gateway));
+        assert!(!record(&bot, IdentitySource::Gateway), "nothing new");
+        assert!(record(&owner, IdentitySource::Application));
+
+        let rows: Vec<(Option<String>, Option<String>, String)> = store
+            .read(|reader| {
+                let mut statement = reader.connection.prepare(
+                    "SELECT bot_name, owner_user_id, origin FROM identity_events ORDER BY seq",
+                )?;
+                let rows = statement
+                    .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                Ok(rows)
+            })
+            .unwrap();
+        assert_eq!(
+            rows,
+            vec![
+                (Some("helper".into()), None, "gateway".into()),
+                (
+                    Some("helper".into()),
+                    Some("1000000000000000009".into()),
+                    "discord".into()
+                ),
+            ]
+        );
+        assert_eq!(
+            store.read(|reader| reader.identity()).unwrap(),
+            Identity {
+                bot_user_id: Some("1400000000000000001".into()),
+                bot_name: Some("helper".into()),
+                owner_user_id: Some("1000000000000000009".into()),
+            }
+        );
     }
 }

@@ -55,7 +55,7 @@ pub use extras::{
     Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, PollVote, Sticker,
 };
 pub use history::{Anchor, HistoryPage, Position};
-pub use identity::Identity;
+pub use identity::{Identity, IdentitySource};
 pub use imports::{ImportState, NewImportStep};
 pub use ingest_claim::{IngestClaim, IngestHolder};
 pub use mention_state::MentionDismissal;
@@ -703,7 +703,7 @@ mod file_tests {
             owner_user_id: Some(id.to_string()),
             ..Identity::default()
         };
-        store.write(|writer| writer.record_identity(&owner, "test"))
+        store.write(|writer| writer.record_identity(&owner, IdentitySource::Seed))
     }
 
     fn mode(path: &Path) -> u32 {
