@@ -235,18 +235,19 @@ impl Reader<'_> {
     /// the arrival clock only moves forward.
     pub fn newest_gateway_event(&self) -> Result<Option<Instant>> {
         let mut newest: Option<Instant> = None;
+        let gateway_messages = format!(
+            "SELECT created_at FROM messages WHERE origin = '{}' ORDER BY seq DESC LIMIT 1",
+            Origin::Gateway
+        );
         for sql in [
-            format!(
-                "SELECT created_at FROM messages WHERE origin = '{}' ORDER BY seq DESC LIMIT 1",
-                Origin::Gateway
-            ),
-            "SELECT created_at FROM message_edits ORDER BY seq DESC LIMIT 1".to_string(),
-            "SELECT created_at FROM message_deletions ORDER BY seq DESC LIMIT 1".to_string(),
-            "SELECT created_at FROM reaction_events ORDER BY seq DESC LIMIT 1".to_string(),
+            gateway_messages.as_str(),
+            "SELECT created_at FROM message_edits ORDER BY seq DESC LIMIT 1",
+            "SELECT created_at FROM message_deletions ORDER BY seq DESC LIMIT 1",
+            "SELECT created_at FROM reaction_events ORDER BY seq DESC LIMIT 1",
         ] {
             let at = self
                 .connection
-                .prepare_cached(&sql)?
+                .prepare_cached(sql)?
                 .query_row([], |row| instant_at(row, 0))
                 .optional()?;
             newest = newest.max(at);
