@@ -156,23 +156,61 @@ fn a_malformed_configuration_variable_is_named() {
     );
 }
 
+/// A `.env` in the working directory is never read (a cloned project's would loosen every
+/// protection); the env file the environment names in `DISCORD_MANAGER_ENV_FILE` is, once it is
+/// the owner's only.
+#[cfg(unix)]
 #[test]
-fn the_configuration_is_also_read_from_a_dot_env_file_in_the_working_directory() {
+fn a_dot_env_in_the_working_directory_is_never_read_but_the_env_file_named_in_the_environment_is() {
+    use std::os::unix::fs::PermissionsExt;
     let (folder, db) = seeded();
-    std::fs::write(folder.path().join(".env"), "DISCORD_OWNER_ID=not-an-id\n").unwrap();
-    let mut command = on(&db);
-    command.current_dir(folder.path());
-    assert_eq!(
-        refused(command, &["catch-up"], 6),
-        "error: DISCORD_OWNER_ID must be a Discord id (a string of digits such as \"1189078123456789012\"); the value is not one and is not shown here\n"
-    );
-    // The environment wins over .env.
+    let dot_env = folder.path().join(".env");
+    std::fs::write(&dot_env, "DISCORD_OWNER_ID=not-an-id\n").unwrap();
     on(&db)
         .current_dir(folder.path())
+        .arg("catch-up")
+        .assert()
+        .success();
+    let named = || {
+        let mut command = on(&db);
+        command
+            .current_dir(folder.path())
+            .env("DISCORD_MANAGER_ENV_FILE", &dot_env);
+        command
+    };
+    // Named, it is read only once no one else may read it.
+    std::fs::set_permissions(&dot_env, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert_eq!(
+        refused(named(), &["catch-up"], 6),
+        format!(
+            "error: The env file {0} may be read by others (mode 0644): make it the owner's \
+             only with `chmod 600 {0}`\n",
+            dot_env.display()
+        )
+    );
+    std::fs::set_permissions(&dot_env, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_eq!(
+        refused(named(), &["catch-up"], 6),
+        "error: DISCORD_OWNER_ID must be a Discord id (a string of digits such as \"1189078123456789012\"); the value is not one and is not shown here\n"
+    );
+    // The environment wins over it.
+    named()
         .env("DISCORD_OWNER_ID", "1000000000000000001")
         .arg("catch-up")
         .assert()
         .success();
+    // A name that is no file is the owner's mistake, said as such.
+    let absent = folder.path().join("absent.env");
+    let mut command = on(&db);
+    command.env("DISCORD_MANAGER_ENV_FILE", &absent);
+    assert_eq!(
+        refused(command, &["catch-up"], 6),
+        format!(
+            "error: DISCORD_MANAGER_ENV_FILE names {}, which is not a file: name an existing env \
+             file, or unset DISCORD_MANAGER_ENV_FILE\n",
+            absent.display()
+        )
+    );
 }
 
 #[test]
@@ -235,41 +273,17 @@ fn cancelling_a_cancelled_schedule_is_a_conflict_and_an_unknown_one_is_not_found
     );
 }
 
-/// A `.env` is read from the working directory only: a parent's (a cloned project's, say)
-/// never reaches the configuration.
-#[test]
-fn dot_env_is_read_from_the_working_directory_and_never_from_a_parent() {
-    let (folder, db) = seeded();
-    let child = folder.path().join("project").join("inner");
-    std::fs::create_dir_all(&child).unwrap();
-    std::fs::write(
-        folder.path().join("project").join(".env"),
-        "DISCORD_MANAGER_READ_ONLY=maybe\n",
-    )
-    .unwrap();
-    let mut in_child = on(&db);
-    in_child.current_dir(&child);
-    in_child.args(["status"]).assert().success();
-
-    std::fs::write(child.join(".env"), "DISCORD_MANAGER_READ_ONLY=maybe\n").unwrap();
-    let mut in_child = on(&db);
-    in_child.current_dir(&child);
-    assert_eq!(
-        refused(in_child, &["status"], 6),
-        "error: DISCORD_MANAGER_READ_ONLY must be 1 (sending denied) or 0\n"
-    );
-}
-
-/// The environment wins over `.env`, which wins over the owner's config file; the config file
-/// is refused while others may read it.
+/// The environment wins over the env file it names, which wins over the owner's config file;
+/// the config file is refused while others may read it.
 #[cfg(unix)]
 #[test]
-fn the_environment_wins_over_dot_env_which_wins_over_the_config_file() {
+fn the_environment_wins_over_the_named_env_file_which_wins_over_the_config_file() {
     use std::os::unix::fs::PermissionsExt;
     let (folder, db) = seeded();
     let work = folder.path().join("work");
     let config_home = folder.path().join("config");
     let config_file = config_home.join("discord-manager").join("config.env");
+    let env_file = folder.path().join("owner.env");
     std::fs::create_dir_all(config_file.parent().unwrap()).unwrap();
     std::fs::create_dir_all(&work).unwrap();
     std::fs::write(&config_file, "DISCORD_MANAGER_READ_ONLY=maybe\n").unwrap();
@@ -286,18 +300,29 @@ fn the_environment_wins_over_dot_env_which_wins_over_the_config_file() {
         refused(run(), &["status"], 6),
         "error: DISCORD_MANAGER_READ_ONLY must be 1 (sending denied) or 0\n"
     );
-    // .env wins over it.
+    // A .env in the working directory changes nothing.
     std::fs::write(work.join(".env"), "DISCORD_MANAGER_READ_ONLY=0\n").unwrap();
-    run().args(["status"]).assert().success();
-    // The environment wins over .env.
-    std::fs::write(work.join(".env"), "DISCORD_MANAGER_READ_ONLY=maybe\n").unwrap();
+    assert_eq!(
+        refused(run(), &["status"], 6),
+        "error: DISCORD_MANAGER_READ_ONLY must be 1 (sending denied) or 0\n"
+    );
+    // The named env file wins over the config file.
+    std::fs::write(&env_file, "DISCORD_MANAGER_READ_ONLY=0\n").unwrap();
+    std::fs::set_permissions(&env_file, std::fs::Permissions::from_mode(0o600)).unwrap();
     run()
+        .env("DISCORD_MANAGER_ENV_FILE", &env_file)
+        .args(["status"])
+        .assert()
+        .success();
+    // The environment wins over the env file.
+    std::fs::write(&env_file, "DISCORD_MANAGER_READ_ONLY=maybe\n").unwrap();
+    run()
+        .env("DISCORD_MANAGER_ENV_FILE", &env_file)
         .env("DISCORD_MANAGER_READ_ONLY", "0")
         .args(["status"])
         .assert()
         .success();
     // A config file others may read is refused, whatever it holds.
-    std::fs::remove_file(work.join(".env")).unwrap();
     std::fs::write(&config_file, "DISCORD_MANAGER_READ_ONLY=0\n").unwrap();
     std::fs::set_permissions(&config_file, std::fs::Permissions::from_mode(0o644)).unwrap();
     assert_eq!(

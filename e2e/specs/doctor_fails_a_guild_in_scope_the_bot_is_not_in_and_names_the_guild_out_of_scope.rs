@@ -19,7 +19,7 @@ pub async fn spec() {
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
-        lines[3],
+        lines[4],
         format!(
             "FAIL  guilds: in scope: Lighthouse Labs ({GUILD}); out of scope (not in \
              DISCORD_GUILD_IDS): Side Project ({side}); in DISCORD_GUILD_IDS but the bot is not \

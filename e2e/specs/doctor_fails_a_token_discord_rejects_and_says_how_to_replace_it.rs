@@ -17,7 +17,7 @@ pub async fn spec() {
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
-        lines[1..4],
+        lines[2..5],
         [
             "FAIL  token: Discord rejected the token (401 Unauthorized). Fix: copy a new one \
              from the Developer Portal → your application → Bot → Reset Token, then run \

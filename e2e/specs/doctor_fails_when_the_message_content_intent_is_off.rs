@@ -14,7 +14,7 @@ pub async fn spec() {
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
-        lines[2],
+        lines[3],
         format!(
             "FAIL  message-content: the Message Content intent is off: without it every \
              message reaches the bot without its text. Fix: switch on Message Content Intent \

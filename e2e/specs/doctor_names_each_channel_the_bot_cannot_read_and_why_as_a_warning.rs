@@ -22,7 +22,7 @@ pub async fn spec() {
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
-        lines[4],
+        lines[5],
         format!(
             "warn  channels: Lighthouse Labs: the bot cannot read 2 of 5 channels: \
              #maintainers-only ({MAINTAINERS_ONLY}): the bot cannot view this channel (View \

@@ -47,40 +47,46 @@ pub async fn spec() {
     let lines: Vec<&str> = stdout.lines().collect();
     let tools = discord_manager::registry::capabilities().len();
     let exactly = [
-        "ok    config: read from the environment, .env in this directory if any, and no config \
-         file"
-            .to_string(),
+        "ok    config: read from the environment and no config file".to_string(),
+        format!(
+            "ok    protections: read-only off (default); an assistant posts nowhere (default); \
+             direct messages off (default); link previews off (default); guilds in scope every \
+             guild the bot is in (default); API base {} (the environment); token set (the \
+             environment); store {} (the environment)",
+            fake.api_base(),
+            store.path().display()
+        ),
         format!("ok    token: Discord accepts it: the bot keeper ({BOT})"),
         "ok    message-content: the Message Content intent is on".to_string(),
         format!("ok    guilds: every guild the bot is in is in scope: Lighthouse Labs ({GUILD})"),
         "ok    channels: Lighthouse Labs: the bot can read all 5 channels".to_string(),
     ];
-    assert_eq!(lines[..5], exactly, "{stdout}");
+    assert_eq!(lines[..6], exactly, "{stdout}");
     // The rest carry sizes, ages and a pid: their fixed part, then the value.
     assert!(
-        lines[5].starts_with(&format!(
+        lines[6].starts_with(&format!(
             "ok    store: {} is writable, mode 0600, WAL ",
             store.path().display()
         )),
         "{stdout}"
     );
     assert_eq!(
-        lines[6],
+        lines[7],
         format!("ok    ingest: `discord-manager ingest` is recording (pid {})", daemon.pid())
     );
     assert!(
-        lines[7].starts_with("ok    freshness: the daemon's last sign of life ("),
+        lines[8].starts_with("ok    freshness: the daemon's last sign of life ("),
         "{stdout}"
     );
     assert!(
-        lines[8].starts_with("ok    clock: this machine's clock is "),
+        lines[9].starts_with("ok    clock: this machine's clock is "),
         "{stdout}"
     );
     assert_eq!(
-        lines[9],
+        lines[10],
         format!("ok    mcp: the server starts on this store and lists its {tools} tools")
     );
-    assert_eq!(lines[10..], ["Every check passed."]);
+    assert_eq!(lines[11..], ["Every check passed."]);
     assert!(!stdout.contains(fake.token()), "the token is never printed");
 
     let json = store.cli().run_with(&["doctor", "--json"], "", &[]).code(0);
@@ -91,6 +97,7 @@ pub async fn spec() {
         names,
         [
             "config",
+            "protections",
             "token",
             "message-content",
             "guilds",
@@ -107,7 +114,7 @@ pub async fn spec() {
         assert_eq!(check.fix, None, "{check:?}");
         assert!(!check.detail.is_empty(), "{check:?}");
     }
-    assert_eq!(report.checks[4].guild_id.as_deref(), Some(GUILD));
+    assert_eq!(report.checks[5].guild_id.as_deref(), Some(GUILD));
     assert_eq!(report.checks[0].guild_id, None);
     daemon.stop();
 }

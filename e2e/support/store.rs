@@ -28,6 +28,9 @@ pub struct Store {
     read_only: bool,
     /// Further settings (`DISCORD_MANAGER_SEND_CHANNELS`, `DISCORD_MANAGER_ALLOW_DMS`, …).
     settings: Vec<(&'static str, String)>,
+    /// The configuration so far was moved into the owner's config file, and only what was
+    /// set after that is passed in the environment.
+    in_config_file: Option<usize>,
 }
 
 impl Store {
@@ -54,6 +57,7 @@ impl Store {
             api_base: None,
             read_only: false,
             settings: Vec::new(),
+            in_config_file: None,
         }
     }
 
@@ -87,6 +91,30 @@ impl Store {
     /// Leaves a variable set with [`setting`](Store::setting) unset from now on.
     pub fn without_setting(mut self, name: &str) -> Store {
         self.settings.retain(|(set, _)| *set != name);
+        self
+    }
+
+    /// Moves the whole configuration so far (the store's path, the owner, the token, the API
+    /// base, every setting) out of the environment into the owner's config file (mode 0600),
+    /// as `setup` would have written it; settings made after this go in the environment.
+    #[cfg(unix)]
+    pub fn configured_in_its_config_file(mut self) -> Store {
+        use std::os::unix::fs::PermissionsExt;
+        let text: String = self
+            .configuration()
+            .into_iter()
+            .map(|(name, value)| format!("{name}={value}\n"))
+            .collect();
+        let file = self.config_file();
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, text).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        self.in_config_file = Some(self.settings.len());
+        self.owner_id = None;
+        self.guild_scope = None;
+        self.token = None;
+        self.api_base = None;
+        self.read_only = false;
         self
     }
 
@@ -135,8 +163,18 @@ impl Store {
             ("PATH", "/usr/local/bin:/usr/bin:/bin".to_string()),
             ("HOME", self.folder().display().to_string()),
             ("NO_COLOR", "1".to_string()),
-            ("DISCORD_MANAGER_DB", self.path.display().to_string()),
         ];
+        env.extend(self.configuration());
+        env
+    }
+
+    /// The product's own variables: the store's path, then whatever the spec configured (only
+    /// what it configured after moving the rest into the config file, if it did).
+    fn configuration(&self) -> Vec<(&'static str, String)> {
+        let mut env = Vec::new();
+        if self.in_config_file.is_none() {
+            env.push(("DISCORD_MANAGER_DB", self.path.display().to_string()));
+        }
         if let Some(owner) = &self.owner_id {
             env.push(("DISCORD_OWNER_ID", owner.clone()));
         }
@@ -152,7 +190,8 @@ impl Store {
         if self.read_only {
             env.push(("DISCORD_MANAGER_READ_ONLY", "1".to_string()));
         }
-        env.extend(self.settings.iter().cloned());
+        let moved = self.in_config_file.unwrap_or(0);
+        env.extend(self.settings[moved..].iter().cloned());
         env
     }
 

@@ -39,7 +39,7 @@ pub struct Report {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Check {
-    /// Which check: `config`, `token`, `message-content`, `guilds`, `channels` (one per guild
+    /// Which check: `config`, `protections`, `token`, `message-content`, `guilds`, `channels` (one per guild
     /// in scope), `store`, `ingest`, `freshness`, `clock` or `mcp`.
     pub check: String,
     /// Absent except for `channels`: the guild the line is about.
@@ -126,14 +126,20 @@ impl Report {
 pub fn run(store_path: Option<PathBuf>) -> Report {
     let mut checks = Vec::new();
     let config =
-        match Config::from_env() {
-            Ok(config) => {
-                checks.push(Check::new("config", Status::Ok, config_detail()));
+        match crate::config::Sources::read().and_then(|sources| Ok((Config::from_env()?, sources)))
+        {
+            Ok((config, sources)) => {
+                checks.push(Check::new("config", Status::Ok, config_detail(&sources)));
+                checks.push(protections_check(&config, &sources));
                 Some(config)
             }
             Err(error) => {
                 checks.push(Check::new("config", Status::Fail, error.message()).fix(
                     "correct the variable or file named, or run `discord-manager setup` again",
+                ));
+                checks.push(Check::skipped(
+                    "protections",
+                    "the configuration cannot be read",
                 ));
                 None
             }
@@ -167,14 +173,114 @@ pub fn run(store_path: Option<PathBuf>) -> Report {
 }
 
 /// Where the configuration came from, without any of its values.
-fn config_detail() -> String {
+fn config_detail(sources: &crate::config::Sources) -> String {
     let file = crate::config::config_file_path()
         .filter(|path| path.exists())
         .map_or_else(
             || "no config file".to_string(),
             |path| format!("the config file {}", path.display()),
         );
-    format!("read from the environment, .env in this directory if any, and {file}")
+    match sources.env_file() {
+        Some(env_file) => format!(
+            "read from the environment, the env file {} ({} names it) and {file}",
+            env_file.display(),
+            crate::config::ENV_FILE_VARIABLE
+        ),
+        None => format!("read from the environment and {file}"),
+    }
+}
+
+/// Each protection as it stands and which source set it (never a value that could be a
+/// secret); a warning when a `.env` in the working directory sets variables, since none of
+/// them is read.
+fn protections_check(config: &Config, sources: &crate::config::Sources) -> Check {
+    let origin = |name: &str| {
+        sources
+            .origin(name)
+            .map_or_else(|| "default".to_string(), |origin| origin.to_string())
+    };
+    let on_off = |on: bool| if on { "on" } else { "off" };
+    let send_list = match &config.send_channel_ids {
+        None => "nowhere".to_string(),
+        Some(ids) => format!("only in {}", ids.join(", ")),
+    };
+    let scope = match config.guild_scope.listed() {
+        [] => "every guild the bot is in".to_string(),
+        listed => listed.join(", "),
+    };
+    let settings = [
+        (
+            "read-only",
+            on_off(config.read_only).to_string(),
+            "DISCORD_MANAGER_READ_ONLY",
+        ),
+        (
+            "an assistant posts",
+            send_list,
+            "DISCORD_MANAGER_SEND_CHANNELS",
+        ),
+        (
+            "direct messages",
+            on_off(config.allow_dms).to_string(),
+            "DISCORD_MANAGER_ALLOW_DMS",
+        ),
+        (
+            "link previews",
+            on_off(config.link_previews).to_string(),
+            "DISCORD_MANAGER_LINK_PREVIEWS",
+        ),
+        ("guilds in scope", scope, "DISCORD_GUILD_IDS"),
+        (
+            "API base",
+            config
+                .api_base
+                .clone()
+                .unwrap_or_else(|| "https://discord.com".to_string()),
+            "DISCORD_API_BASE",
+        ),
+        (
+            "token",
+            if config.token.is_some() {
+                "set"
+            } else {
+                "unset"
+            }
+            .to_string(),
+            "DISCORD_TOKEN",
+        ),
+        (
+            "store",
+            config.db_path.as_ref().map_or_else(
+                || "the default path".to_string(),
+                |path| path.display().to_string(),
+            ),
+            "DISCORD_MANAGER_DB",
+        ),
+    ];
+    let detail = settings
+        .iter()
+        .map(|(what, value, variable)| format!("{what} {value} ({})", origin(variable)))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let ignored = crate::config::ignored_dot_env_variables();
+    if ignored.is_empty() {
+        Check::new("protections", Status::Ok, detail)
+    } else {
+        Check::new(
+            "protections",
+            Status::Warn,
+            format!(
+                "{detail}; the .env in this directory sets {} and is not read: no file in the \
+                 working directory is",
+                ignored.join(", ")
+            ),
+        )
+        .fix(format!(
+            "to use it, name it in the environment: {}=/path/to/.env (owner-only, mode 0600), or \
+             move its lines into the config file",
+            crate::config::ENV_FILE_VARIABLE
+        ))
+    }
 }
 
 /// The checks that ask Discord: the token, the intent, the guilds and their channels. Answers

@@ -3,7 +3,7 @@
 //!
 //! The entry names this very binary and this store by absolute path, since a client starts the
 //! server from whatever directory it likes. It carries no token: the server reads the owner's
-//! configuration itself (environment, `.env`, the config file), so a client's file never holds
+//! configuration itself (environment, the env file it names, the config file), so a client's file never holds
 //! a secret. Merging keeps every other server the file lists; a file that is not a JSON object
 //! is refused and left as it was.
 

@@ -289,6 +289,7 @@ fn report(profile: &BotProfile, scope: &Scope, owner_id: Option<&str>, path: &Pa
         written.join(", ")
     ));
     for (name, place) in config::set_elsewhere(&WRITTEN) {
+        let place = place.to_string();
         lines.push(format!(
             "Note: {name} is also set in {place}, which wins over the config file."
         ));

@@ -1,11 +1,15 @@
-//! The owner's configuration: environment variables, also read from two files. Where a
-//! variable is set in more than one place, the first of these wins:
+//! The owner's configuration: environment variables, also read from files the owner chose.
+//! Where a variable is set in more than one place, the first of these wins:
 //!
 //! 1. the process environment;
-//! 2. `.env` in the working directory (only there: never a parent's, since an MCP client may
-//!    start the server inside any cloned project, whose `.env` must not redirect the token);
+//! 2. the env file the process environment names in `DISCORD_MANAGER_ENV_FILE`, if any;
 //! 3. the owner's config file, `$XDG_CONFIG_HOME/discord-manager/config.env` (by default
-//!    `~/.config/discord-manager/config.env`), which must be readable by its owner only (0600).
+//!    `~/.config/discord-manager/config.env`).
+//!
+//! **Nothing in the working directory is read.** An MCP client starts the server inside
+//! whatever project the owner opened, so a cloned repository's `.env` would otherwise loosen
+//! every protection and redirect the token (ARCHITECTURE.md, "Configuration comes only from
+//! the owner"). Both files must be readable by their owner only (0600): each may hold the token.
 //!
 //! `.env.example` documents each variable. The bot token is held in [`Token`], which never
 //! prints itself, and no configuration error repeats a value it was given: any of them may be
@@ -160,19 +164,10 @@ pub struct Config {
 const DISCORD_API: &str = "https://discord.com";
 
 impl Config {
-    /// Reads the environment, then `.env` in the working directory, then the owner's config file.
+    /// Reads the environment, then the env file it names, then the owner's config file.
     pub fn from_env() -> Result<Config> {
-        let dot_env = read_dot_env(Path::new(".env"))?;
-        let config_file = match config_file_path() {
-            Some(path) => read_config_file(&path)?,
-            None => HashMap::new(),
-        };
-        Config::from_lookup(|name| {
-            std::env::var(name)
-                .ok()
-                .or_else(|| dot_env.get(name).cloned())
-                .or_else(|| config_file.get(name).cloned())
-        })
+        let sources = Sources::read()?;
+        Config::from_lookup(|name| sources.value(name).map(|(value, _)| value))
     }
 
     /// Builds the configuration from any variable source (the environment, or a test's map).
@@ -235,23 +230,123 @@ impl Config {
     }
 }
 
+/// The variable naming the one env file read besides the config file. It is read from the
+/// process environment only: no file can name another.
+pub const ENV_FILE_VARIABLE: &str = "DISCORD_MANAGER_ENV_FILE";
+
+/// Where a variable's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The process environment.
+    Environment,
+    /// The env file `DISCORD_MANAGER_ENV_FILE` names.
+    EnvFile(PathBuf),
+    /// The owner's config file.
+    ConfigFile(PathBuf),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Environment => f.write_str("the environment"),
+            Origin::EnvFile(path) => write!(f, "the env file {}", path.display()),
+            Origin::ConfigFile(path) => write!(f, "the config file {}", path.display()),
+        }
+    }
+}
+
+/// Every place the configuration is read from, in the order they win.
+#[derive(Debug, Default)]
+pub struct Sources {
+    env_file: Option<(PathBuf, HashMap<String, String>)>,
+    config_file: Option<(PathBuf, HashMap<String, String>)>,
+}
+
+impl Sources {
+    /// Reads the env file the environment names (refused when missing or readable by others)
+    /// and the owner's config file (none when it does not exist).
+    pub fn read() -> Result<Sources> {
+        let env_file = match std::env::var_os(ENV_FILE_VARIABLE).filter(|path| !path.is_empty()) {
+            Some(path) => {
+                let path = PathBuf::from(path);
+                if !path.is_file() {
+                    return Err(Error::config(format!(
+                        "{ENV_FILE_VARIABLE} names {}, which is not a file: name an existing \
+                         env file, or unset {ENV_FILE_VARIABLE}",
+                        path.display()
+                    )));
+                }
+                let variables = read_private_file(&path, "env file")?;
+                Some((path, variables))
+            }
+            None => None,
+        };
+        let config_file = match config_file_path() {
+            Some(path) => {
+                let variables = read_private_file(&path, "config file")?;
+                Some((path, variables))
+            }
+            None => None,
+        };
+        Ok(Sources {
+            env_file,
+            config_file,
+        })
+    }
+
+    /// The value of `name` (empty counts as unset) and where it came from.
+    pub fn value(&self, name: &str) -> Option<(String, Origin)> {
+        let set = |value: &str| !value.trim().is_empty();
+        if let Ok(value) = std::env::var(name)
+            && set(&value)
+        {
+            return Some((value, Origin::Environment));
+        }
+        let from = |file: &Option<(PathBuf, HashMap<String, String>)>| {
+            let (path, variables) = file.as_ref()?;
+            let value = variables.get(name).filter(|value| set(value))?;
+            Some((value.clone(), path.clone()))
+        };
+        if let Some((value, path)) = from(&self.env_file) {
+            return Some((value, Origin::EnvFile(path)));
+        }
+        from(&self.config_file).map(|(value, path)| (value, Origin::ConfigFile(path)))
+    }
+
+    /// Where `name` is set, if anywhere.
+    pub fn origin(&self, name: &str) -> Option<Origin> {
+        self.value(name).map(|(_, origin)| origin)
+    }
+
+    /// The env file read, if one is named.
+    pub fn env_file(&self) -> Option<&Path> {
+        self.env_file.as_ref().map(|(path, _)| path.as_path())
+    }
+}
+
 /// Which of `names` are also set where they win over the config file: the process
-/// environment, or `.env` in the working directory.
-pub fn set_elsewhere<'a>(names: &[&'a str]) -> Vec<(&'a str, &'static str)> {
-    let dot_env = read_dot_env(Path::new(".env")).unwrap_or_default();
+/// environment, or the env file it names.
+pub fn set_elsewhere<'a>(names: &[&'a str]) -> Vec<(&'a str, Origin)> {
+    let sources = Sources {
+        config_file: None,
+        ..Sources::read().unwrap_or_default()
+    };
     names
         .iter()
-        .filter_map(|name| {
-            let set = |value: Option<&str>| value.is_some_and(|value| !value.trim().is_empty());
-            if set(std::env::var(name).ok().as_deref()) {
-                Some((*name, "the environment"))
-            } else if set(dot_env.get(*name).map(String::as_str)) {
-                Some((*name, ".env in this directory"))
-            } else {
-                None
-            }
-        })
+        .filter_map(|name| Some((*name, sources.origin(name)?)))
         .collect()
+}
+
+/// The `DISCORD_` variables a `.env` in the working directory sets, which are never read: for
+/// `doctor` to say so to an owner who expected them to be.
+pub fn ignored_dot_env_variables() -> Vec<String> {
+    let mut names: Vec<String> = read_variables(Path::new(".env"), ".env")
+        .unwrap_or_default()
+        .into_keys()
+        .filter(|name| name.starts_with("DISCORD_"))
+        .collect();
+    names.sort();
+    names
 }
 
 /// `$XDG_CONFIG_HOME/discord-manager/config.env`, or under `~/.config` without it; None
@@ -341,22 +436,17 @@ fn with_settings(existing: &str, settings: &[(&str, String)]) -> String {
     text
 }
 
-/// The variables of `.env` at `path`, without touching the process environment; none when
-/// there is no such file.
-fn read_dot_env(path: &Path) -> Result<HashMap<String, String>> {
-    read_variables(path, ".env")
-}
-
-/// The owner's config file: like `.env`, but it holds the token for every directory, so it is
-/// refused while anyone but its owner may read it.
-fn read_config_file(path: &Path) -> Result<HashMap<String, String>> {
+/// The variables of the config file or the env file at `path` (`what` names which), without
+/// touching the process environment; none when there is no such file. Either may hold the
+/// token for every directory, so it is refused while anyone but its owner may read it.
+fn read_private_file(path: &Path, what: &str) -> Result<HashMap<String, String>> {
     #[cfg(unix)]
     if let Ok(metadata) = std::fs::metadata(path) {
         use std::os::unix::fs::PermissionsExt;
         let mode = metadata.permissions().mode() & 0o777;
         if mode & 0o077 != 0 {
             return Err(Error::config(format!(
-                "The config file {} may be read by others (mode {mode:04o}): make it the \
+                "The {what} {} may be read by others (mode {mode:04o}): make it the \
                  owner's only with `chmod 600 {}`",
                 path.display(),
                 path.display()

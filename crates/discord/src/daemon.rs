@@ -421,7 +421,7 @@ impl Supervisor {
         options: IngestOptions,
     ) -> Result<Option<Supervisor>> {
         let token = config.token.clone().ok_or_else(|| {
-            Error::config("ingest needs the bot token: set DISCORD_TOKEN (in the environment, .env or the config file)")
+            Error::config("ingest needs the bot token: set DISCORD_TOKEN (in the environment, the env file DISCORD_MANAGER_ENV_FILE names, or the config file)")
         })?;
         let mut signals = Signals::listen()?;
         let rest = Arc::new(Rest::new(

@@ -219,7 +219,7 @@ fn a_file_that_does_not_parse_is_refused_without_quoting_its_line() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join(".env");
     std::fs::write(&path, format!("DISCORD_TOKEN='{TOKEN}\n")).unwrap();
-    let error = read_dot_env(&path).unwrap_err();
+    let error = read_variables(&path, ".env").unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Config);
     assert!(error.message().starts_with("The file .env cannot be read"));
     assert!(
@@ -229,7 +229,7 @@ fn a_file_that_does_not_parse_is_refused_without_quoting_its_line() {
     );
     // A missing file is simply no variables.
     assert_eq!(
-        read_dot_env(&folder.path().join("absent")).unwrap(),
+        read_variables(&folder.path().join("absent"), ".env").unwrap(),
         HashMap::new()
     );
 }
@@ -265,7 +265,7 @@ fn writing_the_config_file_replaces_its_settings_keeps_every_other_line_and_is_p
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
     // What was written reads back: empty guild ids are every guild.
-    let read = read_config_file(&path).unwrap();
+    let read = read_private_file(&path, "config file").unwrap();
     let config = Config::from_lookup(|name| read.get(name).cloned()).unwrap();
     assert_eq!(config.token.as_ref().map(Token::expose), Some(TOKEN));
     assert_eq!(config.guild_scope, GuildScope::every_guild());
@@ -294,14 +294,14 @@ fn the_config_file_is_read_only_while_no_one_else_may_read_it() {
     std::fs::write(&path, "DISCORD_OWNER_ID=123456789012345678\n").unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
     assert_eq!(
-        read_config_file(&path)
+        read_private_file(&path, "config file")
             .unwrap()
             .get("DISCORD_OWNER_ID")
             .map(String::as_str),
         Some("123456789012345678")
     );
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-    let error = read_config_file(&path).unwrap_err();
+    let error = read_private_file(&path, "config file").unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Config);
     assert_eq!(
         error.message(),
