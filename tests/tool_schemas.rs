@@ -126,12 +126,21 @@ fn annotations_follow_each_capabilitys_declared_effect() {
         .collect();
     assert_eq!(
         writers,
-        [
-            "channels_mark_read",
-            "mentions_dismiss",
-            "bookmarks_add",
-            "bookmarks_resolve",
-            "schedules_cancel"
-        ]
+        ["bookmarks_add", "bookmarks_resolve", "schedules_cancel"]
+    );
+    let hiders: Vec<&str> = discord_manager::registry::capabilities()
+        .iter()
+        .filter(|capability| capability.effect == Effect::HidesFromOwner)
+        .map(|capability| capability.name)
+        .collect();
+    assert_eq!(hiders, ["channels_mark_read", "mentions_dismiss"]);
+    let destructive: Vec<&str> = tools
+        .iter()
+        .filter(|tool| tool.annotations.as_ref().unwrap().destructive_hint == Some(true))
+        .map(|tool| tool.name.as_ref())
+        .collect();
+    assert_eq!(
+        destructive,
+        ["channels_mark_read", "messages_delete", "mentions_dismiss"]
     );
 }

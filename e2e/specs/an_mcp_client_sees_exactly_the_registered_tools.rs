@@ -2,7 +2,9 @@
 //! order, the same set whose surfaces are reviewed in `tests/snapshots/`, each described for the
 //! caller, with an input schema that refuses unknown fields and a declared output schema, and
 //! annotated: those that only read are read-only, the six that act on Discord are open-world,
-//! and the one whose effect cannot be undone (deleting the bot's message) is destructive.
+//! and destructive, so a client asks the owner first, are the one whose effect cannot be undone
+//! (deleting the bot's message) and the two that hide something from the owner (dismissing a
+//! mention, marking channels read).
 
 use serde_json::Value;
 
@@ -106,8 +108,8 @@ pub async fn spec() {
     );
     assert_eq!(
         hinted(|annotations| annotations.destructive_hint),
-        ["messages_delete"],
-        "only a deletion cannot be undone"
+        ["channels_mark_read", "messages_delete", "mentions_dismiss"],
+        "a deletion cannot be undone, and what is hidden from the owner is gone to them"
     );
     assert_eq!(
         hinted(|annotations| annotations.read_only_hint),

@@ -41,6 +41,7 @@ pub async fn spec() {
         Some(json!({
             "content": "Deploy at 6.",
             "allowed_mentions": {"parse": ["users", "roles"], "replied_user": false},
+            "flags": 4,
         }))
     );
     assert_eq!(edited.message_id, sent.message_id);

@@ -1296,7 +1296,9 @@ fn stored_message<'a>(state: &'a mut State, channel: &str, message: &str) -> Opt
 }
 
 /// `PATCH /channels/{c}/messages/{m}`, as Discord does it: only the bot's own message, whose
-/// content is replaced; answers the message as edited, and the gateway echoes the update.
+/// content is replaced, and whose SUPPRESS_EMBEDS flag (the only one an edit may set or unset)
+/// follows `flags` when the body has it; answers the message as edited, and the gateway echoes
+/// the update.
 fn edit_message(
     inner: &Inner,
     state: &mut State,
@@ -1329,6 +1331,11 @@ fn edit_message(
     }
     stored["content"] = json!(content);
     stored["edited_timestamp"] = json!(now);
+    if let Some(flags) = body.and_then(|body| body["flags"].as_u64()) {
+        const SUPPRESS_EMBEDS: u64 = 1 << 2;
+        let kept = stored["flags"].as_u64().unwrap_or(0) & !SUPPRESS_EMBEDS;
+        stored["flags"] = json!(kept | (flags & SUPPRESS_EMBEDS));
+    }
     let edited = stored.clone();
     let mut echoed = edited.clone();
     echoed["guild_id"] = json!(guild);

@@ -113,6 +113,7 @@ pub(crate) async fn edit(
         channel_id: target.channel.channel_id.clone(),
         message_id: target.message.message_id.clone(),
         content: input.content,
+        suppress_embeds: !context.link_previews,
     };
     let delivered = outbox::deliver_with_retries(
         &SEND_POLICY,

@@ -98,6 +98,9 @@ pub struct MessageEdit {
     pub message_id: String,
     /// The message's whole new content.
     pub content: String,
+    /// Set [`SUPPRESS_EMBEDS`] on it: true unless the owner turned link previews on, so an
+    /// edit cannot give a message posted before (or by other software) a preview.
+    pub suppress_embeds: bool,
 }
 
 /// One of the bot's own messages, to delete.
@@ -125,8 +128,9 @@ pub trait DiscordSender: Send + Sync {
     /// with the same nonce, so a repeat answers and records that same message).
     fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a>;
 
-    /// `PATCH /channels/{channel_id}/messages/{message_id}` with the new `content` (and the
-    /// same mention rules as a post); records Discord's edited message as an edit.
+    /// `PATCH /channels/{channel_id}/messages/{message_id}` with the new `content`, the same
+    /// mention rules as a post and `flags: SUPPRESS_EMBEDS` when asked; records Discord's edited
+    /// message as an edit.
     fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a>;
 
     /// `DELETE /channels/{channel_id}/messages/{message_id}`; records the deletion. A message
@@ -379,6 +383,13 @@ pub(crate) fn check_assistant_rate(
     Ok(())
 }
 
+/// The cap on an assistant's posts as they go out: a scheduled message an assistant added is
+/// checked again when it is due, so messages queued over hours for one minute cannot all post
+/// in it. Answers whether it may go now (else it waits, still pending, for the minute to pass).
+pub(crate) fn assistant_may_post_now(reader: &Reader<'_>, now: Instant) -> Result<bool> {
+    Ok(reader.assistant_sends_since(now.minus_seconds(60))? < ASSISTANT_POSTS_PER_MINUTE)
+}
+
 /// Content Discord accepts from a bot: 1 to 2000 characters, not only blanks.
 pub(crate) fn check_content(content: &str) -> Result<()> {
     let length = content.chars().count();
@@ -425,9 +436,19 @@ pub(crate) fn check_channel(
     };
     if let Some(allowed) = &context.send_channel_ids {
         let listed = |id: &str| allowed.iter().any(|allowed| allowed == id);
-        if !listed(&channel.channel_id) && !channel.parent_id.as_deref().is_some_and(listed) {
+        // A thread is within its channel; a channel is not within its category, which the
+        // owner may fill with channels created later.
+        let parent_listed = channel.parent_id.as_deref().is_some_and(listed);
+        if !listed(&channel.channel_id) && !(parent_listed && channel.kind.is_thread()) {
+            let category = match channel.parent_id.as_deref() {
+                Some(parent) if parent_listed => format!(
+                    " (its category {parent} is, but a category allows none of its channels: \
+                     list each channel's id)"
+                ),
+                _ => String::new(),
+            };
             return Err(Error::denied(format!(
-                "{} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS",
+                "{} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS{category}",
                 action.in_channel(&channel.name)
             )));
         }

@@ -42,6 +42,11 @@ pub enum Effect {
     /// Appends to the local store only (bookmarks, cancelling a schedule): nothing leaves the
     /// machine, and repeating the call is refused rather than doubled.
     WritesStore,
+    /// Appends to the local store only, but takes something out of the owner's own view
+    /// (dismissing a mention, marking channels read): an assistant talked into it could make
+    /// the owner miss what was addressed to them. Marked destructive, so a client asks the
+    /// owner first; repeating the call changes nothing more.
+    HidesFromOwner,
     /// Posts to Discord, now or later (sends, schedules): other people see the result, and each
     /// call posts again.
     ActsOnDiscord,
@@ -75,11 +80,12 @@ impl Effect {
         self != Effect::ActsOnDiscord
     }
 
-    /// Whether it may destroy something that cannot be restored. The store is append-only, a
-    /// post only adds a message, and an edit or a reaction can be set back (the earlier text
-    /// stays in the store's history); a deletion on Discord cannot be undone there.
+    /// Whether a client should treat it as destructive and ask first. The store is
+    /// append-only, a post only adds a message, and an edit or a reaction can be set back (the
+    /// earlier text stays in the store's history); a deletion on Discord cannot be undone
+    /// there, and what is hidden from the owner is, to the owner, as good as gone.
     pub fn destructive(self) -> bool {
-        self == Effect::DeletesOnDiscord
+        matches!(self, Effect::DeletesOnDiscord | Effect::HidesFromOwner)
     }
 }
 
@@ -295,7 +301,7 @@ fn channel_and_message_readers() -> Vec<Capability> {
         capability!(
             "channels_mark_read",
             "Mark channels read",
-            WritesStore,
+            HidesFromOwner,
             ["mark-read"],
             None,
             channels::mark_read
@@ -400,7 +406,7 @@ fn triage() -> Vec<Capability> {
         capability!(
             "mentions_dismiss",
             "Dismiss a mention",
-            WritesStore,
+            HidesFromOwner,
             ["mentions", "dismiss"],
             Some("messageId"),
             mentions::dismiss_mention

@@ -36,7 +36,8 @@ impl Rest {
     }
 
     /// `PATCH /channels/{c}/messages/{m}`: one attempt at replacing a message's content, with
-    /// the same mention rules as a post. Answers the message as edited.
+    /// the same mention rules as a post, and SUPPRESS_EMBEDS set when asked (the one flag an
+    /// edit may set, by Discord's API). Answers the message as edited.
     pub async fn edit_message(
         &self,
         edit: &MessageEdit,
@@ -45,10 +46,13 @@ impl Rest {
             channel_id: ChannelId::new(snowflake(&edit.channel_id, "channel")?),
             message_id: MessageId::new(snowflake(&edit.message_id, "message")?),
         };
-        let body = serde_json::json!({
+        let mut body = serde_json::json!({
             "content": edit.content,
             "allowed_mentions": {"parse": ["users", "roles"], "replied_user": false},
         });
+        if edit.suppress_embeds {
+            body["flags"] = serde_json::json!(SUPPRESS_EMBEDS);
+        }
         let (status, body, retry) = self.attempt(route, LightMethod::Patch, Some(body)).await?;
         posting_outcome(status, &body, retry)
     }

@@ -1,6 +1,8 @@
-//! What an assistant (the MCP surface) asked to post: one row per send or edit (an edit puts
-//! new text before people too), written before its request leaves. Counted together with the schedules an assistant added, it is how many
-//! posts an assistant started in a window, whichever process served it.
+//! What an assistant (the MCP surface) asked to post: one row per send, edit (an edit puts new
+//! text before people too) or scheduled message of its own as the daemon sends it, written
+//! before its request leaves. Counted together with the schedules an assistant added, it is
+//! how many posts an assistant started in a window, whichever process served it; alone, how
+//! many of its posts went out.
 
 use rusqlite::params;
 
@@ -37,6 +39,17 @@ impl Reader<'_> {
             |row| row.get(0),
         )?;
         Ok((sends + schedules) as u64)
+    }
+
+    /// How many of an assistant's posts went out at or after `since`: its sends and edits,
+    /// and its scheduled messages as they were sent (not as they were added).
+    pub fn assistant_sends_since(&self, since: Instant) -> Result<u64> {
+        let sends: i64 = self.connection.query_row(
+            "SELECT count(*) FROM assistant_sends WHERE created_at >= ?1",
+            [since.to_iso()],
+            |row| row.get(0),
+        )?;
+        Ok(sends as u64)
     }
 }
 

@@ -92,6 +92,44 @@ fn refusal(result: &Result<Message>) -> (ErrorKind, String) {
     (error.kind(), error.message().to_string())
 }
 
+/// An edit asks Discord for no link preview, as a post does, unless the owner turned previews
+/// on: a message the bot posted before (or other software posted as the bot) cannot be edited
+/// into a link Discord fetches.
+#[tokio::test]
+async fn an_edit_suppresses_link_previews_unless_the_owner_turned_them_on() {
+    let world = World::new();
+    let general = world.channel("general");
+    let mine = world.post(&general, BOT_ID, "deploy at 5", json!({}));
+    let suppressed = |previews: bool| {
+        let world = &world;
+        let (general, mine) = (general.clone(), mine.clone());
+        async move {
+            let discord = ScriptedDiscord::new(&world.store, vec![]);
+            let context = OwnerContext {
+                link_previews: previews,
+                ..world.sending_context()
+            };
+            edit(
+                &world.store,
+                edit_input(&mine, "see https://example.invalid/x"),
+                &context,
+                sender(&discord),
+            )
+            .await
+            .unwrap();
+            match discord.actions().as_slice() {
+                [(_, Acted::Edit(edit))] => {
+                    assert_eq!((&edit.channel_id, &edit.message_id), (&general, &mine));
+                    edit.suppress_embeds
+                }
+                other => panic!("one edit, not {other:?}"),
+            }
+        }
+    };
+    assert!(suppressed(false).await);
+    assert!(!suppressed(true).await);
+}
+
 #[tokio::test]
 async fn an_edit_of_the_bots_message_is_what_the_store_recorded_once_though_the_gateway_echoes_it()
 {
@@ -117,6 +155,7 @@ async fn an_edit_of_the_bots_message_is_what_the_store_recorded_once_though_the_
             channel_id: general.clone(),
             message_id: mine.clone(),
             content: "deploy at 6".into(),
+            suppress_embeds: true,
         })]
     );
     assert_eq!(edited.body.content, "deploy at 6");

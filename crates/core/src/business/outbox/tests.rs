@@ -287,6 +287,57 @@ async fn sending_is_limited_to_discord_manager_send_channels_and_their_threads()
     assert_eq!(discord.requests().len(), 2);
 }
 
+/// A category in DISCORD_MANAGER_SEND_CHANNELS allows none of its channels (the owner may add
+/// channels to it later without meaning to allow them); the refusal says why.
+#[tokio::test]
+async fn a_category_in_the_send_list_allows_none_of_its_channels_and_the_refusal_says_why() {
+    let world = World::new();
+    let category = fresh_category(&world, "ops");
+    let inside = new_id();
+    dispatch(
+        &world.store,
+        "CHANNEL_CREATE",
+        world.channel_payload(&inside, "ops-chat", 0, Some(&category), json!([])),
+    );
+    let context = OwnerContext {
+        send_channel_ids: Some(vec![category.clone()]),
+        ..world.sending_context()
+    };
+    assert_refused(
+        &world,
+        &context,
+        input(&inside, "hello", None),
+        ErrorKind::Denied,
+        &format!(
+            "Sending to ops-chat is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS (its \
+             category {category} is, but a category allows none of its channels: list each \
+             channel's id)"
+        ),
+    )
+    .await;
+    // Listed itself, the channel in the category takes the post.
+    let context = OwnerContext {
+        send_channel_ids: Some(vec![category.clone(), inside.clone()]),
+        ..world.sending_context()
+    };
+    let discord = ScriptedDiscord::new(&world.store, vec![]);
+    send(&world, &discord, &context, input(&inside, "listed", None))
+        .await
+        .unwrap();
+    assert_eq!(discord.requests().len(), 1);
+}
+
+/// A category channel of `world`'s guild, and its id.
+fn fresh_category(world: &World, name: &str) -> String {
+    let id = new_id();
+    dispatch(
+        &world.store,
+        "CHANNEL_CREATE",
+        world.channel_payload(&id, name, 4, None, json!([])),
+    );
+    id
+}
+
 /// An assistant's context: MCP, allowed to post in `allowed` (None: the variable unset).
 fn assistant(world: &World, allowed: Option<&[&String]>) -> OwnerContext {
     OwnerContext {

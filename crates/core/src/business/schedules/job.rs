@@ -52,7 +52,9 @@ pub async fn send_due_schedules(
     let due = store.read(|reader| reader.due_schedules(now))?;
     let mut ended = Vec::new();
     for schedule in due {
-        send_one(store, sender, context, &schedule, now).await?;
+        if !send_one(store, sender, context, &schedule, now).await? {
+            continue;
+        }
         ended.push(store.read(|reader| {
             let record = reader.schedule(schedule.schedule_id)?.ok_or_else(|| {
                 Error::internal(format!(
@@ -72,20 +74,23 @@ enum Step {
     Post { attempt: u32, channel_name: String },
     /// Nothing more: it ended (cancelled meanwhile, or given up just now).
     Stop,
+    /// Not yet: an assistant's message waits, still pending, until its rate allows it.
+    Wait,
 }
 
 /// Sends one due message: attempts until it is sent, refused, given up or cancelled, each
-/// outcome appended as an event.
+/// outcome appended as an event. False when it was left pending, an assistant's message over
+/// its rate, to be sent by a later run.
 async fn send_one(
     store: &Store,
     sender: &dyn DiscordSender,
     context: &OwnerContext,
     schedule: &ScheduleRecord,
     now: Instant,
-) -> Result<()> {
+) -> Result<bool> {
     let context = &on_behalf_of(context, schedule);
     if give_up_if_stale(store, schedule, now)? {
-        return Ok(());
+        return Ok(true);
     }
     let outgoing = OutgoingMessage {
         channel_id: schedule.channel_id.clone(),
@@ -95,17 +100,19 @@ async fn send_one(
         suppress_embeds: !context.link_previews,
     };
     loop {
-        let Step::Post {
-            attempt,
-            channel_name,
-        } = begin_attempt(store, context, schedule.schedule_id)?
-        else {
-            return Ok(());
-        };
+        let (attempt, channel_name) =
+            match begin_attempt(store, context, schedule.schedule_id, now)? {
+                Step::Post {
+                    attempt,
+                    channel_name,
+                } => (attempt, channel_name),
+                Step::Stop => return Ok(true),
+                Step::Wait => return Ok(false),
+            };
         let posted = sender.post_message(store, &outgoing).await;
         match record_outcome(store, schedule.schedule_id, attempt, &channel_name, posted)? {
             Some(wait) => tokio::time::sleep(wait).await,
-            None => return Ok(()),
+            None => return Ok(true),
         }
     }
 }
@@ -147,8 +154,9 @@ fn give_up_if_stale(store: &Store, schedule: &ScheduleRecord, now: Instant) -> R
 /// Checks the message again and records the next attempt, in one transaction, so a
 /// cancellation cannot slip in between and the attempt is on record before the request leaves.
 /// A message that no longer passes the checks, or whose attempts are spent (the last one
-/// interrupted), is failed here with the reason.
-fn begin_attempt(store: &Store, context: &OwnerContext, id: i64) -> Result<Step> {
+/// interrupted), is failed here with the reason. An assistant's message is counted toward its
+/// rate as it goes out, its first attempt held back while the minute before `now` is full.
+fn begin_attempt(store: &Store, context: &OwnerContext, id: i64, now: Instant) -> Result<Step> {
     store.write(|writer| {
         let Some(current) = writer.reader().schedule(id)? else {
             return Ok(Step::Stop);
@@ -164,6 +172,12 @@ fn begin_attempt(store: &Store, context: &OwnerContext, id: i64) -> Result<Step>
             }
         };
         let attempt = current.attempts() + 1;
+        if context.source == Source::Mcp && attempt == 1 {
+            if !outbox::assistant_may_post_now(&writer.reader(), now)? {
+                return Ok(Step::Wait);
+            }
+            writer.record_assistant_send(&channel.channel_id)?;
+        }
         if attempt > JOB_POLICY.attempts {
             let reason = format!(
                 "Gave up after {} attempts; the last one was interrupted (the daemon stopped): \

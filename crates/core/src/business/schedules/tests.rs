@@ -379,6 +379,91 @@ async fn what_an_assistant_scheduled_is_sent_by_an_assistants_rules_when_it_is_d
     );
 }
 
+/// An assistant's scheduled messages are checked against its rate again as they go out: queued
+/// for one minute, they post at most 5 in any minute with its other posts, and the rest wait,
+/// still pending, for the minute to pass. The owner's are not held back.
+#[tokio::test(start_paused = true)]
+async fn an_assistants_scheduled_messages_wait_when_its_posts_of_the_last_minute_are_at_the_cap() {
+    let world = World::alone();
+    let now = Instant::now();
+    let channel = world.channel("general");
+    let assistant = OwnerContext {
+        source: Source::Mcp,
+        send_channel_ids: Some(vec![channel.clone()]),
+        ..world.sending_context()
+    };
+    let scheduled: Vec<i64> = ["first", "second", "third"]
+        .iter()
+        .map(|content| {
+            add_schedule_at(
+                &world.store,
+                adding(&channel, content, now),
+                &assistant,
+                now,
+            )
+            .unwrap()
+            .schedule_id
+        })
+        .collect();
+    let by_owner = add_schedule_at(
+        &world.store,
+        adding(&channel, "the owner's", now),
+        &world.sending_context(),
+        now,
+    )
+    .unwrap();
+    // Another MCP server's assistant posted four messages just now.
+    for _ in 0..4 {
+        world
+            .store
+            .write(|writer| writer.record_assistant_send(&channel))
+            .unwrap();
+    }
+    let discord = ScriptedDiscord::new(&world.store, vec![]);
+    let sent = |discord: &ScriptedDiscord| -> Vec<String> {
+        discord
+            .requests()
+            .iter()
+            .map(|request| request.message.content.clone())
+            .collect()
+    };
+    let ended = send_due_schedules(&world.store, &discord, &assistant, now)
+        .await
+        .unwrap();
+    assert_eq!(sent(&discord), ["first", "the owner's"]);
+    assert_eq!(ended.len(), 2);
+    for waiting in &scheduled[1..] {
+        assert_eq!(schedule(&world, *waiting).status, ScheduleStatus::Pending);
+        assert_eq!(kinds(&world, *waiting), Vec::<ScheduleEventKind>::new());
+    }
+    assert_eq!(
+        schedule(&world, by_owner.schedule_id).status,
+        ScheduleStatus::Sent
+    );
+    // Still inside the minute: nothing more goes.
+    send_due_schedules(&world.store, &discord, &assistant, now.plus_seconds(59))
+        .await
+        .unwrap();
+    assert_eq!(sent(&discord).len(), 2);
+    // A minute after the last of them, the two waiting go out, once each.
+    let later = world
+        .store
+        .read(|reader| reader.schedule(scheduled[0]))
+        .unwrap()
+        .unwrap()
+        .events[0]
+        .created_at
+        .plus_seconds(60)
+        .plus_micros(1);
+    send_due_schedules(&world.store, &discord, &assistant, later)
+        .await
+        .unwrap();
+    assert_eq!(sent(&discord), ["first", "the owner's", "second", "third"]);
+    for id in &scheduled {
+        assert_eq!(schedule(&world, *id).status, ScheduleStatus::Sent);
+    }
+}
+
 #[test]
 fn adding_records_the_schedule_with_its_source_and_lists_it_pending() {
     let world = World::new();
