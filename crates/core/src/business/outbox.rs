@@ -439,7 +439,8 @@ pub(crate) fn check_channel(
         // A thread is within its channel; a channel is not within its category, which the
         // owner may fill with channels created later.
         let parent_listed = channel.parent_id.as_deref().is_some_and(listed);
-        if !listed(&channel.channel_id) && !(parent_listed && channel.kind.is_thread()) {
+        let within = listed(&channel.channel_id) || (parent_listed && channel.kind.is_thread());
+        if !within {
             let category = match channel.parent_id.as_deref() {
                 Some(parent) if parent_listed => format!(
                     " (its category {parent} is, but a category allows none of its channels: \
