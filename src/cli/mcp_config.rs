@@ -4,8 +4,14 @@
 //! The entry names this very binary and this store by absolute path, since a client starts the
 //! server from whatever directory it likes. It carries no token: the server reads the owner's
 //! configuration itself (environment, the env file it names, the config file), so a client's file never holds
-//! a secret. Merging keeps every other server the file lists; a file that is not a JSON object
-//! is refused and left as it was.
+//! a secret. Merging keeps every other server the file lists, and every key of an existing
+//! discord-manager entry the owner added (its `env` above all); a file that is not a JSON
+//! object is refused and left as it was.
+//!
+//! The file is the owner's: it may hold other servers' secrets. It is replaced in one rename
+//! from a temporary file created exclusively beside it (never a path someone could plant in
+//! advance), with the mode the file had; a symbolic link in its place is refused rather than
+//! followed or replaced.
 
 use std::path::{Path, PathBuf};
 
@@ -120,8 +126,28 @@ pub fn merged(client: Client, existing: Value, entry: Value) -> Result<Value> {
             client.servers_key()
         )));
     };
-    servers.insert(SERVER_NAME.to_string(), entry);
+    match (servers.get_mut(SERVER_NAME), entry) {
+        (Some(Value::Object(existing)), Value::Object(entry)) => merge_entry(existing, entry),
+        (_, entry) => {
+            servers.insert(SERVER_NAME.to_string(), entry);
+        }
+    }
     Ok(Value::Object(root))
+}
+
+/// This server's keys set in the owner's existing entry: every other key is kept, and `env`
+/// keeps the owner's variables beside the store's path.
+fn merge_entry(existing: &mut Map<String, Value>, entry: Map<String, Value>) {
+    for (key, value) in entry {
+        match (existing.get_mut(&key), value) {
+            (Some(Value::Object(owners)), Value::Object(ours)) if key == "env" => {
+                owners.extend(ours);
+            }
+            (_, value) => {
+                existing.insert(key, value);
+            }
+        }
+    }
 }
 
 /// Merges this server's entry into the file at `path` (created with its folder if missing)
@@ -146,27 +172,58 @@ pub fn write(client: Client, path: &Path, entry: Value) -> Result<Value> {
         }
     };
     let updated = merged(client, existing, entry)?;
+    let mut text = serde_json::to_string_pretty(&updated)
+        .map_err(|_| Error::internal("Cannot write the client's configuration as JSON"))?;
+    text.push('\n');
+    replace_file(path, text.as_bytes())?;
+    Ok(updated)
+}
+
+/// Replaces the file at `path` with `bytes` in one rename, from a temporary file created
+/// exclusively in the same folder (so no planted path is followed), with the mode the file
+/// had (0600 for a new one). A symbolic link at `path` is refused.
+fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
     let cannot_write = || {
         Error::config(format!(
             "{} cannot be written: check the folder's permissions",
             path.display()
         ))
     };
-    if let Some(folder) = path
-        .parent()
-        .filter(|folder| !folder.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(folder).map_err(|_| cannot_write())?;
+    let previous = match std::fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.file_type().is_symlink() => {
+            return Err(Error::config(format!(
+                "{} is a symbolic link: give the file it points to with --file (it was left \
+                 as it was)",
+                path.display()
+            )));
+        }
+        Ok(metadata) => Some(metadata.permissions()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(_) => return Err(cannot_write()),
+    };
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(folder).map_err(|_| cannot_write())?;
+    let mut staging = tempfile::Builder::new()
+        .prefix(".discord-manager-")
+        .suffix(".tmp")
+        .tempfile_in(folder)
+        .map_err(|_| cannot_write())?;
+    if let Some(permissions) = previous {
+        staging
+            .as_file()
+            .set_permissions(permissions)
+            .map_err(|_| cannot_write())?;
     }
-    let mut text = serde_json::to_string_pretty(&updated).map_err(|_| cannot_write())?;
-    text.push('\n');
-    let staging = path.with_extension("json.discord-manager-tmp");
-    std::fs::write(&staging, text).map_err(|_| cannot_write())?;
-    std::fs::rename(&staging, path).map_err(|_| {
-        let _ = std::fs::remove_file(&staging);
-        cannot_write()
-    })?;
-    Ok(updated)
+    staging
+        .write_all(bytes)
+        .and_then(|()| staging.as_file().sync_all())
+        .map_err(|_| cannot_write())?;
+    staging.persist(path).map_err(|_| cannot_write())?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -199,6 +256,106 @@ mod tests {
                 "args": ["mcp"],
                 "env": {"DISCORD_MANAGER_DB": "/home/ada/store.sqlite3"}
             }}})
+        );
+    }
+
+    #[test]
+    fn merging_into_its_own_entry_keeps_the_owners_keys_and_env() {
+        let existing = json!({"mcpServers": {"discord-manager": {
+            "command": "/old/path",
+            "args": ["mcp", "--old"],
+            "env": {"DISCORD_MANAGER_DB": "/old/store", "RUST_LOG": "debug"},
+            "timeout": 30
+        }}});
+        let merged = merged(Client::Project, existing, entry(Client::Project)).unwrap();
+        assert_eq!(
+            merged,
+            json!({"mcpServers": {"discord-manager": {
+                "command": "/opt/bin/discord-manager",
+                "args": ["mcp"],
+                "env": {"DISCORD_MANAGER_DB": "/home/ada/store.sqlite3", "RUST_LOG": "debug"},
+                "timeout": 30
+            }}})
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writing_keeps_the_files_mode_and_never_follows_a_planted_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("claude_desktop_config.json");
+        let secret = r#"{"mcpServers": {"other": {"env": {"TOKEN": "theirs"}}}}"#;
+        std::fs::write(&path, secret).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        // The paths an earlier version staged through, planted as links to a victim.
+        let victim = folder.path().join("victim");
+        std::fs::write(&victim, "untouched").unwrap();
+        for planted in [
+            "claude_desktop_config.json.discord-manager-tmp",
+            "claude_desktop_config.discord-manager-tmp",
+            "claude_desktop_config.json.discord-manager-tmp.json",
+        ] {
+            std::os::unix::fs::symlink(&victim, folder.path().join(planted)).unwrap();
+        }
+        write(Client::ClaudeDesktop, &path, entry(Client::ClaudeDesktop)).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched");
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(written["mcpServers"]["other"]["env"]["TOKEN"], "theirs");
+        // A group-readable file stays group-readable; a new one is the owner's only.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write(Client::ClaudeDesktop, &path, entry(Client::ClaudeDesktop)).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        let fresh = folder.path().join("fresh.json");
+        write(Client::Project, &fresh, entry(Client::Project)).unwrap();
+        let mode = std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        // Nothing is left beside the files but what was there.
+        let mut names: Vec<String> = std::fs::read_dir(folder.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "claude_desktop_config.discord-manager-tmp",
+                "claude_desktop_config.json",
+                "claude_desktop_config.json.discord-manager-tmp",
+                "claude_desktop_config.json.discord-manager-tmp.json",
+                "fresh.json",
+                "victim"
+            ]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_in_the_files_place_is_refused_and_its_target_left_as_it_was() {
+        let folder = tempfile::tempdir().unwrap();
+        let target = folder.path().join("elsewhere.json");
+        std::fs::write(&target, "{}").unwrap();
+        let path = folder.path().join(".mcp.json");
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        let error = write(Client::Project, &path, entry(Client::Project)).unwrap_err();
+        assert_eq!(
+            error.message(),
+            format!(
+                "{} is a symbolic link: give the file it points to with --file (it was left as \
+                 it was)",
+                path.display()
+            )
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "{}");
+        assert!(
+            std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink()
         );
     }
 
