@@ -232,7 +232,7 @@ fn flags(message: &MessageBody) -> String {
 fn body_row(message: &MessageBody) -> Vec<String> {
     vec![
         local(message.sent_at),
-        message.author_name.clone(),
+        message.author_name.to_string(),
         excerpt(&message.text_with_extras(), 72),
         flags(message),
         message.message_id.clone(),
@@ -245,7 +245,7 @@ fn message_row(message: &Message) -> Vec<String> {
     vec![
         local(body.sent_at),
         format!("#{}", message.channel_name),
-        body.author_name.clone(),
+        body.author_name.to_string(),
         excerpt(&body.text_with_extras(), 64),
         flags(body),
         body.message_id.clone(),

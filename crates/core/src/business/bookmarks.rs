@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::OwnerContext;
 use super::budget::Budget;
 use super::model::{DiscordId, Message, PageCursor, Shaper};
-use super::untrusted::scrubbed;
+use super::untrusted::{Text, scrubbed};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::{BookmarkEvent, BookmarkKind, MessageRecord, Reader, Store};
@@ -66,7 +66,7 @@ pub struct Bookmark {
     /// Where it was bookmarked from: `cli` or `mcp`.
     pub source: String,
     pub bookmarked_at: Instant,
-    pub content_when_bookmarked: String,
+    pub content_when_bookmarked: Text,
     /// The message as it is now.
     pub message: Message,
     /// When it is due; absent when it has no due time.

@@ -14,6 +14,7 @@ pub mod context;
 pub mod emoji;
 pub mod input;
 pub mod mentions;
+pub mod message_extras;
 pub mod messages;
 pub mod model;
 mod names;

@@ -16,39 +16,161 @@
 //! and a zero-width joiner survives only between emoji (👩‍💻), where it joins pictures, not
 //! letters.
 //!
-//! Terminal control characters (ESC, BEL, CR) are not removed here: they are harmless in JSON,
-//! and the CLI renders them visibly (`answer::page`), where they would drive the terminal.
+//! Variation selectors go too (the supplementary ones always, the sixteen others unless one
+//! selects an emoji's picture right after it): a run of them encodes arbitrary bytes after a
+//! single visible character. So do the blank letters (Hangul and halfwidth fillers, the Braille
+//! blank) that let a name look empty. Line and paragraph separators become line ends, so every
+//! reader sees the same lines.
+//!
+//! **Scrubbed by construction.** Every third-party string a result carries is a [`Text`],
+//! which can only be made by scrubbing, so a field that forgets the scrub does not compile; the
+//! scrub gate (`tests/scrub_gate.rs`) calls every tool on a store whose every stranger's string
+//! is hostile and finds no such character anywhere in any answer.
+//!
+//! Terminal control characters (ESC, BEL, CR, the C1 controls) are not removed here: they are
+//! harmless in JSON, and the CLI renders them visibly (`answer::page`), where they would drive
+//! the terminal.
 
 use std::borrow::Cow;
+use std::fmt;
+use std::ops::Deref;
 
-/// The text without invisible and direction-changing characters; borrowed when it had none.
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Third-party text as results carry it: scrubbed when it was made, the only way to make one.
+/// It serializes, and is described in schemas, as the plain string it holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Text(String);
+
+impl JsonSchema for Text {
+    /// Described where it is used, as the string it is: no definition of its own.
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        String::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
+}
+
+impl Text {
+    /// `text` scrubbed.
+    pub fn new(text: &str) -> Text {
+        Text(scrub(text).into_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl From<String> for Text {
+    /// The string scrubbed, reusing it when there was nothing to remove.
+    fn from(text: String) -> Text {
+        Text(scrubbed(text))
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Text {
+        Text::new(text)
+    }
+}
+
+impl From<&String> for Text {
+    fn from(text: &String) -> Text {
+        Text::new(text)
+    }
+}
+
+impl From<Cow<'_, str>> for Text {
+    fn from(text: Cow<'_, str>) -> Text {
+        Text::from(text.into_owned())
+    }
+}
+
+impl Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Text {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    /// Read back scrubbed too: no way around the scrub, even from JSON.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Text, D::Error> {
+        String::deserialize(deserializer).map(Text::from)
+    }
+}
+
+/// The text without invisible and direction-changing characters, line and paragraph
+/// separators as line ends; borrowed when it had none.
 pub fn scrub(text: &str) -> Cow<'_, str> {
-    // Every character removed is outside ASCII, and most text has none of them: a catch-up
+    // Every character changed is outside ASCII, and most text has none of them: a catch-up
     // shapes thousands of messages, so the common case costs one pass and no allocation.
-    if text.is_ascii() || !text.chars().any(|c| c == ZERO_WIDTH_JOINER || is_hidden(c)) {
+    if text.is_ascii() || !text.chars().any(is_suspect) {
         return Cow::Borrowed(text);
     }
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let removed = |position: usize| -> bool {
-        let character = chars[position].1;
-        if character == ZERO_WIDTH_JOINER {
-            let before = position.checked_sub(1).map(|before| chars[before].1);
-            let after = chars.get(position + 1).map(|(_, after)| *after);
-            return !(before.is_some_and(is_pictograph) && after.is_some_and(is_pictograph));
-        }
-        is_hidden(character)
-    };
-    let Some(first) = (0..chars.len()).find(|&position| removed(position)) else {
-        return Cow::Borrowed(text);
-    };
+    let chars: Vec<char> = text.chars().collect();
     let mut clean = String::with_capacity(text.len());
-    clean.push_str(&text[..chars[first].0]);
-    clean.extend(
-        (first + 1..chars.len())
-            .filter(|&position| !removed(position))
-            .map(|position| chars[position].1),
-    );
-    Cow::Owned(clean)
+    let mut changed = false;
+    for (position, &character) in chars.iter().enumerate() {
+        let before = position.checked_sub(1).map(|before| chars[before]);
+        let after = chars.get(position + 1).copied();
+        match shown_as(character, before, after) {
+            Shown::Kept => clean.push(character),
+            Shown::Removed => changed = true,
+            Shown::LineEnd => {
+                clean.push('\n');
+                changed = true;
+            }
+        }
+    }
+    if changed {
+        Cow::Owned(clean)
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// [`scrub`] of an owned string, reusing it when there was nothing to remove.
@@ -60,9 +182,56 @@ pub(crate) fn scrubbed(text: String) -> String {
 }
 
 const ZERO_WIDTH_JOINER: char = '\u{200D}';
+const EMOJI_PRESENTATION: char = '\u{FE0F}';
 
-/// Whether a character is one [`scrub`] always removes (the zero-width joiner is decided by its
-/// neighbours).
+/// What becomes of one character.
+enum Shown {
+    Kept,
+    Removed,
+    LineEnd,
+}
+
+/// Whether [`scrub`] may change a character: the quick test before the careful one.
+fn is_suspect(character: char) -> bool {
+    character == ZERO_WIDTH_JOINER
+        || is_variation_selector(character)
+        || is_hidden(character)
+        || is_separator(character)
+}
+
+/// What becomes of `character` between its neighbours: a zero-width joiner is kept only
+/// between emoji, the emoji presentation selector only right after a pictograph or a keycap's
+/// base (one, never a run), every other variation selector and hidden character is removed.
+fn shown_as(character: char, before: Option<char>, after: Option<char>) -> Shown {
+    if is_separator(character) {
+        return Shown::LineEnd;
+    }
+    let kept = if character == ZERO_WIDTH_JOINER {
+        before.is_some_and(is_pictograph) && after.is_some_and(is_pictograph)
+    } else if character == EMOJI_PRESENTATION {
+        before.is_some_and(|before| is_pictograph(before) && before != EMOJI_PRESENTATION)
+            || before
+                .is_some_and(|before| before.is_ascii_digit() || before == '#' || before == '*')
+    } else {
+        !(is_variation_selector(character) || is_hidden(character))
+    };
+    if kept { Shown::Kept } else { Shown::Removed }
+}
+
+/// The Unicode line and paragraph separators, which some readers break lines at and others do
+/// not.
+fn is_separator(character: char) -> bool {
+    matches!(character, '\u{2028}' | '\u{2029}')
+}
+
+/// Variation selectors: the sixteen of the BMP and the 240 supplementary ones, each able to
+/// carry a byte after any visible character.
+fn is_variation_selector(character: char) -> bool {
+    matches!(character, '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
+}
+
+/// Whether a character is one [`scrub`] always removes (the zero-width joiner and the variation
+/// selectors are decided by their neighbours).
 fn is_hidden(character: char) -> bool {
     matches!(character,
         // Unicode tag characters: invisible ASCII.
@@ -78,6 +247,9 @@ fn is_hidden(character: char) -> bool {
         | '\u{206A}'..='\u{206F}'
         // Soft hyphen, byte-order mark (zero-width no-break space).
         | '\u{00AD}' | '\u{FEFF}'
+        // Blank letters: the Hangul fillers (choseong, jungseong, compatibility, halfwidth)
+        // and the Braille blank, which draw nothing and count as letters.
+        | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{2800}'
     )
 }
 
@@ -133,7 +305,7 @@ mod tests {
         ]);
         // "invoice_fdp.exe" displayed as "invoice_exe.pdf" by a right-to-left override.
         assert_eq!(scrub("invoice_\u{202E}fdp.exe"), "invoice_fdp.exe");
-        assert_eq!(scrub("\u{2029}\u{202F}\u{2065}\u{206A}").chars().count(), 3);
+        assert_eq!(scrub("\u{2027}\u{202F}\u{2065}\u{206A}").chars().count(), 3);
     }
 
     #[test]
@@ -160,6 +332,51 @@ mod tests {
     #[test]
     fn removes_invisible_operators_and_deprecated_format_characters() {
         removes_each(&['\u{2061}', '\u{2064}', '\u{206A}', '\u{206F}']);
+    }
+
+    #[test]
+    fn removes_variation_selectors_that_smuggle_bytes_but_keeps_an_emojis_own() {
+        removes_each(&['\u{FE00}', '\u{FE0E}', '\u{E0100}', '\u{E01EF}']);
+        // Bytes smuggled after one visible letter as a run of selectors.
+        let smuggled: String = "hi"
+            .bytes()
+            .map(|byte| char::from_u32(0xE0100 + u32::from(byte)).unwrap())
+            .collect();
+        assert_eq!(scrub(&format!("a{smuggled}b")), "ab");
+        // ⚠️ and 1️⃣ keep their emoji presentation; a second selector, or one after a letter,
+        // goes.
+        assert!(matches!(
+            scrub("⚠\u{FE0F} 1\u{FE0F}\u{20E3}"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(scrub("⚠\u{FE0F}\u{FE0F}"), "⚠\u{FE0F}");
+        assert_eq!(scrub("a\u{FE0F}"), "a");
+        // Both sides of each block are kept.
+        assert_eq!(
+            scrub("\u{FDFF}\u{FE10}\u{E00FF}\u{E01F0}").chars().count(),
+            4
+        );
+    }
+
+    #[test]
+    fn removes_blank_letters_that_make_a_name_look_empty() {
+        removes_each(&['\u{115F}', '\u{1160}', '\u{3164}', '\u{FFA0}', '\u{2800}']);
+        assert_eq!(scrub("\u{3163}\u{3165}\u{2801}").chars().count(), 3);
+    }
+
+    #[test]
+    fn line_and_paragraph_separators_become_line_ends() {
+        assert_eq!(scrub("one\u{2028}two\u{2029}three"), "one\ntwo\nthree");
+    }
+
+    #[test]
+    fn a_text_is_scrubbed_however_it_is_made_and_serializes_as_its_string() {
+        let dirty = "in\u{202E}voice";
+        assert_eq!(Text::new(dirty), "invoice");
+        assert_eq!(Text::from(dirty.to_string()), "invoice");
+        let read: Text = serde_json::from_str("\"in\\u202Evoice\"").unwrap();
+        assert_eq!(read, "invoice");
+        assert_eq!(serde_json::to_string(&read).unwrap(), "\"invoice\"");
     }
 
     #[test]

@@ -233,7 +233,7 @@ async fn the_bots_reaction_is_added_once_and_taken_back_and_a_repeat_is_refused(
         let reactions: &[Reaction] = &message.body.reactions;
         reactions
             .iter()
-            .map(|r| (r.emoji.clone(), r.count))
+            .map(|r| (r.emoji.to_string(), r.count))
             .collect()
     };
     assert_eq!(

@@ -1,0 +1,212 @@
+//! What a message carries beyond its text, as results show it: attachments, embeds, stickers,
+//! a poll, forwarded snapshots. These are the boundary's own types, not the store's rows: each
+//! string a stranger chose (a filename, an embed's title, a poll's question) is a [`Text`],
+//! made by scrubbing the stored one, so no such string reaches either surface unscrubbed.
+//! They serialize exactly as the rows do (every field at its default omitted).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::untrusted::Text;
+use crate::instant::Instant;
+use crate::store;
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// A file attached to a message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    pub id: String,
+    pub filename: Text,
+    /// Bytes.
+    pub size: u64,
+    /// The media type Discord detected, e.g. `image/png`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<Text>,
+    pub url: Text,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// The alt text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<Text>,
+}
+
+impl Attachment {
+    pub fn is_image(&self) -> bool {
+        self.content_type
+            .as_deref()
+            .is_some_and(|kind| kind.starts_with("image/"))
+    }
+}
+
+/// An embed: a bot's or webhook's rich post, or the unfurl of a link.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Embed {
+    /// rich, image, video, gifv, article, link or poll_result.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<Text>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<Text>,
+    /// The author's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<Text>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<EmbedField>,
+    /// The footer's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub footer: Option<Text>,
+    /// The provider's name (YouTube, GitHub...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<Text>,
+    /// The image's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<Text>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbedField {
+    pub name: Text,
+    pub value: Text,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Sticker {
+    pub id: String,
+    pub name: Text,
+}
+
+/// A poll, with its counts as Discord last reported them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Poll {
+    pub question: Text,
+    pub answers: Vec<PollAnswer>,
+    /// When voting closes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expiry: Option<Instant>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub allow_multiselect: bool,
+    /// Whether the counts are final (the poll closed).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub finalized: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PollAnswer {
+    pub answer_id: u64,
+    pub text: Text,
+    /// Votes as Discord last counted them; omitted before Discord reported any count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub votes: Option<u64>,
+}
+
+/// A forwarded message as Discord copied it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Forwarded {
+    #[serde(default, skip_serializing_if = "str::is_empty")]
+    pub content: Text,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub embeds: Vec<Embed>,
+}
+
+fn text(value: Option<String>) -> Option<Text> {
+    value.map(Text::from)
+}
+
+impl From<store::Attachment> for Attachment {
+    fn from(row: store::Attachment) -> Attachment {
+        Attachment {
+            id: row.id,
+            filename: row.filename.into(),
+            size: row.size,
+            content_type: text(row.content_type),
+            url: row.url.into(),
+            width: row.width,
+            height: row.height,
+            description: text(row.description),
+        }
+    }
+}
+
+impl From<store::Embed> for Embed {
+    fn from(row: store::Embed) -> Embed {
+        Embed {
+            kind: text(row.kind),
+            title: text(row.title),
+            description: text(row.description),
+            url: text(row.url),
+            author: text(row.author),
+            fields: row
+                .fields
+                .into_iter()
+                .map(|field| EmbedField {
+                    name: field.name.into(),
+                    value: field.value.into(),
+                })
+                .collect(),
+            footer: text(row.footer),
+            provider: text(row.provider),
+            image: text(row.image),
+        }
+    }
+}
+
+impl From<store::Sticker> for Sticker {
+    fn from(row: store::Sticker) -> Sticker {
+        Sticker {
+            id: row.id,
+            name: row.name.into(),
+        }
+    }
+}
+
+impl From<store::Poll> for Poll {
+    fn from(row: store::Poll) -> Poll {
+        Poll {
+            question: row.question.into(),
+            answers: row
+                .answers
+                .into_iter()
+                .map(|answer| PollAnswer {
+                    answer_id: answer.answer_id,
+                    text: answer.text.into(),
+                    votes: answer.votes,
+                })
+                .collect(),
+            expiry: row.expiry,
+            allow_multiselect: row.allow_multiselect,
+            finalized: row.finalized,
+        }
+    }
+}
+
+impl From<store::Forwarded> for Forwarded {
+    fn from(row: store::Forwarded) -> Forwarded {
+        Forwarded {
+            content: row.content.into(),
+            attachments: row.attachments.into_iter().map(Attachment::from).collect(),
+            embeds: row.embeds.into_iter().map(Embed::from).collect(),
+        }
+    }
+}
+
+/// Every item of `rows` as results show it.
+pub(crate) fn shown<Row, Shown: From<Row>>(rows: Vec<Row>) -> Vec<Shown> {
+    rows.into_iter().map(Shown::from).collect()
+}
