@@ -78,6 +78,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0015_history_import.sql",
         include_str!("../../../../migrations/0015_history_import.sql"),
     ),
+    (
+        "0016_backups.sql",
+        include_str!("../../../../migrations/0016_backups.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

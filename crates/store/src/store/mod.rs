@@ -8,6 +8,7 @@
 
 mod activity;
 mod assistant_sends;
+mod backup;
 mod bookmarks;
 mod channels;
 mod clock;
@@ -43,6 +44,7 @@ use crate::error::{Error, Result};
 use crate::instant::Instant;
 
 pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
+pub use backup::{BackupProgress, BackupRecord, BackupSummary};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use channels::{
     ChannelAccess, ChannelKind, ChannelRecord, GuildRecord, Overwrite, OverwriteKind,
@@ -184,6 +186,26 @@ fn immutable_uri(path: &Path) -> String {
     }
     uri.push_str("?immutable=1");
     uri
+}
+
+/// Puts the store in WAL mode. On a new file, two processes switching it at once can find each
+/// other holding the lock the switch upgrades from, and SQLite then answers busy at once rather
+/// than wait (waiting could deadlock): the switch is tried again, within the busy timeout.
+fn switch_to_wal(connection: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match connection.pragma_update(None, "journal_mode", "WAL") {
+            Err(error)
+                if error.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Creates the store's folder (and the folders above it) if missing, private to this user
@@ -359,9 +381,7 @@ impl Store {
         let unusable = |error| unusable_store(path, error);
         configure(&connection, path)?;
         // The first statements that touch the file: where a wrong or unwritable file shows.
-        connection
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(unusable)?;
+        switch_to_wal(&connection).map_err(unusable)?;
         connection
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(unusable)?;
@@ -452,6 +472,18 @@ impl Store {
             .lock()
             .query_row("PRAGMA application_id", [], |row| row.get(0))?;
         Ok(id == ownership::SEED_APPLICATION_ID)
+    }
+
+    /// SQLite's `quick_check` of the whole file: an empty list when the store is sound, else
+    /// the first problems it names (`doctor` shows them). It reads every page, with no time
+    /// limit.
+    pub fn quick_check(&self) -> Result<Vec<String>> {
+        let connection = self.lock();
+        let mut statement = connection.prepare("PRAGMA quick_check(10)")?;
+        let found: Vec<String> = statement
+            .query_map([], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(if found == ["ok"] { Vec::new() } else { found })
     }
 
     /// Runs `read` inside one short read transaction: a consistent snapshot for the call,
