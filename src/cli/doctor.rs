@@ -458,10 +458,16 @@ fn store_checks(path: &Path) -> Vec<Check> {
 
 /// A writable store: private to its owner, with a WAL of a sane size.
 fn writable_check(path: &Path) -> Check {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path)
-        .map(|metadata| metadata.permissions().mode() & 0o777)
-        .unwrap_or(0);
+    #[cfg(unix)]
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path)
+            .map(|metadata| metadata.permissions().mode() & 0o777)
+            .unwrap_or(0)
+    };
+    // Elsewhere access is the folder's ACL: the mode shown is that of a private file.
+    #[cfg(not(unix))]
+    let mode = 0o600;
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     let wal_bytes = std::fs::metadata(&wal).map_or(0, |metadata| metadata.len());
