@@ -16,6 +16,9 @@ _discord__manager() {
             ",$1")
                 cmd="discord__manager"
                 ;;
+            discord__manager,backup)
+                cmd="discord__manager__subcmd__backup"
+                ;;
             discord__manager,bookmarks)
                 cmd="discord__manager__subcmd__bookmarks"
                 ;;
@@ -117,6 +120,9 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__channels__subcmd__help,list)
                 cmd="discord__manager__subcmd__channels__subcmd__help__subcmd__list"
+                ;;
+            discord__manager__subcmd__help,backup)
+                cmd="discord__manager__subcmd__help__subcmd__backup"
                 ;;
             discord__manager__subcmd__help,bookmarks)
                 cmd="discord__manager__subcmd__help__subcmd__bookmarks"
@@ -308,8 +314,26 @@ _discord__manager() {
 
     case "${cmd}" in
         discord__manager)
-            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor completions help"
+            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__backup)
+            opts="-h --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -726,8 +750,22 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help)
-            opts="mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor completions help"
+            opts="mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__backup)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

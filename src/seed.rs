@@ -139,10 +139,14 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
 }
 
 /// Builds the demo store at `path`. Refuses a store that already holds anything unless
-/// `replace` is set, in which case the old file is deleted first.
+/// `replace` is set, in which case the old file is deleted first: only a demo store seed made,
+/// and only while no other process has it open. A file that is not a discord-manager store is
+/// refused by the open, untouched.
 pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
     // Held until the demo is written: no `ingest` starts on the store meanwhile.
     let mut _claim = None;
+    // Held while the old store is deleted and the new one written: nobody opens either.
+    let mut replacing = None;
     if path.exists() {
         let existing = Store::open_writable(path)?;
         let empty = existing.read(|reader| reader.is_empty())?;
@@ -174,7 +178,7 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
                     refusal
                 }
             })?;
-            drop(existing);
+            let lock = existing.close_for_replacing()?;
             for suffix in ["", "-wal", "-shm"] {
                 let file = format!("{}{suffix}", path.display());
                 match std::fs::remove_file(&file) {
@@ -186,9 +190,13 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
                 }
             }
             _claim = Some(claim);
+            replacing = Some(lock);
         }
     }
-    let store = Arc::new(Store::open_writable(path)?);
+    let store = Arc::new(match replacing {
+        Some(lock) => Store::open_replacement(path, lock)?,
+        None => Store::open_writable(path)?,
+    });
     store.mark_created_by_seed()?;
     let application: Application = serde_json::from_str(DEMO_APPLICATION)
         .map_err(|error| Error::internal(format!("seed/application.json is invalid: {error}")))?;

@@ -560,8 +560,8 @@ fn seed_refuses_a_store_that_is_not_empty_and_replaces_it_when_told() {
 }
 
 /// `seed --replace` deletes only a demo store seed made: never a store ingest recorded into
-/// (the default production store, when `--db` is left out), and never one whose ingest lock is
-/// held.
+/// (the default production store, when `--db` is left out), never one whose ingest lock is
+/// held, and never one another process has open.
 #[test]
 fn seed_replace_refuses_a_store_seed_did_not_make_and_one_ingest_holds() {
     let folder = tempfile::tempdir().unwrap();
@@ -631,5 +631,19 @@ fn seed_replace_refuses_a_store_seed_did_not_make_and_one_ingest_holds() {
         )
     );
     drop(claim);
+    // Without its claim the holder still has the store open: what it wrote later would go to
+    // the deleted file.
+    let refused = seed_demo(&["--replace"]).failure().code(4);
+    let stderr = String::from_utf8(refused.get_output().stderr.clone()).unwrap();
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            "error: The store at {} is open in another discord-manager process (an `mcp` \
+             server, `ingest`, or a command reading it): stop it before replacing the store, or \
+             what it writes later would be lost with the deleted file",
+            demo.display()
+        )
+    );
+    drop(holder);
     seed_demo(&["--replace"]).success();
 }

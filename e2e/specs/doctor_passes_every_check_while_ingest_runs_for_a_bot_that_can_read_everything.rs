@@ -1,6 +1,7 @@
 //! With a working bot (a token Discord accepts, the Message Content intent on, every channel
-//! readable) and `ingest` running on the store, `doctor` passes every check, one line each,
-//! and exits 0; `--json` reports the same checks, in the documented fields.
+//! readable), `ingest` running on the store and a backup taken while it runs, `doctor` passes
+//! every check, one line each, and exits 0; `--json` reports the same checks, in the
+//! documented fields.
 
 use serde::Deserialize;
 
@@ -41,6 +42,12 @@ pub async fn spec() {
     let store = Store::without_owner().sending_to(&fake);
     let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
+    let backup = store.folder().join("backup.sqlite3");
+    store
+        .cli()
+        .run_with(&["backup", backup.to_str().unwrap()], "", &[])
+        .code(0)
+        .stderr("");
 
     let assert = store.cli().run_with(&["doctor"], "", &[]).code(0).stderr("");
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
@@ -72,21 +79,32 @@ pub async fn spec() {
     );
     assert_eq!(
         lines[7],
+        "ok    integrity: SQLite's quick_check finds the store sound"
+    );
+    assert_eq!(
+        lines[8],
         format!("ok    ingest: `discord-manager ingest` is recording (pid {})", daemon.pid())
     );
     assert!(
-        lines[8].starts_with("ok    freshness: the daemon's last sign of life ("),
+        lines[9].starts_with("ok    freshness: the daemon's last sign of life ("),
         "{stdout}"
     );
     assert!(
-        lines[9].starts_with("ok    clock: this machine's clock is "),
+        lines[10].starts_with(&format!(
+            "ok    backup: the last backup, {} (",
+            backup.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        lines[11].starts_with("ok    clock: this machine's clock is "),
         "{stdout}"
     );
     assert_eq!(
-        lines[10],
+        lines[12],
         format!("ok    mcp: the server starts on this store and lists its {tools} tools")
     );
-    assert_eq!(lines[11..], ["Every check passed."]);
+    assert_eq!(lines[13..], ["Every check passed."]);
     assert!(!stdout.contains(fake.token()), "the token is never printed");
 
     let json = store.cli().run_with(&["doctor", "--json"], "", &[]).code(0);
@@ -103,8 +121,10 @@ pub async fn spec() {
             "guilds",
             "channels",
             "store",
+            "integrity",
             "ingest",
             "freshness",
+            "backup",
             "clock",
             "mcp"
         ]

@@ -2,8 +2,9 @@
 //! one line per check, each failure with its fix, in the order a newcomer meets them: the
 //! configuration; the token and the Message Content intent; the guilds in scope against the
 //! guilds the bot is in; per guild in scope, the channels the bot cannot read and why; the
-//! store (writable, private, its WAL); whether an `ingest` holds it and how fresh it is; this
-//! machine's clock against Discord's; and the MCP server, started as an MCP client starts it.
+//! store (writable, private, its WAL) and its integrity (SQLite's `quick_check`); whether an
+//! `ingest` holds it and how fresh it is; how old its last backup is; this machine's clock
+//! against Discord's; and the MCP server, started as an MCP client starts it.
 //!
 //! It exits 0 when no check failed (a warning is worth reading, not a failure) and 1 when one
 //! did; `--json` prints the [`Report`]. Discord is asked over REST only; the token is never
@@ -39,8 +40,9 @@ pub struct Report {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Check {
-    /// Which check: `config`, `protections`, `token`, `message-content`, `guilds`, `channels` (one per guild
-    /// in scope), `store`, `ingest`, `freshness`, `clock` or `mcp`.
+    /// Which check: `config`, `protections`, `token`, `message-content`, `guilds`, `channels`
+    /// (one per guild in scope), `store`, `integrity`, `ingest`, `freshness`, `backup`, `clock`
+    /// or `mcp`.
     pub check: String,
     /// Absent except for `channels`: the guild the line is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -517,8 +519,10 @@ fn store_checks(path: &Path) -> Vec<Check> {
                 format!("there is no store at {} yet", path.display()),
             )
             .fix("start `discord-manager ingest`, which creates it"),
+            Check::skipped("integrity", "there is no store"),
             Check::skipped("ingest", "there is no store"),
             Check::skipped("freshness", "there is no store"),
+            Check::skipped("backup", "there is no store"),
         ];
     }
     let (store_check, store) = match Store::open_writable(path) {
@@ -539,15 +543,21 @@ fn store_checks(path: &Path) -> Vec<Check> {
     let mut checks = vec![store_check];
     match store {
         Ok(store) => {
+            checks.push(integrity_check(store.quick_check()));
             let holder = store.ingest_holder();
             let running = matches!(holder, Ok(IngestHolder::Running { .. }));
             checks.push(ingest_check(holder));
             checks.push(freshness_check(&store, running));
+            checks.push(backup_check(
+                store.read(|reader| reader.latest_backup()),
+                Instant::now(),
+            ));
         }
         Err(error) => {
             let because = format!("the store cannot be read: {}", error.message());
-            checks.push(Check::skipped("ingest", &because));
-            checks.push(Check::skipped("freshness", &because));
+            for check in ["integrity", "ingest", "freshness", "backup"] {
+                checks.push(Check::skipped(check, &because));
+            }
         }
     }
     checks
@@ -555,10 +565,16 @@ fn store_checks(path: &Path) -> Vec<Check> {
 
 /// A writable store: private to its owner, with a WAL of a sane size.
 fn writable_check(path: &Path) -> Check {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path)
-        .map(|metadata| metadata.permissions().mode() & 0o777)
-        .unwrap_or(0);
+    #[cfg(unix)]
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path)
+            .map(|metadata| metadata.permissions().mode() & 0o777)
+            .unwrap_or(0)
+    };
+    // Elsewhere access is the folder's ACL: the mode shown is that of a private file.
+    #[cfg(not(unix))]
+    let mode = 0o600;
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     let wal_bytes = std::fs::metadata(&wal).map_or(0, |metadata| metadata.len());
@@ -579,6 +595,71 @@ fn writable_check(path: &Path) -> Check {
         )
     } else {
         Check::new("store", Status::Ok, detail)
+    }
+}
+
+/// SQLite's `quick_check` over the whole file.
+fn integrity_check(found: crate::error::Result<Vec<String>>) -> Check {
+    let restore = "stop ingest, copy your newest backup over the store and start ingest again \
+                   (README, \"Backup and restore\"); ingest backfills what came after it";
+    match found {
+        Ok(problems) if problems.is_empty() => Check::new(
+            "integrity",
+            Status::Ok,
+            "SQLite's quick_check finds the store sound",
+        ),
+        Ok(problems) => Check::new(
+            "integrity",
+            Status::Fail,
+            format!(
+                "SQLite's quick_check finds the store damaged: {}",
+                problems.join("; ")
+            ),
+        )
+        .fix(restore),
+        Err(error) => Check::new(
+            "integrity",
+            Status::Fail,
+            format!(
+                "SQLite's quick_check could not read the store: {}",
+                error.message()
+            ),
+        )
+        .fix(restore),
+    }
+}
+
+/// A backup older than this is worth a warning.
+const BACKUP_WARNING_DAYS: i64 = 7;
+
+/// How old the newest backup `discord-manager backup` recorded is.
+fn backup_check(
+    latest: crate::error::Result<Option<crate::store::BackupRecord>>,
+    now: Instant,
+) -> Check {
+    let fix = "take one: `discord-manager backup PATH` (a file that does not exist yet)";
+    match latest {
+        Ok(None) => Check::new(
+            "backup",
+            Status::Warn,
+            "no backup of this store was taken yet",
+        )
+        .fix(fix),
+        Ok(Some(backup)) => {
+            let detail = format!(
+                "the last backup, {} ({} messages), was taken {} ago",
+                backup.path,
+                backup.messages,
+                age(now, backup.created_at)
+            );
+            let seconds = (now.as_micros() - backup.created_at.as_micros()) / 1_000_000;
+            if seconds > BACKUP_WARNING_DAYS * 86_400 {
+                Check::new("backup", Status::Warn, detail).fix(fix)
+            } else {
+                Check::new("backup", Status::Ok, detail)
+            }
+        }
+        Err(error) => Check::new("backup", Status::Fail, error.message()),
     }
 }
 
@@ -842,6 +923,48 @@ mod tests {
             "FAIL  token: Discord rejected the token. Fix: run `discord-manager setup`\n\
              warn  store: big\n\
              1 check failed.\n"
+        );
+    }
+
+    #[test]
+    fn the_backup_check_warns_without_a_backup_or_past_a_week_and_names_the_last_one() {
+        let now = Instant::now();
+        let backup = |days: i64| {
+            Ok(Some(crate::store::BackupRecord {
+                created_at: now.minus_seconds(days * 86_400),
+                path: "/backups/store.sqlite3".to_string(),
+                messages: 42,
+                bytes: 4096,
+            }))
+        };
+        let line = |check: Check| check.line();
+        assert_eq!(
+            line(backup_check(Ok(None), now)),
+            "warn  backup: no backup of this store was taken yet. Fix: take one: \
+             `discord-manager backup PATH` (a file that does not exist yet)"
+        );
+        assert_eq!(
+            line(backup_check(backup(7), now)),
+            "ok    backup: the last backup, /backups/store.sqlite3 (42 messages), was taken 7 \
+             days ago"
+        );
+        assert_eq!(
+            line(backup_check(backup(8), now)),
+            "warn  backup: the last backup, /backups/store.sqlite3 (42 messages), was taken 8 \
+             days ago. Fix: take one: `discord-manager backup PATH` (a file that does not exist \
+             yet)"
+        );
+        assert_eq!(
+            line(integrity_check(Ok(vec![
+                "*** in database main ***".to_string()
+            ]))),
+            "FAIL  integrity: SQLite's quick_check finds the store damaged: *** in database \
+             main ***. Fix: stop ingest, copy your newest backup over the store and start \
+             ingest again (README, \"Backup and restore\"); ingest backfills what came after it"
+        );
+        assert_eq!(
+            line(integrity_check(Ok(Vec::new()))),
+            "ok    integrity: SQLite's quick_check finds the store sound"
         );
     }
 

@@ -1,5 +1,5 @@
 //! The command line: the registry projected onto clap, plus the machine surfaces
-//! (`ingest`, `seed`, `mcp`, `setup`, `doctor`, `completions`).
+//! (`ingest`, `seed`, `mcp`, `setup`, `doctor`, `backup`, `completions`).
 //!
 //! A capability's command and options are built from its input schema, so every input field
 //! is an option (`--channel-id`) with the field's own description as help; the arguments are
@@ -7,6 +7,7 @@
 //! validation and the same business call. Output is the capability's result rendered as a
 //! table, or with `--json` exactly the MCP tool's structured result.
 
+pub mod backup;
 pub mod doctor;
 pub mod mcp_config;
 pub mod render;
@@ -75,6 +76,7 @@ pub fn command_tree() -> Command {
             Command::new("doctor")
                 .about("Check everything the assistant needs, one line each with the fix for each failure: the token and the Message Content intent, the guilds in scope, the channels the bot cannot read, the store, the ingest daemon and its freshness, the clock, the MCP server (exit 1 when a check fails)"),
         )
+        .subcommand(backup_command())
         .subcommand(
             Command::new("completions")
                 .about("Print a shell completion script")
@@ -127,6 +129,18 @@ fn seed_command() -> Command {
                 .long("replace")
                 .action(ArgAction::SetTrue)
                 .help("Delete the store first if it is not empty"),
+        )
+}
+
+fn backup_command() -> Command {
+    Command::new("backup")
+        .about("Copy the store to PATH while ingest runs: one consistent moment, checked with SQLite's integrity_check, written 0600; never overwrites a file")
+        .arg(
+            Arg::new("path")
+                .required(true)
+                .value_name("PATH")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("Where to write the copy (a file that does not exist yet)"),
         )
 }
 
@@ -436,6 +450,15 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
             write_stdout(render::terminal_safe(&report).as_bytes())
         }
         "doctor" => run_doctor(db, json),
+        "backup" => {
+            init_logging("warn");
+            let config = Config::from_env()?;
+            let destination = sub
+                .get_one::<PathBuf>("path")
+                .expect("clap requires a path");
+            let report = backup::run(&store_path(db, &config)?, destination)?;
+            write_stdout(render::terminal_safe(&report).as_bytes())
+        }
         "seed" => {
             init_logging("warn");
             let config = Config::from_env()?;

@@ -94,6 +94,14 @@ fn fill_every_table() -> World {
     };
     cancel_schedule(&world.store, cancel, &world.context()).unwrap();
     world
+        .store
+        .record_backup(&crate::store::BackupSummary {
+            path: std::path::PathBuf::from("/backups/store.sqlite3"),
+            messages: 1,
+            bytes: 4096,
+        })
+        .unwrap();
+    world
 }
 
 #[test]

@@ -7,7 +7,6 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 
 use super::Store;
@@ -39,14 +38,11 @@ impl Store {
                 path.display()
             ))
         };
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .mode(0o600)
-            .open(&path)
-            .map_err(cannot)?;
+        let mut options = OpenOptions::new();
+        options.create(true).truncate(false).read(true).write(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(&path).map_err(cannot)?;
         match file.try_lock() {
             Ok(()) => {
                 let pid = std::process::id().to_string();
@@ -172,6 +168,7 @@ mod tests {
         assert!(other.claim_ingest().is_ok());
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_store_reached_through_a_symlink_has_the_same_lock() {
         let folder = tempfile::tempdir().unwrap();

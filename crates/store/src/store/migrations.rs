@@ -1,12 +1,18 @@
-//! Numbered SQL migrations from `migrations/`, applied with `rusqlite_migration`.
+//! Numbered SQL migrations from `migrations/`, applied in one IMMEDIATE transaction.
 //!
 //! A shipped migration is never edited; a schema change is a new numbered file added to
-//! [`MIGRATIONS`]. A unit test keeps this list and the folder in step.
+//! [`MIGRATIONS`]. A unit test keeps this list and the folder in step. The schema version is
+//! SQLite's `user_version`: the number of migrations applied.
+//!
+//! Several processes may open a new store at the same moment (`ingest` and a command started
+//! together). [`migrate`] therefore takes SQLite's write lock first (`BEGIN IMMEDIATE`, waiting
+//! out the others within the busy timeout), reads the version again inside that transaction and
+//! applies only what is still missing: one process migrates, the others wait and then find the
+//! store current. A store whose version is beyond this binary's is refused, never misread.
 
 use std::path::Path;
 
-use rusqlite::Connection;
-use rusqlite_migration::{M, Migrations};
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, Result};
 
@@ -72,24 +78,79 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0015_history_import.sql",
         include_str!("../../../../migrations/0015_history_import.sql"),
     ),
+    (
+        "0016_backups.sql",
+        include_str!("../../../../migrations/0016_backups.sql"),
+    ),
 ];
 
-pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {
-    let migrations = Migrations::new(MIGRATIONS.iter().map(|(_, sql)| M::up(sql)).collect());
-    migrations
-        .to_latest(connection)
-        .map_err(|error| match error {
-            rusqlite_migration::Error::MigrationDefinition(
-                rusqlite_migration::MigrationDefinitionError::DatabaseTooFarAhead,
-            ) => Error::config(format!(
-                "The store at {} was written by a newer discord-manager; upgrade to read it",
-                path.display()
+/// The schema version this binary writes and reads: the number of migrations it knows.
+pub(super) const LATEST: i64 = MIGRATIONS.len() as i64;
+
+/// The refusal of a store a newer discord-manager wrote: its schema may mean what this binary
+/// cannot read, or would write wrongly.
+pub(super) fn newer_store(path: &Path, version: i64) -> Error {
+    Error::config(format!(
+        "The store at {} was written by a newer discord-manager (schema {version}; this binary \
+         knows up to {LATEST}): upgrade discord-manager to use it",
+        path.display()
+    ))
+}
+
+/// The schema version and `application_id` of the store, as this connection sees them.
+fn version_and_id(connection: &Connection) -> rusqlite::Result<(i64, i64)> {
+    connection.query_row(
+        "SELECT (SELECT user_version FROM pragma_user_version),
+                (SELECT application_id FROM pragma_application_id)",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )
+}
+
+/// Brings the store up to date and gives it `application_id` if it has none, in one
+/// transaction that holds the write lock: see the module's documentation. A current, stamped
+/// store (every open but the first) takes no write lock at all.
+pub(super) fn migrate(connection: &mut Connection, path: &Path, application_id: i64) -> Result<()> {
+    let (version, id) = version_and_id(connection)?;
+    if version > LATEST {
+        return Err(newer_store(path, version));
+    }
+    if version == LATEST && id != 0 {
+        return Ok(());
+    }
+    let transaction = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|error| match error.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy) => Error::internal(format!(
+                "The store at {} stayed locked by another process for {} s while this one \
+                 waited to bring it up to date: try again",
+                path.display(),
+                super::BUSY_TIMEOUT.as_secs()
             )),
-            other => Error::internal(format!(
-                "Cannot bring the store at {} up to date: {other}",
+            _ => super::unusable_store(path, error),
+        })?;
+    // Another process may have migrated while this one waited for the lock.
+    let (version, id) = version_and_id(&transaction)?;
+    if version > LATEST {
+        return Err(newer_store(path, version));
+    }
+    let applied = usize::try_from(version).unwrap_or(0);
+    for (name, sql) in &MIGRATIONS[applied..] {
+        transaction.execute_batch(sql).map_err(|error| {
+            Error::internal(format!(
+                "Cannot bring the store at {} up to date ({name}): {error}",
                 path.display()
-            )),
-        })
+            ))
+        })?;
+    }
+    if version < LATEST {
+        transaction.pragma_update(None, "user_version", LATEST)?;
+    }
+    if id == 0 {
+        transaction.pragma_update(None, "application_id", application_id)?;
+    }
+    transaction.commit()?;
+    Ok(())
 }
 
 /// For a store opened read-only: its schema must already be this version's, since it cannot be
@@ -97,56 +158,24 @@ pub(super) fn migrate(connection: &mut Connection, path: &Path) -> Result<()> {
 pub(super) fn check_current(connection: &Connection, path: &Path) -> Result<()> {
     let version: i64 = connection
         .query_row("PRAGMA user_version", [], |row| row.get(0))
-        .map_err(|error| {
+        .map_err(|_| {
             Error::config(format!(
-                "The store at {} cannot be read: {error}",
+                "The store at {} cannot be read: check the file and its folder",
                 path.display()
             ))
         })?;
-    let latest = MIGRATIONS.len() as i64;
-    if version < latest {
+    if version < LATEST {
         return Err(Error::config(format!(
             "The store at {} cannot be written (read-only, or its disk is full) and was made \
              by an older discord-manager: it must be written once to be brought up to date",
             path.display()
         )));
     }
-    if version > latest {
-        return Err(Error::config(format!(
-            "The store at {} was written by a newer discord-manager; upgrade to read it",
-            path.display()
-        )));
+    if version > LATEST {
+        return Err(newer_store(path, version));
     }
     Ok(())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_file_in_the_migrations_folder_is_listed_in_order() {
-        // The workspace keeps its migrations at the repository root, two folders up.
-        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations");
-        let mut files: Vec<String> = std::fs::read_dir(folder)
-            .unwrap()
-            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
-            .filter(|name| name.ends_with(".sql"))
-            .collect();
-        files.sort();
-        let listed: Vec<&str> = MIGRATIONS.iter().map(|(name, _)| *name).collect();
-        assert_eq!(files, listed);
-        for (position, name) in listed.iter().enumerate() {
-            assert!(
-                name.starts_with(&format!("{:04}_", position + 1)),
-                "{name} is out of order"
-            );
-        }
-    }
-
-    #[test]
-    fn the_migrations_are_valid() {
-        let migrations = Migrations::new(MIGRATIONS.iter().map(|(_, sql)| M::up(sql)).collect());
-        migrations.validate().unwrap();
-    }
-}
+mod tests;

@@ -8,6 +8,7 @@
 
 mod activity;
 mod assistant_sends;
+mod backup;
 mod bookmarks;
 mod channels;
 mod clock;
@@ -20,6 +21,8 @@ mod ingest_claim;
 mod mention_state;
 mod messages;
 mod migrations;
+mod open_lock;
+mod ownership;
 mod paths;
 mod reactions;
 mod read_markers;
@@ -30,7 +33,6 @@ pub mod testing;
 mod words;
 
 use std::fs::OpenOptions;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -42,6 +44,7 @@ use crate::error::{Error, Result};
 use crate::instant::Instant;
 
 pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
+pub use backup::{BackupProgress, BackupRecord, BackupSummary};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use channels::{
     ChannelAccess, ChannelKind, ChannelRecord, GuildRecord, Overwrite, OverwriteKind,
@@ -62,6 +65,7 @@ pub use mention_state::MentionDismissal;
 pub use messages::{
     ArrivalCounts, EditRecord, MessageRecord, NewEdit, NewMessage, Origin, Provenance,
 };
+pub use open_lock::ReplaceLock;
 pub use paths::default_path;
 pub use reactions::{ReactionChange, ReactionCount};
 pub use schedules::{
@@ -72,9 +76,6 @@ pub use search::{Author, Has, OwnerMentions, SearchFilter, SearchHit};
 /// How long a writer waits for another process's write lock before giving up.
 /// Readers never wait: WAL lets them read the last committed state.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
-
-/// The `application_id` of a store `seed` created: "dmDS" (discord-manager demo store).
-const SEED_APPLICATION_ID: i64 = 0x646d_4453;
 
 /// Prepared statements kept per connection (the store has a few dozen distinct ones).
 const STATEMENT_CACHE: usize = 128;
@@ -146,6 +147,7 @@ fn refuse_sqlite_uri(path: &Path) -> Result<()> {
 }
 
 /// Takes group and other permissions off a store file, if it has any and this user owns it.
+#[cfg(unix)]
 fn make_private(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     let Ok(metadata) = std::fs::metadata(path) else {
@@ -164,11 +166,18 @@ fn make_private(path: &Path) {
     }
 }
 
+/// Elsewhere a file's access is its folder's ACL, which a new file inherits.
+#[cfg(not(unix))]
+fn make_private(_path: &Path) {}
+
 /// `file:<path>?immutable=1`, the path percent-encoded.
 fn immutable_uri(path: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().replace('\\', "/").into_bytes();
     let mut uri = String::from("file:");
-    for &byte in path.as_os_str().as_bytes() {
+    for &byte in &bytes {
         if byte.is_ascii_alphanumeric() || b"/._-~".contains(&byte) {
             uri.push(byte as char);
         } else {
@@ -177,6 +186,47 @@ fn immutable_uri(path: &Path) -> String {
     }
     uri.push_str("?immutable=1");
     uri
+}
+
+/// Puts the store in WAL mode. On a new file, two processes switching it at once can find each
+/// other holding the lock the switch upgrades from, and SQLite then answers busy at once rather
+/// than wait (waiting could deadlock): the switch is tried again, within the busy timeout.
+fn switch_to_wal(connection: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match connection.pragma_update(None, "journal_mode", "WAL") {
+            Err(error)
+                if error.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Creates the store's folder (and the folders above it) if missing, private to this user
+/// (0700 on Unix): the folder holds the whole history. A folder that exists is left as it is.
+fn create_folder(path: &Path) -> Result<()> {
+    let Some(parent) = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    else {
+        return Ok(());
+    };
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(parent).map_err(|error| {
+        Error::config(format!(
+            "Cannot create the store's folder {}: {error}",
+            parent.display()
+        ))
+    })
 }
 
 /// An open store. Cheap to share behind an `Arc`; calls are serialised on one connection.
@@ -193,6 +243,8 @@ pub struct Store {
     spare_readers: Mutex<Vec<Connection>>,
     /// Whether the store is read as an immutable file (see [`Store::open`]).
     immutable: bool,
+    /// This process's share of the store's open lock (see `open_lock.rs`), held while it lives.
+    open_lock: open_lock::OpenLock,
 }
 
 /// A spare reader connection, given back to the store when the read is done.
@@ -276,11 +328,17 @@ impl Store {
     /// that exists but cannot be written (a read-only file or filesystem, a full disk) is
     /// opened read-only instead, so every reading command still answers from it; a write
     /// then fails with the reason.
+    ///
+    /// A file that is not a discord-manager store (another program's SQLite database, or not
+    /// SQLite at all) is refused before anything touches it, and left exactly as it was.
     pub fn open(path: &Path) -> Result<Store> {
         refuse_sqlite_uri(path)?;
+        let found = ownership::inspect(path)?;
         match Store::open_writable(path) {
             Ok(store) => Ok(store),
-            Err(failure) if path.is_file() => Store::open_read_only(path).map_err(|_| failure),
+            Err(failure) if found == ownership::Found::Store => {
+                Store::open_read_only(path).map_err(|_| failure)
+            }
             Err(failure) => Err(failure),
         }
     }
@@ -288,30 +346,28 @@ impl Store {
     /// Opens the store for writing, never read-only: what `ingest` and `seed` need.
     pub fn open_writable(path: &Path) -> Result<Store> {
         refuse_sqlite_uri(path)?;
-        if let Some(parent) = path
-            .parent()
-            .filter(|parent| !parent.as_os_str().is_empty())
-        {
-            std::fs::create_dir_all(parent).map_err(|error| {
-                Error::config(format!(
-                    "Cannot create the store's folder {}: {error}",
-                    parent.display()
-                ))
-            })?;
-        }
+        ownership::inspect(path)?;
+        create_folder(path)?;
+        Store::open_writable_with(path, open_lock::OpenLock::shared(path))
+    }
+
+    /// [`open_writable`](Store::open_writable) once the file is known to be a store (or
+    /// nothing yet), holding `open_lock`.
+    fn open_writable_with(path: &Path, open_lock: open_lock::OpenLock) -> Result<Store> {
+        // The file may have been replaced while this process waited for the lock.
+        ownership::inspect(path)?;
         // Create the file ourselves so it is private from its first byte; SQLite gives the
         // -wal and -shm files the same mode as the database file.
-        OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(path)
-            .map_err(|error| {
-                Error::config(format!(
-                    "Cannot open the store at {}: {error}",
-                    path.display()
-                ))
-            })?;
+        let mut options = OpenOptions::new();
+        options.create(true).append(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(path).map_err(|error| {
+            Error::config(format!(
+                "Cannot open the store at {}: {error}",
+                path.display()
+            ))
+        })?;
         // A file made before (or by another program) keeps its mode: take away what others
         // may do with it, before SQLite copies that mode to a new -wal and -shm.
         make_private(path);
@@ -325,13 +381,13 @@ impl Store {
         let unusable = |error| unusable_store(path, error);
         configure(&connection, path)?;
         // The first statements that touch the file: where a wrong or unwritable file shows.
-        connection
-            .pragma_update(None, "journal_mode", "WAL")
-            .map_err(unusable)?;
+        switch_to_wal(&connection).map_err(unusable)?;
         connection
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(unusable)?;
-        migrations::migrate(&mut connection, path)?;
+        // A new store, or an earlier version's without an id, is stamped as a store (a demo
+        // store has had its own id from the start).
+        migrations::migrate(&mut connection, path, ownership::STORE_APPLICATION_ID)?;
         for suffix in ["-wal", "-shm"] {
             let mut companion = path.as_os_str().to_owned();
             companion.push(suffix);
@@ -344,6 +400,7 @@ impl Store {
             read_limit: ReadLimit::default(),
             spare_readers: Mutex::new(Vec::new()),
             immutable: false,
+            open_lock,
         })
     }
 
@@ -351,6 +408,7 @@ impl Store {
     /// beside it (a read-only folder), the file is read as immutable: nothing can write it
     /// there either.
     fn open_read_only(path: &Path) -> Result<Store> {
+        let open_lock = open_lock::OpenLock::shared(path);
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let readable = |connection: &Connection| {
             connection.query_row("SELECT count(*) FROM sqlite_master", [], |row| {
@@ -380,6 +438,7 @@ impl Store {
             read_limit: ReadLimit::default(),
             spare_readers: Mutex::new(Vec::new()),
             immutable,
+            open_lock,
         })
     }
 
@@ -403,7 +462,7 @@ impl Store {
     /// header), the only kind `seed --replace` may delete.
     pub fn mark_created_by_seed(&self) -> Result<()> {
         self.lock()
-            .pragma_update(None, "application_id", SEED_APPLICATION_ID)?;
+            .pragma_update(None, "application_id", ownership::SEED_APPLICATION_ID)?;
         Ok(())
     }
 
@@ -412,7 +471,19 @@ impl Store {
         let id: i64 = self
             .lock()
             .query_row("PRAGMA application_id", [], |row| row.get(0))?;
-        Ok(id == SEED_APPLICATION_ID)
+        Ok(id == ownership::SEED_APPLICATION_ID)
+    }
+
+    /// SQLite's `quick_check` of the whole file: an empty list when the store is sound, else
+    /// the first problems it names (`doctor` shows them). It reads every page, with no time
+    /// limit.
+    pub fn quick_check(&self) -> Result<Vec<String>> {
+        let connection = self.lock();
+        let mut statement = connection.prepare("PRAGMA quick_check(10)")?;
+        let found: Vec<String> = statement
+            .query_map([], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(if found == ["ok"] { Vec::new() } else { found })
     }
 
     /// Runs `read` inside one short read transaction: a consistent snapshot for the call,
@@ -733,6 +804,17 @@ mod file_tests {
         if wal.exists() {
             assert_eq!(mode(&wal), 0o600);
         }
+    }
+
+    #[test]
+    fn the_folders_made_for_a_store_are_private_and_a_folder_that_exists_is_left_alone() {
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = folder.path().join("data/discord-manager/store.sqlite3");
+        drop(Store::open(&path).unwrap());
+        assert_eq!(mode(&folder.path().join("data")), 0o700);
+        assert_eq!(mode(&folder.path().join("data/discord-manager")), 0o700);
+        assert_eq!(mode(folder.path()), 0o755);
     }
 
     #[test]

@@ -92,6 +92,7 @@ pub const HISTORY_TABLES: &[&str] = &[
     "read_markers",
     "bookmark_due_events",
     "channel_imports",
+    "backups",
 ];
 /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
 /// only ever inserts into it).
