@@ -16,7 +16,7 @@ use crate::business::channels::ChannelList;
 use crate::business::channels::MarkedRead;
 use crate::business::mentions::{Closed, DismissedMention, Mentions};
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
-use crate::business::model::{AuthorKind, Message, MessageBody};
+use crate::business::model::{AuthorKind, Message, MessageBody, Text};
 use crate::business::schedules::{Schedule, ScheduleStatus, Schedules};
 use crate::business::store::{
     ChannelCoverageStatus, ChannelImportStatus, ChannelRef, ClockOffset, DaemonState, Gap,
@@ -322,7 +322,7 @@ impl Render for ChannelList {
 }
 
 /// A channel's or thread's name, with its tags when it has any.
-fn tagged(name: &str, tags: &[String]) -> String {
+fn tagged(name: &str, tags: &[Text]) -> String {
     if tags.is_empty() {
         name.to_string()
     } else {
@@ -479,7 +479,7 @@ fn bookmark_row(bookmark: &Bookmark) -> Vec<String> {
         local(bookmark.bookmarked_at),
         format!("#{}", bookmark.message.channel_name),
         excerpt(&bookmark.content_when_bookmarked, 56),
-        bookmark.note.clone().unwrap_or_default(),
+        bookmark.note.clone().unwrap_or_default().to_string(),
         due(bookmark),
         state,
         bookmark.message_id.clone(),
@@ -638,7 +638,7 @@ impl Render for Activity {
         let mut out = Table::new(&["channel", "messages", "edits", "deletions", "reactions"]);
         for channel in &self.channels {
             out.add_row(vec![
-                channel.channel_name.clone(),
+                channel.channel_name.to_string(),
                 channel.messages.to_string(),
                 channel.edits.to_string(),
                 channel.deletions.to_string(),
@@ -847,7 +847,7 @@ fn coverage_table(channels: &[ChannelCoverageStatus]) -> Table {
     ]);
     for channel in channels {
         out.add_row(vec![
-            channel.channel_name.clone(),
+            channel.channel_name.to_string(),
             seen(channel.last_backfill_at),
             channel
                 .complete_through_message_id
@@ -943,7 +943,7 @@ impl Render for Schedules {
             out.add_row(vec![
                 schedule.schedule_id.to_string(),
                 when(schedule.send_at),
-                schedule.channel_name.clone(),
+                schedule.channel_name.to_string(),
                 excerpt(&schedule.content, 48),
                 status_text(schedule),
             ]);

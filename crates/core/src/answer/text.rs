@@ -23,7 +23,7 @@ use crate::business::channels::ChannelList;
 use crate::business::channels::MarkedRead;
 use crate::business::mentions::{DismissedMention, Mentions};
 use crate::business::messages::{CaughtUp, ChannelHistory, SearchResults};
-use crate::business::model::{AuthorKind, Message, MessageBody, MessageWithHistory};
+use crate::business::model::{AuthorKind, Message, MessageBody, MessageWithHistory, Text};
 use crate::business::schedules::{Schedule, Schedules};
 use crate::business::store::{ChannelImportStatus, StoreStatus};
 use crate::instant::Instant;
@@ -114,7 +114,9 @@ fn at(instant: Instant) -> String {
     format!("{}Z", &iso[..19])
 }
 
-fn flags(message: &MessageBody) -> String {
+/// The message's flags: a reaction's emoji is fenced, since a custom emoji's name is a
+/// stranger's to choose.
+fn flags(text: &mut TextBlock, message: &MessageBody) -> String {
     let mut flags = Vec::new();
     if message.mentions_owner {
         flags.push("mentions you".to_string());
@@ -129,7 +131,7 @@ fn flags(message: &MessageBody) -> String {
         flags.push(format!("reply to {reply}"));
     }
     for reaction in &message.reactions {
-        flags.push(format!("{}×{}", reaction.emoji, reaction.count));
+        flags.push(format!("{}×{}", text.data(&reaction.emoji), reaction.count));
     }
     if flags.is_empty() {
         String::new()
@@ -160,7 +162,7 @@ fn body_line(text: &mut TextBlock, message: &MessageBody) -> String {
         author_kind(message.author_kind),
         message.author_id,
         text.data(&message.text_with_extras()),
-        flags(message)
+        flags(text, message)
     )
 }
 
@@ -177,7 +179,7 @@ fn message_line(text: &mut TextBlock, message: &Message) -> String {
         author_kind(body.author_kind),
         body.author_id,
         text.data(&body.text_with_extras()),
-        flags(body)
+        flags(text, body)
     )
 }
 
@@ -353,7 +355,7 @@ fn unreadable(reason: Option<&str>) -> String {
 }
 
 /// ` tagged a, b` (data, fenced like the names) when there are tags; empty otherwise.
-fn tag_list(text: &mut TextBlock, tags: &[String]) -> String {
+fn tag_list(text: &mut TextBlock, tags: &[Text]) -> String {
     if tags.is_empty() {
         return String::new();
     }
@@ -467,7 +469,7 @@ fn bookmark_line(text: &mut TextBlock, bookmark: &Bookmark) -> String {
         bookmark.source,
         text.data(&bookmark.content_when_bookmarked)
     );
-    line.push_str(&flags(&message.body));
+    line.push_str(&flags(text, &message.body));
     match (bookmark.due_at, bookmark.overdue) {
         (Some(due), true) => {
             let _ = write!(line, " [OVERDUE: was due {due}]");

@@ -11,7 +11,7 @@ use super::channels::{chosen_channels, chosen_readable_channels};
 use super::mentions::unanswered;
 use super::messages::is_zero;
 use super::model::{DiscordId, Message, MessageBody, Shaper, is_false};
-use super::untrusted::scrubbed;
+use super::untrusted::Text;
 use super::{DEFAULT_LOOKBACK_SECONDS, OwnerContext};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
@@ -61,7 +61,7 @@ pub struct Activity {
 #[serde(rename_all = "camelCase")]
 pub struct ChannelActivityCount {
     pub channel_id: String,
-    pub channel_name: String,
+    pub channel_name: Text,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub messages: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -109,7 +109,7 @@ fn count_after(
                 activity.total += counts.total();
                 activity.channels.push(ChannelActivityCount {
                     channel_id: channel.channel_id,
-                    channel_name: channel.name,
+                    channel_name: channel.name.into(),
                     messages: counts.messages,
                     edits: counts.edits,
                     deletions: counts.deletions,
@@ -208,7 +208,7 @@ pub struct DigestReport {
 #[serde(rename_all = "camelCase")]
 pub struct ChannelDigest {
     pub channel_id: String,
-    pub channel_name: String,
+    pub channel_name: Text,
     pub messages: u64,
     /// Up to five authors, most messages first.
     pub top_authors: Vec<AuthorActivity>,
@@ -221,7 +221,7 @@ pub struct ChannelDigest {
 #[serde(rename_all = "camelCase")]
 pub struct AuthorActivity {
     pub author_id: String,
-    pub author_name: String,
+    pub author_name: Text,
     pub messages: u64,
 }
 
@@ -305,7 +305,7 @@ fn channel_digests(
                 .into_iter()
                 .map(|author| AuthorActivity {
                     author_id: author.author_id,
-                    author_name: scrubbed(author.author_name),
+                    author_name: author.author_name.into(),
                     messages: author.messages,
                 })
                 .collect(),
@@ -314,7 +314,7 @@ fn channel_digests(
                 .map(|record| shaper.body(record))
                 .collect(),
             channel_id: channel.channel_id,
-            channel_name: channel.name,
+            channel_name: channel.name.into(),
             messages: window.messages,
         })
         .collect();

@@ -62,7 +62,7 @@ pub struct Bookmark {
     pub message_id: String,
     /// The owner's note; absent when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub note: Option<Text>,
     /// Where it was bookmarked from: `cli` or `mcp`.
     pub source: String,
     pub bookmarked_at: Instant,
@@ -93,7 +93,7 @@ pub struct ResolvedBookmark {
     pub message_id: String,
     /// The note it had; absent when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub note: Option<Text>,
     pub resolved_at: Instant,
     /// Where it was resolved from: `cli` or `mcp`.
     pub source: String,
@@ -124,7 +124,7 @@ fn bookmark_view(
         due_at,
         overdue: due_at.is_some_and(|due| due < now),
         message_id: event.message_id,
-        note: event.note.map(scrubbed),
+        note: event.note.map(Text::from),
         source: event.source,
         bookmarked_at: event.created_at,
         content_when_bookmarked: shaper.text(&event.content_when_bookmarked.unwrap_or_default()),
@@ -283,7 +283,7 @@ pub fn resolve_bookmark(
         )?;
         Ok(ResolvedBookmark {
             message_id: event.message_id,
-            note,
+            note: note.map(Text::from),
             resolved_at: event.created_at,
             source: event.source,
         })

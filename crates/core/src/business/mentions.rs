@@ -7,6 +7,7 @@ use super::budget::Budget;
 use super::channels::channels_in_scope;
 use super::messages::DEFAULT_LIMIT;
 use super::model::{DiscordId, Message, OwnerView, PageCursor, Shaper};
+use super::untrusted::Text;
 use super::{OwnerContext, since_or_default};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
@@ -332,7 +333,7 @@ pub struct DismissedMention {
     pub mention: Mention,
     /// The owner's note; absent when none. Written by the owner or an assistant: data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub note: Option<Text>,
     /// When the store recorded the dismissal (the arrival clock).
     pub dismissed_at: Instant,
     /// Where it was dismissed from: `cli` or `mcp`.
@@ -381,7 +382,7 @@ pub fn dismiss_mention(
                 message: shaper.message(&record),
                 closed: closure(&reader, &owner, &record)?,
             },
-            note: dismissal.note,
+            note: dismissal.note.map(Text::from),
             dismissed_at: dismissal.created_at,
             source: dismissal.source,
         })

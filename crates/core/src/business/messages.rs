@@ -110,7 +110,7 @@ pub struct ChannelMessages {
 #[serde(rename_all = "camelCase")]
 pub struct ChannelNews {
     pub channel_id: String,
-    pub channel_name: String,
+    pub channel_name: Text,
     /// Messages that arrived in the window.
     pub messages: u64,
     /// Of those, how many come after this page; absent when none.
@@ -122,8 +122,8 @@ pub struct ChannelNews {
 #[serde(rename_all = "camelCase")]
 pub struct SkippedChannel {
     pub channel_id: String,
-    pub channel_name: String,
-    pub reason: String,
+    pub channel_name: Text,
+    pub reason: Text,
 }
 
 pub(crate) fn is_zero(count: &u64) -> bool {
@@ -249,8 +249,8 @@ fn sort_by_readability(
         match unreadable_reason(channel.access) {
             Some(reason) if input.cursor.is_none() => skipped.push(SkippedChannel {
                 channel_id: channel.channel_id,
-                channel_name: channel.name,
-                reason: reason.to_string(),
+                channel_name: channel.name.into(),
+                reason: reason.into(),
             }),
             Some(_) => {}
             None => readable.push(channel),
@@ -260,8 +260,8 @@ fn sort_by_readability(
         for (channel, reason) in direct_messages_left_out(reader, context, default_since)? {
             skipped.push(SkippedChannel {
                 channel_id: channel.channel_id,
-                channel_name: channel.name,
-                reason: reason.to_string(),
+                channel_name: channel.name.into(),
+                reason: reason.into(),
             });
         }
     }
@@ -374,7 +374,7 @@ fn overview(
         .filter_map(|channel| {
             Some(ChannelNews {
                 channel_id: channel.channel_id.clone(),
-                channel_name: channel.name.clone(),
+                channel_name: Text::new(&channel.name),
                 messages: *arrivals.window.get(&channel.channel_id)?,
                 remaining: arrivals
                     .after
@@ -462,7 +462,7 @@ pub struct History {
 #[serde(rename_all = "camelCase")]
 pub struct ChannelHistory {
     pub channel_id: String,
-    pub channel_name: String,
+    pub channel_name: Text,
     /// Oldest first, in Discord's order.
     pub messages: Vec<MessageWithHistory>,
     /// Pass as `before` for the page before this one; absent when nothing older is stored.
@@ -502,7 +502,7 @@ pub fn read_history(
                 .map(|m| m.message.message_id.clone()),
             messages: kept,
             channel_id: channel.channel_id,
-            channel_name: channel.name,
+            channel_name: channel.name.into(),
         })
     })
 }

@@ -17,7 +17,7 @@ use super::OwnerContext;
 use super::budget::Budget;
 use super::model::{DiscordId, PageCursor};
 use super::outbox;
-use super::untrusted::{scrub, scrubbed};
+use super::untrusted::{Text, scrub};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::{
@@ -98,8 +98,8 @@ pub struct Schedule {
     pub status: ScheduleStatus,
     pub channel_id: String,
     /// The channel's name as last seen (its id if the store never saw it).
-    pub channel_name: String,
-    pub content: String,
+    pub channel_name: Text,
+    pub content: Text,
     /// The message it answers; absent when it is not a reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_to_message_id: Option<String>,
@@ -121,7 +121,7 @@ pub struct Schedule {
     /// Why it failed; for a pending message, why its last attempt failed (it will be
     /// retried); absent when nothing failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Text>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -171,11 +171,11 @@ fn view(reader: &Reader<'_>, record: &ScheduleRecord) -> Result<Schedule> {
         schedule_id: record.schedule_id,
         status,
         channel_name: reader.channel(&record.channel_id)?.map_or_else(
-            || record.channel_id.clone(),
-            |channel| scrubbed(channel.name),
+            || Text::new(&record.channel_id),
+            |channel| Text::from(channel.name),
         ),
         channel_id: record.channel_id.clone(),
-        content: record.content.clone(),
+        content: Text::new(&record.content),
         reply_to_message_id: record.reply_to_message_id.clone(),
         send_at: record.send_at,
         created_at: record.created_at,
@@ -183,7 +183,7 @@ fn view(reader: &Reader<'_>, record: &ScheduleRecord) -> Result<Schedule> {
         attempts: record.attempts(),
         message_id: outcome.and_then(|event| event.message_id.clone()),
         finished_at: outcome.map(|event| event.created_at),
-        reason,
+        reason: reason.map(Text::from),
     })
 }
 

@@ -9,7 +9,7 @@ use super::OwnerContext;
 use super::budget::{Budget, fit};
 use super::channels::channels_in_scope;
 use super::messages::is_zero;
-use super::untrusted::scrubbed;
+use super::untrusted::{Text, scrubbed};
 use crate::error::Result;
 use crate::instant::Instant;
 use crate::store::{
@@ -115,7 +115,7 @@ word_enum! {
 #[serde(rename_all = "camelCase")]
 pub struct ChannelCoverageStatus {
     pub channel_id: String,
-    pub channel_name: String,
+    pub channel_name: Text,
     /// Absent for a direct-message channel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guild_id: Option<String>,
@@ -181,7 +181,7 @@ impl ChannelImportStatus {
 #[serde(rename_all = "camelCase")]
 pub struct ChannelRef {
     pub channel_id: String,
-    pub channel_name: String,
+    pub channel_name: Text,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -194,7 +194,7 @@ pub struct Gap {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub channel_name: Option<String>,
+    pub channel_name: Option<Text>,
     /// The span the gap covers (Discord's events in it may be missing).
     pub from: Instant,
     pub until: Instant,
@@ -274,12 +274,12 @@ fn coverage_of(
         if coverage.is_none() {
             never_backfilled.push(ChannelRef {
                 channel_id: channel.channel_id.clone(),
-                channel_name: channel.name.clone(),
+                channel_name: Text::new(&channel.name),
             });
         }
         channels.push(ChannelCoverageStatus {
             channel_id: channel.channel_id.clone(),
-            channel_name: channel.name.clone(),
+            channel_name: Text::new(&channel.name),
             guild_id: channel.guild_id.clone(),
             last_backfill_at: coverage.map(|coverage| coverage.last_backfill_at),
             complete_through_message_id: coverage
@@ -329,7 +329,7 @@ fn gaps_in_scope(
             channel_name: gap
                 .channel_id
                 .as_ref()
-                .and_then(|id| names.get(id).cloned()),
+                .and_then(|id| names.get(id).map(Text::from)),
             channel_id: gap.channel_id,
             from: gap.from_at,
             until: gap.until_at,

@@ -106,6 +106,12 @@ impl Deref for Text {
     }
 }
 
+impl std::borrow::Borrow<str> for Text {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl AsRef<str> for Text {
     fn as_ref(&self) -> &str {
         &self.0

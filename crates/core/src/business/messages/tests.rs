@@ -211,8 +211,8 @@ fn skips_channels_the_bot_cannot_read_and_says_why() {
         result.skipped_channels,
         vec![SkippedChannel {
             channel_id: hidden,
-            channel_name: "hidden".to_string(),
-            reason: "the bot cannot view this channel (View Channel is denied)".to_string(),
+            channel_name: "hidden".into(),
+            reason: "the bot cannot view this channel (View Channel is denied)".into(),
         }]
     );
 }

@@ -1053,11 +1053,11 @@ async fn an_attempt_interrupted_longer_ago_than_discord_remembers_a_nonce_is_not
     assert_eq!(failed.status, ScheduleStatus::Failed);
     assert_eq!(
         failed.reason,
-        Some(format!(
+        Some(Text::from(format!(
             "Sending was interrupted at {attempt_at} (the daemon stopped), too long ago for \
              Discord to recognise a retry; it is not sent again in case it was posted: check \
              the channel"
-        ))
+        )))
     );
 }
 
