@@ -53,7 +53,7 @@ fn not_found_exits_3_and_conflict_exits_4() {
     let (_folder, db) = seeded();
     assert_eq!(
         refused(on(&db), &["bookmarks", "add", "1999999999999999999"], 3),
-        "error: No stored message has id 1999999999999999999\n"
+        "error: `messageId`: no stored message has id 1999999999999999999\n"
     );
     // The demo resolved its bookmark of message …02 already.
     assert_eq!(
@@ -269,7 +269,7 @@ fn cancelling_a_cancelled_schedule_is_a_conflict_and_an_unknown_one_is_not_found
     );
     assert_eq!(
         refused(on(&db), &["schedules", "cancel", "99"], 3),
-        "error: No scheduled message has id 99\n"
+        "error: `scheduleId`: no scheduled message has id 99\n"
     );
 }
 

@@ -76,7 +76,7 @@ pub async fn spec() {
     assert_eq!(
         mcp.call_err("messages_send", json!({"channelId": INCIDENTS, "content": "leak"}))
             .await,
-        "Sending to incidents is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
+        format!("Sending to channel {INCIDENTS} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS")
     );
     assert_eq!(
         mcp.call_err("messages_send", json!({"channelId": DM_CHANNEL, "content": "leak"}))

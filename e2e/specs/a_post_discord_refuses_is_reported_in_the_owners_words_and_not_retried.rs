@@ -16,10 +16,10 @@ pub async fn spec() {
         .failure()
         .code(7)
         .stdout("")
-        .stderr(
-            "error: Discord refused to let the bot post in general: Missing Permissions (403, \
-             code 50013); nothing was sent\n",
-        );
+        .stderr(format!(
+            "error: Discord refused to let the bot post in channel {GENERAL}: Missing \
+             Permissions (403, code 50013); nothing was sent\n"
+        ));
     assert_eq!(fake.posts().len(), 1, "a refusal is not retried");
     assert_eq!(fake.history(GENERAL).len(), 0);
     assert_eq!(caught_up(&store, GENERAL, EVER).len(), 0);

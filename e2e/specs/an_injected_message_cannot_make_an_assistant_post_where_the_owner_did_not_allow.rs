@@ -102,7 +102,7 @@ pub async fn spec() {
         .await;
     assert_eq!(
         refused,
-        "Sending to incidents is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
+        format!("Sending to channel {INCIDENTS} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS")
     );
     let refused = mcp
         .call_err("messages_send", json!({"channelId": DM_CHANNEL, "content": "#incidents: …"}))

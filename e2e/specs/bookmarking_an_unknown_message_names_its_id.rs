@@ -25,13 +25,13 @@ pub async fn spec() {
         .call_err("bookmarks_resolve", json!({"messageId": stored.id}))
         .await;
 
-    assert_eq!(refusal, format!("No stored message has id {unknown}"));
+    assert_eq!(refusal, format!("`messageId`: no stored message has id {unknown}"));
     assert_eq!(never_bookmarked, format!("Message {} has no bookmark", stored.id));
     store
         .cli()
         .run(&["bookmarks", "add", &unknown])
         .code(3)
         .stdout("")
-        .stderr(format!("error: No stored message has id {unknown}\n"));
+        .stderr(format!("error: `messageId`: no stored message has id {unknown}\n"));
     mcp.stop().await;
 }

@@ -18,7 +18,7 @@ pub async fn spec() {
         .call_err("messages_catch_up", json!({"channelId": unknown}))
         .await;
 
-    assert_eq!(refusal, format!("No channel with id {unknown} is in the store"));
+    assert_eq!(refusal, format!("`channelId`: no channel with id {unknown} is in the store"));
     store
         .cli()
         .run(&["catch-up", "--channel-id", &unknown])

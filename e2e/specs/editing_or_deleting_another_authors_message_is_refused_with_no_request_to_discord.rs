@@ -21,8 +21,9 @@ pub async fn spec() {
 
     let written_by = |verb: &str| {
         format!(
-            "Message {} was written by {}, not the bot: the bot may {verb} only its own messages",
-            theirs.id, owner.global_name
+            "Message {} was written by user {}, not the bot: the bot may {verb} only its own \
+             messages",
+            theirs.id, owner.id
         )
     };
     let mcp = store.mcp().await;

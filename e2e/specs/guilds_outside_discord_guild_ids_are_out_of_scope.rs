@@ -50,6 +50,6 @@ pub async fn spec() {
         named,
         format!("Channel {} is outside the guilds in scope (DISCORD_GUILD_IDS)", layouts.id)
     );
-    assert_eq!(bookmark, format!("No stored message has id {}", out_of_scope.id));
+    assert_eq!(bookmark, format!("`messageId`: no stored message has id {}", out_of_scope.id));
     mcp.stop().await;
 }

@@ -565,12 +565,10 @@ fn run_capability(
     write_stdout(text.as_bytes())
 }
 
-/// JSON as `--json` prints it: indented, with a final line end.
+/// JSON as `--json` prints it: indented, with a final line end, safe for a terminal.
 fn pretty_json<T: serde::Serialize>(value: &T) -> Result<String, Failure> {
-    let mut text = serde_json::to_string_pretty(value)
-        .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")))?;
-    text.push('\n');
-    Ok(text)
+    render::terminal_json(value)
+        .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")).into())
 }
 
 /// `mcp config <client>`: the client's entry for this binary and `store`, printed or written.

@@ -263,10 +263,10 @@ fn check_target(
     outbox::check_may_act(context, action)?;
     let Some(message) = reader.message(message_id.as_str())? else {
         return Err(Error::not_found(format!(
-            "No message with id {message_id} is in the store"
+            "`messageId`: no message with id {message_id} is in the store"
         )));
     };
-    let channel = outbox::check_channel(reader, context, &message.channel_id, action)?;
+    let channel = outbox::check_channel(reader, context, &message.channel_id, "messageId", action)?;
     if message.deleted {
         return Err(Error::conflict(match action {
             Action::Delete => format!("Message {message_id} is already deleted"),
@@ -282,16 +282,16 @@ fn check_target(
                 "delete"
             };
             return Err(Error::denied(format!(
-                "Message {message_id} was written by {}, not the bot: the bot may {verb} only \
-                 its own messages",
-                super::untrusted::scrub(&message.author_name)
+                "Message {message_id} was written by user {}, not the bot: the bot may {verb} \
+                 only its own messages",
+                message.author_id
             )));
         }
     }
     if !outbox::bot_can_view(reader, &channel, action)? {
         return Err(Error::denied(format!(
             "The bot cannot act in {}: it cannot view the channel (View Channel is denied)",
-            channel.name
+            outbox::named(&channel)
         )));
     }
     Ok(Target { channel, message })
@@ -317,7 +317,8 @@ fn finish(
             format!(
                 "Discord {did} message {} in {}, but the store could not record it ({why}); \
                  ingest records it when the gateway delivers it",
-                target.message.message_id, target.channel.name
+                target.message.message_id,
+                outbox::named(&target.channel)
             ),
         ));
     }
@@ -328,7 +329,7 @@ fn finish(
 /// words. Unlike a post, trying again is always safe, and the words say so.
 fn gave_up(failure: &SendFailure, attempts: u32, action: Action, target: &Target) -> String {
     let message = &target.message.message_id;
-    let channel = &target.channel.name;
+    let channel = &outbox::named(&target.channel);
     let unchanged = "nothing was changed";
     match failure {
         SendFailure::RateLimited { retry_after } if *retry_after > SEND_POLICY.max_wait => {

@@ -108,7 +108,7 @@ fn message_in_scope(
     match reader.message(message_id.as_str())? {
         Some(message) if context.in_scope(message.guild_id.as_deref()) => Ok(message),
         _ => Err(Error::not_found(format!(
-            "No stored message has id {message_id}"
+            "`messageId`: no stored message has id {message_id}"
         ))),
     }
 }
@@ -265,7 +265,7 @@ pub fn resolve_bookmark(
         let note = match latest {
             None => {
                 return Err(Error::not_found(format!(
-                    "Message {} has no bookmark",
+                    "`messageId`: message {} has no bookmark",
                     input.message_id
                 )));
             }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::Budget;
 use super::model::{DiscordId, PageCursor};
-use super::untrusted::{Text, scrub, scrubbed};
+use super::untrusted::{Text, scrubbed};
 use super::{OwnerContext, since_or_default};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
@@ -314,15 +314,14 @@ pub(crate) fn chosen_channels(
                 Some(channel)
                     if channel.removed && context.in_scope(channel.guild_id.as_deref()) =>
                 {
-                    Error::not_found(format!(
-                        "Channel {} ({wanted}) was deleted",
-                        scrub(&channel.name)
-                    ))
+                    Error::not_found(format!("`channelId`: channel {wanted} was deleted"))
                 }
                 Some(channel) => Error::denied(
                     context.out_of_scope_reason(channel.guild_id.as_deref(), wanted.as_str()),
                 ),
-                None => Error::not_found(format!("No channel with id {wanted} is in the store")),
+                None => Error::not_found(format!(
+                    "`channelId`: no channel with id {wanted} is in the store"
+                )),
             });
         }
     }

@@ -353,7 +353,7 @@ pub fn dismiss_mention(
                 Some(record) if context.in_scope(record.guild_id.as_deref()) => record,
                 _ => {
                     return Err(Error::not_found(format!(
-                        "No stored message has id {}",
+                        "`messageId`: no stored message has id {}",
                         input.message_id
                     )));
                 }

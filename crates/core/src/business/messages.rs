@@ -509,11 +509,11 @@ pub fn read_history(
 
 /// Where the history page starts: the one anchor given, or the newest messages.
 fn history_anchor(reader: &Reader<'_>, input: &History, channel: &ChannelRecord) -> Result<Anchor> {
-    let position = |point| anchor_position(reader, point, channel);
+    let position = |point, field| anchor_position(reader, point, field, channel);
     Ok(match (&input.before, &input.after, &input.around) {
-        (Some(point), _, _) => Anchor::Before(position(point)?),
-        (_, Some(point), _) => Anchor::After(position(point)?),
-        (_, _, Some(point)) => Anchor::Around(position(point)?),
+        (Some(point), _, _) => Anchor::Before(position(point, "before")?),
+        (_, Some(point), _) => Anchor::After(position(point, "after")?),
+        (_, _, Some(point)) => Anchor::Around(position(point, "around")?),
         _ => Anchor::Latest,
     })
 }
@@ -523,6 +523,7 @@ fn history_anchor(reader: &Reader<'_>, input: &History, channel: &ChannelRecord)
 fn anchor_position(
     reader: &Reader<'_>,
     point: &HistoryPoint,
+    field: &str,
     channel: &ChannelRecord,
 ) -> Result<Position> {
     Ok(match point {
@@ -537,8 +538,8 @@ fn anchor_position(
             },
             _ => {
                 return Err(Error::not_found(format!(
-                    "No stored message of channel {} has id {id}",
-                    channel.name
+                    "`{field}`: no stored message of {} has id {id}",
+                    outbox::named(channel)
                 )));
             }
         },
@@ -914,15 +915,21 @@ pub async fn send_message(
         nonce: outbox::new_nonce(),
         suppress_embeds: !context.link_previews,
     };
-    let delivered =
-        outbox::post_with_retries(sender, store, &outgoing, &SEND_POLICY, &channel.name).await?;
+    let delivered = outbox::post_with_retries(
+        sender,
+        store,
+        &outgoing,
+        &SEND_POLICY,
+        &outbox::named(&channel),
+    )
+    .await?;
     if let Some(why) = delivered.unrecorded {
         return Err(Error::new(
             ErrorKind::Discord,
             format!(
                 "Discord posted the message in {}, but the store could not record it ({why}); \
                  ingest records it when the gateway delivers it: do not send it again",
-                channel.name
+                outbox::named(&channel)
             ),
         ));
     }

@@ -298,7 +298,7 @@ pub fn cancel_schedule(
             Some(record) if in_scope(&writer.reader(), &record, context)? => record,
             _ => {
                 return Err(Error::not_found(format!(
-                    "No scheduled message has id {id}"
+                    "`scheduleId`: no scheduled message has id {id}"
                 )));
             }
         };

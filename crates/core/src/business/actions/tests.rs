@@ -371,8 +371,9 @@ async fn only_the_bots_own_message_is_edited_or_deleted() {
         (
             ErrorKind::Denied,
             format!(
-                "Message {theirs} was written by author, not the bot: the bot may edit only its \
-                 own messages"
+                "Message {theirs} was written by user {}, not the bot: the bot may edit only its \
+                 own messages",
+                world.owner_id
             )
         )
     );
@@ -381,8 +382,9 @@ async fn only_the_bots_own_message_is_edited_or_deleted() {
         (
             ErrorKind::Denied,
             format!(
-                "Message {theirs} was written by author, not the bot: the bot may delete only \
-                 its own messages"
+                "Message {theirs} was written by user {}, not the bot: the bot may delete only \
+                 its own messages",
+                world.owner_id
             )
         )
     );
@@ -409,7 +411,7 @@ async fn an_unknown_or_deleted_message_is_refused_with_no_request() {
             refusal(&result),
             (
                 ErrorKind::NotFound,
-                format!("No message with id {missing} is in the store")
+                format!("`messageId`: no message with id {missing} is in the store")
             ),
             "{name}"
         );
@@ -482,7 +484,9 @@ async fn an_assistant_acts_only_in_the_channels_the_owner_allowed() {
             refusal(result),
             (
                 ErrorKind::Denied,
-                format!("{doing} in general is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS")
+                format!(
+                    "{doing} in channel {general} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
+                )
             ),
             "{name}"
         );

@@ -112,13 +112,16 @@ fn unknown_messages_and_missing_bookmarks_are_named() {
     let error = add(&world, &missing, None).unwrap_err();
     assert_eq!(
         error.message(),
-        format!("No stored message has id {missing}")
+        format!("`messageId`: no stored message has id {missing}")
     );
     assert_eq!(error.kind(), crate::error::ErrorKind::NotFound);
     let channel = world.channel("general");
     let never = world.post(&channel, "7", "never bookmarked", json!({}));
     let error = resolve(&world, &never, Source::Cli).unwrap_err();
-    assert_eq!(error.message(), format!("Message {never} has no bookmark"));
+    assert_eq!(
+        error.message(),
+        format!("`messageId`: message {never} has no bookmark")
+    );
     assert_eq!(error.kind(), crate::error::ErrorKind::NotFound);
 }
 
@@ -131,7 +134,7 @@ fn a_message_outside_the_scope_cannot_be_bookmarked() {
     let error = add(&world, &foreign, None).unwrap_err();
     assert_eq!(
         error.message(),
-        format!("No stored message has id {foreign}")
+        format!("`messageId`: no stored message has id {foreign}")
     );
 }
 

@@ -427,6 +427,6 @@ fn marking_refuses_an_instant_after_the_newest_arrival_and_an_unknown_channel() 
     let error = mark(&world, Some(&unknown), None).unwrap_err();
     assert_eq!(
         error.message(),
-        format!("No channel with id {unknown} is in the store")
+        format!("`channelId`: no channel with id {unknown} is in the store")
     );
 }

@@ -437,7 +437,7 @@ fn dismissing_refuses_an_unknown_message_and_one_that_does_not_mention_the_owner
     let error = dismiss(&world, &unknown, None).unwrap_err();
     assert_eq!(
         error.message(),
-        format!("No stored message has id {unknown}")
+        format!("`messageId`: no stored message has id {unknown}")
     );
     assert_eq!(error.kind(), crate::error::ErrorKind::NotFound);
     let error = dismiss(&world, &plain, None).unwrap_err();

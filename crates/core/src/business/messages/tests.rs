@@ -270,7 +270,7 @@ fn a_channel_not_stored_or_deleted_is_not_found_and_one_out_of_scope_is_denied()
     let error = ask(&missing);
     assert_eq!(
         error.message(),
-        format!("No channel with id {missing} is in the store")
+        format!("`channelId`: no channel with id {missing} is in the store")
     );
     assert_eq!(error.kind(), crate::error::ErrorKind::NotFound);
     let error = ask(&foreign);
@@ -289,7 +289,7 @@ fn a_channel_not_stored_or_deleted_is_not_found_and_one_out_of_scope_is_denied()
     let error = ask(&gone);
     assert_eq!(
         error.message(),
-        format!("Channel gone ({gone}) was deleted")
+        format!("`channelId`: channel {gone} was deleted")
     );
     assert_eq!(error.kind(), crate::error::ErrorKind::NotFound);
     // A deleted channel of a guild out of scope is still out of scope.
@@ -998,7 +998,7 @@ fn history_refuses_two_anchors_an_unknown_message_and_an_unreadable_channel() {
     .unwrap_err();
     assert_eq!(
         error.message(),
-        format!("No stored message of channel general has id {missing}")
+        format!("`around`: no stored message of channel {channel} has id {missing}")
     );
     let hidden = world.channel_with(
         "hidden",

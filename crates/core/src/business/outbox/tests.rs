@@ -217,7 +217,7 @@ async fn the_channel_must_be_stored_alive_and_in_scope() {
         &context,
         input(&missing, "hello", None),
         ErrorKind::NotFound,
-        &format!("No channel with id {missing} is in the store"),
+        &format!("`channelId`: no channel with id {missing} is in the store"),
     )
     .await;
     let gone = world.channel("gone");
@@ -231,7 +231,7 @@ async fn the_channel_must_be_stored_alive_and_in_scope() {
         &context,
         input(&gone, "hello", None),
         ErrorKind::NotFound,
-        &format!("Channel gone ({gone}) was deleted"),
+        &format!("`channelId`: channel {gone} was deleted"),
     )
     .await;
     let elsewhere = World::new();
@@ -264,7 +264,9 @@ async fn sending_is_limited_to_discord_manager_send_channels_and_their_threads()
         &context,
         input(&other, "hello", None),
         ErrorKind::Denied,
-        "Sending to other is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS",
+        &format!(
+            "Sending to channel {other} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
+        ),
     )
     .await;
     let discord = ScriptedDiscord::new(&world.store, vec![]);
@@ -309,7 +311,7 @@ async fn a_category_in_the_send_list_allows_none_of_its_channels_and_the_refusal
         input(&inside, "hello", None),
         ErrorKind::Denied,
         &format!(
-            "Sending to ops-chat is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS (its \
+            "Sending to channel {inside} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS (its \
              category {category} is, but a category allows none of its channels: list each \
              channel's id)"
         ),
@@ -385,7 +387,9 @@ async fn an_assistant_may_not_post_until_the_owner_lists_channels_though_the_cli
         &assistant(&world, Some(&[&general])),
         input(&other, "not listed", None),
         ErrorKind::Denied,
-        "Sending to other is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS",
+        &format!(
+            "Sending to channel {other} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
+        ),
     )
     .await;
 }
@@ -555,7 +559,7 @@ async fn a_channel_that_takes_no_messages_is_refused() {
         &world.sending_context(),
         input(&category, "hello", None),
         ErrorKind::Input,
-        "`channelId` names projects, a category: messages go to a text channel or a thread",
+        &format!("`channelId` names channel {category}, a category: messages go to a text channel or a thread"),
     )
     .await;
 }
@@ -571,7 +575,7 @@ async fn the_bot_must_be_allowed_to_send_there() {
         &context,
         input(&hidden, "hello", None),
         ErrorKind::Denied,
-        "The bot cannot send in hidden: it cannot view the channel (View Channel is denied)",
+        &format!("The bot cannot send in channel {hidden}: it cannot view the channel (View Channel is denied)"),
     )
     .await;
     let muted = world.channel_with("muted", everyone(0, SEND));
@@ -580,7 +584,7 @@ async fn the_bot_must_be_allowed_to_send_there() {
         &context,
         input(&muted, "hello", None),
         ErrorKind::Denied,
-        "The bot cannot send in muted: Send Messages is denied",
+        &format!("The bot cannot send in channel {muted}: Send Messages is denied"),
     )
     .await;
     // The test guild grants Send Messages but not Send Messages in Threads.
@@ -591,7 +595,7 @@ async fn the_bot_must_be_allowed_to_send_there() {
         &context,
         input(&thread, "hello", None),
         ErrorKind::Denied,
-        "The bot cannot send in rollout: Send Messages in Threads is denied",
+        &format!("The bot cannot send in thread {thread}: Send Messages in Threads is denied"),
     )
     .await;
     dispatch(&world.store, "GUILD_DELETE", json!({"id": world.guild_id}));
@@ -600,7 +604,7 @@ async fn the_bot_must_be_allowed_to_send_there() {
         &context,
         input(&parent, "hello", None),
         ErrorKind::Denied,
-        "The bot cannot send in general: it is no longer in that guild",
+        &format!("The bot cannot send in channel {parent}: it is no longer in that guild"),
     )
     .await;
 }
@@ -617,7 +621,7 @@ async fn the_reply_target_must_be_a_stored_live_message_of_that_channel() {
         &context,
         input(&general, "hello", Some(&elsewhere)),
         ErrorKind::NotFound,
-        &format!("No stored message of channel general has id {elsewhere}"),
+        &format!("`replyToMessageId`: no stored message of channel {general} has id {elsewhere}"),
     )
     .await;
     let missing = new_id();
@@ -626,7 +630,7 @@ async fn the_reply_target_must_be_a_stored_live_message_of_that_channel() {
         &context,
         input(&general, "hello", Some(&missing)),
         ErrorKind::NotFound,
-        &format!("No stored message of channel general has id {missing}"),
+        &format!("`replyToMessageId`: no stored message of channel {general} has id {missing}"),
     )
     .await;
     let deleted = world.post(&general, "7", "soon gone", json!({}));
@@ -660,7 +664,8 @@ async fn without_a_discord_client_a_checked_send_says_so() {
     assert_eq!(stored(&world.store, &channel, "hello"), 0);
 }
 
-async fn refused_by_discord(status: u16, code: u64, message: &str) -> (World, Error, usize) {
+/// Discord refuses a post to a fresh channel: that channel, the error, how many requests.
+async fn refused_by_discord(status: u16, code: u64, message: &str) -> (String, Error, usize) {
     let world = World::new();
     let channel = world.channel("general");
     let discord = ScriptedDiscord::new(
@@ -680,23 +685,27 @@ async fn refused_by_discord(status: u16, code: u64, message: &str) -> (World, Er
     .await
     .unwrap_err();
     assert_eq!(stored(&world.store, &channel, "x"), 0);
-    (world, error, discord.requests().len())
+    (channel, error, discord.requests().len())
 }
 
 #[tokio::test]
 async fn discords_refusals_become_owner_worded_errors_without_a_retry() {
-    let (_, error, requests) = refused_by_discord(403, 50013, "Missing Permissions").await;
+    let (channel, error, requests) = refused_by_discord(403, 50013, "Missing Permissions").await;
     assert_eq!(
         error.message(),
-        "Discord refused to let the bot post in general: Missing Permissions (403, code 50013); nothing was sent"
+        format!(
+            "Discord refused to let the bot post in channel {channel}: Missing Permissions (403, code 50013); nothing was sent"
+        )
     );
     assert_eq!(error.kind(), ErrorKind::Discord);
     assert_eq!(error.kind().exit_code(), 7);
     assert_eq!(requests, 1);
-    let (_, error, requests) = refused_by_discord(404, 10003, "Unknown Channel").await;
+    let (channel, error, requests) = refused_by_discord(404, 10003, "Unknown Channel").await;
     assert_eq!(
         error.message(),
-        "Discord does not know channel general: Unknown Channel (404, code 10003); nothing was sent"
+        format!(
+            "Discord does not know channel {channel}: Unknown Channel (404, code 10003); nothing was sent"
+        )
     );
     assert_eq!(requests, 1);
     let (_, error, _) = refused_by_discord(404, 10008, "Unknown Message").await;
@@ -704,10 +713,12 @@ async fn discords_refusals_become_owner_worded_errors_without_a_retry() {
         error.message(),
         "Discord does not know the message it replies to: Unknown Message (404, code 10008); nothing was sent"
     );
-    let (_, error, _) = refused_by_discord(404, 0, "404: Not Found").await;
+    let (channel, error, _) = refused_by_discord(404, 0, "404: Not Found").await;
     assert_eq!(
         error.message(),
-        "Discord does not know channel general or the message it replies to: 404: Not Found (404, code 0); nothing was sent"
+        format!(
+            "Discord does not know channel {channel} or the message it replies to: 404: Not Found (404, code 0); nothing was sent"
+        )
     );
     let (_, error, _) = refused_by_discord(401, 0, "401: Unauthorized").await;
     assert_eq!(
@@ -853,7 +864,9 @@ async fn an_unavailable_discord_is_retried_with_backoff_and_then_reported() {
     .unwrap_err();
     assert_eq!(
         error.message(),
-        "Discord did not confirm the message after 3 attempts (503 Service Unavailable): check general before sending it again"
+        format!(
+            "Discord did not confirm the message after 3 attempts (503 Service Unavailable): check channel {channel} before sending it again"
+        )
     );
     assert_eq!(error.kind(), ErrorKind::Discord);
     assert_eq!(started.elapsed(), Duration::from_secs(3), "1 s, then 2 s");

@@ -183,7 +183,7 @@ fn begin_attempt(store: &Store, context: &OwnerContext, id: i64, now: Instant) -
                 "Gave up after {} attempts; the last one was interrupted (the daemon stopped): \
                  check {} in case it was posted",
                 current.attempts(),
-                channel.name
+                outbox::named(&channel)
             );
             writer.append_schedule_event(id, &failed(&reason))?;
             return Ok(Step::Stop);
@@ -196,7 +196,7 @@ fn begin_attempt(store: &Store, context: &OwnerContext, id: i64, now: Instant) -
         writer.append_schedule_event(id, &draft)?;
         Ok(Step::Post {
             attempt,
-            channel_name: channel.name,
+            channel_name: outbox::named(&channel),
         })
     })
 }

@@ -152,7 +152,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
             "c",
             None,
             ErrorKind::NotFound,
-            format!("No channel with id {missing} is in the store"),
+            format!("`channelId`: no channel with id {missing} is in the store"),
         ),
         case(
             &outside,
@@ -160,7 +160,9 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
             "d",
             None,
             ErrorKind::Denied,
-            "Sending to general is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS".into(),
+            format!(
+                "Sending to channel {general} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
+            ),
         ),
         case(
             &context,
@@ -168,7 +170,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
             "e",
             None,
             ErrorKind::Denied,
-            "The bot cannot send in muted: Send Messages is denied".into(),
+            format!("The bot cannot send in channel {muted}: Send Messages is denied"),
         ),
         case(
             &context,
@@ -176,8 +178,9 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
             "f",
             None,
             ErrorKind::Denied,
-            "The bot cannot send in hidden: it cannot view the channel (View Channel is denied)"
-                .into(),
+            format!(
+                "The bot cannot send in channel {hidden}: it cannot view the channel (View Channel is denied)"
+            ),
         ),
         case(
             &context,
@@ -185,7 +188,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
             "g",
             Some(&missing),
             ErrorKind::NotFound,
-            format!("No stored message of channel general has id {missing}"),
+            format!("`replyToMessageId`: no stored message of channel {general} has id {missing}"),
         ),
         case(
             &context,
@@ -579,7 +582,7 @@ fn an_unknown_or_foreign_schedule_is_not_found_by_its_id() {
     let error = cancel(&world, i64::MAX).unwrap_err();
     assert_eq!(
         error.message(),
-        format!("No scheduled message has id {}", i64::MAX)
+        format!("`scheduleId`: no scheduled message has id {}", i64::MAX)
     );
     assert_eq!(error.kind(), ErrorKind::NotFound);
     let elsewhere = World::new();
@@ -593,7 +596,10 @@ fn an_unknown_or_foreign_schedule_is_not_found_by_its_id() {
     let error = cancel(&world, foreign.schedule_id).unwrap_err();
     assert_eq!(
         error.message(),
-        format!("No scheduled message has id {}", foreign.schedule_id)
+        format!(
+            "`scheduleId`: no scheduled message has id {}",
+            foreign.schedule_id
+        )
     );
     assert_eq!(
         schedule(&elsewhere, foreign.schedule_id).status,
@@ -619,7 +625,7 @@ async fn a_sent_or_failed_schedule_cannot_be_cancelled() {
         )
     );
     assert_eq!(error.kind(), ErrorKind::Conflict);
-    let (_, failed) = due(&world, "refused", now);
+    let (failed_channel, failed) = due(&world, "refused", now);
     discord.then(vec![Answer::Fail(SendFailure::Refused {
         status: 403,
         code: Some(50013),
@@ -633,7 +639,7 @@ async fn a_sent_or_failed_schedule_cannot_be_cancelled() {
         error.message(),
         format!(
             "Scheduled message {failed} already failed, so it will not be sent: Discord \
-             refused to let the bot post in general: Missing Permissions (403, code 50013); \
+             refused to let the bot post in channel {failed_channel}: Missing Permissions (403, code 50013); \
              nothing was sent"
         )
     );
@@ -767,7 +773,7 @@ async fn retries_back_off_exponentially_honouring_retry_after_then_send_once() {
 async fn it_gives_up_after_five_attempts_and_records_why() {
     let world = World::alone();
     let now = Instant::now();
-    let (_, scheduled) = due(&world, "never", now);
+    let (channel, scheduled) = due(&world, "never", now);
     let unavailable = || {
         Answer::Fail(SendFailure::Unavailable {
             reason: "503 Service Unavailable".into(),
@@ -784,9 +790,9 @@ async fn it_gives_up_after_five_attempts_and_records_why() {
     assert_eq!(failed.status, ScheduleStatus::Failed);
     assert_eq!(
         failed.reason.as_deref(),
-        Some(
-            "Discord did not confirm the message after 5 attempts (503 Service Unavailable): check general before sending it again"
-        )
+        Some(&*format!(
+            "Discord did not confirm the message after 5 attempts (503 Service Unavailable): check channel {channel} before sending it again"
+        ))
     );
     // A later run does not try again.
     send_due_schedules(&world.store, &discord, &world.sending_context(), now)
@@ -799,7 +805,7 @@ async fn it_gives_up_after_five_attempts_and_records_why() {
 async fn a_fifth_attempt_interrupted_by_a_restart_is_not_followed_by_a_sixth() {
     let world = World::alone();
     let now = Instant::now();
-    let (_, scheduled) = due(&world, "five at most", now);
+    let (channel, scheduled) = due(&world, "five at most", now);
     let unavailable = || {
         Answer::Fail(SendFailure::Unavailable {
             reason: "503 Service Unavailable".into(),
@@ -823,9 +829,9 @@ async fn a_fifth_attempt_interrupted_by_a_restart_is_not_followed_by_a_sixth() {
     assert_eq!(failed.status, ScheduleStatus::Failed);
     assert_eq!(
         failed.reason.as_deref(),
-        Some(
-            "Gave up after 5 attempts; the last one was interrupted (the daemon stopped): check general in case it was posted"
-        )
+        Some(&*format!(
+            "Gave up after 5 attempts; the last one was interrupted (the daemon stopped): check channel {channel} in case it was posted"
+        ))
     );
 }
 
@@ -833,7 +839,7 @@ async fn a_fifth_attempt_interrupted_by_a_restart_is_not_followed_by_a_sixth() {
 async fn a_refusal_or_an_overlong_retry_after_fails_it_at_once() {
     let world = World::alone();
     let now = Instant::now();
-    let (_, refused) = due(&world, "refused", now);
+    let (refused_channel, refused) = due(&world, "refused", now);
     let (_, limited) = due(&world, "limited", now);
     let discord = ScriptedDiscord::new(
         &world.store,
@@ -856,9 +862,9 @@ async fn a_refusal_or_an_overlong_retry_after_fails_it_at_once() {
     assert_eq!(discord.requests().len(), 2);
     assert_eq!(
         schedule(&world, refused).reason.as_deref(),
-        Some(
-            "Discord does not know channel general: Unknown Channel (404, code 10003); nothing was sent"
-        )
+        Some(&*format!(
+            "Discord does not know channel {refused_channel}: Unknown Channel (404, code 10003); nothing was sent"
+        ))
     );
     assert_eq!(
         schedule(&world, limited).reason.as_deref(),
@@ -891,7 +897,9 @@ async fn what_changed_since_it_was_scheduled_is_checked_again_before_sending() {
         .unwrap();
     assert_eq!(
         schedule(&world, lost).reason.as_deref(),
-        Some("The bot cannot send in general: Send Messages is denied")
+        Some(&*format!(
+            "The bot cannot send in channel {channel}: Send Messages is denied"
+        ))
     );
     assert_eq!(schedule(&world, lost).attempts, 0);
     let read_only = OwnerContext {
