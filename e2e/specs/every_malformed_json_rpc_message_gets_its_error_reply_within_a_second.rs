@@ -1,8 +1,10 @@
 //! Whatever a client writes on the MCP server's stdin gets a JSON-RPC 2.0 answer at once:
-//! invalid JSON of every kind a parse error (-32700, id null), JSON that is no JSON-RPC
-//! message an invalid request (-32600), a line too long to read an invalid request without
-//! being read whole, and a `tools/call` with malformed params invalid params (-32602) in the
-//! owner's words. The session goes on answering afterwards. Driven through a raw stdio pipe,
+//! text that is not JSON a parse error (-32700, id null, the one id that cannot be read), a
+//! `tools/call` that is JSON but past the parser's limits (nesting 1,000 deep, a lone surrogate
+//! escape, the number `1e400`) an invalid request carrying the request's own id and naming the
+//! problem, JSON that is no JSON-RPC message an invalid request (-32600), a line too long to
+//! read an invalid request without being read whole, and a `tools/call` with malformed params
+//! invalid params (-32602) in the owner's words. The session goes on answering afterwards. Driven through a raw stdio pipe,
 //! as a misbehaving client would.
 
 use std::process::Stdio;
@@ -71,23 +73,41 @@ pub async fn spec() {
     pipe.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
         .await;
 
-    let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
     let mut oversized = vec![b'x'; 5 * 1024 * 1024];
     oversized.splice(0..0, br#"{"jsonrpc":"2.0","id":99,"method":"ping","params":{"x":""#.iter().copied());
+    // A `tools/call` whose arguments carry `value`: JSON by RFC 8259, past serde_json's limits.
+    let call_carrying = |id: &str, value: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"store_status","arguments":{{"x":{value}}}}}}}"#
+        )
+        .into_bytes()
+    };
+    let deep = format!("{}0{}", "[".repeat(1000), "]".repeat(1000));
     let cases: Vec<(&str, Vec<u8>, i64, Value)> = vec![
         ("invalid JSON", b"{not json".to_vec(), -32700, Value::Null),
-        ("nesting 1,000 deep", deep.into_bytes(), -32700, Value::Null),
         (
-            "a lone surrogate",
-            br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\ud800"}}"#.to_vec(),
+            "JSON cut short",
+            br#"{"jsonrpc":"2.0","id":1,"method":"ping""#.to_vec(),
             -32700,
             Value::Null,
         ),
         (
-            "the number 1e400",
-            br#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":1e400}}"#.to_vec(),
-            -32700,
-            Value::Null,
+            "nesting 1,000 deep in a tools/call",
+            call_carrying("10", &deep),
+            -32600,
+            json!(10),
+        ),
+        (
+            "a lone surrogate in a tools/call",
+            call_carrying(r#""call-11""#, r#""\ud800""#),
+            -32600,
+            json!("call-11"),
+        ),
+        (
+            "the number 1e400 in a tools/call",
+            call_carrying("12", "1e400"),
+            -32600,
+            json!(12),
         ),
         ("a line over 4 MiB", oversized, -32600, Value::Null),
         ("a batch", b"[]".to_vec(), -32600, Value::Null),
@@ -111,6 +131,26 @@ pub async fn spec() {
         assert_eq!(reply["jsonrpc"], "2.0", "{what}: {reply}");
         assert_eq!(reply["error"]["code"], code, "{what}: {reply}");
         assert_eq!(reply["id"], id, "{what}: {reply}");
+        if let Some(problem) = match what {
+            "nesting 1,000 deep in a tools/call" => Some("it is nested more than 127 levels deep"),
+            "a lone surrogate in a tools/call" => Some(
+                "it holds a string with an unpaired UTF-16 surrogate escape (such as \"\\ud800\"); \
+                 send the whole character",
+            ),
+            "the number 1e400 in a tools/call" => {
+                Some("it holds a number beyond what a 64-bit float holds (such as 1e400)")
+            }
+            _ => None,
+        } {
+            assert_eq!(
+                reply["error"]["message"],
+                format!(
+                    "Invalid Request: the message is JSON, but this server cannot read it: \
+                     {problem} (in `params`)"
+                ),
+                "{what}"
+            );
+        }
         if code == -32602 {
             assert_eq!(
                 reply["error"]["message"],

@@ -146,6 +146,7 @@ specs! {
     setup_refuses_a_token_discord_rejects_and_writes_nothing,
     setup_says_when_the_environment_or_the_env_file_it_names_would_override_what_it_wrote,
     setup_says_to_switch_on_the_message_content_intent_when_it_is_off,
+    six_hundred_waiting_calls_leave_ping_answering_within_100_ms_and_a_cancelled_wait_ends,
     store_status_reports_coverage_freshness_and_the_downtime_gap,
     the_bots_posts_ask_discord_for_no_link_preview_unless_the_owner_turns_previews_on,
     the_bots_reaction_sends_one_put_and_one_delete_and_its_echo_is_counted_once,

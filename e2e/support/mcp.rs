@@ -6,7 +6,7 @@ use std::future::Future;
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, Implementation, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, Implementation, Tool};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
@@ -221,6 +221,14 @@ impl Mcp {
         patiently("tools/list", self.client.list_all_tools())
             .await
             .unwrap_or_else(|error| panic!("tools/list failed: {error}"))
+    }
+
+    /// `ping`, answered with an empty result.
+    pub async fn ping(&self) {
+        let request = ClientRequest::PingRequest(Default::default());
+        patiently("ping", self.client.send_request(request))
+            .await
+            .unwrap_or_else(|error| panic!("ping failed at the protocol level: {error}"));
     }
 
     /// `tools/call`; recorded for the coverage gate once the server has answered.

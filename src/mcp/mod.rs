@@ -99,6 +99,12 @@ impl ServerHandler for Server {
             .map_err(|error| ErrorData::invalid_params(error.message().to_string(), None))?;
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let services = Arc::clone(&self.services);
+        if capability.waits {
+            return Ok(answer(
+                wait_on_the_runtime(capability, arguments, services, &context).await,
+            )
+            .into());
+        }
         // The client's `notifications/cancelled` for this request stops its store reads.
         let cancelled = Arc::new(AtomicBool::new(false));
         let watch = tokio::spawn({
@@ -139,6 +145,45 @@ impl ServerHandler for Server {
             Err(error) => CallToolResult::error(vec![ContentBlock::text(error.message())]),
         }
         .into())
+    }
+}
+
+/// Runs a call that waits (`activity_wait`) on the protocol's runtime, holding no thread while
+/// it waits (its store reads go to the blocking pool one at a time); the client's
+/// `notifications/cancelled` for it ends it at once, and a panic (a bug) is an error result.
+async fn wait_on_the_runtime(
+    capability: &'static registry::Capability,
+    arguments: Value,
+    services: Arc<Services>,
+    context: &RequestContext<RoleServer>,
+) -> Result<(Value, String)> {
+    let mut call = tokio::spawn(async move {
+        capability
+            .call(arguments, &services)
+            .await
+            .map(|outcome| (outcome.to_json(), outcome.to_text()))
+    });
+    tokio::select! {
+        joined = &mut call => joined.unwrap_or_else(|_| Err(Error::internal(format!(
+            "`{}` failed unexpectedly (a bug in discord-manager; the log on stderr has details)",
+            capability.name
+        )))),
+        () = context.ct.cancelled() => {
+            call.abort();
+            Err(crate::store::cancelled_error())
+        }
+    }
+}
+
+/// A call's outcome as a tool result: its JSON and text, or its refusal.
+fn answer(outcome: Result<(Value, String)>) -> CallToolResult {
+    match outcome {
+        Ok((json, text)) => {
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(json);
+            result
+        }
+        Err(error) => CallToolResult::error(vec![ContentBlock::text(error.message())]),
     }
 }
 

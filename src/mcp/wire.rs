@@ -6,8 +6,12 @@
 //! a `tools/call` whose params do not parse as an unknown method (-32601). Here each line is
 //! judged first, as JSON-RPC 2.0 says:
 //!
-//! - not JSON (invalid syntax, nesting past serde's limit, a lone surrogate, `1e400`): `-32700`
-//!   parse error, with `id: null`;
+//! - not JSON by RFC 8259 (invalid syntax, not UTF-8, a value cut short): `-32700` parse
+//!   error, with `id: null`, the only reply whose id is null for want of reading it;
+//! - JSON by RFC 8259 that goes past serde_json's limits (nesting deeper than
+//!   [`scan::MAX_DEPTH`], a lone surrogate escape such as `"\ud800"`, a number such as `1e400`
+//!   that no 64-bit float holds): `-32600` invalid request naming the problem, with the id a
+//!   tolerant scan of the top level ([`scan`]) reads;
 //! - JSON that is not a JSON-RPC 2.0 message, a batch, or a line over [`MAX_LINE`] (refused as
 //!   it streams past, never held whole): `-32600` invalid request, with the id when it can be
 //!   read, else `null`;
@@ -16,6 +20,8 @@
 //!
 //! and only a well-formed message reaches rmcp. Replies and rmcp's own messages share one
 //! writer, a whole line at a time.
+
+mod scan;
 
 use std::sync::Arc;
 
@@ -130,14 +136,16 @@ fn judge(line: &[u8]) -> Verdict {
 /// The line as one JSON object, or the reply a line that is not one gets.
 fn json_object(line: &[u8]) -> Result<Map<String, Value>, Verdict> {
     let value: Value = serde_json::from_slice(line).map_err(|error| {
-        Verdict::Reply(error_reply(
-            Value::Null,
-            PARSE_ERROR,
-            format!(
-                "Parse error: the message is not valid JSON: {}",
-                why_not_json(&error)
-            ),
-        ))
+        beyond_limits(line).unwrap_or_else(|| {
+            Verdict::Reply(error_reply(
+                Value::Null,
+                PARSE_ERROR,
+                format!(
+                    "Parse error: the message is not valid JSON: {}",
+                    why_not_json(&error)
+                ),
+            ))
+        })
     })?;
     match value {
         Value::Object(object) => Ok(object),
@@ -153,6 +161,40 @@ fn json_object(line: &[u8]) -> Result<Map<String, Value>, Verdict> {
         ))),
     }
 }
+
+/// The verdict on a line serde_json refused that is JSON by RFC 8259 all the same (a number
+/// no 64-bit float holds, a lone surrogate escape, nesting past serde_json's limit): the
+/// request is answered by its own id, saying what went past which limit. None when the line
+/// is not JSON.
+fn beyond_limits(line: &[u8]) -> Option<Verdict> {
+    let scan = scan::scan(std::str::from_utf8(line).ok()?)?;
+    let id = scan
+        .id
+        .and_then(|raw| serde_json::from_str::<Value>(&raw).ok())
+        .filter(|id| id.is_string() || id.is_i64())
+        .unwrap_or(Value::Null);
+    // A notification gets no reply, even one this server cannot read.
+    if !scan.has_id && scan.has_method {
+        return Some(Verdict::Ignore);
+    }
+    let problem = match scan.beyond {
+        Some((beyond, member)) => {
+            let member = member
+                .filter(|member| ENVELOPE.contains(&member.as_str()))
+                .map(|member| format!(" (in `{member}`)"))
+                .unwrap_or_default();
+            format!("{}{member}", beyond.words())
+        }
+        None => "it goes past a limit of this server's JSON reader".to_string(),
+    };
+    Some(invalid_request(
+        id,
+        &format!("the message is JSON, but this server cannot read it: {problem}"),
+    ))
+}
+
+/// The members of a JSON-RPC message, the ones a reply may name.
+const ENVELOPE: &[&str] = &["jsonrpc", "id", "method", "params", "result", "error"];
 
 fn invalid_request(id: Value, message: &str) -> Verdict {
     Verdict::Reply(error_reply(
@@ -399,20 +441,20 @@ mod tests {
 
     #[test]
     fn a_line_that_is_not_json_is_a_parse_error_with_a_null_id() {
-        let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+        let unclosed = "[".repeat(1000);
         for (line, why) in [
             (
                 "{\"jsonrpc\":\"2.0\",\"id\":1,",
                 "it ends in the middle of a value",
             ),
             ("not json", "its syntax is not JSON's"),
-            (deep.as_str(), "it is nested more than 128 levels deep"),
+            (unclosed.as_str(), "it is nested more than 128 levels deep"),
             (
-                r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\ud800"}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\ud800\u00zz"}}"#,
                 "it holds an invalid escape (such as a lone UTF-16 surrogate)",
             ),
             (
-                r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":1e400}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":1e400,}}"#,
                 "a number in it is out of range",
             ),
         ] {
@@ -429,6 +471,178 @@ mod tests {
             matches!(&invalid_utf8, Verdict::Reply(reply) if reply["error"]["code"] == -32700),
             "{invalid_utf8:?}"
         );
+    }
+
+    /// A `tools/call` carrying `value` in its arguments.
+    fn call_carrying(id: &str, value: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"store_status","arguments":{{"x":{value}}}}}}}"#
+        )
+    }
+
+    /// `value` inside arrays, nested `depth` deep counting the message's own object, its
+    /// params and its arguments.
+    fn nested(depth: usize) -> String {
+        let arrays = depth - 3;
+        format!("{}0{}", "[".repeat(arrays), "]".repeat(arrays))
+    }
+
+    fn beyond(line: &str) -> (i64, Value, String) {
+        let reply = reply(line);
+        let (code, id) = code_and_id(&reply);
+        (
+            code,
+            id,
+            reply["error"]["message"].as_str().unwrap().to_string(),
+        )
+    }
+
+    const CANNOT_READ: &str =
+        "Invalid Request: the message is JSON, but this server cannot read it";
+
+    #[test]
+    fn json_past_the_parsers_limits_is_answered_by_its_own_id_saying_what_is_wrong() {
+        for (value, problem) in [
+            (
+                nested(scan::MAX_DEPTH + 1),
+                format!("it is nested more than {} levels deep", scan::MAX_DEPTH),
+            ),
+            (
+                "1e400".to_string(),
+                "it holds a number beyond what a 64-bit float holds (such as 1e400)".to_string(),
+            ),
+            (
+                "-1e400".to_string(),
+                "it holds a number beyond what a 64-bit float holds (such as 1e400)".to_string(),
+            ),
+            (
+                format!("1{}", "0".repeat(400)),
+                "it holds a number beyond what a 64-bit float holds (such as 1e400)".to_string(),
+            ),
+            (
+                r#""\ud800""#.to_string(),
+                "it holds a string with an unpaired UTF-16 surrogate escape (such as \"\\ud800\"); send the whole character".to_string(),
+            ),
+            (
+                r#""a\udc00b""#.to_string(),
+                "it holds a string with an unpaired UTF-16 surrogate escape (such as \"\\ud800\"); send the whole character".to_string(),
+            ),
+            (
+                r#""\ud83d\u0041""#.to_string(),
+                "it holds a string with an unpaired UTF-16 surrogate escape (such as \"\\ud800\"); send the whole character".to_string(),
+            ),
+        ] {
+            for id in ["7", r#""call-7""#] {
+                let line = call_carrying(id, &value);
+                assert_eq!(
+                    beyond(&line),
+                    (
+                        -32600,
+                        serde_json::from_str::<Value>(id).unwrap(),
+                        format!("{CANNOT_READ}: {problem} (in `params`)")
+                    ),
+                    "{line}"
+                );
+            }
+        }
+        // The id is read wherever it stands, after what the parser refused too.
+        assert_eq!(
+            beyond(r#"{"params":{"x":1e400},"method":"tools/call","jsonrpc":"2.0","id":12}"#).1,
+            json!(12)
+        );
+        // A top level that is no object has no id to answer.
+        let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+        assert_eq!(
+            beyond(&deep),
+            (
+                -32600,
+                Value::Null,
+                format!("{CANNOT_READ}: it is nested more than 127 levels deep")
+            )
+        );
+        // An id that is no string or whole number is not echoed.
+        assert_eq!(beyond(&call_carrying("1.5", "1e400")).1, Value::Null);
+        assert_eq!(beyond(&call_carrying(r#""\ud800""#, "1")).1, Value::Null);
+        // A notification gets no reply, even one past the limits.
+        assert!(matches!(
+            judge(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"x":1e400}}"#),
+            Verdict::Ignore
+        ));
+    }
+
+    #[test]
+    fn json_just_within_the_parsers_limits_goes_on_to_the_server() {
+        for value in [
+            nested(scan::MAX_DEPTH),
+            "1e308".to_string(),
+            "-1.7976931348623157e308".to_string(),
+            "1e-400".to_string(),
+            format!("1{}", "0".repeat(300)),
+            r#""\ud83d\ude00""#.to_string(),
+            r#""\ud7ff\ue000""#.to_string(),
+        ] {
+            let line = call_carrying("7", &value);
+            assert!(
+                matches!(judge(line.as_bytes()), Verdict::Forward(_)),
+                "{value}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_scan_nests_as_deep_as_serde_json_reads() {
+        let at = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(serde_json::from_str::<Value>(&at(scan::MAX_DEPTH)).is_ok());
+        assert!(serde_json::from_str::<Value>(&at(scan::MAX_DEPTH + 1)).is_err());
+        assert_eq!(scan::scan(&at(scan::MAX_DEPTH)).unwrap().beyond, None);
+        assert_eq!(
+            scan::scan(&at(scan::MAX_DEPTH + 1)).unwrap().beyond,
+            Some((scan::Beyond::Depth, None))
+        );
+        // A million levels are scanned without recursion.
+        assert_eq!(
+            scan::scan(&at(1_000_000)).unwrap().beyond,
+            Some((scan::Beyond::Depth, None))
+        );
+    }
+
+    #[test]
+    fn the_scan_takes_exactly_rfc_8259_json() {
+        for valid in [
+            "0",
+            "-0.5e+3",
+            " { \"a\" : [ true , false , null , \"\\\"\\\\\\/\\b\\f\\n\\r\\t\" ] } ",
+            "[]",
+            "{}",
+            "\"\\u00e9\"",
+        ] {
+            assert!(scan::scan(valid).is_some(), "{valid}");
+            assert!(serde_json::from_str::<Value>(valid).is_ok(), "{valid}");
+        }
+        for invalid in [
+            "",
+            "01",
+            "1.",
+            "1e",
+            "+1",
+            ".5",
+            "[1,]",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{1:2}",
+            "[1 2]",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "\"a\u{1}b\"",
+            "tru",
+            "[1]]",
+            "[1] x",
+            "{\"a\":[}",
+            "NaN",
+        ] {
+            assert_eq!(scan::scan(invalid), None, "{invalid}");
+            assert!(serde_json::from_str::<Value>(invalid).is_err(), "{invalid}");
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Activity over time: the cursor tool that waits for something new, and the digest of a window.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -134,31 +135,92 @@ fn count_after(
     })
 }
 
+/// How many calls may wait at once (a process-wide bound). A call that would be one more is
+/// refused at once, in the owner's words, rather than queued: a queued wait could outlast the
+/// very time it was asked to wait, and waits that pile up hold memory and store reads.
+pub const MAX_WAITING: usize = 64;
+
+/// The waits under way in this process.
+static WAITING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_WAITING);
+
+/// The business function of `activity_wait`. It holds no thread while it waits: it sleeps on
+/// the runtime's timer, and each store read (the first count, then one small read of the
+/// store's clock per [`POLL_INTERVAL`]) runs on the blocking pool and returns at once. At
+/// most [`MAX_WAITING`] calls wait at once; dropping the future ends the wait.
 pub async fn wait_for_activity(
-    store: &Store,
+    store: &Arc<Store>,
     input: WaitForActivity,
     context: &OwnerContext,
 ) -> Result<Activity> {
+    wait_within(store, input, context, &WAITING).await
+}
+
+/// [`wait_for_activity`] with the waits under way counted by `waiting`.
+pub(crate) async fn wait_within(
+    store: &Arc<Store>,
+    input: WaitForActivity,
+    context: &OwnerContext,
+    waiting: &tokio::sync::Semaphore,
+) -> Result<Activity> {
     let after = input.after.unwrap_or_else(Instant::now);
-    let deadline = tokio::time::Instant::now()
-        + Duration::from_secs(u64::from(input.wait_seconds.unwrap_or(0)));
+    let wait = Duration::from_secs(u64::from(input.wait_seconds.unwrap_or(0)));
+    let deadline = tokio::time::Instant::now() + wait;
+    let context = Arc::new(context.clone());
+    let channel_id = input.channel_id;
+    let count = || {
+        let (context, channel_id) = (Arc::clone(&context), channel_id.clone());
+        off_the_runtime(store, move |store| {
+            count_after(store, after, channel_id.as_ref(), &context)
+        })
+    };
+    let activity = count().await?;
+    if activity.total > 0 || wait.is_zero() {
+        return Ok(activity);
+    }
+    // Only a call that is about to wait takes a place among the waits.
+    let Ok(_place) = waiting.try_acquire() else {
+        return Err(Error::input(format!(
+            "`waitSeconds`: {MAX_WAITING} activity_wait calls are already waiting, the most \
+             that may wait at once; call again once one of them has returned, or without \
+             `waitSeconds` to count at once"
+        )));
+    };
+    let mut seen = activity.cutoff;
     loop {
-        let activity = count_after(store, after, input.channel_id.as_ref(), context)?;
-        if activity.total > 0 || tokio::time::Instant::now() >= deadline {
-            return Ok(activity);
-        }
         // Sleep until the store's clock moves (something was written) or the time is up.
-        let seen = activity.cutoff;
         loop {
             tokio::time::sleep_until(deadline.min(tokio::time::Instant::now() + POLL_INTERVAL))
                 .await;
-            if tokio::time::Instant::now() >= deadline
-                || store.read(|reader| reader.clock_now())? > seen
+            if tokio::time::Instant::now() >= deadline {
+                return count().await;
+            }
+            if off_the_runtime(store, |store| store.read(|reader| reader.clock_now())).await? > seen
             {
                 break;
             }
         }
+        let activity = count().await?;
+        if activity.total > 0 || tokio::time::Instant::now() >= deadline {
+            return Ok(activity);
+        }
+        seen = activity.cutoff;
     }
+}
+
+/// One store read on the blocking pool, so the runtime thread never waits on SQLite.
+async fn off_the_runtime<T: Send + 'static>(
+    store: &Arc<Store>,
+    read: impl FnOnce(&Store) -> Result<T> + Send + 'static,
+) -> Result<T> {
+    let store = Arc::clone(store);
+    tokio::task::spawn_blocking(move || read(&store))
+        .await
+        .map_err(|_| {
+            Error::internal(
+                "A store read for activity_wait failed unexpectedly (a bug in discord-manager; \
+                 the log on stderr has details)",
+            )
+        })?
 }
 
 /// A digest of a window, deterministic (no language model): per channel the number of messages,

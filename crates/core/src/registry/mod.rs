@@ -110,6 +110,11 @@ pub struct Capability {
     pub description: String,
     pub input_schema: Map<String, Value>,
     pub output_schema: Map<String, Value>,
+    /// Whether the call waits (up to a minute) without holding a thread: it sleeps on the
+    /// runtime's timer and runs its store reads on the blocking pool itself, so an adapter
+    /// runs it on its runtime. Every other call reads or writes the store on the thread it is
+    /// polled on, and an adapter gives it a blocking thread.
+    pub waits: bool,
     invoke: Invoke,
 }
 
@@ -168,7 +173,16 @@ impl Capability {
             description,
             input_schema,
             output_schema,
+            waits: false,
             invoke,
+        }
+    }
+
+    /// The capability marked as one that waits on the runtime (see [`Capability::waits`]).
+    fn waiting(self) -> Capability {
+        Capability {
+            waits: true,
+            ..self
         }
     }
 
@@ -259,6 +273,7 @@ macro_rules! capability {
                 })
             }),
         )
+        .waiting()
     };
     ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident) => {
         Capability::new(

@@ -277,3 +277,67 @@ async fn waiting_on_a_channel_the_bot_cannot_read_is_refused_with_the_reason() {
     );
     assert_eq!(error.kind(), crate::error::ErrorKind::Denied);
 }
+
+fn waiting_for(after: Instant, wait_seconds: u32) -> WaitForActivity {
+    WaitForActivity {
+        after: Some(after),
+        channel_id: None,
+        wait_seconds: Some(wait_seconds),
+    }
+}
+
+/// Runs until `waiting` has no place left, without sleeping: the waits take their places
+/// after their first count, on the blocking pool.
+async fn until_full(waiting: &tokio::sync::Semaphore) {
+    while waiting.available_permits() > 0 {
+        tokio::task::yield_now().await;
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_wait_beyond_the_bound_is_refused_at_once_and_an_ended_wait_frees_its_place() {
+    let world = Arc::new(World::new());
+    let channel = world.channel("general");
+    let cutoff = poll(&world, Instant::from_micros(0), 0).await.cutoff;
+    let waiting = Arc::new(tokio::sync::Semaphore::new(2));
+    let wait = |seconds: u32| {
+        let (world, waiting) = (Arc::clone(&world), Arc::clone(&waiting));
+        tokio::spawn(async move {
+            wait_within(
+                &world.store,
+                waiting_for(cutoff, seconds),
+                &world.context(),
+                &waiting,
+            )
+            .await
+        })
+    };
+    let (first, second) = (wait(60), wait(60));
+    until_full(&waiting).await;
+    let started = tokio::time::Instant::now();
+    let refused = wait(60).await.unwrap().unwrap_err();
+    assert_eq!(
+        refused.message(),
+        "`waitSeconds`: 64 activity_wait calls are already waiting, the most that may wait at \
+         once; call again once one of them has returned, or without `waitSeconds` to count at \
+         once"
+    );
+    assert_eq!(started.elapsed(), Duration::ZERO);
+    // A call that does not wait is never refused.
+    assert_eq!(wait(0).await.unwrap().unwrap().total, 0);
+    // An ended wait (here: its future dropped, as a cancelled call's is) frees its place.
+    first.abort();
+    assert!(first.await.unwrap_err().is_cancelled());
+    assert_eq!(waiting.available_permits(), 1);
+    let third = wait(60);
+    until_full(&waiting).await;
+    // Something new: the waits answer, and their places are free again.
+    world.post(&channel, "7", "news", json!({}));
+    assert_eq!(second.await.unwrap().unwrap().total, 1);
+    assert_eq!(third.await.unwrap().unwrap().total, 1);
+    assert_eq!(waiting.available_permits(), 2);
+    // With every place taken, what has already arrived is still answered at once.
+    let (fourth, fifth) = (wait(60), wait(60));
+    assert_eq!(fourth.await.unwrap().unwrap().total, 1);
+    assert_eq!(fifth.await.unwrap().unwrap().total, 1);
+}
