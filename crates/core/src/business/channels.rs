@@ -340,8 +340,8 @@ pub(crate) fn chosen_readable_channels(
         && let Some(reason) = unreadable_reason(channels[0].access)
     {
         return Err(Error::denied(format!(
-            "Channel {} cannot be read: {reason}",
-            channels[0].name
+            "`channelId`: {} cannot be read: {reason}",
+            super::outbox::named(&channels[0])
         )));
     }
     Ok(channels

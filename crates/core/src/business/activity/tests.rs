@@ -273,7 +273,9 @@ async fn waiting_on_a_channel_the_bot_cannot_read_is_refused_with_the_reason() {
         .unwrap_err();
     assert_eq!(
         error.message(),
-        "Channel hidden cannot be read: the bot cannot view this channel (View Channel is denied)"
+        format!(
+            "`channelId`: channel {hidden} cannot be read: the bot cannot view this channel (View Channel is denied)"
+        )
     );
     assert_eq!(error.kind(), crate::error::ErrorKind::Denied);
 }

@@ -817,7 +817,9 @@ fn search_leaves_out_channels_the_bot_cannot_read() {
     .unwrap_err();
     assert_eq!(
         error.message(),
-        "Channel hidden cannot be read: the bot cannot view this channel (View Channel is denied)"
+        format!(
+            "`channelId`: channel {hidden} cannot be read: the bot cannot view this channel (View Channel is denied)"
+        )
     );
 }
 
@@ -1007,7 +1009,9 @@ fn history_refuses_two_anchors_an_unknown_message_and_an_unreadable_channel() {
     let error = history(&world, &hidden, |_| ()).unwrap_err();
     assert_eq!(
         error.message(),
-        "Channel hidden cannot be read: the bot cannot view this channel (View Channel is denied)"
+        format!(
+            "`channelId`: channel {hidden} cannot be read: the bot cannot view this channel (View Channel is denied)"
+        )
     );
     assert_eq!(error.kind(), crate::error::ErrorKind::Denied);
 }
