@@ -24,8 +24,10 @@ use crate::business::{self, OwnerContext, input};
 use crate::error::{Error, Result};
 use crate::store::Store;
 
-/// What a capability call needs: the store, the owner context built at start-up, and the
-/// Discord client that sends as the bot (None when no token is configured).
+/// What a capability call needs: the store, the owner context built at start-up (the MCP
+/// server gives each call from a client that can show forms a copy that can ask the owner),
+/// and the Discord client that sends as the bot (None when no token is configured).
+#[derive(Clone)]
 pub struct Services {
     pub store: Arc<Store>,
     pub context: OwnerContext,
@@ -467,12 +469,13 @@ fn status_and_schedules() -> Vec<Capability> {
             store::store_status
         ),
         capability!(
-            "schedules_add",
+            async "schedules_add",
             "Schedule a message",
             ActsOnDiscord,
             ["schedules", "add"],
             Some("content"),
-            schedules::add_schedule
+            schedules::add_schedule,
+            business::schedules::AddSchedule => business::schedules::Schedule
         ),
         capability!(
             "schedules_list",
