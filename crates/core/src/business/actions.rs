@@ -39,7 +39,8 @@ use crate::store::{ChannelRecord, MessageRecord, Reader, Store};
 /// outside DISCORD_MANAGER_SEND_CHANNELS; from an assistant, any channel when that list is
 /// unset, and more than 5 posts and edits a minute), and when the message is not in the store,
 /// was deleted, or was not written by the bot. Mentions written in the new text ping as in a
-/// send. Safe to retry: an edit done twice is done once.
+/// send. Safe to retry: an edit done twice is done once. Like a post, it may wait for the
+/// owner's yes in the MCP client's form instead of being refused outside the list.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EditMessage {

@@ -862,7 +862,10 @@ fn search_filter(
 /// not send in, or when the message replied to is not in that channel. Links get no preview
 /// unless the owner set DISCORD_MANAGER_LINK_PREVIEWS=1. A rate-limited send is retried a few times; it is never posted twice. Mentions
 /// written in the content ping those people and roles; `@everyone` and `@here` never ping, and
-/// a reply does not ping its author. Use `schedules_add` to send it later instead.
+/// a reply does not ping its author. Use `schedules_add` to send it later instead. When the
+/// MCP client can show the owner a form, a post outside DISCORD_MANAGER_SEND_CHANNELS (every
+/// post, with DISCORD_MANAGER_CONFIRM_POSTS=1) waits for the owner's yes instead of being
+/// refused; only the owner can answer it, and a no is a refusal.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SendMessage {

@@ -35,7 +35,8 @@ pub use job::{run_schedules, send_due_schedules};
 /// known and open to the bot and, for an assistant, listed in DISCORD_MANAGER_SEND_CHANNELS,
 /// the message replied to in that channel) and again when it is sent; an assistant's schedules
 /// count towards its 5 posts a minute. Use `schedules_list` to follow it and `schedules_cancel`
-/// to call it off.
+/// to call it off. Like a post, it may wait for the owner's yes in the MCP client's form
+/// instead of being refused outside the list; the yes stands when it is sent.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AddSchedule {
