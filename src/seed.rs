@@ -72,6 +72,8 @@ fn feed_context(store: &Store) -> Result<OwnerContext> {
         send_channel_ids: None,
         allow_dms: false,
         link_previews: false,
+        confirm_posts: false,
+        owner_approval: None,
         source: Source::Cli,
     })
 }

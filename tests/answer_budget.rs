@@ -57,6 +57,8 @@ fn world() -> World {
         send_channel_ids: None,
         allow_dms: false,
         link_previews: false,
+        confirm_posts: false,
+        owner_approval: None,
         source: Source::Cli,
     };
     let a_message = store

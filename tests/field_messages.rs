@@ -34,6 +34,8 @@ fn services() -> (tempfile::TempDir, Services) {
         send_channel_ids: None,
         allow_dms: false,
         link_previews: false,
+        confirm_posts: false,
+        owner_approval: None,
         source: Source::Mcp,
     };
     (

@@ -241,6 +241,8 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
             send_channel_ids: None,
             allow_dms: false,
             link_previews: false,
+            confirm_posts: false,
+            owner_approval: None,
             source: Source::Cli,
         },
         sender: Some(Arc::new(DemoDiscord::new(store, RECORDERS))),

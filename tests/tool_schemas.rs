@@ -143,4 +143,12 @@ fn annotations_follow_each_capabilitys_declared_effect() {
         destructive,
         ["channels_mark_read", "messages_delete", "mentions_dismiss"]
     );
+    // Only the wait runs on the runtime without the call's own context: a post that asks the
+    // owner must never take that path, or it would lose the form.
+    let waiting: Vec<&str> = discord_manager::registry::capabilities()
+        .iter()
+        .filter(|capability| capability.waits)
+        .map(|capability| capability.name)
+        .collect();
+    assert_eq!(waiting, ["activity_wait"]);
 }

@@ -277,6 +277,8 @@ pub fn owner_context() -> OwnerContext {
         send_channel_ids: None,
         allow_dms: false,
         link_previews: false,
+        confirm_posts: false,
+        owner_approval: None,
         source: Source::Cli,
     }
 }

@@ -26,7 +26,7 @@ pub async fn spec() {
         .await;
 
     assert_eq!(refusal, format!("`messageId`: no stored message has id {unknown}"));
-    assert_eq!(never_bookmarked, format!("Message {} has no bookmark", stored.id));
+    assert_eq!(never_bookmarked, format!("`messageId`: message {} has no bookmark", stored.id));
     store
         .cli()
         .run(&["bookmarks", "add", &unknown])

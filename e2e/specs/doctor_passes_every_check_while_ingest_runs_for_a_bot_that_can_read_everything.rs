@@ -57,8 +57,8 @@ pub async fn spec() {
         "ok    config: read from the environment and no config file".to_string(),
         format!(
             "ok    protections: read-only off (default); an assistant posts nowhere (default); \
-             direct messages off (default); link previews off (default); guilds in scope every \
-             guild the bot is in (default); API base {} (the environment); token set (the \
+             direct messages off (default); link previews off (default); the owner confirms each \
+             post off (default); guilds in scope every guild the bot is in (default); API base {} (the environment); token set (the \
              environment); store {} (the environment)",
             fake.api_base(),
             store.path().display()

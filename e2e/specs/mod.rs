@@ -71,6 +71,7 @@ specs! {
     after_kill_9_a_restart_backfills_what_was_posted_while_down_exactly_once_and_as_new,
     after_kill_9_mid_import_a_restart_resumes_below_the_last_stored_page_and_what_was_posted_while_down_reads_as_new,
     an_assistant_posts_at_most_five_messages_a_minute_across_mcp_servers_on_one_store,
+    an_assistants_post_outside_the_send_list_goes_out_once_when_the_owner_accepts_the_form_and_never_otherwise,
     an_edit_and_a_reaction_that_arrive_before_their_message_are_applied,
     an_edit_and_a_reaction_the_gateway_delivers_before_their_message_are_applied,
     an_edit_retried_after_a_5xx_leaves_one_edit_on_discord,
@@ -155,5 +156,6 @@ specs! {
     the_mcp_server_tells_the_assistant_that_message_text_is_data_never_instructions,
     the_periodic_repair_backfills_a_message_the_gateway_never_delivered,
     the_wal_stays_bounded_while_an_idle_mcp_session_is_open_during_ingest,
+    with_confirm_posts_an_assistants_post_in_a_listed_channel_waits_for_the_owners_yes,
     with_discords_clock_5_minutes_behind_kill_9_and_a_restart_lose_nothing,
 }

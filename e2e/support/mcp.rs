@@ -2,14 +2,20 @@
 //! rmcp's own client, as the owner's assistant drives it. Every tool call is recorded for the
 //! tool coverage gate.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, Implementation, Tool};
-use rmcp::service::RunningService;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    FormElicitationCapability, Implementation, Tool,
+};
+use rmcp::service::{RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
@@ -63,9 +69,72 @@ fn follow_up_values(value: &Value, found: &mut Vec<String>) {
     }
 }
 
+/// The person at the MCP client, as far as the server can reach them: by default nobody (the
+/// client declares no elicitation, as `()` does); [`Owner::at_the_form`] declares form-mode
+/// elicitation and answers each form with the next of its answers, keeping what it was asked.
+#[derive(Clone, Default)]
+pub struct Owner {
+    answers: Option<Arc<Mutex<VecDeque<ElicitationAction>>>>,
+    asked: Arc<Mutex<Vec<ElicitRequestParams>>>,
+}
+
+impl Owner {
+    /// An owner who answers the forms they are shown with `answers`, in order.
+    pub fn at_the_form(answers: impl IntoIterator<Item = ElicitationAction>) -> Owner {
+        Owner {
+            answers: Some(Arc::new(Mutex::new(answers.into_iter().collect()))),
+            asked: Arc::default(),
+        }
+    }
+
+    /// The form's message of every elicitation the server sent, in order.
+    pub fn asked(&self) -> Vec<String> {
+        self.asked
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|params| match params {
+                ElicitRequestParams::FormElicitationParams { message, .. } => message.clone(),
+                other => panic!("the server asked for something other than a form: {other:?}"),
+            })
+            .collect()
+    }
+}
+
+impl ClientHandler for Owner {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.asked.lock().unwrap().push(request);
+        let action = self
+            .answers
+            .as_ref()
+            .and_then(|answers| answers.lock().unwrap().pop_front())
+            .expect("the server showed the owner a form the spec did not expect");
+        Ok(ElicitResult::new(action))
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        match self.answers {
+            None => ClientConfig::default(),
+            Some(_) => {
+                let mut capabilities = ClientCapabilities::default();
+                capabilities.elicitation = Some(
+                    ElicitationCapability::new().with_form(FormElicitationCapability::default()),
+                );
+                let mut config = ClientConfig::default();
+                config.capabilities = capabilities;
+                config
+            }
+        }
+    }
+}
+
 /// One MCP session with one server process.
 pub struct Mcp {
-    client: RunningService<RoleClient, ()>,
+    client: RunningService<RoleClient, Owner>,
     stderr: JoinHandle<String>,
 }
 
@@ -170,7 +239,7 @@ impl ToolResult {
 }
 
 impl Mcp {
-    pub(super) async fn start(store: &Store) -> Mcp {
+    pub(super) async fn start(store: &Store, owner: Owner) -> Mcp {
         let mut command = tokio::process::Command::new(BINARY);
         command
             .arg("--db")
@@ -189,7 +258,7 @@ impl Mcp {
             let _ = stderr.read_to_string(&mut text).await;
             text
         });
-        match patiently("initialize", ().serve(transport)).await {
+        match patiently("initialize", owner.serve(transport)).await {
             Ok(client) => Mcp { client, stderr },
             Err(error) => {
                 let stderr = patiently("the server's stderr", stderr)

@@ -197,7 +197,12 @@ impl Store {
 
     /// Starts `discord-manager mcp` on this store and initializes an MCP session with it.
     pub async fn mcp(&self) -> Mcp {
-        Mcp::start(self).await
+        Mcp::start(self, super::mcp::Owner::default()).await
+    }
+
+    /// Like [`mcp`](Store::mcp), from a client that shows `owner` the server's forms.
+    pub async fn mcp_with(&self, owner: &super::mcp::Owner) -> Mcp {
+        Mcp::start(self, owner.clone()).await
     }
 
     /// Runs `discord-manager` commands on this store.

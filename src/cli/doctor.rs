@@ -231,6 +231,11 @@ fn protections_check(config: &Config, sources: &crate::config::Sources) -> Check
             on_off(config.link_previews).to_string(),
             "DISCORD_MANAGER_LINK_PREVIEWS",
         ),
+        (
+            "the owner confirms each post",
+            on_off(config.confirm_posts).to_string(),
+            "DISCORD_MANAGER_CONFIRM_POSTS",
+        ),
         ("guilds in scope", scope, "DISCORD_GUILD_IDS"),
         (
             "API base",

@@ -5,6 +5,7 @@
 //! refusal is a tool result with `isError: true` carrying the business layer's exact message.
 //! Stdout carries nothing but JSON-RPC: logs go to stderr.
 
+mod approval;
 pub mod wire;
 
 use std::sync::Arc;
@@ -98,22 +99,34 @@ impl ServerHandler for Server {
         let capability = registry::find(&request.name)
             .map_err(|error| ErrorData::invalid_params(error.message().to_string(), None))?;
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let services = Arc::clone(&self.services);
         if capability.waits {
+            let services = Arc::clone(&self.services);
             return Ok(answer(
                 wait_on_the_runtime(capability, arguments, services, &context).await,
             )
             .into());
         }
-        // The client's `notifications/cancelled` for this request stops its store reads.
+        // The client's `notifications/cancelled` for this request stops its store reads, and
+        // abandons a form the owner was shown.
         let cancelled = Arc::new(AtomicBool::new(false));
+        let (abandon, abandoned) = tokio::sync::watch::channel(false);
         let watch = tokio::spawn({
             let (cancelled, token) = (Arc::clone(&cancelled), context.ct.clone());
             async move {
                 token.cancelled().await;
                 cancelled.store(true, Ordering::Relaxed);
+                let _ = abandon.send(true);
             }
         });
+        // A client that can show the owner a form gets a context that can ask them.
+        let services = match approval::Elicitation::for_call(&context, abandoned) {
+            Some(form) => {
+                let mut services = Services::clone(&self.services);
+                services.context.owner_approval = Some(Arc::new(form));
+                Arc::new(services)
+            }
+            None => Arc::clone(&self.services),
+        };
         // Run the call on a thread of its own, off the protocol loop: a slow store read then
         // holds up nothing else (a `ping`, another call); and a panic (a bug) becomes an error
         // result instead of a request the client waits on for ever.
@@ -136,15 +149,7 @@ impl ServerHandler for Server {
             )))
         });
         watch.abort();
-        Ok(match outcome {
-            Ok((json, text)) => {
-                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-                result.structured_content = Some(json);
-                result
-            }
-            Err(error) => CallToolResult::error(vec![ContentBlock::text(error.message())]),
-        }
-        .into())
+        Ok(answer(outcome).into())
     }
 }
 

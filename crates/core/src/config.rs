@@ -155,6 +155,10 @@ pub struct Config {
     /// `DISCORD_MANAGER_LINK_PREVIEWS=1`: the bot's posts let Discord show link previews (off
     /// by default, so Discord fetches no URL an assistant wrote).
     pub link_previews: bool,
+    /// `DISCORD_MANAGER_CONFIRM_POSTS=1`: an assistant's every post, reply, edit and schedule
+    /// waits for the owner's yes in the MCP client's form, in the listed channels too (off by
+    /// default).
+    pub confirm_posts: bool,
     /// `DISCORD_MANAGER_IMPORT_DAYS`: how much history from before the store began `ingest`
     /// imports (None: unset, the default).
     pub import_window: Option<ImportWindow>,
@@ -215,6 +219,11 @@ impl Config {
                 "DISCORD_MANAGER_LINK_PREVIEWS",
                 value("DISCORD_MANAGER_LINK_PREVIEWS"),
                 "link previews on the bot's posts",
+            )?,
+            confirm_posts: switch(
+                "DISCORD_MANAGER_CONFIRM_POSTS",
+                value("DISCORD_MANAGER_CONFIRM_POSTS"),
+                "the owner confirms each of an assistant's posts",
             )?,
             import_window: value("DISCORD_MANAGER_IMPORT_DAYS")
                 .map(|days| {

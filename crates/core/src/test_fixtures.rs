@@ -156,6 +156,8 @@ impl World {
             send_channel_ids: None,
             allow_dms: false,
             link_previews: false,
+            confirm_posts: false,
+            owner_approval: None,
             source: Source::Cli,
         }
     }

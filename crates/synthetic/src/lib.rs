@@ -1120,6 +1120,8 @@ impl Generator {
             send_channel_ids: None,
             allow_dms: false,
             link_previews: false,
+            confirm_posts: false,
+            owner_approval: None,
             source,
         };
         let id = |message_id: &str| {

@@ -21,6 +21,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::OwnerContext;
+use super::approval::{self, ApprovalRequest, Checked, Clearance, Consent, PostKind};
 use super::context::Source;
 use super::emoji::Emoji;
 use super::messages::{SEND_POLICY, recorded_message};
@@ -38,7 +39,8 @@ use crate::store::{ChannelRecord, MessageRecord, Reader, Store};
 /// outside DISCORD_MANAGER_SEND_CHANNELS; from an assistant, any channel when that list is
 /// unset, and more than 5 posts and edits a minute), and when the message is not in the store,
 /// was deleted, or was not written by the bot. Mentions written in the new text ping as in a
-/// send. Safe to retry: an edit done twice is done once.
+/// send. Safe to retry: an edit done twice is done once. Like a post, it may wait for the
+/// owner's yes in the MCP client's form instead of being refused outside the list.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EditMessage {
@@ -98,16 +100,35 @@ pub(crate) async fn edit(
     context: &OwnerContext,
     sender: Option<&dyn DiscordSender>,
 ) -> Result<Message> {
-    // Checked, and an assistant's edit counted, in one transaction, as a send is.
-    let target = store.write(|writer| {
-        let target = check_target(&writer.reader(), context, &input.message_id, Action::Edit)?;
+    // Checked, and an assistant's edit counted, in one transaction, as a send is; asked
+    // about, as a send is, when the owner is to approve it.
+    let target = approval::cleared(store, context, |writer, consent| {
+        let target = check_target(
+            &writer.reader(),
+            context,
+            &input.message_id,
+            Action::Edit,
+            consent,
+        )?;
         outbox::check_content(&input.content)?;
         outbox::check_assistant_rate(&writer.reader(), context, Instant::now())?;
+        if let Clearance::AskOwner(reason) = target.clearance {
+            return Ok(Checked::Ask(ApprovalRequest {
+                kind: PostKind::Edit,
+                reason,
+                channel_id: target.channel.channel_id,
+                channel_name: target.channel.name,
+                content: input.content.clone(),
+                message_id: Some(target.message.message_id),
+                send_at: None,
+            }));
+        }
         if context.source == Source::Mcp {
             writer.record_assistant_send(&target.channel.channel_id)?;
         }
-        Ok(target)
-    })?;
+        Ok(Checked::Cleared(target))
+    })
+    .await?;
     let sender = available(sender)?;
     let edit = MessageEdit {
         channel_id: target.channel.channel_id.clone(),
@@ -130,8 +151,15 @@ pub(crate) async fn delete(
     context: &OwnerContext,
     sender: Option<&dyn DiscordSender>,
 ) -> Result<Message> {
-    let target =
-        store.read(|reader| check_target(reader, context, &input.message_id, Action::Delete))?;
+    let target = store.read(|reader| {
+        check_target(
+            reader,
+            context,
+            &input.message_id,
+            Action::Delete,
+            Consent::NotAsked,
+        )
+    })?;
     let sender = available(sender)?;
     let doomed = MessageToDelete {
         channel_id: target.channel.channel_id.clone(),
@@ -190,7 +218,13 @@ async fn react(
     sender: Option<&dyn DiscordSender>,
 ) -> Result<Message> {
     let (target, reaction) = store.read(|reader| {
-        let target = check_target(reader, context, message_id, Action::React)?;
+        let target = check_target(
+            reader,
+            context,
+            message_id,
+            Action::React,
+            Consent::NotAsked,
+        )?;
         let emoji = as_stored(Emoji::parse(emoji)?, &target.message);
         let bot = reader.identity()?.bot_user_id.unwrap_or_default();
         let reacted = reader
@@ -243,11 +277,12 @@ fn as_stored(emoji: Emoji, message: &MessageRecord) -> Emoji {
     Emoji::Custom { name, id, animated }
 }
 
-/// The message an action is about, and its channel.
+/// The message an action is about, its channel, and whether the owner is to approve it.
 #[derive(Debug, Clone)]
 struct Target {
     channel: ChannelRecord,
     message: MessageRecord,
+    clearance: Clearance,
 }
 
 /// Every check before an action's request, in the order the owner can act on them: the
@@ -259,14 +294,22 @@ fn check_target(
     context: &OwnerContext,
     message_id: &DiscordId,
     action: Action,
+    consent: Consent,
 ) -> Result<Target> {
-    outbox::check_may_act(context, action)?;
+    outbox::check_may_act(context, action, consent)?;
     let Some(message) = reader.message(message_id.as_str())? else {
         return Err(Error::not_found(format!(
             "`messageId`: no message with id {message_id} is in the store"
         )));
     };
-    let channel = outbox::check_channel(reader, context, &message.channel_id, "messageId", action)?;
+    let (channel, clearance) = outbox::check_channel(
+        reader,
+        context,
+        &message.channel_id,
+        "messageId",
+        action,
+        consent,
+    )?;
     if message.deleted {
         return Err(Error::conflict(match action {
             Action::Delete => format!("Message {message_id} is already deleted"),
@@ -294,7 +337,11 @@ fn check_target(
             outbox::named(&channel)
         )));
     }
-    Ok(Target { channel, message })
+    Ok(Target {
+        channel,
+        message,
+        clearance,
+    })
 }
 
 fn available(sender: Option<&dyn DiscordSender>) -> Result<&dyn DiscordSender> {

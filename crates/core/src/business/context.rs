@@ -1,6 +1,9 @@
 //! The owner context: who the owner is, what is in scope, and what this deployment may do.
 //! Built once at start-up; every capability receives it and every gate reads it.
 
+use std::sync::Arc;
+
+use super::approval::OwnerApproval;
 use super::model::OwnerView;
 use crate::config::{Config, GuildScope};
 use crate::error::Result;
@@ -43,6 +46,13 @@ pub struct OwnerContext {
     /// default: Discord fetches a previewed URL at once, so a URL an assistant was talked into
     /// writing would carry data out without anyone clicking it.
     pub link_previews: bool,
+    /// `DISCORD_MANAGER_CONFIRM_POSTS=1`: an assistant's every post, reply, edit and schedule
+    /// waits for the owner's yes, in the listed channels too; refused when the owner cannot be
+    /// asked.
+    pub confirm_posts: bool,
+    /// How to ask the owner, in person, about one of an assistant's posts: the MCP server's
+    /// form, for a call from a client that can show one; None everywhere else.
+    pub owner_approval: Option<Arc<dyn OwnerApproval>>,
     pub source: Source,
 }
 
@@ -57,11 +67,18 @@ pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Re
         send_channel_ids: config.send_channel_ids.clone(),
         allow_dms: config.allow_dms,
         link_previews: config.link_previews,
+        confirm_posts: config.confirm_posts,
+        owner_approval: None,
         source,
     })
 }
 
 impl OwnerContext {
+    /// Whether the owner can be asked, in person, about a post.
+    pub(crate) fn can_ask_owner(&self) -> bool {
+        self.owner_approval.is_some()
+    }
+
     /// Whether something in this guild (None: a direct message) is in the owner's scope.
     pub fn in_scope(&self, guild_id: Option<&str>) -> bool {
         match guild_id {

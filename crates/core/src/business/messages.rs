@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::approval::{self, ApprovalRequest, Checked, Clearance, PostKind};
 use super::budget::{self, Budget, fit};
 use super::channels::{
     chosen_channels, chosen_readable_channels, direct_messages_left_out, unreadable_reason,
@@ -862,7 +863,10 @@ fn search_filter(
 /// not send in, or when the message replied to is not in that channel. Links get no preview
 /// unless the owner set DISCORD_MANAGER_LINK_PREVIEWS=1. A rate-limited send is retried a few times; it is never posted twice. Mentions
 /// written in the content ping those people and roles; `@everyone` and `@here` never ping, and
-/// a reply does not ping its author. Use `schedules_add` to send it later instead.
+/// a reply does not ping its author. Use `schedules_add` to send it later instead. When the
+/// MCP client can show the owner a form, a post outside DISCORD_MANAGER_SEND_CHANNELS (every
+/// post, with DISCORD_MANAGER_CONFIRM_POSTS=1) waits for the owner's yes instead of being
+/// refused; only the owner can answer it, and a no is a refusal.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SendMessage {
@@ -890,21 +894,40 @@ pub async fn send_message(
     sender: Option<&dyn DiscordSender>,
 ) -> Result<Message> {
     // Checked, and an assistant's send counted, in one transaction: two MCP servers sharing
-    // the store cannot both slip under the cap.
-    let channel = store.write(|writer| {
-        let channel = outbox::check_sendable(
+    // the store cannot both slip under the cap. A post the owner is to approve is asked about
+    // after every other check, and checked again once approved.
+    let channel = approval::cleared(store, context, |writer, consent| {
+        let (channel, clearance) = outbox::check_sendable(
             &writer.reader(),
             context,
             &input.channel_id,
             &input.content,
             input.reply_to_message_id.as_ref(),
+            consent,
         )?;
         outbox::check_assistant_rate(&writer.reader(), context, Instant::now())?;
+        if let Clearance::AskOwner(reason) = clearance {
+            let reply_to = input.reply_to_message_id.as_ref();
+            return Ok(Checked::Ask(ApprovalRequest {
+                kind: if reply_to.is_some() {
+                    PostKind::Reply
+                } else {
+                    PostKind::Post
+                },
+                reason,
+                channel_id: channel.channel_id,
+                channel_name: channel.name,
+                content: input.content.clone(),
+                message_id: reply_to.map(|id| id.as_str().to_string()),
+                send_at: None,
+            }));
+        }
         if context.source == Source::Mcp {
             writer.record_assistant_send(&channel.channel_id)?;
         }
-        Ok(channel)
-    })?;
+        Ok(Checked::Cleared(channel))
+    })
+    .await?;
     let sender = sender.ok_or_else(|| {
         Error::internal("Sending is not available: no Discord client was set up for it")
     })?;

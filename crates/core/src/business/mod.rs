@@ -7,6 +7,7 @@
 
 pub mod actions;
 pub mod activity;
+pub mod approval;
 pub mod bookmarks;
 pub mod budget;
 pub mod channels;

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::OwnerContext;
+use super::approval::{AskReason, Clearance, Consent};
 use super::channels::shown;
 use super::context::Source;
 use super::emoji::Emoji;
@@ -278,6 +279,13 @@ pub(crate) enum Action {
 }
 
 impl Action {
+    /// Whether it puts an assistant's text before people (a post, a reply, a schedule, an
+    /// edit): what the owner may approve outside the list, and confirms with
+    /// DISCORD_MANAGER_CONFIRM_POSTS=1.
+    fn is_post(self) -> bool {
+        matches!(self, Action::Send | Action::Edit)
+    }
+
     /// The action as the subject of a sentence: "Sending is turned off".
     fn doing(self) -> &'static str {
         match self {
@@ -341,13 +349,18 @@ pub(crate) fn named(channel: &ChannelRecord) -> String {
 }
 
 /// The capability gate of a post.
-pub(crate) fn check_may_send(context: &OwnerContext) -> Result<()> {
-    check_may_act(context, Action::Send)
+pub(crate) fn check_may_send(context: &OwnerContext, consent: Consent) -> Result<()> {
+    check_may_act(context, Action::Send, consent)
 }
 
 /// The capability gate: a token is configured, read-only mode is off, and an assistant (MCP)
-/// acts only where the owner listed channels for it.
-pub(crate) fn check_may_act(context: &OwnerContext, action: Action) -> Result<()> {
+/// acts only where the owner listed channels for it, or posts where the owner approves it
+/// (asked later, by [`check_channel`], once every other check has passed).
+pub(crate) fn check_may_act(
+    context: &OwnerContext,
+    action: Action,
+    consent: Consent,
+) -> Result<()> {
     let doing = action.doing();
     if !context.token_configured {
         return Err(Error::denied(format!(
@@ -359,7 +372,10 @@ pub(crate) fn check_may_act(context: &OwnerContext, action: Action) -> Result<()
             "{doing} is turned off: DISCORD_MANAGER_READ_ONLY is 1"
         )));
     }
-    if context.source == Source::Mcp && context.send_channel_ids.is_none() {
+    if context.source == Source::Mcp
+        && context.send_channel_ids.is_none()
+        && !approvable(context, action, consent)
+    {
         return Err(Error::denied(format!(
             "An assistant may not {}: no channel is allowed for it. To allow some, list \
              their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the MCP \
@@ -419,15 +435,18 @@ pub(crate) fn check_content(content: &str) -> Result<()> {
 }
 
 /// The channel an action goes to, checked: stored, not deleted, in scope, and allowed by
-/// DISCORD_MANAGER_SEND_CHANNELS when that is set (a thread is within its channel). `field`
-/// is the input that named it, for a refusal to name.
+/// DISCORD_MANAGER_SEND_CHANNELS when that is set (a thread is within its channel). An
+/// assistant's post the owner can approve is not refused for the list: it is answered
+/// [`Clearance::AskOwner`], as is every post of one with DISCORD_MANAGER_CONFIRM_POSTS=1.
+/// `field` is the input that named the channel, for a refusal to name.
 pub(crate) fn check_channel(
     reader: &Reader<'_>,
     context: &OwnerContext,
     channel_id: &str,
     field: &str,
     action: Action,
-) -> Result<ChannelRecord> {
+    consent: Consent,
+) -> Result<(ChannelRecord, Clearance)> {
     let channel = match reader.channel(channel_id)?.map(shown) {
         None => {
             return Err(Error::not_found(format!(
@@ -453,6 +472,9 @@ pub(crate) fn check_channel(
         // owner may fill with channels created later.
         let parent_listed = channel.parent_id.as_deref().is_some_and(listed);
         let within = listed(&channel.channel_id) || (parent_listed && channel.kind.is_thread());
+        if !within && approvable(context, action, consent) {
+            return Ok((channel, asked(consent, AskReason::Unlisted)));
+        }
         if !within {
             let category = match channel.parent_id.as_deref() {
                 Some(parent) if parent_listed => format!(
@@ -466,8 +488,36 @@ pub(crate) fn check_channel(
                 action.in_channel(&channel)
             )));
         }
+    } else if context.source == Source::Mcp && approvable(context, action, consent) {
+        // No list: an assistant's post reaches here only when the owner can approve it.
+        return Ok((channel, asked(consent, AskReason::Unlisted)));
     }
-    Ok(channel)
+    if context.source == Source::Mcp && context.confirm_posts && action.is_post() {
+        if consent == Consent::Approved || context.can_ask_owner() {
+            return Ok((channel, asked(consent, AskReason::ConfirmPosts)));
+        }
+        return Err(Error::denied(format!(
+            "{} needs the owner's yes (DISCORD_MANAGER_CONFIRM_POSTS is 1), and this MCP client \
+             cannot ask them: it shows no forms (MCP elicitation); nothing was sent",
+            action.in_channel(&channel)
+        )));
+    }
+    Ok((channel, Clearance::Allowed))
+}
+
+/// Whether an assistant's `action` may go out on the owner's word instead of the list: a post
+/// or an edit (what puts an assistant's text before people) the owner approved, or can be
+/// asked about. Reactions and deletions are never asked about: they stay within the list.
+fn approvable(context: &OwnerContext, action: Action, consent: Consent) -> bool {
+    action.is_post() && (consent == Consent::Approved || context.can_ask_owner())
+}
+
+/// A post the owner is asked about for `reason`, unless they already approved it.
+fn asked(consent: Consent, reason: AskReason) -> Clearance {
+    match consent {
+        Consent::Approved => Clearance::Allowed,
+        Consent::NotAsked => Clearance::AskOwner(reason),
+    }
 }
 
 /// Whether the bot can view `channel` (what every action on one of its messages needs; Discord
@@ -514,22 +564,25 @@ fn bot_access(reader: &Reader<'_>, channel: &ChannelRecord, action: Action) -> R
 /// Every check a message passes before any request, in the order the owner can act on them:
 /// the capability gate, the content, the channel (stored, in scope, allowed by
 /// DISCORD_MANAGER_SEND_CHANNELS, one that takes messages, where the bot may send), and the
-/// message it replies to (stored in that channel, not deleted). Answers the channel.
+/// message it replies to (stored in that channel, not deleted). Answers the channel, and
+/// whether the owner is to be asked first.
 pub(crate) fn check_sendable(
     reader: &Reader<'_>,
     context: &OwnerContext,
     channel_id: &DiscordId,
     content: &str,
     reply_to: Option<&DiscordId>,
-) -> Result<ChannelRecord> {
-    check_may_send(context)?;
+    consent: Consent,
+) -> Result<(ChannelRecord, Clearance)> {
+    check_may_send(context, consent)?;
     check_content(content)?;
-    let channel = check_channel(
+    let (channel, clearance) = check_channel(
         reader,
         context,
         channel_id.as_str(),
         "channelId",
         Action::Send,
+        consent,
     )?;
     let name = named(&channel);
     if !channel.kind.holds_messages() {
@@ -566,7 +619,7 @@ pub(crate) fn check_sendable(
             }
         }
     }
-    Ok(channel)
+    Ok((channel, clearance))
 }
 
 /// Posts one message, retrying by `policy` with the same nonce; on giving up, the owner-worded

@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::OwnerContext;
+use super::approval::{self, ApprovalRequest, Checked, Clearance, Consent, PostKind};
 use super::budget::Budget;
 use super::model::{DiscordId, PageCursor};
 use super::outbox;
@@ -21,7 +22,7 @@ use super::untrusted::{Text, scrub};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::{
-    NewSchedule, Reader, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord, Store,
+    NewSchedule, Reader, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord, Store, Writer,
 };
 use crate::vocabulary::word_enum;
 
@@ -34,7 +35,8 @@ pub use job::{run_schedules, send_due_schedules};
 /// known and open to the bot and, for an assistant, listed in DISCORD_MANAGER_SEND_CHANNELS,
 /// the message replied to in that channel) and again when it is sent; an assistant's schedules
 /// count towards its 5 posts a minute. Use `schedules_list` to follow it and `schedules_cancel`
-/// to call it off.
+/// to call it off. Like a post, it may wait for the owner's yes in the MCP client's form
+/// instead of being refused outside the list; the yes stands when it is sent.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AddSchedule {
@@ -195,18 +197,39 @@ fn in_scope(reader: &Reader<'_>, record: &ScheduleRecord, context: &OwnerContext
     })
 }
 
-pub fn add_schedule(store: &Store, input: AddSchedule, context: &OwnerContext) -> Result<Schedule> {
-    add_schedule_at(store, input, context, Instant::now())
+pub async fn add_schedule(
+    store: &Store,
+    input: AddSchedule,
+    context: &OwnerContext,
+) -> Result<Schedule> {
+    let now = Instant::now();
+    check_send_at(context, &input, now)?;
+    approval::cleared(store, context, |writer, consent| {
+        checked_schedule(writer, &input, context, Instant::now(), consent)
+    })
+    .await
 }
 
-/// [`add_schedule`] as of `now`.
+/// [`add_schedule`] as of `now`, without asking the owner (the owner's own, and tests').
+#[cfg(test)]
 pub(crate) fn add_schedule_at(
     store: &Store,
     input: AddSchedule,
     context: &OwnerContext,
     now: Instant,
 ) -> Result<Schedule> {
-    outbox::check_may_send(context)?;
+    check_send_at(context, &input, now)?;
+    match store.write(|writer| checked_schedule(writer, &input, context, now, Consent::NotAsked))? {
+        Checked::Cleared(schedule) => Ok(schedule),
+        Checked::Ask(_) => Err(Error::internal(
+            "This schedule needs the owner's approval, and there is no way to ask them",
+        )),
+    }
+}
+
+/// The checks of a schedule that need no store: sending allowed, the content, `sendAt`.
+fn check_send_at(context: &OwnerContext, input: &AddSchedule, now: Instant) -> Result<()> {
+    outbox::check_may_send(context, Consent::NotAsked)?;
     outbox::check_content(&input.content)?;
     if input.send_at < now.minus_seconds(SEND_AT_GRACE_SECONDS) {
         return Err(Error::input(format!(
@@ -221,26 +244,64 @@ pub(crate) fn add_schedule_at(
             input.send_at
         )));
     }
-    store.write(|writer| {
-        let channel = outbox::check_sendable(
-            &writer.reader(),
-            context,
-            &input.channel_id,
-            &input.content,
-            input.reply_to_message_id.as_ref(),
-        )?;
-        // The schedule row itself is what counts it.
-        outbox::check_assistant_rate(&writer.reader(), context, now)?;
-        let record = writer.insert_schedule(&NewSchedule {
+    Ok(())
+}
+
+/// A schedule's checks in the store, and the schedule added once they clear (with the owner's
+/// approval on record when they gave it), in one transaction.
+fn checked_schedule(
+    writer: &mut Writer<'_>,
+    input: &AddSchedule,
+    context: &OwnerContext,
+    now: Instant,
+    consent: Consent,
+) -> Result<Checked<Schedule>> {
+    let (channel, clearance) = outbox::check_sendable(
+        &writer.reader(),
+        context,
+        &input.channel_id,
+        &input.content,
+        input.reply_to_message_id.as_ref(),
+        consent,
+    )?;
+    // The schedule row itself is what counts it.
+    outbox::check_assistant_rate(&writer.reader(), context, now)?;
+    if let Clearance::AskOwner(reason) = clearance {
+        return Ok(Checked::Ask(ApprovalRequest {
+            kind: PostKind::Schedule,
+            reason,
             channel_id: channel.channel_id,
-            content: input.content,
-            reply_to_message_id: input.reply_to_message_id.map(|id| id.as_str().to_string()),
-            send_at: input.send_at,
-            nonce: outbox::new_nonce(),
-            source: context.source.as_str().to_string(),
-        })?;
-        view(&writer.reader(), &record)
-    })
+            channel_name: channel.name,
+            content: input.content.clone(),
+            message_id: input
+                .reply_to_message_id
+                .as_ref()
+                .map(|id| id.as_str().to_string()),
+            send_at: Some(input.send_at),
+        }));
+    }
+    let record = writer.insert_schedule(&NewSchedule {
+        channel_id: channel.channel_id,
+        content: input.content.clone(),
+        reply_to_message_id: input
+            .reply_to_message_id
+            .as_ref()
+            .map(|id| id.as_str().to_string()),
+        send_at: input.send_at,
+        nonce: outbox::new_nonce(),
+        source: context.source.as_str().to_string(),
+    })?;
+    if consent == Consent::Approved {
+        writer.append_schedule_event(
+            record.schedule_id,
+            &ScheduleEventDraft::of(ScheduleEventKind::Approved),
+        )?;
+    }
+    let record = writer
+        .reader()
+        .schedule(record.schedule_id)?
+        .unwrap_or(record);
+    Ok(Checked::Cleared(view(&writer.reader(), &record)?))
 }
 
 pub fn list_schedules(

@@ -56,6 +56,27 @@ fn direct_messages_and_link_previews_are_off_unless_turned_on() {
 }
 
 #[test]
+fn confirming_posts_is_off_unless_turned_on_and_refuses_anything_but_1_or_0_by_name() {
+    assert!(!config(&[]).unwrap().confirm_posts);
+    assert!(
+        config(&[("DISCORD_MANAGER_CONFIRM_POSTS", "1")])
+            .unwrap()
+            .confirm_posts
+    );
+    assert!(
+        !config(&[("DISCORD_MANAGER_CONFIRM_POSTS", "0")])
+            .unwrap()
+            .confirm_posts
+    );
+    let error = config(&[("DISCORD_MANAGER_CONFIRM_POSTS", "ask")]).unwrap_err();
+    assert_eq!(
+        error.message(),
+        "DISCORD_MANAGER_CONFIRM_POSTS must be 1 (the owner confirms each of an assistant's \
+         posts) or 0"
+    );
+}
+
+#[test]
 fn import_days_reads_a_number_all_or_zero_and_refuses_anything_else_by_name() {
     assert_eq!(config(&[]).unwrap().import_window, None);
     let read = |value| config(&[("DISCORD_MANAGER_IMPORT_DAYS", value)]);

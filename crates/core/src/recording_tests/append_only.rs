@@ -81,14 +81,22 @@ fn fill_every_table() -> World {
             Ok(())
         })
         .unwrap();
-    use crate::business::schedules::{AddSchedule, CancelSchedule, add_schedule, cancel_schedule};
+    use crate::business::schedules::{
+        AddSchedule, CancelSchedule, add_schedule_at, cancel_schedule,
+    };
     let schedule = AddSchedule {
         channel_id: crate::business::model::DiscordId::parse(&channel).unwrap(),
         content: "later".into(),
         send_at: Instant::now().plus_seconds(3600),
         reply_to_message_id: None,
     };
-    let schedule = add_schedule(&world.store, schedule, &world.sending_context()).unwrap();
+    let schedule = add_schedule_at(
+        &world.store,
+        schedule,
+        &world.sending_context(),
+        crate::instant::Instant::now(),
+    )
+    .unwrap();
     let cancel = CancelSchedule {
         schedule_id: schedule.schedule_id,
     };

@@ -24,8 +24,10 @@ use crate::business::{self, OwnerContext, input};
 use crate::error::{Error, Result};
 use crate::store::Store;
 
-/// What a capability call needs: the store, the owner context built at start-up, and the
-/// Discord client that sends as the bot (None when no token is configured).
+/// What a capability call needs: the store, the owner context built at start-up (the MCP
+/// server gives each call from a client that can show forms a copy that can ask the owner),
+/// and the Discord client that sends as the bot (None when no token is configured).
+#[derive(Clone)]
 pub struct Services {
     pub store: Arc<Store>,
     pub context: OwnerContext,
@@ -256,9 +258,10 @@ macro_rules! capability {
             }),
         )
     };
-    // An async business function (it waits): the types are named because
-    // an async fn's future cannot be named generically.
-    (async $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
+    // An async business function that waits (up to a minute), run on the runtime without a
+    // thread of its own: marked so, explicitly, since other async calls (one that asks the
+    // owner, say) must not lose what a call gets beside the runtime.
+    (async waits $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
         Capability::described::<$input, $output>(
             ($name, $title, Effect::$effect),
             &[$($word),+],
@@ -274,6 +277,24 @@ macro_rules! capability {
             }),
         )
         .waiting()
+    };
+    // An async business function: the types are named because an async fn's future cannot
+    // be named generically.
+    (async $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
+        Capability::described::<$input, $output>(
+            ($name, $title, Effect::$effect),
+            &[$($word),+],
+            $positional,
+            concat!("business::", stringify!($module), "::", stringify!($function)),
+            invoke(|arguments, services| {
+                Box::pin(async move {
+                    let input = input::parse_input::<$input>(arguments)?;
+                    let output: $output =
+                        business::$module::$function(&services.store, input, &services.context).await?;
+                    Ok(Box::new(output) as Box<dyn Outcome>)
+                })
+            }),
+        )
     };
     ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident) => {
         Capability::new(
@@ -427,7 +448,7 @@ fn triage() -> Vec<Capability> {
             mentions::dismiss_mention
         ),
         capability!(
-            async "activity_wait",
+            async waits "activity_wait",
             "Wait for new activity",
             ReadsStore,
             ["wait"],
@@ -482,12 +503,13 @@ fn status_and_schedules() -> Vec<Capability> {
             store::store_status
         ),
         capability!(
-            "schedules_add",
+            async "schedules_add",
             "Schedule a message",
             ActsOnDiscord,
             ["schedules", "add"],
             Some("content"),
-            schedules::add_schedule
+            schedules::add_schedule,
+            business::schedules::AddSchedule => business::schedules::Schedule
         ),
         capability!(
             "schedules_list",

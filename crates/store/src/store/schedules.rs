@@ -24,6 +24,9 @@ pub struct NewSchedule {
 word_enum! {
     /// What happened to a schedule.
     pub enum ScheduleEventKind {
+        /// The owner approved it in person (the MCP client's form) when an assistant added it,
+        /// recorded with the schedule: it may go where the owner's lists alone would not let it.
+        Approved = "approved",
         /// An attempt to send started (recorded before the request leaves).
         Attempt = "attempt",
         /// An attempt failed and another will follow.
@@ -96,6 +99,13 @@ impl ScheduleRecord {
             .iter()
             .filter(|event| event.kind == ScheduleEventKind::Attempt)
             .count() as u32
+    }
+
+    /// Whether the owner approved it in person when it was added.
+    pub fn approved(&self) -> bool {
+        self.events
+            .iter()
+            .any(|event| event.kind == ScheduleEventKind::Approved)
     }
 
     /// The newest event, if any.

@@ -466,7 +466,9 @@ async fn a_direct_message_channel_is_refused_unless_the_owner_allows_direct_mess
 #[tokio::test]
 async fn an_assistant_posts_at_most_five_times_a_minute_counting_schedules_and_the_cli_is_not_capped()
  {
-    use crate::business::schedules::{AddSchedule, add_schedule};
+    use crate::business::schedules::{AddSchedule, add_schedule_at};
+    let add_schedule =
+        |store, input, context| add_schedule_at(store, input, context, Instant::now());
     let world = World::alone();
     let general = world.channel("general");
     let context = assistant(&world, Some(&[&general]));

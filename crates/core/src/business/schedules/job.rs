@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use super::{Schedule, view};
 use crate::business::OwnerContext;
+use crate::business::approval::Consent;
 use crate::business::context::Source;
 use crate::business::model::DiscordId;
 use crate::business::outbox::{
@@ -212,13 +213,20 @@ fn check_still_sendable(
         .as_deref()
         .and_then(DiscordId::parse);
     match DiscordId::parse(&current.channel_id) {
+        // The owner's yes when it was added stands for it: the daemon cannot ask again.
         Some(channel) => outbox::check_sendable(
             &writer.reader(),
             context,
             &channel,
             &current.content,
             reply_to.as_ref(),
-        ),
+            if current.approved() {
+                Consent::Approved
+            } else {
+                Consent::NotAsked
+            },
+        )
+        .map(|(channel, _)| channel),
         None => Err(Error::internal(
             "The scheduled channel id is not a Discord id",
         )),

@@ -12,6 +12,11 @@ use crate::business::outbox::SendFailure;
 use crate::error::ErrorKind;
 use crate::test_fixtures::{Answer, SEND, ScriptedDiscord, VIEW, World, dispatch, new_id};
 
+/// `schedules_add` as of now, without asking the owner.
+fn add_schedule(store: &Store, input: AddSchedule, context: &OwnerContext) -> Result<Schedule> {
+    add_schedule_at(store, input, context, Instant::now())
+}
+
 fn id(text: &str) -> DiscordId {
     DiscordId::parse(text).unwrap()
 }
