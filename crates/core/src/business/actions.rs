@@ -217,36 +217,47 @@ async fn react(
     context: &OwnerContext,
     sender: Option<&dyn DiscordSender>,
 ) -> Result<Message> {
-    let (target, reaction) = store.read(|reader| {
-        let target = check_target(
-            reader,
-            context,
-            message_id,
-            Action::React,
-            Consent::NotAsked,
-        )?;
-        let emoji = as_stored(Emoji::parse(emoji)?, &target.message);
-        let bot = reader.identity()?.bot_user_id.unwrap_or_default();
-        let reacted = reader
-            .emojis_reacted_by(message_id.as_str(), &bot)?
-            .contains(&emoji.text());
-        let text = emoji.text();
-        match (add, reacted) {
-            (true, true) => Err(Error::conflict(format!(
-                "The bot already reacted to message {message_id} with {text}"
-            ))),
-            (false, false) => Err(Error::conflict(format!(
-                "The bot has no {text} reaction on message {message_id}"
-            ))),
-            _ => Ok((
-                target.clone(),
-                BotReaction {
-                    channel_id: target.channel.channel_id.clone(),
-                    message_id: message_id.as_str().to_string(),
-                    emoji,
-                },
-            )),
+    // Checked, and an assistant's reaction counted, in one transaction.
+    let (target, reaction) = store.write(|writer| {
+        let checked = {
+            let reader = &writer.reader();
+            let target = check_target(
+                reader,
+                context,
+                message_id,
+                Action::React,
+                Consent::NotAsked,
+            )?;
+            let emoji = as_stored(Emoji::parse(emoji)?, &target.message);
+            let bot = reader.identity()?.bot_user_id.unwrap_or_default();
+            let reacted = reader
+                .emojis_reacted_by(message_id.as_str(), &bot)?
+                .contains(&emoji.text());
+            let text = emoji.text();
+            match (add, reacted) {
+                (true, true) => Err(Error::conflict(format!(
+                    "The bot already reacted to message {message_id} with {text}"
+                ))),
+                (false, false) => Err(Error::conflict(format!(
+                    "The bot has no {text} reaction on message {message_id}"
+                ))),
+                _ => {
+                    outbox::check_assistant_reaction_rate(reader, context, Instant::now())?;
+                    Ok((
+                        target.clone(),
+                        BotReaction {
+                            channel_id: target.channel.channel_id.clone(),
+                            message_id: message_id.as_str().to_string(),
+                            emoji,
+                        },
+                    ))
+                }
+            }
+        }?;
+        if context.source == Source::Mcp {
+            writer.record_assistant_reaction(&checked.1.channel_id, &checked.1.message_id)?;
         }
+        Ok(checked)
     })?;
     let sender = available(sender)?;
     let delivered = outbox::deliver_with_retries(

@@ -37,6 +37,11 @@ pub const SUPPRESS_EMBEDS: u64 = 1 << 2;
 /// Enough for a conversation; too few to spray a channel or drain history message by message.
 pub const ASSISTANT_POSTS_PER_MINUTE: u64 = 5;
 
+/// How many reactions an assistant (MCP) may add or take back per minute, counted apart from
+/// its posts: enough to acknowledge a conversation, too few to spell much with letter and
+/// keycap emoji (a reaction carries no other text of the assistant's choosing).
+pub const ASSISTANT_REACTIONS_PER_MINUTE: u64 = 5;
+
 /// One message to post.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutgoingMessage {
@@ -405,6 +410,28 @@ pub(crate) fn check_assistant_rate(
              (sends, edits and schedules together), and that many were started in the last minute; \
              nothing was sent: wait a minute, or send it from the terminal with \
              `discord-manager send`"
+        )));
+    }
+    Ok(())
+}
+
+/// The cap on an assistant's reactions: at most [`ASSISTANT_REACTIONS_PER_MINUTE`] added or
+/// taken back through MCP in the minute before `now`, counted from the store so it holds across
+/// MCP servers. The owner's CLI is not capped.
+pub(crate) fn check_assistant_reaction_rate(
+    reader: &Reader<'_>,
+    context: &OwnerContext,
+    now: Instant,
+) -> Result<()> {
+    if context.source != Source::Mcp {
+        return Ok(());
+    }
+    if reader.assistant_reactions_since(now.minus_seconds(60))? >= ASSISTANT_REACTIONS_PER_MINUTE {
+        return Err(Error::denied(format!(
+            "An assistant may react at most {ASSISTANT_REACTIONS_PER_MINUTE} times a minute \
+             (adding and taking back together), and that many were made in the last minute; \
+             nothing was sent: wait a minute, or react from the terminal with \
+             `discord-manager reactions add`"
         )));
     }
     Ok(())

@@ -41,6 +41,7 @@ fn fill_every_table() -> World {
         .store
         .write(|writer| {
             writer.record_assistant_send(&channel)?;
+            writer.record_assistant_reaction(&channel, &message)?;
             writer.record_gateway_event(GatewayEventKind::Alive, None, None)?;
             writer.record_coverage(&NewCoverage {
                 channel_id: channel.clone(),

@@ -20,9 +20,35 @@ impl Writer<'_> {
         )?;
         Ok(created_at)
     }
+
+    /// Records that an assistant is about to add or take back the bot's reaction on
+    /// `message_id`; answers its instant.
+    pub fn record_assistant_reaction(
+        &mut self,
+        channel_id: &str,
+        message_id: &str,
+    ) -> Result<Instant> {
+        let created_at = self.stamp();
+        self.transaction.execute(
+            "INSERT INTO assistant_reactions (created_at, channel_id, message_id) \
+             VALUES (?1, ?2, ?3)",
+            params![created_at.to_iso(), channel_id, message_id],
+        )?;
+        Ok(created_at)
+    }
 }
 
 impl Reader<'_> {
+    /// How many reactions an assistant added or took back at or after `since`.
+    pub fn assistant_reactions_since(&self, since: Instant) -> Result<u64> {
+        let reactions: i64 = self.connection.query_row(
+            "SELECT count(*) FROM assistant_reactions WHERE created_at >= ?1",
+            [since.to_iso()],
+            |row| row.get(0),
+        )?;
+        Ok(reactions as u64)
+    }
+
     /// How many posts an assistant started at or after `since`: its sends, and the messages it
     /// scheduled (each will be posted, whenever that is), which the schedules record with
     /// `assistant_source` as their source (the core's word for the MCP surface).
@@ -75,5 +101,29 @@ mod tests {
         assert_eq!(count(first), 2);
         assert_eq!(count(second), 1);
         assert_eq!(count(second.plus_micros(1)), 0);
+    }
+
+    #[test]
+    fn counts_the_reactions_at_or_after_an_instant_apart_from_the_sends() {
+        let folder = tempfile::tempdir().unwrap();
+        let store = Store::open(&folder.path().join("reactions.sqlite3")).unwrap();
+        let first = store
+            .write(|writer| writer.record_assistant_reaction("1400000000000000001", "15"))
+            .unwrap();
+        let second = store
+            .write(|writer| writer.record_assistant_reaction("1400000000000000001", "16"))
+            .unwrap();
+        let count = |since| {
+            store
+                .read(|reader| reader.assistant_reactions_since(since))
+                .unwrap()
+        };
+        assert_eq!(count(first), 2);
+        assert_eq!(count(second), 1);
+        assert_eq!(count(second.plus_micros(1)), 0);
+        let sends = store
+            .read(|reader| reader.assistant_posts_since(first, "mcp"))
+            .unwrap();
+        assert_eq!(sends, 0, "reactions are not posts");
     }
 }

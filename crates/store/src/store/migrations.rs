@@ -82,6 +82,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0016_backups.sql",
         include_str!("../../../../migrations/0016_backups.sql"),
     ),
+    (
+        "0017_assistant_reactions.sql",
+        include_str!("../../../../migrations/0017_assistant_reactions.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

@@ -93,6 +93,7 @@ pub const HISTORY_TABLES: &[&str] = &[
     "bookmark_due_events",
     "channel_imports",
     "backups",
+    "assistant_reactions",
 ];
 /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
 /// only ever inserts into it).

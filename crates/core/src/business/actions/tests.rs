@@ -542,6 +542,75 @@ async fn an_assistants_edits_count_toward_its_cap_on_posts_and_its_reactions_do_
     assert_eq!(discord.actions().len(), 6);
 }
 
+/// An assistant's reactions have a cap of their own (letter and keycap emoji can spell text):
+/// five added or taken back in a minute, the sixth refused before any request; a minute later
+/// it may react again, and the owner's own reactions are never capped.
+#[tokio::test]
+async fn an_assistant_reacts_at_most_five_times_a_minute_and_the_owner_is_not_capped() {
+    use crate::business::outbox::ASSISTANT_REACTIONS_PER_MINUTE;
+    let world = World::alone();
+    let general = world.channel("general");
+    let messages: Vec<String> = (0..8)
+        .map(|n| world.post(&general, &world.owner_id, &format!("line {n}"), json!({})))
+        .collect();
+    let context = assistant(&world, Some(&[&general]));
+    let discord = ScriptedDiscord::new(&world.store, vec![]);
+    let react = |message: &String, emoji: &str, context: &OwnerContext| {
+        let input = AddReaction {
+            message_id: id(message),
+            emoji: emoji.into(),
+        };
+        let (store, context, discord) = (&world.store, context.clone(), &discord);
+        async move { add_reaction(store, input, &context, sender(discord)).await }
+    };
+    // Four added and one taken back: five.
+    for message in &messages[..4] {
+        react(message, "👀", &context).await.unwrap();
+    }
+    remove_reaction(
+        &world.store,
+        RemoveReaction {
+            message_id: id(&messages[0]),
+            emoji: "👀".into(),
+        },
+        &context,
+        sender(&discord),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        discord.actions().len() as u64,
+        ASSISTANT_REACTIONS_PER_MINUTE
+    );
+    let capped = react(&messages[4], "🚀", &context).await;
+    assert_eq!(
+        refusal(&capped),
+        (
+            ErrorKind::Denied,
+            "An assistant may react at most 5 times a minute (adding and taking back together), \
+             and that many were made in the last minute; nothing was sent: wait a minute, or \
+             react from the terminal with `discord-manager reactions add`"
+                .to_string()
+        )
+    );
+    assert_eq!(discord.actions().len(), 5, "the sixth made no request");
+    // Posts are counted apart: the assistant may still edit the bot's message.
+    let mine = world.post(&general, BOT_ID, "hello", json!({}));
+    edit(
+        &world.store,
+        edit_input(&mine, "hello again"),
+        &context,
+        sender(&discord),
+    )
+    .await
+    .unwrap();
+    // The owner's terminal is not capped.
+    react(&messages[5], "🚀", &world.sending_context())
+        .await
+        .unwrap();
+    assert_eq!(discord.actions().len(), 7);
+}
+
 #[tokio::test(start_paused = true)]
 async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says_retrying_is_safe()
 {
