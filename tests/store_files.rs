@@ -148,12 +148,23 @@ fn seed_replace_is_refused_while_an_mcp_server_has_the_store_open() {
 }
 
 /// Several commands started at the same moment on a store that does not exist yet all
-/// succeed: one creates and migrates it, the others wait and use it. Thirty rounds.
+/// succeed: one creates and migrates it, the others wait and use it. Thirty rounds, `ingest`
+/// among them: it opens and migrates the store before it needs Discord, so without a token it
+/// ends with the token's refusal (exit 6), never a migration's error.
 #[test]
 fn commands_started_together_on_a_new_store_all_succeed() {
     for round in 0..30 {
         let folder = tempfile::tempdir().unwrap();
         let db = folder.path().join("new.sqlite3");
+        let ingest = std::process::Command::new(binary())
+            .env_clear()
+            .arg("--db")
+            .arg(&db)
+            .arg("ingest")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         let children: Vec<Child> = [&["status"][..], &["catch-up"], &["mentions", "list"]]
             .iter()
             .map(|args| {
@@ -177,6 +188,13 @@ fn commands_started_together_on_a_new_store_all_succeed() {
                 String::from_utf8_lossy(&output.stderr)
             );
         }
+        let ingest = ingest.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&ingest.stderr);
+        assert_eq!(ingest.status.code(), Some(6), "round {round}: {stderr}");
+        assert!(
+            stderr.contains("ingest needs the bot token"),
+            "round {round}: {stderr}"
+        );
     }
 }
 
