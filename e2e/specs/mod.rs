@@ -32,6 +32,7 @@ macro_rules! specs {
 specs! {
     a_4000_character_nitro_message_is_stored_whole,
     a_backfill_pages_through_hundreds_of_messages_and_rides_out_5xx_and_429,
+    a_backup_taken_while_ingest_records_a_burst_holds_every_message_stored_before_it_and_restores_to_a_sound_store,
     a_bookmark_note_may_be_up_to_1000_characters,
     a_bookmarked_message_survives_its_deletion,
     a_bookmarked_message_survives_the_authors_edit,
