@@ -17,7 +17,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -385,32 +384,30 @@ pub fn write_config_file(path: &Path, settings: &[(&str, String)]) -> Result<()>
         Err(_) => return Err(cannot_write("it exists but cannot be read")),
     };
     let text = with_settings(&existing, settings);
-    if let Some(folder) = path.parent() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(folder)
-            .map_err(|_| cannot_write("its folder cannot be created"))?;
-    }
-    let mut staging = path.as_os_str().to_owned();
-    staging.push(".new");
-    let staging = PathBuf::from(staging);
-    let _ = std::fs::remove_file(&staging);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&staging)
-        .and_then(|mut file| {
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(folder)
+        .map_err(|_| cannot_write("its folder cannot be created"))?;
+    // Staged in a file created exclusively under a fresh name (the owner's only, 0600 on
+    // Unix), never a path someone could plant in advance; then renamed over the old one.
+    let written = tempfile::Builder::new()
+        .prefix(".config.env-")
+        .tempfile_in(folder)
+        .and_then(|mut staging| {
             use std::io::Write;
-            file.write_all(text.as_bytes())?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&staging, path));
-    written.map_err(|_| {
-        let _ = std::fs::remove_file(&staging);
-        cannot_write("check the folder's permissions and free space")
-    })
+            staging.write_all(text.as_bytes())?;
+            staging.as_file().sync_all()?;
+            staging.persist(path).map_err(|error| error.error)?;
+            Ok(())
+        });
+    written.map_err(|_| cannot_write("check the folder's permissions and free space"))
 }
 
 /// `existing` (`NAME=value` lines) with each of `settings` replacing its first line, later
@@ -448,6 +445,7 @@ fn with_settings(existing: &str, settings: &[(&str, String)]) -> String {
 /// The variables of the config file or the env file at `path` (`what` names which), without
 /// touching the process environment; none when there is no such file. Either may hold the
 /// token for every directory, so it is refused while anyone but its owner may read it.
+#[cfg_attr(not(unix), allow(unused_variables))]
 fn read_private_file(path: &Path, what: &str) -> Result<HashMap<String, String>> {
     #[cfg(unix)]
     if let Ok(metadata) = std::fs::metadata(path) {

@@ -18,6 +18,7 @@ use serenity::gateway::{ConnectionStage, GatewayError, ShardManager, ShardRunner
 use serenity::model::channel::{ChannelType, GuildChannel};
 use serenity::model::gateway::GatewayIntents;
 use serenity::model::id::{ChannelId, GuildId, MessageId};
+#[cfg(unix)]
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinError, JoinHandle};
@@ -88,11 +89,32 @@ pub fn run_ingest(config: &Config, store: Store, options: IngestOptions) -> Resu
     runtime.block_on(supervise(config, Arc::new(store), options))
 }
 
+/// The signals that stop the daemon cleanly: SIGTERM and SIGINT on Unix, Ctrl-C elsewhere.
+#[cfg(unix)]
 struct Signals {
     terminate: Signal,
     interrupt: Signal,
 }
 
+#[cfg(not(unix))]
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn listen() -> Result<Signals> {
+        Ok(Signals)
+    }
+
+    async fn next(&mut self) -> &'static str {
+        match tokio::signal::ctrl_c().await {
+            Ok(()) => "Ctrl-C",
+            // No console to listen on: nothing will ask the daemon to stop but its supervisor.
+            Err(_) => std::future::pending().await,
+        }
+    }
+}
+
+#[cfg(unix)]
 impl Signals {
     fn listen() -> Result<Signals> {
         let listen = |kind| {
