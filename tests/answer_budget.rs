@@ -1,4 +1,5 @@
-//! The budget gate: every tool's answer fits an assistant's context window (SPEC rule 8).
+//! The budget gate: every tool's answer fits an assistant's context window (ARCHITECTURE.md,
+//! "Every answer fits a context window").
 //!
 //! On a generated store large enough to overflow every reader (10,000 messages in 500
 //! channels, hundreds of mentions, 80 open bookmarks, 300 scheduled messages of the longest

@@ -489,13 +489,7 @@ fn run_ingest(db: Option<PathBuf>, options: &ArgMatches) -> Result<(), Failure> 
     init_logging("warn,discord_manager=info");
     let config = Config::from_env()?;
     let store = Store::open_writable(&store_path(db, &config)?)?;
-    // A lever for tests of a full disk: the store may grow by this many pages only.
-    if let Some(pages) = std::env::var("DISCORD_MANAGER_TEST_STORE_ROOM_PAGES")
-        .ok()
-        .and_then(|pages| pages.parse::<u64>().ok())
-    {
-        store.limit_growth(pages)?;
-    }
+    full_disk_lever(&store)?;
     let repair_every = *options
         .get_one::<u64>("repair-every")
         .expect("clap has a default");
@@ -514,6 +508,20 @@ fn run_ingest(db: Option<PathBuf>, options: &ArgMatches) -> Result<(), Failure> 
             ..Default::default()
         },
     )?;
+    Ok(())
+}
+
+/// A lever for the tests of a full disk, in the debug builds they run only (a release binary
+/// reads no such variable): with `DISCORD_MANAGER_TEST_STORE_ROOM_PAGES` set, the store may
+/// grow by that many pages only.
+fn full_disk_lever(store: &Store) -> Result<()> {
+    if cfg!(debug_assertions)
+        && let Some(pages) = std::env::var("DISCORD_MANAGER_TEST_STORE_ROOM_PAGES")
+            .ok()
+            .and_then(|pages| pages.parse::<u64>().ok())
+    {
+        store.limit_growth(pages)?;
+    }
     Ok(())
 }
 

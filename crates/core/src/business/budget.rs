@@ -1,4 +1,5 @@
-//! Every answer fits an assistant's context window (SPEC rule 8).
+//! Every answer fits an assistant's context window (ARCHITECTURE.md, "Every answer fits a
+//! context window").
 //!
 //! An MCP client reads a tool's answer whole: the structured result and a text block that
 //! renders it for a model. Common clients refuse a result over about 25,000 tokens, so every

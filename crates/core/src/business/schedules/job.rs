@@ -1,6 +1,7 @@
 //! The job that sends scheduled messages, kept apart from the capabilities that add, list and
 //! cancel them: [`send_due_schedules`] is its body, [`run_schedules`] the loop the ingest daemon
-//! runs it in. It is not a capability (SPEC rule 7): the owner's action is `schedules_add`.
+//! runs it in. It is not a capability (ARCHITECTURE.md, "Jobs are not capabilities"): the
+//! owner's action is `schedules_add`.
 //!
 //! Each message goes through the same steps, one function each: whose rules it is checked by
 //! ([`on_behalf_of`]), an interrupted attempt too old to retry safely ([`give_up_if_stale`]),
