@@ -530,6 +530,10 @@ _discord__manager() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --from-read-markers)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1903,7 +1907,7 @@ _discord__manager() {
                     return 0
                     ;;
                 --status)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "pending sent failed cancelled" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -1929,7 +1933,7 @@ _discord__manager() {
                     return 0
                     ;;
                 --author-kind)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "owner thisBot bot webhook person" -- "${cur}"))
                     return 0
                     ;;
                 --channel-id)
@@ -1945,11 +1949,19 @@ _discord__manager() {
                     return 0
                     ;;
                 --has)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "attachment image embed link poll" -- "${cur}"))
                     return 0
                     ;;
                 --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mentions-owner)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --pinned)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --query)

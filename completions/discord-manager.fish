@@ -58,10 +58,11 @@ complete -c discord-manager -n "__fish_discord_manager_using_subcommand mark-rea
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand mark-read" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l channel-id -d 'Only this channel or thread. Default: every readable channel in scope.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l cursor -d 'The `nextCursor` of the previous page, to read on from the first message it left out, in the same window. Default: the first page.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l from-read-markers -d 'Start each channel right after its read marker (`channels_mark_read`): only what arrived strictly after the instant it was marked read through. A channel never marked read starts at `since` (or its default). Default: false, every channel starts at `since`.' -r -f -a "true\t''
+false\t''"
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l limit -d 'At most this many messages on the page, across channels; a page also stops early where its answer would outgrow an assistant\'s context (about 8,000 tokens). Default 50, from 1 to 500.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l since -d 'Messages that arrived at or after this instant (inclusive, on the store\'s arrival clock). Default: 24 hours ago. Not given with `cursor`, which carries its own.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l from-read-markers -d 'Start each channel right after its read marker (`channels_mark_read`): only what arrived strictly after the instant it was marked read through. A channel never marked read starts at `since` (or its default). Default: false, every channel starts at `since`.'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l after -d 'Messages strictly after this message id, or sent at or after this instant (Discord\'s time). Default: no anchor.' -r
@@ -73,20 +74,30 @@ complete -c discord-manager -n "__fish_discord_manager_using_subcommand history"
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l author-id -d 'Only messages by this user. Default: every author.' -r
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l author-kind -d 'Only messages written by this kind of author: `owner`, `thisBot` (this product\'s bot), `bot` (another bot or app), `webhook` or `person`, from what Discord says of the author, never the name shown. Default: every author.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l author-kind -d 'Only messages written by this kind of author: `owner`, `thisBot` (this product\'s bot), `bot` (another bot or app), `webhook` or `person`, from what Discord says of the author, never the name shown. Default: every author.' -r -f -a "owner\t''
+thisBot\t''
+bot\t''
+webhook\t''
+person\t''"
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l channel-id -d 'Only this channel or thread. Default: every readable channel in scope.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l cursor -d 'The `nextCursor` of the previous page of the same search, to read on after its last result. Default: the best results first.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l guild-id -d 'Only messages of this server. Default: every server in scope, and direct messages.' -r
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l has -d 'Only messages with this: `attachment` (a file), `image` (an image attachment or embed), `embed`, `link` (a URL in the text or an embed\'s) or `poll`. Default: any.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l has -d 'Only messages with this: `attachment` (a file), `image` (an image attachment or embed), `embed`, `link` (a URL in the text or an embed\'s) or `poll`. Default: any.' -r -f -a "attachment\t''
+image\t''
+embed\t''
+link\t''
+poll\t''"
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l limit -d 'At most this many results; a page also stops early where its answer would outgrow an assistant\'s context (about 8,000 tokens). Default 20, from 1 to 100.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l mentions-owner -d 'true: only messages that mention the owner (as `mentionsOwner` says); false: only those that do not. Default: both.' -r -f -a "true\t''
+false\t''"
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l pinned -d 'true: only messages pinned now; false: only those not pinned. Default: both.' -r -f -a "true\t''
+false\t''"
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l query -d 'What to look for: words, or FTS5 search syntax; 1 to 500 characters.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l sent-since -d 'Only messages Discord says were sent at or after this instant (inclusive, Discord\'s own timestamp, which history imported later keeps). Default: no bound.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l sent-until -d 'Only messages Discord says were sent before this instant (exclusive, Discord\'s own timestamp). Default: no bound.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l since -d 'Only messages that arrived at or after this instant (inclusive, on the store\'s arrival clock). Default: from the first message stored.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l until -d 'Only messages that arrived before this instant (exclusive, on the store\'s arrival clock). Default: up to now.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l mentions-owner -d 'true: only messages that mention the owner (as `mentionsOwner` says); false: only those that do not. Default: both.'
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l pinned -d 'true: only messages pinned now; false: only those not pinned. Default: both.'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand send" -l channel-id -d 'The channel or thread to post in.' -r
@@ -222,7 +233,10 @@ complete -c discord-manager -n "__fish_discord_manager_using_subcommand schedule
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand schedules; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand schedules; and __fish_seen_subcommand_from list" -l cursor -d 'The `nextCursor` of the previous page, to read on from the first one it left out. Default: the first page.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand schedules; and __fish_seen_subcommand_from list" -l limit -d 'At most this many scheduled messages; a page also stops early where its answer would outgrow an assistant\'s context (about 8,000 tokens). Default 50, from 1 to 500.' -r
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand schedules; and __fish_seen_subcommand_from list" -l status -d 'Only scheduled messages in this state. Default: every state.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand schedules; and __fish_seen_subcommand_from list" -l status -d 'Only scheduled messages in this state. Default: every state.' -r -f -a "pending\t''
+sent\t''
+failed\t''
+cancelled\t''"
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand schedules; and __fish_seen_subcommand_from list" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand schedules; and __fish_seen_subcommand_from list" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand schedules; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -377,3 +377,53 @@ fn a_store_that_cannot_be_written_is_still_read() {
         "{stderr}"
     );
 }
+
+/// A filter that may be true, false or absent over MCP may be all three on the command line:
+/// `--mentions-owner` (or `--mentions-owner true`), `--mentions-owner false`, and leaving it
+/// out; a word that is neither is refused by the same words as over MCP.
+#[test]
+fn a_three_way_filter_can_be_true_false_or_left_out_on_the_command_line() {
+    let (_folder, db) = seeded();
+    let found = |extra: &[&str]| -> Vec<String> {
+        let output = on(&db)
+            .env("DISCORD_OWNER_ID", "1000000000000000001")
+            .args(["search", "the", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{extra:?}: {output:?}");
+        let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let mut ids: Vec<String> = value["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|result| result["message"]["messageId"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let every = found(&[]);
+    let mentioning = found(&["--mentions-owner"]);
+    let not_mentioning = found(&["--mentions-owner", "false"]);
+    assert_eq!(found(&["--mentions-owner", "true"]), mentioning);
+    assert_eq!(
+        mentioning,
+        [
+            "1500000000000000002",
+            "1500000000000000004",
+            "1500000000000000012",
+            "1500000000000000013",
+            "1500000000000000014"
+        ]
+    );
+    assert!(!not_mentioning.is_empty());
+    let mut both = [mentioning, not_mentioning].concat();
+    both.sort();
+    assert_eq!(both, every, "true and false split everything between them");
+    let mut command = on(&db);
+    command.env("DISCORD_OWNER_ID", "1000000000000000001");
+    assert_eq!(
+        refused(command, &["search", "the", "--mentions-owner", "maybe"], 2),
+        "error: `mentionsOwner` must be true or false; got \"maybe\"\n"
+    );
+}

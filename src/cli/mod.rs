@@ -245,10 +245,25 @@ fn capability_command(name: &'static str, capability: &Capability) -> Command {
             .unwrap_or("")
             .to_string();
         let mut option = Arg::new(field.clone()).long(kebab_case(field)).help(help);
-        option = if field_type(schema) == "boolean" {
-            option.action(ArgAction::SetTrue)
-        } else {
-            option.value_name(value_name(schema)).action(ArgAction::Set)
+        option = match (field_type(schema), nullable(schema)) {
+            // A switch that is off unless given.
+            ("boolean", false) => option.action(ArgAction::SetTrue),
+            // Three ways, as over MCP: absent (either), `--pinned` or `--pinned true`, and
+            // `--pinned false`.
+            ("boolean", true) => option
+                .value_name("true|false")
+                .num_args(0..=1)
+                .require_equals(false)
+                .default_missing_value("true")
+                .value_parser(Suggested(vec!["true".into(), "false".into()]))
+                .action(ArgAction::Set),
+            _ => {
+                let option = option.value_name(value_name(schema)).action(ArgAction::Set);
+                match words(schema) {
+                    Some(words) => option.value_parser(Suggested(words)),
+                    None => option,
+                }
+            }
         };
         if capability.positional == Some(field.as_str()) {
             command = command.arg(
@@ -262,6 +277,52 @@ fn capability_command(name: &'static str, capability: &Capability) -> Command {
         command = command.arg(option);
     }
     command
+}
+
+/// Whether a field may be left unset as well as given either way (`["boolean", "null"]`).
+fn nullable(schema: &Value) -> bool {
+    schema
+        .get("type")
+        .and_then(Value::as_array)
+        .is_some_and(|kinds| kinds.iter().any(|kind| kind == "null"))
+}
+
+/// The words a field takes, when its schema lists them (`enum`), for completions and help.
+fn words(schema: &Value) -> Option<Vec<String>> {
+    let words: Vec<String> = schema
+        .get("enum")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// A value parser that suggests its words (shell completions, `--help`) yet accepts any text,
+/// so a wrong word is refused by the business layer in the same words as over MCP.
+#[derive(Clone)]
+struct Suggested(Vec<String>);
+
+impl clap::builder::TypedValueParser for Suggested {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _command: &Command,
+        _arg: Option<&Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(self.0.iter().map(|word| {
+            clap::builder::PossibleValue::new(word.as_str().to_string())
+        })))
+    }
 }
 
 fn properties(capability: &Capability) -> impl Iterator<Item = (&String, &Value)> {
@@ -325,7 +386,7 @@ fn arguments(capability: &Capability, matches: &ArgMatches) -> Value {
     let mut object = Map::new();
     for (field, schema) in properties(capability) {
         let kind = field_type(schema);
-        if kind == "boolean" {
+        if kind == "boolean" && !nullable(schema) {
             if matches.get_flag(field) {
                 object.insert(field.clone(), Value::Bool(true));
             }
@@ -339,6 +400,11 @@ fn arguments(capability: &Capability, matches: &ArgMatches) -> Value {
         });
         let Some(text) = given else { continue };
         let value = match kind {
+            "boolean" => match text.as_str() {
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
+                _ => None,
+            },
             "integer" => text
                 .parse::<i64>()
                 .map(Number::from)
