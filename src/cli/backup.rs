@@ -1,8 +1,9 @@
 //! `discord-manager backup PATH`: a consistent, verified copy of the store while `ingest` runs
-//! (`Store::backup_to`), recorded in the store for `doctor`. A progress line goes to stderr when
-//! it is a terminal; the copy's path and its messages are printed when it is done.
+//! (`Store::backup_to`), recorded in the store for `doctor`. A progress bar goes to stderr when
+//! it is a terminal (indicatif decides); the copy's path and its messages are printed when it
+//! is done.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -17,23 +18,18 @@ pub fn run(store_path: &Path, destination: &Path) -> Result<String> {
         )));
     }
     let store = Store::open(store_path)?;
-    let terminal = std::io::stderr().is_terminal();
-    let mut shown = false;
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("Backing up [{bar:30}] {pos} of {len} pages")
+            .expect("a template")
+            .progress_chars("#>-"),
+    );
     let result = store.backup_to(destination, |progress: BackupProgress| {
-        if terminal && progress.total_pages > 0 {
-            let percent = progress.copied_pages * 100 / progress.total_pages;
-            let _ = write!(
-                std::io::stderr(),
-                "\rBacking up: {percent:>3}% ({} of {} pages)",
-                progress.copied_pages,
-                progress.total_pages
-            );
-            shown = true;
-        }
+        bar.set_length(progress.total_pages);
+        bar.set_position(progress.copied_pages);
     });
-    if shown {
-        let _ = writeln!(std::io::stderr());
-    }
+    bar.finish_and_clear();
     let summary = result?;
     if let Err(error) = store.record_backup(&summary) {
         let _ = writeln!(

@@ -14,7 +14,6 @@
 //! `messages` gap after it; the next successful backfill of the channel closes the gap.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -469,32 +468,33 @@ async fn record_paged(
     .await
 }
 
-/// Progress on stderr: a line rewritten in place on a terminal; otherwise nothing extra for a
-/// backfill (the per-channel log lines say it all) and a log line per page of an import.
+/// Progress on stderr, through indicatif: a line redrawn in place on a terminal (indicatif
+/// decides, and draws nothing elsewhere); off a terminal, nothing extra for a backfill (the
+/// per-channel log lines say it all) and a log line per page of an import.
 pub struct Progress {
-    terminal: bool,
-    shown: bool,
+    line: indicatif::ProgressBar,
 }
+
+/// An import's bar counts its window in thousandths.
+const IMPORT_STEPS: u64 = 1000;
 
 impl Progress {
     pub fn new() -> Progress {
         Progress {
-            terminal: std::io::stderr().is_terminal(),
-            shown: false,
+            line: indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::stderr(),
+            ),
         }
     }
 
     fn page(&mut self, channel: &str, outcome: &ChannelOutcome) {
-        if self.terminal {
-            let mut stderr = std::io::stderr().lock();
-            let _ = write!(
-                stderr,
-                "\r\x1b[2Kbackfilling #{channel}: {} pages, {} messages, {} new",
-                outcome.pages, outcome.fetched, outcome.new_messages
-            );
-            let _ = stderr.flush();
-            self.shown = true;
-        }
+        self.line
+            .set_style(indicatif::ProgressStyle::with_template("{msg}").expect("a template"));
+        self.line.set_message(format!(
+            "backfilling #{channel}: {} pages, {} messages, {} new",
+            outcome.pages, outcome.fetched, outcome.new_messages
+        ));
     }
 
     /// A page of a channel's import stored: how far back it reached, on a bar across the
@@ -509,36 +509,31 @@ impl Progress {
     ) {
         let back_to = crate::snowflake::minted_at(reached).to_iso();
         let back_to = back_to.get(..16).unwrap_or(&back_to);
-        let share = import_share(beginning, window_start, reached);
-        if !self.terminal {
+        if self.line.is_hidden() {
             info!("importing #{channel}'s history: back to {back_to}Z, {stored} new on this page");
             return;
         }
-        let bar = match share {
+        let template = match import_share(beginning, window_start, reached) {
             Some(share) => {
-                let filled = (share * 20.0).round() as usize;
-                format!(
-                    " [{}{}]",
-                    "#".repeat(filled),
-                    "-".repeat(20 - filled.min(20))
-                )
+                self.line.set_length(IMPORT_STEPS);
+                self.line
+                    .set_position((share * IMPORT_STEPS as f64).round() as u64);
+                "importing {prefix} [{bar:20}] back to {msg}"
             }
-            None => String::new(),
+            None => "importing {prefix} back to {msg}",
         };
-        let mut stderr = std::io::stderr().lock();
-        let _ = write!(
-            stderr,
-            "\r\x1b[2Kimporting #{channel}{bar} back to {back_to}Z"
+        self.line.set_style(
+            indicatif::ProgressStyle::with_template(template)
+                .expect("a template")
+                .progress_chars("#>-"),
         );
-        let _ = stderr.flush();
-        self.shown = true;
+        self.line.set_prefix(format!("#{channel}"));
+        self.line.set_message(format!("{back_to}Z"));
     }
 
     fn clear(&mut self) {
-        if self.shown {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
-            self.shown = false;
-        }
+        self.line.finish_and_clear();
+        self.line = Progress::new().line;
     }
 }
 
