@@ -6,6 +6,10 @@
 //! schema first, so every refusal names the field and says what is wanted in the owner's
 //! words, and only then lets serde build the struct.
 
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
@@ -32,9 +36,21 @@ pub fn input_schema<I: JsonSchema>() -> Schema {
         .into_root_schema_for::<I>()
 }
 
+/// `I`'s input schema, generated once per type and process: every call of a capability
+/// checks against it, and generating it is the costly part.
+fn cached_input_schema<I: JsonSchema + 'static>() -> Arc<Schema> {
+    static SCHEMAS: LazyLock<Mutex<HashMap<TypeId, Arc<Schema>>>> = LazyLock::new(Mutex::default);
+    let mut schemas = SCHEMAS.lock().unwrap_or_else(PoisonError::into_inner);
+    Arc::clone(
+        schemas
+            .entry(TypeId::of::<I>())
+            .or_insert_with(|| Arc::new(input_schema::<I>())),
+    )
+}
+
 /// Checks `value` against `I`'s schema and builds `I` from it.
-pub fn parse_input<I: DeserializeOwned + JsonSchema>(value: Value) -> Result<I> {
-    let schema = input_schema::<I>();
+pub fn parse_input<I: DeserializeOwned + JsonSchema + 'static>(value: Value) -> Result<I> {
+    let schema = cached_input_schema::<I>();
     let object = match value {
         Value::Object(object) => object,
         Value::Null => Map::new(),
