@@ -28,6 +28,7 @@ pub use discord_manager_store::{error, instant, permissions, snowflake, store, v
 
 pub mod cli;
 pub mod mcp;
+pub mod program;
 pub mod seed;
 
 // The unit-test world of the core crate, for the surfaces' own tests.

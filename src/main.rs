@@ -1,5 +1,5 @@
 //! The `discord-manager` binary: everything lives in the library; this only hands over.
 
 fn main() -> std::process::ExitCode {
-    discord_manager::cli::main()
+    discord_manager::program::main()
 }

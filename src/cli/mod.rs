@@ -15,7 +15,6 @@ pub mod setup;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
@@ -427,7 +426,7 @@ fn arguments(capability: &Capability, matches: &ArgMatches) -> Value {
 
 /// How the CLI ends: an owner-worded error, a closed pipe (a quiet, successful exit), or a
 /// command that printed its own report and ends with its own code (`doctor`).
-enum Failure {
+pub(crate) enum Failure {
     Error(Error),
     ClosedPipe,
     Exit(u8),
@@ -439,40 +438,13 @@ impl From<Error> for Failure {
     }
 }
 
-/// Runs the command line and returns the exit code.
-pub fn main() -> ExitCode {
-    let matches = match command_tree().try_get_matches() {
-        Ok(matches) => matches,
-        Err(error) => {
-            // clap prints help, versions and usage errors itself, with its own exit codes.
-            let _ = error.print();
-            return ExitCode::from(error.exit_code().clamp(0, 255) as u8);
-        }
-    };
-    match run(&matches) {
-        Ok(()) | Err(Failure::ClosedPipe) => ExitCode::SUCCESS,
-        Err(Failure::Exit(code)) => ExitCode::from(code),
-        Err(Failure::Error(error)) => {
-            let prefix = if color_enabled() {
-                "\x1b[1;31merror:\x1b[0m"
-            } else {
-                "error:"
-            };
-            // An error may quote others' text (a channel's name, Discord's answer).
-            let message = render::terminal_safe(error.message());
-            let _ = writeln!(std::io::stderr(), "{prefix} {message}");
-            ExitCode::from(error.kind().exit_code())
-        }
-    }
-}
-
 /// Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org).
-fn color_enabled() -> bool {
+pub(crate) fn color_enabled() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
         && std::io::stderr().is_terminal()
 }
 
-fn init_logging(default: &str) {
+pub(crate) fn init_logging(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     // Logs go to stderr: stdout carries results (and, for `mcp`, nothing but JSON-RPC).
@@ -488,70 +460,8 @@ fn init_logging(default: &str) {
         .try_init();
 }
 
-fn run(matches: &ArgMatches) -> Result<(), Failure> {
-    let json = matches.get_flag("json");
-    let db = matches.get_one::<PathBuf>("db").cloned();
-    let (name, sub) = matches.subcommand().expect("clap requires a subcommand");
-    match name {
-        "completions" => {
-            let shell = sub
-                .get_one::<String>("shell")
-                .expect("clap requires a shell");
-            let mut script = Vec::new();
-            write_completions(shell, &mut script);
-            write_stdout(&script)
-        }
-        "mcp" if sub.subcommand_name() == Some("config") => {
-            let config = Config::from_env()?;
-            let options = sub
-                .subcommand_matches("config")
-                .expect("the subcommand was just named");
-            print_mcp_config(options, &store_path(db, &config)?)
-        }
-        "mcp" => serve_mcp(db),
-        "ingest" => run_ingest(db, sub),
-        "setup" => {
-            init_logging("warn");
-            let report = setup::run(sub)?;
-            write_stdout(render::terminal_safe(&report).as_bytes())
-        }
-        "doctor" => run_doctor(db, json),
-        "backup" => {
-            init_logging("warn");
-            let config = Config::from_env()?;
-            let destination = sub
-                .get_one::<PathBuf>("path")
-                .expect("clap requires a path");
-            let report = backup::run(&store_path(db, &config)?, destination)?;
-            write_stdout(render::terminal_safe(&report).as_bytes())
-        }
-        "seed" => {
-            init_logging("warn");
-            let config = Config::from_env()?;
-            let path = store_path(db, &config)?;
-            let summary = crate::seed::seed_demo(&path, sub.get_flag("replace"))?;
-            write_stdout(format!("{summary}\n").as_bytes())
-        }
-        _ => run_capability(db, json, name, sub),
-    }
-}
-
-/// `mcp`: every capability as a tool over stdio, with an assistant's owner context.
-fn serve_mcp(db: Option<PathBuf>) -> Result<(), Failure> {
-    init_logging("warn");
-    let config = Config::from_env()?;
-    let store = open_store(db, &config)?;
-    let context = business::context::build_owner_context(&config, &store, Source::Mcp)?;
-    crate::mcp::serve(Services {
-        store: Arc::new(store),
-        context,
-        sender: discord_sender(&config),
-    })?;
-    Ok(())
-}
-
 /// `ingest`: the daemon, on a store it may write, with its options.
-fn run_ingest(db: Option<PathBuf>, options: &ArgMatches) -> Result<(), Failure> {
+pub(crate) fn run_ingest(db: Option<PathBuf>, options: &ArgMatches) -> Result<(), Failure> {
     init_logging("warn,discord_manager=info");
     let config = Config::from_env()?;
     let store = Store::open_writable(&store_path(db, &config)?)?;
@@ -592,7 +502,7 @@ fn full_disk_lever(store: &Store) -> Result<()> {
 }
 
 /// `doctor`: the checklist, as lines or `--json`; exit 1 when a check failed.
-fn run_doctor(db: Option<PathBuf>, json: bool) -> Result<(), Failure> {
+pub(crate) fn run_doctor(db: Option<PathBuf>, json: bool) -> Result<(), Failure> {
     init_logging("error");
     let report = doctor::run(db);
     let text = if json {
@@ -610,7 +520,7 @@ fn run_doctor(db: Option<PathBuf>, json: bool) -> Result<(), Failure> {
 
 /// A capability's command: its call through the registry with the owner's context, and its
 /// answer as a page or as the JSON the MCP tool returns.
-fn run_capability(
+pub(crate) fn run_capability(
     db: Option<PathBuf>,
     json: bool,
     name: &str,
@@ -646,7 +556,10 @@ fn pretty_json<T: serde::Serialize>(value: &T) -> Result<String, Failure> {
 }
 
 /// `mcp config <client>`: the client's entry for this binary and `store`, printed or written.
-fn print_mcp_config(options: &ArgMatches, store: &std::path::Path) -> Result<(), Failure> {
+pub(crate) fn print_mcp_config(
+    options: &ArgMatches,
+    store: &std::path::Path,
+) -> Result<(), Failure> {
     use mcp_config::Client;
     let name = options
         .get_one::<String>("client")
@@ -682,7 +595,9 @@ fn print_mcp_config(options: &ArgMatches, store: &std::path::Path) -> Result<(),
 
 /// The Discord client that sends as the bot, when a token is configured (without one, every
 /// send is refused before it would be needed).
-fn discord_sender(config: &Config) -> Option<Arc<dyn crate::business::outbox::DiscordSender>> {
+pub(crate) fn discord_sender(
+    config: &Config,
+) -> Option<Arc<dyn crate::business::outbox::DiscordSender>> {
     let token = config.token.clone()?;
     Some(Arc::new(crate::discord::sender::LazySender::new(
         token,
@@ -712,19 +627,19 @@ pub(crate) fn write_completions(shell: &str, out: &mut Vec<u8>) {
     clap_complete::generate(shell, &mut command_tree(), "discord-manager", out);
 }
 
-fn store_path(db: Option<PathBuf>, config: &Config) -> Result<PathBuf> {
+pub(crate) fn store_path(db: Option<PathBuf>, config: &Config) -> Result<PathBuf> {
     match db.or_else(|| config.db_path.clone()) {
         Some(path) => Ok(path),
         None => store::default_path(),
     }
 }
 
-fn open_store(db: Option<PathBuf>, config: &Config) -> Result<Store> {
+pub(crate) fn open_store(db: Option<PathBuf>, config: &Config) -> Result<Store> {
     Store::open(&store_path(db, config)?)
 }
 
 /// Writes to stdout; a reader that went away (`| head`) ends the program quietly.
-fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
+pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
         Ok(()) => Ok(()),
