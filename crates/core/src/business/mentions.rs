@@ -110,10 +110,18 @@ pub fn list_mentions(
     )?;
     let limit = input.limit.unwrap_or(DEFAULT_LIMIT) as usize;
     store.read(|reader| {
-        let (records, next) =
-            scan_mentions(reader, context, &owner_id, from, None, limit, |_| Ok(true))?;
         let owner = context.owner_view(reader)?;
-        shape_page(reader, context, records, next, |record| {
+        let (records, next) = scan_mentions(
+            reader,
+            context,
+            &owner,
+            &owner_id,
+            from,
+            None,
+            limit,
+            |_| Ok(true),
+        )?;
+        shape_page(reader, &owner, records, next, |record| {
             closure(reader, &owner, record)
         })
     })
@@ -155,12 +163,12 @@ fn closure(
 /// one left out, by the budget or by the limit (`next`).
 fn shape_page(
     reader: &Reader<'_>,
-    context: &OwnerContext,
+    owner: &OwnerView,
     records: Vec<MessageRecord>,
     mut next: Option<Instant>,
     closed: impl Fn(&MessageRecord) -> Result<Option<Closed>>,
 ) -> Result<Mentions> {
-    let shaper = Shaper::new(reader, context, &records)?;
+    let shaper = Shaper::for_owner(reader, owner.clone(), &records)?;
     let mut budget = Budget::answer();
     let mut mentions = Vec::new();
     for record in &records {
@@ -183,9 +191,11 @@ fn shape_page(
 /// Up to `limit` mentions of the owner that arrived in `[from, until)` in readable channels in
 /// scope and that `keep` accepts, oldest first, and the arrival of the next one `keep`
 /// accepts, if any.
+#[allow(clippy::too_many_arguments)]
 fn scan_mentions(
     reader: &Reader<'_>,
     context: &OwnerContext,
+    owner: &OwnerView,
     owner_id: &str,
     from: Instant,
     until: Option<Instant>,
@@ -197,7 +207,6 @@ fn scan_mentions(
         .filter(|channel| channel.access == ChannelAccess::Readable)
         .map(|channel| channel.channel_id)
         .collect();
-    let owner = context.owner_view(reader)?;
     let mut kept = Vec::new();
     // Mentions in unreadable or out-of-scope channels, or that `keep` refuses, are filtered
     // after the query, so read batch by batch until one more than `limit` is kept or the
@@ -303,11 +312,17 @@ pub(crate) fn unanswered(
     let owner_id = owner_id(context)?;
     store.read(|reader| {
         let owner = context.owner_view(reader)?;
-        let (records, next) =
-            scan_mentions(reader, context, &owner_id, since, until, limit, |record| {
-                Ok(keep(record) && closure(reader, &owner, record)?.is_none())
-            })?;
-        shape_page(reader, context, records, next, |_| Ok(None))
+        let (records, next) = scan_mentions(
+            reader,
+            context,
+            &owner,
+            &owner_id,
+            since,
+            until,
+            limit,
+            |record| Ok(keep(record) && closure(reader, &owner, record)?.is_none()),
+        )?;
+        shape_page(reader, &owner, records, next, |_| Ok(None))
     })
 }
 

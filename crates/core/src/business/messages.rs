@@ -13,8 +13,8 @@ use super::channels::{
 };
 use super::context::Source;
 use super::model::{
-    AuthorKind, DiscordId, HistoryPoint, Message, MessageBody, MessageWithHistory, PageCursor,
-    Shaper,
+    AuthorKind, DiscordId, HistoryPoint, Message, MessageBody, MessageWithHistory, OwnerView,
+    PageCursor, Shaper,
 };
 use super::outbox::{self, DiscordSender, OutgoingMessage, RetryPolicy};
 use super::untrusted::Text;
@@ -745,7 +745,8 @@ pub fn search_messages(
         },
     };
     store.read(|reader| {
-        let filter = search_filter(reader, context, &input, mentions_owner)?;
+        let owner = context.owner_view(reader)?;
+        let filter = search_filter(reader, context, &owner, &input, mentions_owner)?;
         let Some(mut hits) = reader.search(&query, &filter, skip + limit + 1)? else {
             return Err(Error::input(
                 "`query` is not valid search syntax: use words, \"exact phrases\", OR, NOT, \
@@ -753,7 +754,7 @@ pub fn search_messages(
             ));
         };
         let hits: Vec<_> = hits.drain(skip.min(hits.len())..).collect();
-        let shaper = Shaper::new(reader, context, hits.iter().map(|hit| &hit.message))?;
+        let shaper = Shaper::for_owner(reader, owner, hits.iter().map(|hit| &hit.message))?;
         let mut budget = Budget::answer();
         let mut results = Vec::new();
         let mut next_cursor = None;
@@ -809,6 +810,7 @@ fn check_search(input: &Search, context: &OwnerContext) -> Result<Option<(bool, 
 fn search_filter(
     reader: &Reader<'_>,
     context: &OwnerContext,
+    owner: &OwnerView,
     input: &Search,
     mentions_owner: Option<(bool, String)>,
 ) -> Result<SearchFilter> {
@@ -819,8 +821,7 @@ fn search_filter(
     let author = match input.author_kind {
         None => None,
         Some(kind) => {
-            let owner = context.owner_view(reader)?;
-            let (owner_id, bot_id) = (owner.user_id, owner.bot_user_id);
+            let (owner_id, bot_id) = (owner.user_id.clone(), owner.bot_user_id.clone());
             Some(match kind {
                 AuthorKind::Owner => Author::Owner { owner_id },
                 AuthorKind::ThisBot => Author::ThisBot { owner_id, bot_id },
@@ -830,16 +831,10 @@ fn search_filter(
             })
         }
     };
-    let mentions_owner = match mentions_owner {
-        Some((wanted, user_id)) => Some((
-            wanted,
-            OwnerMentions {
-                user_id,
-                role_ids: context.owner_view(reader)?.role_ids,
-            },
-        )),
-        None => None,
-    };
+    let mentions_owner = mentions_owner.map(|(wanted, user_id)| {
+        let role_ids = owner.role_ids.clone();
+        (wanted, OwnerMentions { user_id, role_ids })
+    });
     Ok(SearchFilter {
         channel_ids,
         author_id: input.author_id.as_ref().map(|id| id.as_str().to_string()),

@@ -334,13 +334,23 @@ impl Shaper {
         context: &OwnerContext,
         records: impl IntoIterator<Item = &'r MessageRecord>,
     ) -> BusinessResult<Shaper> {
+        Shaper::for_owner(reader, context.owner_view(reader)?, records)
+    }
+
+    /// [`Shaper::new`] for an owner the caller already read (a reader that filters by the
+    /// owner reads them once, not once to filter and once to shape).
+    pub(crate) fn for_owner<'r>(
+        reader: &Reader<'_>,
+        owner: OwnerView,
+        records: impl IntoIterator<Item = &'r MessageRecord>,
+    ) -> BusinessResult<Shaper> {
         let mut texts: Vec<&str> = Vec::new();
         for record in records {
             texts.push(&record.original_content);
             texts.extend(record.edits.iter().map(|edit| edit.content.as_str()));
         }
         Ok(Shaper {
-            owner: context.owner_view(reader)?,
+            owner,
             names: Names::for_texts(reader, texts)?,
         })
     }
