@@ -288,7 +288,7 @@ pub(crate) fn direct_messages_left_out(
         if channel.removed || channel.guild_id.is_some() {
             continue;
         }
-        if reader.channel_arrivals(&channel.channel_id, since)?.1 > 0 {
+        if reader.channel_news_since(&channel.channel_id, since)? > 0 {
             left_out.push((shown(channel), DIRECT_MESSAGES_OFF));
         }
     }
@@ -508,8 +508,7 @@ impl ListingPage<'_, '_> {
         let unread_from = read_through.map_or(Instant::from_micros(0), |at| at.plus_micros(1));
         let unread = self
             .reader
-            .channel_arrivals(&channel.channel_id, unread_from)?
-            .1;
+            .channel_news_since(&channel.channel_id, unread_from)?;
         Ok(ChannelSummary {
             newest_arrival,
             new_since,

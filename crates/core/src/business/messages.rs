@@ -360,9 +360,9 @@ fn overview(
             let mut window = HashMap::new();
             let mut after = HashMap::new();
             for (channel, start) in starts {
-                window.insert(channel.clone(), reader.channel_arrivals(channel, *start)?.1);
+                window.insert(channel.clone(), reader.channel_news_since(channel, *start)?);
                 if let Some(at) = first_left_out {
-                    let left = reader.channel_arrivals(channel, at.max(*start))?.1;
+                    let left = reader.channel_news_since(channel, at.max(*start))?;
                     after.insert(channel.clone(), left);
                 }
             }

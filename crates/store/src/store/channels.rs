@@ -288,6 +288,13 @@ impl Reader<'_> {
             .connection
             .prepare_cached("SELECT max(created_at) FROM messages WHERE channel_id = ?1")?
             .query_row([channel_id], |row| row.get(0))?;
+        let count = self.channel_news_since(channel_id, since)?;
+        Ok((newest.as_deref().and_then(Instant::parse), count))
+    }
+
+    /// How many of a channel's messages arrived at or after `since`, imported history left out:
+    /// [`Reader::channel_arrivals`]'s count alone, for the readers that need no newest arrival.
+    pub fn channel_news_since(&self, channel_id: &str, since: Instant) -> Result<u64> {
         let count: i64 = self
             .connection
             .prepare_cached(&format!(
@@ -295,7 +302,7 @@ impl Reader<'_> {
                  WHERE channel_id = ?1 AND created_at >= ?2 AND origin <> '{IMPORTED}'"
             ))?
             .query_row(params![channel_id, since.to_iso()], |row| row.get(0))?;
-        Ok((newest.as_deref().and_then(Instant::parse), count as u64))
+        Ok(count as u64)
     }
 }
 
