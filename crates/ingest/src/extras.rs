@@ -12,7 +12,7 @@ use serenity::model::id::{AnswerId, ChannelId, MessageId, UserId};
 use serenity::model::sticker::StickerItem;
 
 use super::Recorded;
-use super::messages::instant_of;
+use super::discord_time::instant_of;
 use crate::error::Result;
 use crate::store::{
     Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, PollVote, Sticker,

@@ -5,7 +5,8 @@ use serenity::model::channel::Message;
 use serenity::model::id::GuildId;
 
 use super::Origin;
-use super::messages::{instant_of, record_message_in};
+use super::discord_time::instant_of;
+use super::messages::record_message_in;
 use crate::error::Result;
 use crate::store::{NewEdit, NewImportStep, Store, Writer};
 

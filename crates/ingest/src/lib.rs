@@ -9,6 +9,7 @@
 
 pub mod channels;
 pub mod direct;
+mod discord_time;
 pub mod extras;
 pub mod feed;
 pub mod guilds;

@@ -1,23 +1,14 @@
 //! Recorders for messages: created, edited (partial updates too), deleted, bulk-deleted.
 
-use serenity::model::Timestamp;
 use serenity::model::channel::Message;
 use serenity::model::event::MessageUpdateEvent;
 use serenity::model::id::{ChannelId, MessageId};
 
+use super::discord_time::instant_of;
 use super::extras::{extras_of, updated_extras};
 use super::{Origin, Recorded};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
+use crate::error::Result;
 use crate::store::{NewEdit, NewMessage, Provenance, Store, Writer};
-
-pub(crate) fn instant_of(timestamp: &Timestamp) -> Result<Instant> {
-    timestamp
-        .to_rfc3339()
-        .as_deref()
-        .and_then(Instant::parse)
-        .ok_or_else(|| Error::internal("Discord sent a timestamp that is not an instant"))
-}
 
 /// The new-message row for a Discord message, whichever way it reached us.
 fn new_message(

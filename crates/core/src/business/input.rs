@@ -18,11 +18,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::instant::{self, Instant};
 
-/// The JSON Schema `format` of a field that takes a message id or an instant.
-pub const MESSAGE_OR_INSTANT: &str = "message-id-or-date-time";
-
-/// The JSON Schema `format` of a field that takes a cursor an earlier answer returned.
-pub const PAGE_CURSOR: &str = "page-cursor";
+use super::model::{MESSAGE_OR_INSTANT, PAGE_CURSOR};
 
 /// The input schema of `I`, with every subschema inlined so each property stands alone.
 pub fn input_schema<I: JsonSchema>() -> Schema {

@@ -14,6 +14,14 @@ pub use super::message_extras::{
 };
 use super::names::Names;
 pub use super::untrusted::Text;
+
+/// The JSON Schema `format` of a field that takes a message id or an instant
+/// ([`HistoryPoint`]).
+pub const MESSAGE_OR_INSTANT: &str = "message-id-or-date-time";
+
+/// The JSON Schema `format` of a field that takes a cursor an earlier answer returned
+/// ([`PageCursor`]).
+pub const PAGE_CURSOR: &str = "page-cursor";
 use crate::error::Result as BusinessResult;
 use crate::instant::Instant;
 pub use crate::snowflake::DiscordId;
@@ -89,7 +97,7 @@ impl JsonSchema for PageCursor {
         true
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "format": crate::business::input::PAGE_CURSOR })
+        json_schema!({ "type": "string", "format": PAGE_CURSOR })
     }
 }
 
@@ -490,7 +498,7 @@ impl JsonSchema for HistoryPoint {
         true
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "format": crate::business::input::MESSAGE_OR_INSTANT })
+        json_schema!({ "type": "string", "format": MESSAGE_OR_INSTANT })
     }
 }
 
