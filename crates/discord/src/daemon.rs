@@ -24,8 +24,9 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinError, JoinHandle};
 use tracing::{info, warn};
 
-use super::backfill::{self, Batch, ChannelJob};
+use super::backfill::{self, Batch};
 use super::budget;
+use super::channel_work::{ChannelJob, blocking};
 use super::gateway::{Notice, Received, Relay, Writer};
 use super::identify_watch;
 use super::rest::{Rest, RestError, RetryPolicy};
@@ -897,7 +898,7 @@ async fn repair_pass(
 ) -> Result<()> {
     let channels = {
         let store = Arc::clone(store);
-        backfill::blocking(move || store.read(|reader| reader.channels())).await?
+        blocking(move || store.read(|reader| reader.channels())).await?
     };
     let mut guilds: Vec<String> = channels
         .iter()
@@ -959,7 +960,7 @@ async fn repair_guild(
     seen.extend(archived);
     let jobs = {
         let store = Arc::clone(store);
-        backfill::blocking(move || record_listing(&store, &seen)).await?
+        blocking(move || record_listing(&store, &seen)).await?
     };
     let _ = backfill.send(Batch {
         reason: "repair",

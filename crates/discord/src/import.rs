@@ -19,7 +19,7 @@ use std::sync::Arc;
 use serenity::model::id::{ChannelId, GuildId, MessageId};
 use tracing::{info, warn};
 
-use super::backfill::{ChannelJob, PAGE, Progress, blocking};
+use super::channel_work::{ChannelJob, PAGE, Progress, blocking};
 use super::rest::{Rest, RestError};
 use crate::config::ImportWindow;
 use crate::error::Result;
