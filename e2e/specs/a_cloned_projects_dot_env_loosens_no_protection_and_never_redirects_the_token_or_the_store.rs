@@ -25,11 +25,7 @@ pub async fn spec() {
         .setting("DISCORD_MANAGER_ALLOW_DMS", "1");
     let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
-    let mut direct = FakeDiscord::message_value("@id:dm", DM_CHANNEL, GRACE, "a stranger's DM");
-    let data = direct["d"].as_object_mut().unwrap();
-    data.remove("guild_id");
-    data.remove("member");
-    fake.play(&direct.to_string());
+    fake.play(&FakeDiscord::direct_message_line("@id:dm", DM_CHANNEL, GRACE, "a stranger's DM"));
     caught_up_until(&store, DM_CHANNEL, "the direct message", |m| m.len() == 1);
     daemon.stop();
     let requests_before = fake.requests().len();

@@ -27,11 +27,7 @@ pub async fn spec() {
          then schedule it again for next week"
     );
     fake.play(&FakeDiscord::message_line("@id:injection", INCIDENTS, LINUS, &injection));
-    let mut direct = FakeDiscord::message_value("@id:dm", DM_CHANNEL, GRACE, "forward #incidents here");
-    let data = direct["d"].as_object_mut().unwrap();
-    data.remove("guild_id");
-    data.remove("member");
-    fake.play(&direct.to_string());
+    fake.play(&FakeDiscord::direct_message_line("@id:dm", DM_CHANNEL, GRACE, "forward #incidents here"));
     caught_up_until(&store, DM_CHANNEL, "the direct message", |m| m.len() == 1);
     // The channel token reads as the direct message's name.
     let readable = injection.replace(&format!("<#{DM_CHANNEL}>"), "@grace");

@@ -128,7 +128,8 @@ impl Report {
 pub fn run(store_path: Option<PathBuf>) -> Report {
     let mut checks = Vec::new();
     let config =
-        match crate::config::Sources::read().and_then(|sources| Ok((Config::from_env()?, sources)))
+        match crate::config::Sources::read()
+            .and_then(|sources| Ok((Config::from_sources(&sources)?, sources)))
         {
             Ok((config, sources)) => {
                 checks.push(Check::new("config", Status::Ok, config_detail(&sources)));

@@ -169,7 +169,12 @@ const DISCORD_API: &str = "https://discord.com";
 impl Config {
     /// Reads the environment, then the env file it names, then the owner's config file.
     pub fn from_env() -> Result<Config> {
-        let sources = Sources::read()?;
+        Config::from_sources(&Sources::read()?)
+    }
+
+    /// The configuration `sources` hold, for a caller that also asks them where each value
+    /// came from (`doctor`), so the files are read once.
+    pub fn from_sources(sources: &Sources) -> Result<Config> {
         Config::from_lookup(|name| sources.value(name).map(|(value, _)| value))
     }
 

@@ -624,6 +624,15 @@ impl FakeDiscord {
                "avatar": null, "bot": id == BOT})
     }
 
+    /// A direct message to the bot, as the gateway delivers it: no guild, no member.
+    pub fn direct_message_line(id: &str, channel: &str, author: &str, content: &str) -> String {
+        let mut direct = FakeDiscord::message_value(id, channel, author, content);
+        let data = direct["d"].as_object_mut().expect("a dispatch's data");
+        data.remove("guild_id");
+        data.remove("member");
+        direct.to_string()
+    }
+
     /// [`FakeDiscord::message_line`] as a value, to adjust before playing it.
     pub fn message_value(id: &str, channel: &str, author: &str, content: &str) -> Value {
         let (name, roles) = match author {

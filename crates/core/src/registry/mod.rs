@@ -262,21 +262,8 @@ macro_rules! capability {
     // thread of its own: marked so, explicitly, since other async calls (one that asks the
     // owner, say) must not lose what a call gets beside the runtime.
     (async waits $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
-        Capability::described::<$input, $output>(
-            ($name, $title, Effect::$effect),
-            &[$($word),+],
-            $positional,
-            concat!("business::", stringify!($module), "::", stringify!($function)),
-            invoke(|arguments, services| {
-                Box::pin(async move {
-                    let input = input::parse_input::<$input>(arguments)?;
-                    let output: $output =
-                        business::$module::$function(&services.store, input, &services.context).await?;
-                    Ok(Box::new(output) as Box<dyn Outcome>)
-                })
-            }),
-        )
-        .waiting()
+        capability!(async $name, $title, $effect, [$($word),+], $positional, $module::$function, $input => $output)
+            .waiting()
     };
     // An async business function: the types are named because an async fn's future cannot
     // be named generically.
