@@ -74,6 +74,7 @@ fn feed_context(store: &Store) -> Result<OwnerContext> {
         link_previews: false,
         confirm_posts: false,
         owner_approval: None,
+        keywords: Default::default(),
         source: Source::Cli,
     })
 }

@@ -60,6 +60,7 @@ fn world() -> World {
         link_previews: false,
         confirm_posts: false,
         owner_approval: None,
+        keywords: Default::default(),
         source: Source::Cli,
     };
     let a_message = store

@@ -36,6 +36,7 @@ fn services() -> (tempfile::TempDir, Services) {
         link_previews: false,
         confirm_posts: false,
         owner_approval: None,
+        keywords: Default::default(),
         source: Source::Mcp,
     };
     (

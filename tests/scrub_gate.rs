@@ -243,6 +243,7 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
             link_previews: false,
             confirm_posts: false,
             owner_approval: None,
+            keywords: Default::default(),
             source: Source::Cli,
         },
         sender: Some(Arc::new(DemoDiscord::new(store, RECORDERS))),

@@ -279,6 +279,7 @@ pub fn owner_context() -> OwnerContext {
         link_previews: false,
         confirm_posts: false,
         owner_approval: None,
+        keywords: Default::default(),
         source: Source::Cli,
     }
 }

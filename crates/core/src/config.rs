@@ -22,6 +22,9 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::snowflake::{DiscordId, days_before};
 
+mod keywords;
+pub use keywords::{Keywords, MAX_KEYWORDS};
+
 /// How much history before the store began `ingest` imports for each channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImportWindow {
@@ -161,6 +164,9 @@ pub struct Config {
     /// `DISCORD_MANAGER_IMPORT_DAYS`: how much history from before the store began `ingest`
     /// imports (None: unset, the default).
     pub import_window: Option<ImportWindow>,
+    /// `DISCORD_MANAGER_KEYWORDS`: the words and phrases the briefing looks for (none by
+    /// default).
+    pub keywords: Keywords,
 }
 
 /// Discord's own API base, the one base that is not on this machine.
@@ -239,6 +245,10 @@ impl Config {
                     })
                 })
                 .transpose()?,
+            keywords: value("DISCORD_MANAGER_KEYWORDS")
+                .map(|text| Keywords::parse(&text))
+                .transpose()?
+                .unwrap_or_default(),
         })
     }
 }

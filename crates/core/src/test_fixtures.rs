@@ -158,6 +158,7 @@ impl World {
             link_previews: false,
             confirm_posts: false,
             owner_approval: None,
+            keywords: Default::default(),
             source: Source::Cli,
         }
     }

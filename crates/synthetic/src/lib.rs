@@ -1122,6 +1122,7 @@ impl Generator {
             link_previews: false,
             confirm_posts: false,
             owner_approval: None,
+            keywords: Default::default(),
             source,
         };
         let id = |message_id: &str| {

@@ -6,6 +6,7 @@
 //! Nothing here knows a terminal or a protocol: the CLI turns a page's tables into
 //! comfy-table's layout, and the MCP adapter puts the JSON and the text into rmcp's result.
 
+mod briefing;
 pub mod page;
 pub mod text;
 

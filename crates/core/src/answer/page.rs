@@ -133,7 +133,7 @@ fn zone_label() -> String {
 
 /// An instant in the owner's time zone, to the minute, for a table cell (JSON keeps the
 /// full UTC instant).
-fn local(instant: Instant) -> String {
+pub(super) fn local(instant: Instant) -> String {
     match jiff::Timestamp::from_microsecond(instant.as_micros()) {
         Ok(timestamp) => LOCAL_ZONE
             .to_datetime(timestamp)
@@ -144,12 +144,12 @@ fn local(instant: Instant) -> String {
 }
 
 /// "sent (Europe/Paris)": a time column's heading.
-fn sent_heading() -> String {
+pub(super) fn sent_heading() -> String {
     format!("sent ({})", zone_label())
 }
 
 /// An instant to the second, in UTC, where the store's own clock is shown.
-fn when(instant: Instant) -> String {
+pub(super) fn when(instant: Instant) -> String {
     let iso = instant.to_iso();
     format!("{} {}", &iso[..10], &iso[11..19])
 }
@@ -180,7 +180,7 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
 }
 
 /// The first line of a text, cut to `width` characters; a message without text says so.
-fn excerpt(text: &str, width: usize) -> String {
+pub(super) fn excerpt(text: &str, width: usize) -> String {
     let text = terminal_safe(text);
     let line = text.lines().next().unwrap_or("");
     if text.trim().is_empty() {
@@ -755,7 +755,7 @@ fn open_bookmark_line(bookmark: &Bookmark) -> String {
 }
 
 /// "1 message", "2 messages".
-fn plural(count: u64, noun: &str) -> String {
+pub(super) fn plural(count: u64, noun: &str) -> String {
     if count == 1 {
         format!("1 {noun}")
     } else {

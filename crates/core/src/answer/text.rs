@@ -109,7 +109,7 @@ fn fresh_nonce() -> String {
 }
 
 /// An instant to the second, UTC, as a model reads it best.
-fn at(instant: Instant) -> String {
+pub(super) fn at(instant: Instant) -> String {
     let iso = instant.to_iso();
     format!("{}Z", &iso[..19])
 }
@@ -183,7 +183,7 @@ fn message_line(text: &mut TextBlock, message: &Message) -> String {
     )
 }
 
-fn json_args(pairs: &[(&str, &str)]) -> String {
+pub(super) fn json_args(pairs: &[(&str, &str)]) -> String {
     let object: serde_json::Map<String, serde_json::Value> = pairs
         .iter()
         .map(|(key, value)| (key.to_string(), serde_json::Value::from(*value)))

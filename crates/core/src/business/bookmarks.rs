@@ -179,6 +179,26 @@ fn list_position(due_at: Option<Instant>, bookmarked_at: Instant) -> [i64; 3] {
     }
 }
 
+/// Every open bookmark with its due time, if it has one.
+pub(crate) fn open_bookmarks_due(
+    reader: &Reader<'_>,
+) -> Result<Vec<(BookmarkEvent, Option<Instant>)>> {
+    let dues = reader.bookmark_due_times()?;
+    // A due time set before the message was last bookmarked belonged to an earlier bookmark
+    // of it.
+    Ok(reader
+        .open_bookmarks()?
+        .into_iter()
+        .map(|event| {
+            let due = dues
+                .get(&event.message_id)
+                .filter(|(_, set)| *set >= event.created_at)
+                .map(|(due, _)| *due);
+            (event, due)
+        })
+        .collect())
+}
+
 pub fn list_bookmarks(
     store: &Store,
     input: ListBookmarks,
@@ -200,21 +220,8 @@ pub(crate) fn list_bookmarks_at(
     };
     let limit = input.limit.unwrap_or(super::messages::DEFAULT_LIMIT) as usize;
     store.read(|reader| {
-        let dues = reader.bookmark_due_times()?;
-        // A due time set before the message was last bookmarked belonged to an earlier
-        // bookmark of it.
-        let due_of = |event: &BookmarkEvent| {
-            dues.get(&event.message_id)
-                .filter(|(_, set)| *set >= event.created_at)
-                .map(|(due, _)| *due)
-        };
-        let mut events: Vec<(BookmarkEvent, Option<Instant>)> = reader
-            .open_bookmarks()?
+        let mut events: Vec<(BookmarkEvent, Option<Instant>)> = open_bookmarks_due(reader)?
             .into_iter()
-            .map(|event| {
-                let due = due_of(&event);
-                (event, due)
-            })
             .filter(|(event, due)| {
                 from.is_none_or(|from| list_position(*due, event.created_at) >= from)
             })

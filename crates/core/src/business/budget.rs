@@ -47,6 +47,19 @@ impl Budget {
         Budget { left: part }
     }
 
+    /// Sets `bytes` aside (all that is left, if less) for the sections after this one, so that
+    /// this one cannot crowd them out; given back once this one is done.
+    pub fn reserve(&mut self, bytes: usize) -> Budget {
+        let part = bytes.min(self.left);
+        self.left -= part;
+        Budget { left: part }
+    }
+
+    /// No room at all.
+    pub fn empty() -> Budget {
+        Budget { left: 0 }
+    }
+
     /// Returns what a section did not use.
     pub fn give_back(&mut self, part: Budget) {
         self.left += part.left;

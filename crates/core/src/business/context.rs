@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::approval::OwnerApproval;
 use super::model::OwnerView;
-use crate::config::{Config, GuildScope};
+use crate::config::{Config, GuildScope, Keywords};
 use crate::error::Result;
 use crate::store::{Reader, Store};
 use crate::vocabulary::word_enum;
@@ -53,6 +53,8 @@ pub struct OwnerContext {
     /// How to ask the owner, in person, about one of an assistant's posts: the MCP server's
     /// form, for a call from a client that can show one; None everywhere else.
     pub owner_approval: Option<Arc<dyn OwnerApproval>>,
+    /// `DISCORD_MANAGER_KEYWORDS`: what the briefing's "Your keywords" looks for.
+    pub keywords: Keywords,
     pub source: Source,
 }
 
@@ -69,6 +71,7 @@ pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Re
         link_previews: config.link_previews,
         confirm_posts: config.confirm_posts,
         owner_approval: None,
+        keywords: config.keywords.clone(),
         source,
     })
 }

@@ -140,7 +140,7 @@ fn answerers(owner: &OwnerView) -> Vec<&str> {
 
 /// Why the mention `record` no longer awaits a reply, if it does not. An explicit dismissal
 /// is named first, then the most specific answer.
-fn closure(
+pub(crate) fn closure(
     reader: &Reader<'_>,
     owner: &OwnerView,
     record: &MessageRecord,

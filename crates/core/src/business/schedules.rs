@@ -145,7 +145,7 @@ pub(crate) const SEND_AT_GRACE_SECONDS: i64 = 5 * 60;
 /// than a plan.
 pub(crate) const SEND_AT_HORIZON_SECONDS: i64 = 365 * 24 * 60 * 60;
 
-fn view(reader: &Reader<'_>, record: &ScheduleRecord) -> Result<Schedule> {
+pub(crate) fn view(reader: &Reader<'_>, record: &ScheduleRecord) -> Result<Schedule> {
     let outcome = record.outcome();
     let status = match outcome.map(|event| event.kind) {
         Some(ScheduleEventKind::Sent) => ScheduleStatus::Sent,
@@ -190,7 +190,11 @@ fn view(reader: &Reader<'_>, record: &ScheduleRecord) -> Result<Schedule> {
 }
 
 /// Whether a schedule's channel is in the owner's scope (a channel the store forgot counts).
-fn in_scope(reader: &Reader<'_>, record: &ScheduleRecord, context: &OwnerContext) -> Result<bool> {
+pub(crate) fn in_scope(
+    reader: &Reader<'_>,
+    record: &ScheduleRecord,
+    context: &OwnerContext,
+) -> Result<bool> {
     Ok(match reader.channel(&record.channel_id)? {
         Some(channel) => context.in_scope(channel.guild_id.as_deref()),
         None => true,

@@ -407,9 +407,17 @@ fn bot_actions() -> Vec<Capability> {
     ]
 }
 
-/// The owner's triage: mentions, activity, digests, bookmarks.
+/// The owner's triage: the briefing, mentions, activity, digests, bookmarks.
 fn triage() -> Vec<Capability> {
     vec![
+        capability!(
+            "activity_briefing",
+            "Brief the owner on what they missed",
+            ReadsStore,
+            ["briefing"],
+            None,
+            briefing::briefing
+        ),
         capability!(
             "mentions_list",
             "List mentions of the owner",

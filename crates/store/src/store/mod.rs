@@ -10,6 +10,7 @@ mod activity;
 mod assistant_sends;
 mod backup;
 mod bookmarks;
+mod briefing;
 mod channels;
 mod clock;
 mod coverage;
@@ -46,6 +47,7 @@ use crate::instant::Instant;
 pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
 pub use backup::{BackupProgress, BackupRecord, BackupSummary};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
+pub use briefing::{KeywordMatch, WindowMessage};
 pub use channels::{
     ChannelAccess, ChannelKind, ChannelRecord, GuildRecord, Overwrite, OverwriteKind,
     RolePermissions, Tag,

@@ -1,0 +1,171 @@
+//! A briefing's window: where each readable channel in scope starts, where the window ends,
+//! and what arrived in it per channel, read once for every section.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::business::OwnerContext;
+use crate::business::channels::chosen_readable_channels;
+use crate::business::model::OwnerView;
+use crate::error::Result;
+use crate::instant::Instant;
+use crate::store::{ChannelRecord, Reader, WindowMessage};
+
+/// How far back a channel without a read marker starts: a day.
+const DEFAULT_LOOKBACK_SECONDS: i64 = super::super::DEFAULT_LOOKBACK_SECONDS;
+
+/// What one channel received in the window.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ChannelNews {
+    pub messages: u64,
+    pub replies: u64,
+    /// Messages from others than the owner and the bot.
+    pub from_others: u64,
+    /// Reactions added.
+    pub reactions: u64,
+    /// Each author's id, name and number of messages.
+    pub authors: BTreeMap<String, (String, u64)>,
+    /// The first and the newest message, and the newest from others.
+    pub first: Option<String>,
+    pub newest: Option<String>,
+    pub newest_from_others: Option<String>,
+}
+
+/// The window of one briefing.
+pub(super) struct Window {
+    /// The `since` asked for; None: the read markers.
+    pub since: Option<Instant>,
+    pub through: Instant,
+    pub lookback_days: u32,
+    pub now: Instant,
+    /// Where a channel without a read marker starts (or every channel, with `since`).
+    pub default_start: Instant,
+    /// The readable channels in scope, by id.
+    pub channels: HashMap<String, ChannelRecord>,
+    /// Each readable channel's start, inclusive.
+    pub starts: HashMap<String, Instant>,
+    /// Channels with news, by id.
+    pub news: HashMap<String, ChannelNews>,
+    pub owner_id: String,
+    pub owner: OwnerView,
+}
+
+impl Window {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn read(
+        reader: &Reader<'_>,
+        context: &OwnerContext,
+        owner_id: &str,
+        since: Option<Instant>,
+        through: Option<Instant>,
+        lookback_days: u32,
+        now: Instant,
+    ) -> Result<Window> {
+        let through = match through {
+            Some(through) => through,
+            None => reader.clock_now()?,
+        };
+        let default_start =
+            since.unwrap_or_else(|| through.minus_seconds(DEFAULT_LOOKBACK_SECONDS));
+        let channels: HashMap<String, ChannelRecord> =
+            chosen_readable_channels(reader, context, None)?
+                .into_iter()
+                .map(|channel| (channel.channel_id.clone(), channel))
+                .collect();
+        let markers = match since {
+            Some(_) => HashMap::new(),
+            None => reader.read_markers()?,
+        };
+        let starts: HashMap<String, Instant> = channels
+            .keys()
+            .map(|id| {
+                let start = markers
+                    .get(id)
+                    .map_or(default_start, |marked| marked.plus_micros(1));
+                (id.clone(), start)
+            })
+            .collect();
+        let mut window = Window {
+            since,
+            through,
+            lookback_days,
+            now,
+            default_start,
+            channels,
+            starts,
+            news: HashMap::new(),
+            owner_id: owner_id.to_string(),
+            owner: context.owner_view(reader)?,
+        };
+        window.read_news(reader)?;
+        Ok(window)
+    }
+
+    /// The earliest start of any channel (the default start when there is none).
+    pub(super) fn earliest_start(&self) -> Instant {
+        self.starts
+            .values()
+            .copied()
+            .min()
+            .unwrap_or(self.default_start)
+    }
+
+    /// Whether a message that arrived at `at` in `channel_id` is in the window.
+    pub(super) fn holds(&self, channel_id: &str, at: Instant) -> bool {
+        at <= self.through
+            && self
+                .starts
+                .get(channel_id)
+                .is_some_and(|start| at >= *start)
+    }
+
+    /// The owner and the bot: who answers for the owner.
+    pub(super) fn answerers(&self) -> Vec<&str> {
+        std::iter::once(self.owner_id.as_str())
+            .chain(self.owner.bot_user_id.as_deref())
+            .collect()
+    }
+
+    pub(super) fn is_answerer(&self, author_id: &str) -> bool {
+        self.answerers().contains(&author_id)
+    }
+
+    /// The window's messages of readable channels, each held to its channel's start.
+    pub(super) fn messages(&self, reader: &Reader<'_>) -> Result<Vec<WindowMessage>> {
+        let mut messages = reader.window_messages(self.earliest_start(), self.through)?;
+        messages.retain(|message| self.holds(&message.channel_id, message.created_at));
+        Ok(messages)
+    }
+
+    fn read_news(&mut self, reader: &Reader<'_>) -> Result<()> {
+        let answerers: Vec<String> = self.answerers().iter().map(|id| id.to_string()).collect();
+        for message in self.messages(reader)? {
+            let news = self.news.entry(message.channel_id.clone()).or_default();
+            news.messages += 1;
+            news.replies += u64::from(message.replies);
+            if news.first.is_none() {
+                news.first = Some(message.message_id.clone());
+            }
+            news.newest = Some(message.message_id.clone());
+            if !answerers.contains(&message.author_id) {
+                news.from_others += 1;
+                news.newest_from_others = Some(message.message_id.clone());
+            }
+            let author = news
+                .authors
+                .entry(message.author_id)
+                .or_insert_with(|| (String::new(), 0));
+            author.0 = message.author_name;
+            author.1 += 1;
+        }
+        for (channel_id, added) in reader.reactions_added(self.earliest_start(), self.through)? {
+            let Some(start) = self.starts.get(&channel_id) else {
+                continue;
+            };
+            let count = added.iter().filter(|at| *at >= start).count() as u64;
+            if let Some(news) = self.news.get_mut(&channel_id) {
+                news.reactions += count;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,146 @@
+//! What a briefing reads of a window, without the messages' text: who wrote where and when,
+//! what was reacted to, where the owner wrote, and which messages hold a keyword.
+//!
+//! Every statement reads one range of an arrival index (or the full-text index's list of one
+//! phrase), so the cost follows the window, not the store's size; the briefing then hydrates
+//! only the messages it shows.
+
+use std::collections::HashMap;
+
+use rusqlite::params;
+
+use super::Reader;
+use super::messages::{IMPORTED, instant_at};
+use crate::error::Result;
+use crate::instant::Instant;
+
+/// One message of a window, without its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowMessage {
+    pub channel_id: String,
+    pub message_id: String,
+    /// The arrival clock.
+    pub created_at: Instant,
+    pub author_id: String,
+    pub author_name: String,
+    pub replies: bool,
+}
+
+/// A message that holds a keyword, without its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeywordMatch {
+    pub message_id: String,
+    pub channel_id: String,
+    pub created_at: Instant,
+    pub sent_at: Instant,
+    pub author_id: String,
+}
+
+impl Reader<'_> {
+    /// The news that arrived in `[from, through]`, in arrival order, without text: one range
+    /// of the arrival index (imported history is not news).
+    pub fn window_messages(&self, from: Instant, through: Instant) -> Result<Vec<WindowMessage>> {
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT channel_id, message_id, created_at, author_id, author_name,
+                    reply_to_message_id IS NOT NULL
+             FROM messages INDEXED BY messages_by_arrival
+             WHERE created_at >= ?1 AND created_at <= ?2 AND origin <> '{IMPORTED}'
+             ORDER BY created_at"
+        ))?;
+        let rows = statement
+            .query_map(params![from.to_iso(), through.to_iso()], |row| {
+                Ok(WindowMessage {
+                    channel_id: row.get(0)?,
+                    message_id: row.get(1)?,
+                    created_at: instant_at(row, 2)?,
+                    author_id: row.get(3)?,
+                    author_name: row.get(4)?,
+                    replies: row.get(5)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Per channel, the reactions added in `[from, through]`, and the arrival of each one, so
+    /// a caller can hold each channel to its own start: one range of the arrival index.
+    pub fn reactions_added(
+        &self,
+        from: Instant,
+        through: Instant,
+    ) -> Result<HashMap<String, Vec<Instant>>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT channel_id, created_at FROM reaction_events INDEXED BY reaction_events_by_arrival
+             WHERE created_at >= ?1 AND created_at <= ?2 AND kind = 'add'",
+        )?;
+        let mut added: HashMap<String, Vec<Instant>> = HashMap::new();
+        let mut rows = statement.query(params![from.to_iso(), through.to_iso()])?;
+        while let Some(row) = rows.next()? {
+            let channel_id: String = row.get(0)?;
+            added
+                .entry(channel_id)
+                .or_default()
+                .push(instant_at(row, 1)?);
+        }
+        Ok(added)
+    }
+
+    /// Per channel, the newest arrival of a message any of `author_ids` wrote in
+    /// `[from, through]`: one range of the author index per author.
+    pub fn channels_written_by(
+        &self,
+        author_ids: &[&str],
+        from: Instant,
+        through: Instant,
+    ) -> Result<HashMap<String, Instant>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT channel_id, max(created_at) FROM messages INDEXED BY messages_by_author
+             WHERE author_id = ?1 AND created_at >= ?2 AND created_at <= ?3
+             GROUP BY channel_id",
+        )?;
+        let mut written: HashMap<String, Instant> = HashMap::new();
+        for author in author_ids {
+            let mut rows = statement.query(params![author, from.to_iso(), through.to_iso()])?;
+            while let Some(row) = rows.next()? {
+                let channel_id: String = row.get(0)?;
+                let at = instant_at(row, 1)?;
+                let newest = written.entry(channel_id).or_insert(at);
+                *newest = (*newest).max(at);
+            }
+        }
+        Ok(written)
+    }
+
+    /// The messages that arrived in `[from, through]` and any version of which holds `phrase`
+    /// as whole words (case and accents aside, as the full-text index reads them), oldest
+    /// first; imported history is not news. The phrase's words are quoted for FTS5, so no
+    /// operator in them is obeyed.
+    pub fn keyword_matches(
+        &self,
+        phrase: &str,
+        from: Instant,
+        through: Instant,
+    ) -> Result<Vec<KeywordMatch>> {
+        let quoted = format!("\"{}\"", phrase.replace('"', "\"\""));
+        let mut statement = self.connection.prepare_cached(&format!(
+            "SELECT m.message_id, m.channel_id, m.created_at, m.sent_at, m.author_id
+             FROM (SELECT DISTINCT message_id FROM message_text WHERE message_text MATCH ?1)
+                  AS hits
+             JOIN messages AS m USING (message_id)
+             WHERE m.created_at >= ?2 AND m.created_at <= ?3 AND m.origin <> '{IMPORTED}'
+             ORDER BY m.created_at"
+        ))?;
+        let rows = statement
+            .query_map(params![quoted, from.to_iso(), through.to_iso()], |row| {
+                Ok(KeywordMatch {
+                    message_id: row.get(0)?,
+                    channel_id: row.get(1)?,
+                    created_at: instant_at(row, 2)?,
+                    sent_at: instant_at(row, 3)?,
+                    author_id: row.get(4)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+}
