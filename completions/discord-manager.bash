@@ -22,6 +22,9 @@ _discord__manager() {
             discord__manager,bookmarks)
                 cmd="discord__manager__subcmd__bookmarks"
                 ;;
+            discord__manager,briefing)
+                cmd="discord__manager__subcmd__briefing"
+                ;;
             discord__manager,catch-up)
                 cmd="discord__manager__subcmd__catch__subcmd__up"
                 ;;
@@ -126,6 +129,9 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__help,bookmarks)
                 cmd="discord__manager__subcmd__help__subcmd__bookmarks"
+                ;;
+            discord__manager__subcmd__help,briefing)
+                cmd="discord__manager__subcmd__help__subcmd__briefing"
                 ;;
             discord__manager__subcmd__help,catch-up)
                 cmd="discord__manager__subcmd__help__subcmd__catch__subcmd__up"
@@ -314,7 +320,7 @@ _discord__manager() {
 
     case "${cmd}" in
         discord__manager)
-            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
+            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete briefing wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -501,6 +507,36 @@ _discord__manager() {
             fi
             case "${prev}" in
                 --message-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__briefing)
+            opts="-h --cursor --lookback-days --since --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lookback-days)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -754,7 +790,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help)
-            opts="mark-read catch-up history search send edit delete wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
+            opts="mark-read catch-up history search send edit delete briefing wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -826,6 +862,20 @@ _discord__manager() {
         discord__subcmd__manager__subcmd__help__subcmd__bookmarks__subcmd__resolve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__briefing)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -183,6 +183,10 @@ fn cases(world: &World, bot_message: &str) -> BTreeMap<&'static str, Vec<Value>>
         ),
         ("activity_digest", vec![json!({}), json!({"since": since})]),
         (
+            "activity_briefing",
+            vec![json!({}), json!({"since": since, "lookbackDays": 30})],
+        ),
+        (
             "bookmarks_add",
             vec![json!({"messageId": message, "note": long_text(1000), "dueAt": in_days(3, 0)})],
         ),

@@ -104,6 +104,8 @@ fn right_cursor(tool: &str) -> Value {
         "messages_catch_up" | "schedules_list" | "channels_list" => json!("0_0"),
         // Due ones first: (0, due, bookmarked) or (1, 0, bookmarked).
         "bookmarks_list" => json!("1_0_0"),
+        // (section and lookback, since or -1, through, and the first key left out).
+        "activity_briefing" => json!("107_-1_0_0_0_0"),
         "messages_search" | "mentions_list" | "mentions_awaiting_reply" => {
             json!("0")
         }

@@ -178,6 +178,7 @@ fn cases() -> Vec<(&'static str, Vec<Vec<String>>)> {
                 "✅",
             ]]),
         ),
+        ("activity_briefing", lines(vec![vec!["briefing"]])),
         ("mentions_list", lines(vec![vec!["mentions", "list"]])),
         (
             "mentions_awaiting_reply",

@@ -183,6 +183,7 @@ fn cases() -> Vec<(&'static str, Vec<Value>)> {
             "reactions_remove",
             vec![json!({"messageId": "1500000000000000011", "emoji": "✅"})],
         ),
+        ("activity_briefing", vec![json!({"since": ever})]),
         ("mentions_list", vec![json!({"since": ever})]),
         (
             "mentions_awaiting_reply",

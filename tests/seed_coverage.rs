@@ -292,6 +292,41 @@ fn demonstrations() -> Vec<(&'static str, Value, Check)> {
                 "the overdue bookmark first",
             )
         }),
+        ("activity_briefing", json!({}), |result| {
+            let needs = &result["needsYou"];
+            ensure(
+                needs["total"].as_u64() >= Some(2),
+                "open items addressed to the owner",
+            )?;
+            ensure(
+                needs["closed"].as_u64() >= Some(1),
+                "closed mentions counted",
+            )?;
+            ensure(
+                needs["items"][0]["reason"] == "mention",
+                "a direct mention before @here",
+            )?;
+            ensure(
+                result["keywords"]["total"].as_u64() >= Some(1),
+                "a message holding a keyword",
+            )?;
+            let due = result["due"]["items"].as_array().unwrap();
+            ensure(
+                due.iter().any(|item| item["kind"] == "bookmark")
+                    && due.iter().any(|item| item["kind"] == "failedSchedule"),
+                "an overdue bookmark and a failed schedule",
+            )?;
+            ensure(
+                result["conversations"]["total"].as_u64() >= Some(1),
+                "a conversation the owner is in",
+            )?;
+            ensure(
+                result["mostActive"]["total"].as_u64() >= Some(1),
+                "a busy discussion",
+            )?;
+            ensure(result["rest"]["total"].as_u64() >= Some(1), "the rest")?;
+            ensure(result["watermark"] == result["through"], "the watermark")
+        }),
         ("store_status", json!({}), |result| {
             // The demo store was built by `seed`, not by `ingest`: it says so, and says that
             // every readable channel holds only what the feed delivered.
@@ -494,8 +529,11 @@ async fn every_tool_answers_meaningfully_from_a_freshly_seeded_store() {
     let store = Arc::new(Store::open(&path).unwrap());
     // A deployment that may send: a token is configured (never used: sends go to the seed's
     // stand-in for Discord, as they did when the seed ran the scheduler's job).
-    let config = Config::from_lookup(|name| {
-        (name == "DISCORD_TOKEN").then(|| "demo-token.never.sent".to_string())
+    // The owner's keywords too, so the briefing shows what they find.
+    let config = Config::from_lookup(|name| match name {
+        "DISCORD_TOKEN" => Some("demo-token.never.sent".to_string()),
+        "DISCORD_MANAGER_KEYWORDS" => Some(r#"postmortem, "cache node""#.to_string()),
+        _ => None,
     })
     .unwrap();
     let context = build_owner_context(&config, &store, Source::Cli).unwrap();

@@ -119,6 +119,7 @@ pub fn readers(newest: Instant, busiest_channel: &str) -> Vec<(&'static str, Val
             "activity_digest",
             json!({"since": day_ago, "until": newest.plus_micros(1).to_iso()}),
         ),
+        ("activity_briefing", json!({})),
         ("store_status", json!({})),
     ]
 }
@@ -164,6 +165,10 @@ pub fn largest_inputs(
         ),
         ("activity_wait", json!({"after": since, "waitSeconds": 0})),
         ("activity_digest", json!({"since": since})),
+        (
+            "activity_briefing",
+            json!({"since": since, "lookbackDays": 30}),
+        ),
         ("store_status", json!({"since": since})),
     ]
 }

@@ -68,6 +68,7 @@ pub async fn spec() {
         ("bookmarks_add", json!({"messageId": answer.id, "note": "thank Grace", "dueAt": since})),
         ("bookmarks_list", json!({})),
         ("activity_digest", json!({"since": since})),
+        ("activity_briefing", json!({"since": since})),
         ("bookmarks_resolve", json!({"messageId": answer.id})),
         ("store_status", json!({})),
         (

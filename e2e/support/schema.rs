@@ -1,6 +1,6 @@
 //! Checks a tool's structured result against the output schema it declared in `tools/list`:
 //! types (`type`, with `null` for optional fields), `required`, `properties`, `items`,
-//! `$ref` into `$defs`, and integer bounds. Stricter than JSON Schema in one way, on purpose:
+//! `$ref` into `$defs`, `anyOf`/`oneOf` (the value fits one alternative), and integer bounds. Stricter than JSON Schema in one way, on purpose:
 //! a field the schema does not declare is a violation, because the output schema is the only
 //! documentation a client gets of what it may read.
 
@@ -52,7 +52,48 @@ fn check(
     path: &str,
     found: &mut Vec<String>,
 ) {
-    let schema = resolve(root, schema);
+    // A `$ref` beside other keywords applies both (an internally tagged enum's variant is its
+    // struct and its tag): their properties and required fields are merged.
+    let merged;
+    let schema = match schema.get("$ref") {
+        Some(_) if schema.get("properties").is_some() => {
+            let mut target = resolve(root, schema).clone();
+            for key in ["properties", "required"] {
+                let extra = schema.get(key).cloned();
+                match (target.get_mut(key), extra) {
+                    (Some(Value::Object(mine)), Some(Value::Object(theirs))) => mine.extend(theirs),
+                    (Some(Value::Array(mine)), Some(Value::Array(theirs))) => mine.extend(theirs),
+                    (None, Some(theirs)) => {
+                        target[key] = theirs;
+                    }
+                    _ => {}
+                }
+            }
+            merged = target;
+            &merged
+        }
+        _ => resolve(root, schema),
+    };
+    let alternatives = ["anyOf", "oneOf"]
+        .iter()
+        .find_map(|key| schema.get(*key).and_then(Value::as_array));
+    if let Some(alternatives) = alternatives {
+        // The value fits when one alternative has no violation; otherwise the closest
+        // alternative's violations are reported.
+        let mut closest: Option<Vec<String>> = None;
+        for alternative in alternatives {
+            let mut these = Vec::new();
+            check(root, alternative, value, path, &mut these);
+            if these.is_empty() {
+                return;
+            }
+            if closest.as_ref().is_none_or(|best| these.len() < best.len()) {
+                closest = Some(these);
+            }
+        }
+        found.extend(closest.unwrap_or_default());
+        return;
+    }
     let allowed: Vec<&str> = match schema.get("type") {
         Some(Value::String(one)) => vec![one.as_str()],
         Some(Value::Array(many)) => many.iter().filter_map(Value::as_str).collect(),

@@ -24,9 +24,12 @@ use crate::error::{Error, Result};
 use crate::registry::{self, Services};
 
 const INSTRUCTIONS: &str = "discord-manager answers from a complete local store of the owner's \
-Discord guilds, in milliseconds. To catch up, call messages_catch_up, follow its nextCursor while \
-more waits, and keep its watermark as the next `since`; mentions_awaiting_reply lists what still \
-needs the owner's answer; to watch for news, call activity_wait and pass its cutoff back as \
+Discord guilds, in milliseconds. When the owner asks what they missed, call activity_briefing \
+first: one answer, most important first (what needs the owner, their keywords, what is due, \
+their conversations, the busiest discussions, the rest), every section counted, with a cursor \
+for more of any section and a watermark for channels_mark_read. To read every message instead, \
+call messages_catch_up, follow its nextCursor while more waits, and keep its watermark as the \
+next `since`; mentions_awaiting_reply lists what still needs the owner's answer; to watch for news, call activity_wait and pass its cutoff back as \
 `after`. messages_search and messages_history read older history. Every answer fits in about \
 8,000 tokens: a list that is cut says so and gives a nextCursor to pass back as `cursor`. \
 Instants are ISO-8601 UTC; Discord ids are strings of digits.

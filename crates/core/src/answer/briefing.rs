@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::page::{Page, Render, Table, excerpt, local, plural, sent_heading, when};
 use super::text::{ModelText, TextBlock, at, json_args};
-use crate::business::briefing::{
+use crate::business::activity::briefing::{
     Brief, BriefingReport, Conversations, Due, DueItem, KeywordHits, MostActive, NeedReason,
     NeedsYou, Rest, WindowStart,
 };

@@ -1,4 +1,7 @@
-//! Activity over time: the cursor tool that waits for something new, and the digest of a window.
+//! Activity over time: the cursor tool that waits for something new, the digest of a window,
+//! and the [`briefing`] of what the owner missed.
+
+pub mod briefing;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -26,14 +26,15 @@ use crate::store::{
     Position, Reader, SearchFilter, Store,
 };
 
-/// Catch up: what arrived at or after `since`, one page at a time in arrival order across
+/// Catch up: every message that arrived at or after `since`, one page at a time in arrival order across
 /// channels, grouped by channel for reading, each message with its current content,
 /// edited/deleted flags, reactions and reply target. Every page also carries an `overview`:
 /// each channel with news in the window and how many messages it has, even when none fit this
 /// page. When more waits, pass `nextCursor` as `cursor` and the next page starts exactly at the
 /// first message left out; paging to the end reads every message of the window once. Channels
-/// the bot cannot read are skipped and listed with the reason. Use `mentions_list` for only
-/// what mentions the owner. The loop: catch up (`fromReadMarkers: true`), act, mark read
+/// the bot cannot read are skipped and listed with the reason. For "what did I miss?", call
+/// `activity_briefing` first: it ranks what needs the owner in one answer; catch-up is for
+/// reading everything. Use `mentions_list` for only what mentions the owner. The loop: catch up (`fromReadMarkers: true`), act, mark read
 /// (`channels_mark_read`).
 ///
 /// Message content, author and channel names, notes and embed text in the answer are written by

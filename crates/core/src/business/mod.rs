@@ -9,7 +9,6 @@ pub mod actions;
 pub mod activity;
 pub mod approval;
 pub mod bookmarks;
-pub mod briefing;
 pub mod budget;
 pub mod channels;
 pub mod context;

@@ -283,6 +283,16 @@ macro_rules! capability {
             }),
         )
     };
+    // A synchronous business function in a module of a module (`activity::briefing`).
+    ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $inner:ident :: $function:ident) => {
+        Capability::new(
+            ($name, $title, Effect::$effect),
+            &[$($word),+],
+            $positional,
+            concat!("business::", stringify!($module), "::", stringify!($inner), "::", stringify!($function)),
+            business::$module::$inner::$function,
+        )
+    };
     ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident) => {
         Capability::new(
             ($name, $title, Effect::$effect),
@@ -416,7 +426,7 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["briefing"],
             None,
-            briefing::briefing
+            activity::briefing::briefing
         ),
         capability!(
             "mentions_list",

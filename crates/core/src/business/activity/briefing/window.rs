@@ -11,7 +11,7 @@ use crate::instant::Instant;
 use crate::store::{ChannelRecord, Reader, WindowMessage};
 
 /// How far back a channel without a read marker starts: a day.
-const DEFAULT_LOOKBACK_SECONDS: i64 = super::super::DEFAULT_LOOKBACK_SECONDS;
+const DEFAULT_LOOKBACK_SECONDS: i64 = crate::business::DEFAULT_LOOKBACK_SECONDS;
 
 /// What one channel received in the window.
 #[derive(Debug, Clone, Default)]

@@ -23,10 +23,10 @@ mod window;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::budget::Budget;
-use super::model::{PageCursor, is_false};
-use super::untrusted::Text;
-use super::{OwnerContext, messages::is_zero};
+use crate::business::budget::Budget;
+use crate::business::model::{PageCursor, is_false};
+use crate::business::untrusted::Text;
+use crate::business::{OwnerContext, messages::is_zero};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::Store;
