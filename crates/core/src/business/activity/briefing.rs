@@ -484,13 +484,25 @@ pub(crate) fn briefing_at(
     context: &OwnerContext,
     now: Instant,
 ) -> Result<BriefingReport> {
+    briefing_through(store, input, context, now, None)
+}
+
+/// [`briefing_at`] with the window ending at `end` (None: the store's clock now), as a cursor
+/// ends it; for tests of the window's edges.
+pub(crate) fn briefing_through(
+    store: &Store,
+    input: Briefing,
+    context: &OwnerContext,
+    now: Instant,
+    end: Option<Instant>,
+) -> Result<BriefingReport> {
     let owner_id = context.owner_id.clone().ok_or_else(|| {
         Error::config("The briefing needs the owner's Discord user id: set DISCORD_OWNER_ID")
     })?;
     let (since, through, lookback_days, resume) = match &input.cursor {
         None => (
             input.since,
-            None,
+            end,
             input.lookback_days.unwrap_or(DEFAULT_LOOKBACK_DAYS),
             None,
         ),
