@@ -55,7 +55,7 @@ pub async fn spec() {
     assert_eq!(
         mcp.call_err("mentions_dismiss", json!({"messageId": plain.id})).await,
         format!(
-            "Message {} does not mention the owner: only a mention can be dismissed",
+            "Message {} does not mention the owner: only a mention or a direct message can be dismissed",
             plain.id
         )
     );

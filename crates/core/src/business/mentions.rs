@@ -326,10 +326,10 @@ pub(crate) fn unanswered(
     })
 }
 
-/// Dismiss a mention of the owner: "seen it, no answer needed". It leaves
+/// Dismiss a mention of the owner, or a direct message to the bot: "seen it, no answer needed". It leaves
 /// `mentions_awaiting_reply` at once, and `mentions_list` shows it closed as `dismissed`; the
-/// store keeps when and from where it was dismissed. Refused when the message does not mention
-/// the owner or is already dismissed.
+/// store keeps when and from where it was dismissed. Refused when the message neither mentions
+/// the owner nor is a direct message from someone else, or is already dismissed.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DismissMention {
@@ -374,9 +374,14 @@ pub fn dismiss_mention(
                 }
             };
             let owner = context.owner_view(&reader)?;
-            if !owner.is_mentioned_by(&record) {
+            // A direct message to the bot from someone else is addressed to the owner too
+            // (the briefing lists it under "Needs you"), so it can be dismissed like a mention.
+            let direct = record.guild_id.is_none()
+                && !answerers(&owner).contains(&record.author_id.as_str());
+            if !owner.is_mentioned_by(&record) && !direct {
                 return Err(Error::conflict(format!(
-                    "Message {} does not mention the owner: only a mention can be dismissed",
+                    "Message {} does not mention the owner: only a mention or a direct message \
+                     can be dismissed",
                     input.message_id
                 )));
             }

@@ -443,7 +443,9 @@ fn dismissing_refuses_an_unknown_message_and_one_that_does_not_mention_the_owner
     let error = dismiss(&world, &plain, None).unwrap_err();
     assert_eq!(
         error.message(),
-        format!("Message {plain} does not mention the owner: only a mention can be dismissed")
+        format!(
+            "Message {plain} does not mention the owner: only a mention or a direct message can be dismissed"
+        )
     );
     assert_eq!(
         world

@@ -94,7 +94,7 @@ fn needs_you_lists_direct_messages_then_mentions_replies_and_roles_then_everyone
     assert_eq!(
         needs_ids(&report),
         [
-            (NeedReason::DirectMessage, direct),
+            (NeedReason::DirectMessage, direct.clone()),
             (NeedReason::Mention, mention),
             (NeedReason::Reply, reply),
             (NeedReason::Role, role),
@@ -109,6 +109,21 @@ fn needs_you_lists_direct_messages_then_mentions_replies_and_roles_then_everyone
     // Neither the closed mention nor any item addressed to the owner reappears below.
     assert_eq!(report.keywords.as_ref().unwrap().total, 0);
     assert_eq!(report.watermark, report.through);
+
+    // A direct message is dismissed like a mention: then closed, counted, no longer listed.
+    crate::business::mentions::dismiss_mention(
+        &world.store,
+        crate::business::mentions::DismissMention {
+            message_id: DiscordId::parse(&direct).unwrap(),
+            note: None,
+        },
+        &context,
+    )
+    .unwrap();
+    let report = brief(&world, &context, since(start));
+    let needs = report.needs_you.as_ref().unwrap();
+    assert_eq!((needs.total, needs.closed), (4, 2));
+    assert_eq!(needs.items[0].reason, NeedReason::Mention);
 }
 
 #[test]
