@@ -420,6 +420,20 @@ fn shape(tool: &str, result: &Value) -> Value {
             "more": more,
         }),
         "mentions_list" => json!({"mentions": count("mentions"), "more": more}),
+        // Recall of what was addressed to the owner: listed in the first answer, of all open.
+        "activity_briefing" => {
+            let news_channels: u64 = ["conversations", "mostActive", "rest"]
+                .iter()
+                .map(|section| result[*section]["total"].as_u64().unwrap_or(0))
+                .sum();
+            json!({
+            "needsYouListed": result["needsYou"]["items"].as_array().map_or(0, Vec::len),
+            "needsYouOpen": result["needsYou"]["total"],
+            "needsYouClosed": result["needsYou"]["closed"],
+            "needsYouCursor": result["needsYou"]["nextCursor"].is_string(),
+            "channels": news_channels,
+            })
+        }
         "channels_list" => json!({"channels": count("channels"), "more": more}),
         "bookmarks_list" => json!({"bookmarks": count("bookmarks"), "more": more}),
         "messages_history" => json!({"messages": count("messages")}),
@@ -810,6 +824,7 @@ fn markdown(report: &Value) -> String {
                 (true, _) => (format!("{tool} + JSON and text"), ""),
                 (false, "messages_catch_up") => (tool.clone(), "p50 ≤ 5 ms"),
                 (false, "mentions_list") => (tool.clone(), "p50 ≤ 1 ms"),
+                (false, "activity_briefing") => (tool.clone(), "p50 ≤ 10 ms"),
                 (false, "messages_search") => (tool.clone(), "p50 ≤ 2 ms"),
                 (false, _) => (tool.clone(), "flat with size"),
             };
@@ -839,6 +854,24 @@ fn markdown(report: &Value) -> String {
             thousands(shape["windowMessages"].as_f64().unwrap_or(0.0)),
             shape["overviewChannels"],
             size["readers"]["mentions_list"]["shape"]["mentions"]
+        ));
+    }
+    line.push_str(" |");
+    push(&mut out, line);
+    let mut line = "| what the briefing of that day lists in Needs you |".to_string();
+    for size in &sizes {
+        let shape = &size["readers"]["activity_briefing"]["shape"];
+        line.push_str(&format!(
+            " {} of {} open ({} closed){}, {} channels with news |",
+            shape["needsYouListed"],
+            shape["needsYouOpen"],
+            shape["needsYouClosed"],
+            if shape["needsYouCursor"] == true {
+                ", a cursor for the rest"
+            } else {
+                ""
+            },
+            shape["channels"]
         ));
     }
     line.push_str(" |");
