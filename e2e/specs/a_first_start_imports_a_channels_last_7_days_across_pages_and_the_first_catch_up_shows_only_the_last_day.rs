@@ -1,7 +1,8 @@
 //! A fresh install has history: on a first start `ingest` imports what each channel held
 //! before it was first seen, newest page first, back 7 days (in Discord's ids, from the
 //! channel's newest message then). Imported history is history, not news: the first catch-up
-//! (its default window, the last 24 hours) shows only the last day of it, and `wait` does not
+//! (its default window, the last 24 hours) shows only what was sent in the last day before
+//! the channel was first seen, and `wait` does not
 //! count the rest; `history` has all seven days, and not a message more.
 
 use crate::support::Store;
@@ -52,26 +53,28 @@ pub async fn spec() {
                            "windowFrom": window_from, "pages": 3, "messages": 225})
     );
 
-    // The first catch-up (since 24 hours ago): the last day exactly, message 32 (24 hours before
-    // the newest) included, 33 not.
+    // The first catch-up (since 24 hours ago): the last day before the daemon first saw the
+    // channel, by Discord's clock then: message 31 (23 h 15 min before the newest) is news;
+    // message 32, sent exactly a day before the newest and so a day and a minute before first
+    // sight, is history, as the rule says (the newest message was a minute old when seen).
     let first = store
         .cli()
         .json_value(&["catch-up", "--channel-id", GENERAL, "--limit", "500"]);
     let shown = first["channels"][0]["messages"].as_array().unwrap().clone();
     let mut shown = ids(&shown);
     shown.sort();
-    let mut last_day: Vec<String> = history[..=32].to_vec();
+    let mut last_day: Vec<String> = history[..=31].to_vec();
     last_day.sort();
     assert_eq!(shown, last_day);
     // Nor does a catch-up of all time, or the cursor tool, count the older history as news.
     let everything = store.cli().json_value(&[
         "catch-up", "--channel-id", GENERAL, "--since", EVER, "--limit", "500",
     ]);
-    assert_eq!(everything["channels"][0]["messages"].as_array().unwrap().len(), 33);
+    assert_eq!(everything["channels"][0]["messages"].as_array().unwrap().len(), 32);
     let activity = store
         .cli()
         .json_value(&["wait", "--after", EVER, "--channel-id", GENERAL]);
-    assert_eq!(activity["channels"][0]["messages"], 33);
+    assert_eq!(activity["channels"][0]["messages"], 32);
 
     // History has the whole window: message 224 (7 days exactly) is there, 225 is not.
     let around = store

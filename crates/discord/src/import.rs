@@ -24,13 +24,24 @@ use super::rest::{Rest, RestError};
 use crate::config::ImportWindow;
 use crate::error::Result;
 use crate::ingest::history::record_import_page;
-use crate::snowflake::days_before;
+use crate::instant::Instant;
+use crate::snowflake::{days_before, snowflake_at};
 use crate::store::{BeginningSource, ChannelBeginning, ImportState, NewImportStep, Store};
 
-/// The lowest imported id that is news: a message sent within the last day before the channel
-/// began counts as new when it arrives, like a backfilled one; older ones are history.
-pub fn news_start(beginning: u64) -> u64 {
-    days_before(beginning, 1)
+/// The lowest imported id that is news: a message Discord sent within the last day before the
+/// daemon first saw the channel counts as new when it arrives, like a backfilled one; older
+/// ones are history. The day is counted back from Discord's clock at first sight (`seen`, the
+/// host's clock then, less how far the host ran ahead of Discord's `Date` header), not from
+/// the channel's newest message, which in a quiet channel may be days older; without a record
+/// of first sight, from the channel's beginning in Discord's ids.
+pub fn news_start(beginning: u64, seen: Option<Instant>, host_ahead_ms: i64) -> u64 {
+    match seen {
+        Some(seen) => {
+            let discord_at = Instant::from_micros(seen.as_micros() - host_ahead_ms * 1_000);
+            snowflake_at(discord_at.minus_seconds(24 * 60 * 60), 0)
+        }
+        None => days_before(beginning, 1),
+    }
 }
 
 /// What a channel's import does next.
@@ -105,11 +116,12 @@ pub fn step_after_page(
 }
 
 /// What a channel's import does next, read from the store.
+/// With the plan, the channel's beginning and the lowest id of its news ([`news_start`]).
 pub async fn next_step(
     store: &Arc<Store>,
     channel_id: u64,
     window: ImportWindow,
-) -> Result<(ImportPlan, Option<ChannelBeginning>)> {
+) -> Result<(ImportPlan, Option<(ChannelBeginning, u64)>)> {
     let store = Arc::clone(store);
     blocking(move || {
         store.read(|reader| {
@@ -118,7 +130,18 @@ pub async fn next_step(
                 return Ok((ImportPlan::Done, None));
             };
             let state = reader.import_state(&channel)?;
-            Ok((plan(beginning, state.as_ref(), window), Some(beginning)))
+            let ahead = reader
+                .latest_discord_clock()?
+                .map_or(0, |reading| reading.host_ahead_ms());
+            let news = news_start(
+                beginning.after_message_id,
+                reader.channel_first_seen(&channel)?,
+                ahead,
+            );
+            Ok((
+                plan(beginning, state.as_ref(), window),
+                Some((beginning, news)),
+            ))
         })
     })
     .await
@@ -149,7 +172,7 @@ pub async fn import_page(
             before,
             window_start,
         },
-        Some(beginning),
+        Some((beginning, news)),
     ) = next_step(store, job.channel_id, window).await?
     else {
         return Ok(PageOutcome::Done);
@@ -183,7 +206,6 @@ pub async fn import_page(
     let recorded = {
         let (store, step) = (Arc::clone(store), step.clone());
         let guild = job.guild_id.map(GuildId::new);
-        let news = news_start(beginning.after_message_id);
         blocking(move || record_import_page(&store, guild, &page, news, &step)).await?
     };
     let done = step.exhausted || step.reached <= window_start;

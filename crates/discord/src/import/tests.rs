@@ -165,9 +165,25 @@ fn a_page_keeps_what_is_inside_the_window_on_both_sides_of_its_edge() {
 }
 
 #[test]
-fn news_starts_one_day_before_the_beginning_in_discords_ids() {
+fn news_starts_one_day_before_discords_clock_at_first_sight_not_before_the_newest_message() {
+    // A quiet channel: its newest message is two days older than the daemon's first sight.
     let last = minted("2026-12-01T12:00:00Z") + 4_000;
-    assert_eq!(news_start(last), minted("2026-11-30T12:00:00Z"));
+    let seen = Instant::parse("2026-12-03T12:00:00Z").unwrap();
+    assert_eq!(
+        news_start(last, Some(seen), 0),
+        minted("2026-12-02T12:00:00Z")
+    );
+    assert!(
+        last < news_start(last, Some(seen), 0),
+        "its newest message is history"
+    );
+    // The host ran 3 s ahead of Discord's `Date` header: Discord's clock decides.
+    assert_eq!(
+        news_start(last, Some(seen), 3_000),
+        minted("2026-12-02T11:59:57Z")
+    );
+    // Without a record of first sight, the beginning in Discord's ids.
+    assert_eq!(news_start(last, None, 0), minted("2026-11-30T12:00:00Z"));
     assert_eq!(
         crate::snowflake::minted_at(minted("2026-11-30T12:00:00Z")),
         Instant::parse("2026-11-30T12:00:00Z").unwrap()

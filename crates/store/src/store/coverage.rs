@@ -328,6 +328,16 @@ impl Reader<'_> {
             .optional()?)
     }
 
+    /// When the store recorded a channel's beginning (the host's clock): when the daemon first
+    /// saw the channel.
+    pub fn channel_first_seen(&self, channel_id: &str) -> Result<Option<Instant>> {
+        Ok(self
+            .connection
+            .prepare_cached("SELECT created_at FROM channel_anchors WHERE channel_id = ?1")?
+            .query_row([channel_id], |row| instant_at(row, 0))
+            .optional()?)
+    }
+
     /// The newest reading of Discord's clock, if the daemon ever took one.
     pub fn latest_discord_clock(&self) -> Result<Option<DiscordClockReading>> {
         Ok(self
