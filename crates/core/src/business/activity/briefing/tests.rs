@@ -431,3 +431,58 @@ fn a_cursor_of_another_tool_or_beside_since_is_refused_in_the_owners_words() {
     .to_string();
     assert!(error.contains("not both"), "{error}");
 }
+
+#[test]
+fn the_text_block_has_a_header_per_section_one_line_an_item_and_says_what_to_call_next() {
+    use crate::answer::Outcome;
+    let world = World::new();
+    let context = world.context();
+    let start = world
+        .store
+        .read(|reader| reader.clock_now())
+        .unwrap()
+        .plus_micros(1);
+    let channel = world.channel("incidents");
+    let ping = world.post(
+        &channel,
+        "7",
+        "are you around?\nsecond line",
+        mention_of(&world.owner_id),
+    );
+    let report = brief(&world, &context, since(start));
+    let text = report.to_text();
+    let lines: Vec<&str> = text.lines().collect();
+    let headers: Vec<&str> = lines
+        .iter()
+        .filter(|line| line.starts_with("## "))
+        .map(|line| line.split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            "## Needs you",
+            "## Your keywords",
+            "## Due",
+            "## Conversations you are in",
+            "## Most active",
+            "## The rest"
+        ]
+    );
+    let item = lines
+        .iter()
+        .find(|line| line.starts_with("- mentions you, waited "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(item.contains(&format!("message {ping} in ")), "{item}");
+    assert!(item.contains("are you around? second line"), "{item}");
+    assert!(
+        text.contains(&format!(
+            "channels_mark_read {{\"through\":\"{}\"}}",
+            report.watermark
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("messages_history {channelId, around: messageId}"),
+        "{text}"
+    );
+}
