@@ -86,6 +86,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0017_assistant_reactions.sql",
         include_str!("../../../../migrations/0017_assistant_reactions.sql"),
     ),
+    (
+        "0018_channel_news_counts_from_the_index.sql",
+        include_str!("../../../../migrations/0018_channel_news_counts_from_the_index.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.
