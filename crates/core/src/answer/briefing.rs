@@ -314,6 +314,14 @@ fn more_text(out: &mut String, left: u64, cursor: &Option<PageCursor>) {
     }
 }
 
+/// A section's table, then the line that reads on when it was cut.
+fn table_then_more(page: &mut Page, table: Table, left: u64, cursor: &Option<PageCursor>) {
+    page.table(table);
+    let mut tail = String::from("\n");
+    more_text(&mut tail, left, cursor);
+    page.push_str(&tail);
+}
+
 fn needs_you_page(page: &mut Page, section: &NeedsYou) {
     let mut head = format!("\nNeeds you: {} open", section.total);
     if section.closed > 0 {
@@ -338,14 +346,12 @@ fn needs_you_page(page: &mut Page, section: &NeedsYou) {
             item.message.message_id.clone(),
         ]);
     }
-    page.table(table);
-    let mut tail = String::from("\n");
-    more_text(
-        &mut tail,
+    table_then_more(
+        page,
+        table,
         section.total - section.items.len() as u64,
         &section.next_cursor,
     );
-    page.push_str(&tail);
 }
 
 fn keywords_page(page: &mut Page, section: &KeywordHits) {
@@ -374,14 +380,12 @@ fn keywords_page(page: &mut Page, section: &KeywordHits) {
             item.message.message_id.clone(),
         ]);
     }
-    page.table(table);
-    let mut tail = String::from("\n");
-    more_text(
-        &mut tail,
+    table_then_more(
+        page,
+        table,
         section.total - section.items.len() as u64,
         &section.next_cursor,
     );
-    page.push_str(&tail);
 }
 
 fn due_page(page: &mut Page, section: &Due) {
@@ -412,14 +416,12 @@ fn due_page(page: &mut Page, section: &Due) {
             ],
         });
     }
-    page.table(table);
-    let mut tail = String::from("\n");
-    more_text(
-        &mut tail,
+    table_then_more(
+        page,
+        table,
         section.total - section.items.len() as u64,
         &section.next_cursor,
     );
-    page.push_str(&tail);
 }
 
 fn conversations_page(page: &mut Page, section: &Conversations) {
@@ -441,14 +443,12 @@ fn conversations_page(page: &mut Page, section: &Conversations) {
             format!("{who}: {what}"),
         ]);
     }
-    page.table(table);
-    let mut tail = String::from("\n");
-    more_text(
-        &mut tail,
+    table_then_more(
+        page,
+        table,
         section.total - section.items.len() as u64,
         &section.next_cursor,
     );
-    page.push_str(&tail);
 }
 
 fn most_active_page(page: &mut Page, section: &MostActive) {
@@ -475,14 +475,12 @@ fn most_active_page(page: &mut Page, section: &MostActive) {
             format!("{who}: {what}"),
         ]);
     }
-    page.table(table);
-    let mut tail = String::from("\n");
-    more_text(
-        &mut tail,
+    table_then_more(
+        page,
+        table,
         section.total - section.items.len() as u64,
         &section.next_cursor,
     );
-    page.push_str(&tail);
 }
 
 fn rest_page(page: &mut Page, section: &Rest) {

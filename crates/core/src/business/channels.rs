@@ -547,8 +547,9 @@ fn continuation(channel: ChannelRecord) -> ChannelSummary {
 
 const DEFAULT_CHANNELS_LIMIT: u32 = 100;
 
-/// A channel id as the number the cursor carries (snowflakes fit in 63 bits until 2084).
-fn numeric_id(channel_id: &str) -> i64 {
+/// A Discord id as the number a cursor or a sort key carries (snowflakes fit in 63 bits until
+/// 2084).
+pub(crate) fn numeric_id(channel_id: &str) -> i64 {
     channel_id.parse().unwrap_or(i64::MAX)
 }
 

@@ -14,6 +14,7 @@ use super::{
 use crate::business::OwnerContext;
 use crate::business::bookmarks::open_bookmarks_due;
 use crate::business::budget::Budget;
+use crate::business::channels::numeric_id as numeric;
 use crate::business::mentions::closure;
 use crate::business::model::Shaper;
 use crate::business::schedules::{self, ScheduleStatus};
@@ -68,11 +69,6 @@ pub(super) struct Ranked {
     most_active: Vec<(Key, String)>,
     rest: Vec<(Key, String)>,
     keyword_list: Vec<String>,
-}
-
-/// A Discord id as a number, for a key (ids are snowflakes, below 2^63).
-fn numeric(id: &str) -> i64 {
-    id.parse().unwrap_or(i64::MAX)
 }
 
 /// `text` on one line, cut to `count` characters, ending in `…` when cut.
@@ -543,32 +539,16 @@ fn needs(reader: &Reader<'_>, window: &Window) -> Result<Addressed> {
         }
         from = last.plus_micros(1);
     }
-    // Direct messages in scope (only readable channels in scope have a start).
-    let direct: Vec<String> = window
+    // Direct messages in scope from others, as the window read them.
+    let direct: Vec<&str> = window
         .news
-        .keys()
-        .filter(|channel_id| {
-            window
-                .channels
-                .get(*channel_id)
-                .is_some_and(|channel| channel.guild_id.is_none())
-        })
-        .cloned()
+        .values()
+        .flat_map(|news| &news.direct_from_others)
+        .map(String::as_str)
+        .filter(|id| !seen.contains(*id))
         .collect();
     if !direct.is_empty() {
-        let ids: Vec<String> = reader
-            .window_messages(window.earliest_start(), window.through)?
-            .into_iter()
-            .filter(|message| {
-                direct.contains(&message.channel_id)
-                    && window.holds(&message.channel_id, message.created_at)
-                    && !window.is_answerer(&message.author_id)
-                    && !seen.contains(&message.message_id)
-            })
-            .map(|message| message.message_id)
-            .collect();
-        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        candidates.extend(reader.messages(&ids)?.into_iter().flatten());
+        candidates.extend(reader.messages(&direct)?.into_iter().flatten());
     }
     let mut open = Vec::new();
     let mut closed = 0;

@@ -30,6 +30,15 @@ fn arrival(world: &World, message_id: &str) -> Instant {
         .unwrap()
 }
 
+/// The earliest instant a message stored from now on can arrive at.
+fn next_arrival(world: &World) -> Instant {
+    world
+        .store
+        .read(|reader| reader.clock_now())
+        .unwrap()
+        .plus_micros(1)
+}
+
 fn needs_ids(report: &BriefingReport) -> Vec<(NeedReason, String)> {
     report
         .needs_you
@@ -51,11 +60,7 @@ fn needs_you_lists_direct_messages_then_mentions_replies_and_roles_then_everyone
     };
     let owner = world.owner_id.clone();
     let channel = world.channel("general");
-    let start = world
-        .store
-        .read(|reader| reader.clock_now())
-        .unwrap()
-        .plus_micros(1);
+    let start = next_arrival(&world);
     let everyone = world.post(
         &channel,
         "7",
@@ -238,11 +243,7 @@ fn a_thread_the_owner_wrote_in_exactly_at_the_lookback_edge_is_a_conversation_an
 fn busy_discussions_rank_by_score_the_rest_by_count_and_quiet_channels_are_only_counted() {
     let world = World::new();
     let context = world.context();
-    let start = world
-        .store
-        .read(|reader| reader.clock_now())
-        .unwrap()
-        .plus_micros(1);
+    let start = next_arrival(&world);
     let busy = world.channel("busy");
     let busier = world.channel("busier");
     let steady = world.channel("steady");
@@ -308,11 +309,7 @@ fn busy_discussions_rank_by_score_the_rest_by_count_and_quiet_channels_are_only_
 fn a_section_cut_by_the_budget_reads_on_with_its_cursor_each_item_exactly_once() {
     let world = World::new();
     let context = world.context();
-    let start = world
-        .store
-        .read(|reader| reader.clock_now())
-        .unwrap()
-        .plus_micros(1);
+    let start = next_arrival(&world);
     let channel = world.channel("incidents");
     let long = "x".repeat(400);
     let planted: Vec<String> = (0..60)
@@ -437,11 +434,7 @@ fn the_text_block_has_a_header_per_section_one_line_an_item_and_says_what_to_cal
     use crate::answer::Outcome;
     let world = World::new();
     let context = world.context();
-    let start = world
-        .store
-        .read(|reader| reader.clock_now())
-        .unwrap()
-        .plus_micros(1);
+    let start = next_arrival(&world);
     let channel = world.channel("incidents");
     let ping = world.post(
         &channel,

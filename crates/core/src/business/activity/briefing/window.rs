@@ -28,6 +28,9 @@ pub(super) struct ChannelNews {
     pub first: Option<String>,
     pub newest: Option<String>,
     pub newest_from_others: Option<String>,
+    /// In a direct-message channel, every message from others (the briefing's candidates for
+    /// Needs you), read here with the rest of the window rather than read again.
+    pub direct_from_others: Vec<String>,
 }
 
 /// The window of one briefing.
@@ -47,6 +50,8 @@ pub(super) struct Window {
     pub news: HashMap<String, ChannelNews>,
     pub owner_id: String,
     pub owner: OwnerView,
+    /// The owner and the bot: who answers for the owner.
+    answerers: Vec<String>,
 }
 
 impl Window {
@@ -84,6 +89,10 @@ impl Window {
                 (id.clone(), start)
             })
             .collect();
+        let owner = context.owner_view(reader)?;
+        let answerers = std::iter::once(owner_id.to_string())
+            .chain(owner.bot_user_id.clone())
+            .collect();
         let mut window = Window {
             since,
             through,
@@ -94,7 +103,8 @@ impl Window {
             starts,
             news: HashMap::new(),
             owner_id: owner_id.to_string(),
-            owner: context.owner_view(reader)?,
+            owner,
+            answerers,
         };
         window.read_news(reader)?;
         Ok(window)
@@ -120,25 +130,25 @@ impl Window {
 
     /// The owner and the bot: who answers for the owner.
     pub(super) fn answerers(&self) -> Vec<&str> {
-        std::iter::once(self.owner_id.as_str())
-            .chain(self.owner.bot_user_id.as_deref())
-            .collect()
+        self.answerers.iter().map(String::as_str).collect()
     }
 
     pub(super) fn is_answerer(&self, author_id: &str) -> bool {
-        self.answerers().contains(&author_id)
+        self.answerers.iter().any(|id| id == author_id)
     }
 
-    /// The window's messages of readable channels, each held to its channel's start.
-    pub(super) fn messages(&self, reader: &Reader<'_>) -> Result<Vec<WindowMessage>> {
-        let mut messages = reader.window_messages(self.earliest_start(), self.through)?;
-        messages.retain(|message| self.holds(&message.channel_id, message.created_at));
-        Ok(messages)
-    }
-
+    /// The window's messages of readable channels, each held to its channel's start, counted
+    /// per channel: one read of the window for every section.
     fn read_news(&mut self, reader: &Reader<'_>) -> Result<()> {
-        let answerers: Vec<String> = self.answerers().iter().map(|id| id.to_string()).collect();
-        for message in self.messages(reader)? {
+        let mut messages: Vec<WindowMessage> =
+            reader.window_messages(self.earliest_start(), self.through)?;
+        messages.retain(|message| self.holds(&message.channel_id, message.created_at));
+        for message in messages {
+            let direct = self
+                .channels
+                .get(&message.channel_id)
+                .is_some_and(|channel| channel.guild_id.is_none());
+            let from_others = !self.is_answerer(&message.author_id);
             let news = self.news.entry(message.channel_id.clone()).or_default();
             news.messages += 1;
             news.replies += u64::from(message.replies);
@@ -146,9 +156,12 @@ impl Window {
                 news.first = Some(message.message_id.clone());
             }
             news.newest = Some(message.message_id.clone());
-            if !answerers.contains(&message.author_id) {
+            if from_others {
                 news.from_others += 1;
                 news.newest_from_others = Some(message.message_id.clone());
+                if direct {
+                    news.direct_from_others.push(message.message_id.clone());
+                }
             }
             let author = news
                 .authors
