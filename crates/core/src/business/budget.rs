@@ -55,11 +55,6 @@ impl Budget {
         Budget { left: part }
     }
 
-    /// No room at all.
-    pub fn empty() -> Budget {
-        Budget { left: 0 }
-    }
-
     /// Returns what a section did not use.
     pub fn give_back(&mut self, part: Budget) {
         self.left += part.left;

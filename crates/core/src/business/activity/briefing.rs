@@ -559,7 +559,7 @@ pub(crate) fn briefing_through(
                     .map(|later| later.kept_back())
                     .sum(),
             };
-            let mut held = pool.reserve(answer * later / 100);
+            let held = pool.reserve(answer * later / 100);
             pool.take(SECTION_FRAME.min(pool.left()));
             let page = sections::Page {
                 from,
@@ -567,7 +567,7 @@ pub(crate) fn briefing_through(
                 room: &mut pool,
             };
             ranked.fill(reader, &window, section, page, &mut report)?;
-            pool.give_back(std::mem::replace(&mut held, Budget::empty()));
+            pool.give_back(held);
         }
         Ok(report)
     })
