@@ -505,10 +505,9 @@ impl ListingPage<'_, '_> {
             .channel_arrivals(&channel.channel_id, self.since)?;
         let read_through = self.markers.get(&channel.channel_id).copied();
         // Unread is strictly after the marker, as a cursor counts.
-        let unread_from = read_through.map_or(Instant::from_micros(0), |at| at.plus_micros(1));
         let unread = self
             .reader
-            .channel_news_since(&channel.channel_id, unread_from)?;
+            .channel_unread(&channel.channel_id, read_through)?;
         Ok(ChannelSummary {
             newest_arrival,
             new_since,

@@ -304,6 +304,22 @@ impl Reader<'_> {
             .query_row(params![channel_id, since.to_iso()], |row| row.get(0))?;
         Ok(count as u64)
     }
+
+    /// How many of a channel's messages are unread: those strictly after `read_through`, or,
+    /// for a channel never marked read, every one; imported history left out either way. A
+    /// channel never marked read reads its running total (one row, however long its history);
+    /// past a marker the count walks only what arrived since, which is the unread part.
+    pub fn channel_unread(&self, channel_id: &str, read_through: Option<Instant>) -> Result<u64> {
+        if let Some(at) = read_through {
+            return self.channel_news_since(channel_id, at.plus_micros(1));
+        }
+        let total: Option<i64> = self
+            .connection
+            .prepare_cached("SELECT news FROM channel_message_totals WHERE channel_id = ?1")?
+            .query_row([channel_id], |row| row.get(0))
+            .optional()?;
+        Ok(total.unwrap_or(0) as u64)
+    }
 }
 
 impl Writer<'_> {
@@ -450,5 +466,107 @@ mod tests {
             .unwrap();
         assert_eq!(inside.len(), 3);
         assert_eq!(listed(&reading).len(), 3);
+    }
+
+    /// The running total against a count of the rows themselves: every origin but `import`
+    /// counted once, a replayed message not again, a channel with none read as zero, and a
+    /// marker counting strictly after it.
+    #[test]
+    fn a_channel_never_marked_read_has_every_message_but_imported_history_unread_counted_once() {
+        use crate::store::messages::tests::new_message;
+        use crate::store::{Origin, testing::shared_store};
+        let store = shared_store();
+        let (busy, empty) = (fresh_id(), fresh_id());
+        let mut messages = Vec::new();
+        for (index, origin) in [
+            Origin::Gateway,
+            Origin::Backfill,
+            Origin::Import,
+            Origin::ImportRecent,
+            Origin::Sent,
+            Origin::Gateway,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut message = new_message(&busy, "7", &format!("message {index}"));
+            message.origin = origin;
+            messages.push(message);
+        }
+        let stored = store
+            .write(|writer| {
+                let mut stored = 0;
+                for message in &messages {
+                    stored += u64::from(writer.insert_message(message)?);
+                }
+                // A replay of what is already stored inserts nothing and counts nothing.
+                for message in &messages {
+                    stored += u64::from(writer.insert_message(message)?);
+                }
+                Ok(stored)
+            })
+            .unwrap();
+        assert_eq!(stored, 6);
+        let counted_from_rows: i64 = crate::store::testing::connection(&store)
+            .query_row(
+                "SELECT count(*) FROM messages WHERE channel_id = ?1 AND origin <> 'import'",
+                [&busy],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(counted_from_rows, 5);
+        store
+            .read(|reader| {
+                assert_eq!(reader.channel_unread(&busy, None)?, 5);
+                assert_eq!(reader.channel_unread(&empty, None)?, 0);
+                let fourth = reader.message(&messages[3].message_id)?.unwrap().created_at;
+                // Strictly after the marker: the import-recent message read, the sent and the
+                // last gateway message unread.
+                assert_eq!(reader.channel_unread(&busy, Some(fourth))?, 2);
+                assert_eq!(
+                    reader.channel_unread(&busy, Some(fourth.plus_micros(-1)))?,
+                    3
+                );
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn a_channels_running_total_never_shrinks_and_is_never_deleted() {
+        use crate::store::testing::shared_store;
+        let store = shared_store();
+        let connection = crate::store::testing::connection(&store);
+        connection
+            .execute(
+                "INSERT INTO channel_message_totals (channel_id, news) VALUES ('42', 3)",
+                [],
+            )
+            .unwrap();
+        let shrink = connection
+            .execute(
+                "UPDATE channel_message_totals SET news = 2 WHERE channel_id = '42'",
+                [],
+            )
+            .unwrap_err();
+        assert!(
+            shrink
+                .to_string()
+                .contains("a channel's message count only grows"),
+            "{shrink}"
+        );
+        let delete = connection
+            .execute(
+                "DELETE FROM channel_message_totals WHERE channel_id = '42'",
+                [],
+            )
+            .unwrap_err();
+        assert!(delete.to_string().contains("is never deleted"), "{delete}");
+        connection
+            .execute(
+                "UPDATE channel_message_totals SET news = 4 WHERE channel_id = '42'",
+                [],
+            )
+            .unwrap();
     }
 }

@@ -90,6 +90,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0018_channel_news_counts_from_the_index.sql",
         include_str!("../../../../migrations/0018_channel_news_counts_from_the_index.sql"),
     ),
+    (
+        "0019_channel_message_totals.sql",
+        include_str!("../../../../migrations/0019_channel_message_totals.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

@@ -118,3 +118,51 @@ fn several_processes_creating_one_new_store_at_once_all_open_it() {
         );
     }
 }
+
+/// Migration 0019 counts the messages a store already holds, so a store from before it lists
+/// the same unread counts after the upgrade as a store that counted as it went.
+#[test]
+fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() {
+    use crate::store::messages::tests::new_message;
+    use crate::store::{Origin, testing::fresh_id};
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("before-0019.sqlite3");
+    let channel = fresh_id();
+    let store = Store::open_writable(&path).unwrap();
+    store
+        .write(|writer| {
+            for origin in [Origin::Gateway, Origin::Import, Origin::Backfill] {
+                let mut message = new_message(&channel, "7", "a message from before");
+                message.origin = origin;
+                writer.insert_message(&message)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    drop(store);
+    // Back to schema 18: the table and its triggers gone, as a store written before them.
+    let connection = Connection::open(&path).unwrap();
+    connection
+        .execute_batch(
+            "DROP TRIGGER channel_message_totals_count;
+             DROP TRIGGER channel_message_totals_only_grow;
+             DROP TRIGGER channel_message_totals_are_kept;
+             DROP TABLE channel_message_totals;
+             PRAGMA user_version = 18;",
+        )
+        .unwrap();
+    drop(connection);
+    let store = Store::open_writable(&path).unwrap();
+    let unread = store
+        .read(|reader| reader.channel_unread(&channel, None))
+        .unwrap();
+    assert_eq!(unread, 2);
+    // And the trigger counts what arrives after the upgrade.
+    store
+        .write(|writer| writer.insert_message(&new_message(&channel, "7", "after")))
+        .unwrap();
+    let unread = store
+        .read(|reader| reader.channel_unread(&channel, None))
+        .unwrap();
+    assert_eq!(unread, 3);
+}
