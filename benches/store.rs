@@ -38,6 +38,8 @@ use support::{Repeat, Samples, round3};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_discord-manager");
 const DAY_SECONDS: i64 = 86_400;
+/// How many first calls of the day each reader is measured with.
+const COLD_RUNS: usize = 5;
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -278,6 +280,12 @@ fn bench_size(config: &BenchConfig) -> Value {
         let answer = support::answer(&runtime, &services, tool, &arguments).expect("answers");
         let mut figures = business.to_json();
         figures["rendered"] = rendered.to_json();
+        #[cfg(unix)]
+        {
+            let cold = support::cold_calls(&path, &runtime, tool, &arguments, COLD_RUNS)
+                .expect("the capability answers from a cold cache");
+            figures["cold"] = cold.to_json();
+        }
         figures["answer"] = answer.to_json();
         figures["shape"] = shape(tool, &answer.structured);
         readers.insert(tool.to_string(), figures);
@@ -356,9 +364,14 @@ fn bench_size(config: &BenchConfig) -> Value {
         .as_f64()
         .unwrap_or(f64::NAN);
     let over_mcp = mcp["catchUpCall"]["p50Ms"].as_f64().unwrap_or(f64::NAN);
+    let briefing_in_process = readers["activity_briefing"]["rendered"]["p50Ms"]
+        .as_f64()
+        .unwrap_or(f64::NAN);
+    let briefing_over_mcp = mcp["briefingCall"]["p50Ms"].as_f64().unwrap_or(f64::NAN);
     json!({
         "messages": config.messages,
         "mcpCallAboveInProcessMs": round3(over_mcp - in_process),
+        "mcpBriefingAboveInProcessMs": round3(briefing_over_mcp - briefing_in_process),
         "produced": built["produced"],
         "ingest": {
             "events": produced.events,
@@ -566,6 +579,8 @@ fn mcp_sessions(store: &Path, catch_up: &Value, sessions: usize) -> Value {
     let mut paging = Vec::new();
     let mut paging_pages = 0;
     let mut received = Value::Null;
+    let mut briefing = Vec::new();
+    let mut briefing_received = Value::Null;
     for session_index in 0..sessions.max(1) + 1 {
         let started = Stopwatch::now();
         let mut session = Session::spawn(store, scratch.path());
@@ -600,6 +615,26 @@ fn mcp_sessions(store: &Path, catch_up: &Value, sessions: usize) -> Value {
                 received = received_sizes(&answer, &parsed["result"]);
             }
         }
+        // The briefing at its default inputs, as an assistant asked "what did I miss?" calls it.
+        for _ in 0..5 {
+            let at = Stopwatch::now();
+            let answer = session.request(
+                "tools/call",
+                json!({"name": "activity_briefing", "arguments": {}}),
+            );
+            if session_index > 0 {
+                briefing.push(at.elapsed());
+            }
+            if briefing_received.is_null() {
+                let parsed: Value = serde_json::from_str(&answer).expect("the answer is JSON");
+                assert_eq!(
+                    parsed["result"]["isError"].as_bool(),
+                    Some(false),
+                    "the briefing failed over MCP: {answer:.400}"
+                );
+                briefing_received = received_sizes(&answer, &parsed["result"]);
+            }
+        }
         // The whole window, page after page, feeding each `nextCursor` back.
         let at = Stopwatch::now();
         let pages = mcp_page_through(&mut session, catch_up);
@@ -622,6 +657,8 @@ fn mcp_sessions(store: &Path, catch_up: &Value, sessions: usize) -> Value {
         "toolsList": Samples::new(list).to_json(),
         "catchUpCall": Samples::new(call).to_json(),
         "catchUpAnswer": received,
+        "briefingCall": Samples::new(briefing).to_json(),
+        "briefingAnswer": briefing_received,
         "pageThrough": {"pages": paging_pages, "whole": Samples::new(paging).to_json()},
         "peakRssKb": rss.last(),
     })
@@ -877,6 +914,29 @@ fn markdown(report: &Value) -> String {
     line.push_str(" |");
     push(&mut out, line);
     push(&mut out, String::new());
+    size_columns(
+        &mut out,
+        &format!(
+            "first call of the day (store dropped from the page cache, opened, one call), \
+             median / slowest of {COLD_RUNS} ms"
+        ),
+        &sizes,
+        "",
+    );
+    for tool in &tools {
+        let mut line = format!("| {tool} |");
+        for size in &sizes {
+            let figures = &size["readers"][tool]["cold"];
+            line.push_str(&format!(
+                " {} / {} |",
+                ms(&figures["p50Ms"]),
+                ms(&figures["maxMs"])
+            ));
+        }
+        line.push_str(" |");
+        push(&mut out, line);
+    }
+    push(&mut out, String::new());
 
     // What an MCP client receives: structured JSON and text block, and estimated tokens.
     size_columns(
@@ -993,12 +1053,17 @@ fn markdown(report: &Value) -> String {
     }
     push(&mut out, String::new());
     size_columns(&mut out, "whole processes, p50 / p95 ms", &sizes, "target");
-    let rows: [(&str, &str, &str); 4] = [
+    let rows: [(&str, &str, &str); 5] = [
         ("MCP spawn → initialize", "spawnToInitialize", "≤ 20 ms"),
         ("MCP tools/list", "toolsList", "≤ 1 ms"),
         (
             "MCP messages_catch_up call",
             "catchUpCall",
+            "≤ in-process + 2 ms",
+        ),
+        (
+            "MCP activity_briefing call (default inputs)",
+            "briefingCall",
             "≤ in-process + 2 ms",
         ),
         ("CLI `catch-up --json`", "", "≤ 10 ms (1M, warm)"),
@@ -1020,26 +1085,36 @@ fn markdown(report: &Value) -> String {
         line.push_str(&format!(" {target} |"));
         push(&mut out, line);
     }
-    let mut line = "| MCP catch-up call above in-process (+ JSON and text), p50 |".to_string();
-    for size in &sizes {
-        line.push_str(&format!(" {} |", ms(&size["mcpCallAboveInProcessMs"])));
+    for (label, key) in [
+        ("catch-up", "mcpCallAboveInProcessMs"),
+        ("briefing", "mcpBriefingAboveInProcessMs"),
+    ] {
+        let mut line = format!("| MCP {label} call above in-process (+ JSON and text), p50 |");
+        for size in &sizes {
+            line.push_str(&format!(" {} |", ms(&size[key])));
+        }
+        line.push_str(" ≤ 2 ms |");
+        push(&mut out, line);
     }
-    line.push_str(" ≤ 2 ms |");
-    push(&mut out, line);
-    let mut line =
-        "| MCP catch-up answer received: JSON-RPC line (JSON + text ≈ tokens) |".to_string();
-    for size in &sizes {
-        let received = &size["mcp"]["catchUpAnswer"];
-        line.push_str(&format!(
-            " {} B ({} + {} ≈ {}) |",
-            thousands(received["lineBytes"].as_f64().unwrap_or(f64::NAN)),
-            thousands(received["jsonBytes"].as_f64().unwrap_or(f64::NAN)),
-            thousands(received["textBytes"].as_f64().unwrap_or(f64::NAN)),
-            thousands(received["tokens"].as_f64().unwrap_or(f64::NAN)),
-        ));
+    for (label, key) in [
+        ("catch-up", "catchUpAnswer"),
+        ("briefing", "briefingAnswer"),
+    ] {
+        let mut line =
+            format!("| MCP {label} answer received: JSON-RPC line (JSON + text ≈ tokens) |");
+        for size in &sizes {
+            let received = &size["mcp"][key];
+            line.push_str(&format!(
+                " {} B ({} + {} ≈ {}) |",
+                thousands(received["lineBytes"].as_f64().unwrap_or(f64::NAN)),
+                thousands(received["jsonBytes"].as_f64().unwrap_or(f64::NAN)),
+                thousands(received["textBytes"].as_f64().unwrap_or(f64::NAN)),
+                thousands(received["tokens"].as_f64().unwrap_or(f64::NAN)),
+            ));
+        }
+        line.push_str(" ≤ 8,000 tokens |");
+        push(&mut out, line);
     }
-    line.push_str(" ≤ 8,000 tokens |");
-    push(&mut out, line);
     let mut line = "| CLI `catch-up --json` output |".to_string();
     for size in &sizes {
         line.push_str(&format!(

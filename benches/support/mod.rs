@@ -59,7 +59,8 @@ impl Samples {
     }
 
     pub fn to_json(&self) -> Value {
-        json!({"p50Ms": round3(self.p50_ms()), "p95Ms": round3(self.p95_ms()), "samples": self.len()})
+        json!({"p50Ms": round3(self.p50_ms()), "p95Ms": round3(self.p95_ms()),
+               "maxMs": round3(self.percentile_ms(100.0)), "samples": self.len()})
     }
 }
 
@@ -326,6 +327,45 @@ pub fn call_unrendered(
         .block_on(capability.call(arguments.clone(), services))
         .map(drop)
         .map_err(|error| error.message().to_string())
+}
+
+/// Drops the store's files (the database and its write-ahead log) from the operating system's
+/// page cache, so the next read comes from the disk, as the owner's first call of the day
+/// does. It drops clean pages only: the benchmark checkpoints the store before it reads.
+#[cfg(unix)]
+pub fn evict_from_page_cache(path: &Path) -> std::io::Result<()> {
+    for suffix in ["", "-wal"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        match std::fs::File::open(&name) {
+            Ok(file) => rustix::fs::fadvise(&file, 0, None, rustix::fs::Advice::DontNeed)?,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
+}
+
+/// The first call of the day, `runs` times: the store's pages dropped from the page cache, a
+/// store opened afresh (so SQLite's own cache is empty too), and one call. Each sample is the
+/// open and the call together.
+#[cfg(unix)]
+pub fn cold_calls(
+    path: &Path,
+    runtime: &tokio::runtime::Runtime,
+    tool: &str,
+    arguments: &Value,
+    runs: usize,
+) -> Result<Samples, String> {
+    let mut durations = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        evict_from_page_cache(path).map_err(|error| error.to_string())?;
+        let at = Stopwatch::now();
+        let services = services(path);
+        call_unrendered(runtime, &services, tool, arguments)?;
+        durations.push(at.elapsed());
+    }
+    Ok(Samples::new(durations))
 }
 
 pub fn runtime() -> tokio::runtime::Runtime {
