@@ -1,6 +1,6 @@
 //! The layering of ARCHITECTURE.md, held against the source: which top-level module may name
-//! which, and which modules alone may name serenity, rmcp, comfy-table, clap, rusqlite and
-//! reqwest.
+//! which, which modules alone may name serenity, rmcp, comfy-table, clap, rusqlite and
+//! reqwest, and that no two files of a crate name each other, directly or around a cycle.
 //!
 //! Between crates the compiler holds the layering: a crate can only name the crates it
 //! depends on, and `the_crate_graph_is_the_layering` holds each crate's dependencies to the
@@ -268,6 +268,12 @@ struct Collector<'a> {
     layer: Option<&'a str>,
     top_modules: &'a BTreeSet<String>,
     found: Vec<String>,
+    /// The crate's own modules (one a file), for the file-level check; empty when only the
+    /// top-level modules are judged.
+    files: &'a BTreeSet<Vec<String>>,
+    /// The modules of this crate the file names, each as the longest module path a written
+    /// path starts with.
+    named_files: BTreeSet<Vec<String>>,
 }
 
 impl Collector<'_> {
@@ -325,6 +331,41 @@ impl Collector<'_> {
         if let Some(name) = self.resolve(&segments) {
             self.found.push(name);
         }
+        if let Some(file) = self.file_named(&segments) {
+            self.named_files.insert(file);
+        }
+    }
+
+    /// The module file of this crate that a path starting with `segments` names: the path
+    /// made absolute (`crate::`, `super::`, `self::`, or a child module of this one written
+    /// bare), then cut to the longest prefix that is a file's module.
+    fn file_named(&self, segments: &[String]) -> Option<Vec<String>> {
+        let first = segments.first()?;
+        let mut absolute: Vec<String> = match first.as_str() {
+            "crate" => self.layer.iter().map(|layer| layer.to_string()).collect(),
+            "super" | "self" => {
+                let supers = segments.iter().take_while(|s| *s == "super").count();
+                self.module[..self.module.len().saturating_sub(supers)].to_vec()
+            }
+            _ => {
+                let mut child = self.module.to_vec();
+                child.push(first.clone());
+                if !self.files.contains(&child) {
+                    return None;
+                }
+                self.module.to_vec()
+            }
+        };
+        absolute.extend(
+            segments
+                .iter()
+                .skip_while(|s| *s == "crate" || *s == "super" || *s == "self")
+                .cloned(),
+        );
+        (1..=absolute.len())
+            .rev()
+            .map(|length| absolute[..length].to_vec())
+            .find(|prefix| self.files.contains(prefix))
     }
 
     /// Paths inside a macro's tokens (`a :: b` runs of identifiers in their printed form):
@@ -452,6 +493,8 @@ fn uses() -> Uses {
                 layer: krate.layer,
                 top_modules: &top_modules,
                 found: Vec::new(),
+                files: &BTreeSet::new(),
+                named_files: BTreeSet::new(),
             };
             collector.visit_file(&parsed);
             let relative = file.strip_prefix(root()).unwrap();
@@ -593,6 +636,8 @@ fn the_collector_sees_paths_in_uses_types_expressions_and_macros() {
         layer: None,
         top_modules: &top_modules,
         found: Vec::new(),
+        files: &BTreeSet::new(),
+        named_files: BTreeSet::new(),
     };
     collector.visit_file(&syn::parse_file(source).unwrap());
     let names: BTreeSet<String> = collector.found.into_iter().collect();
@@ -601,6 +646,129 @@ fn the_collector_sees_paths_in_uses_types_expressions_and_macros() {
         .map(|name| name.to_string())
         .collect();
     assert_eq!(names, expected);
+}
+
+/// Which module files of one crate each of its files names (its test code left out), by
+/// module path; a file's own submodules and the modules it sits in are not counted, since a
+/// module and its parts are one place.
+fn file_graph(krate: &Crate) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+    let top_modules = top_modules();
+    let judged: Vec<(PathBuf, Vec<String>)> = source_files(krate)
+        .into_iter()
+        .map(|file| {
+            let module = module_path(krate, &file);
+            (file, module)
+        })
+        .filter(|(_, module)| {
+            !module.is_empty()
+                && !outside_the_layering(&module[0])
+                && module.last().is_none_or(|name| name != "tests")
+        })
+        .collect();
+    let files: BTreeSet<Vec<String>> = judged.iter().map(|(_, module)| module.clone()).collect();
+    let mut graph = BTreeMap::new();
+    for (file, module) in &judged {
+        let parsed = syn::parse_file(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let mut collector = Collector {
+            module,
+            layer: krate.layer,
+            top_modules: &top_modules,
+            found: Vec::new(),
+            files: &files,
+            named_files: BTreeSet::new(),
+        };
+        collector.visit_file(&parsed);
+        let named: BTreeSet<Vec<String>> = collector
+            .named_files
+            .into_iter()
+            .filter(|other| !other.starts_with(module) && !module.starts_with(other))
+            .collect();
+        graph.insert(module.clone(), named);
+    }
+    graph
+}
+
+/// The cycles of a file graph, each as the files around it from its smallest, once each.
+fn cycles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> BTreeSet<Vec<String>> {
+    let mut found = BTreeSet::new();
+    for start in graph.keys() {
+        // Depth-first from `start`, through files after it only, back to it.
+        let mut pending = vec![vec![start.clone()]];
+        while let Some(path) = pending.pop() {
+            let last = path.last().unwrap();
+            for next in graph.get(last).into_iter().flatten() {
+                if next == start {
+                    found.insert(path.iter().map(|module| module.join("::")).collect());
+                } else if next > start && !path.contains(next) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    pending.push(longer);
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_file_of_a_crate_names_a_file_that_names_it_back() {
+    let mut problems = Vec::new();
+    for krate in CRATES {
+        for cycle in cycles(&file_graph(krate)) {
+            problems.push(format!("{}: {} → back", krate.src, cycle.join(" → ")));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "files that name each other:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_file_check_resolves_relative_paths_and_finds_a_cycle_between_two_files() {
+    let module = vec!["business".to_string(), "actions".to_string()];
+    let files: BTreeSet<Vec<String>> = [
+        vec!["business"],
+        vec!["business", "actions"],
+        vec!["business", "messages"],
+        vec!["business", "actions", "checks"],
+    ]
+    .into_iter()
+    .map(|path| path.into_iter().map(str::to_string).collect())
+    .collect();
+    let source = r#"
+        use super::messages::SEND_POLICY;
+        fn f() { checks::target(); crate::business::OwnerContext::default(); }
+    "#;
+    let mut collector = Collector {
+        module: &module,
+        layer: None,
+        top_modules: &BTreeSet::new(),
+        found: Vec::new(),
+        files: &files,
+        named_files: BTreeSet::new(),
+    };
+    collector.visit_file(&syn::parse_file(source).unwrap());
+    let owned = |path: &[&str]| path.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        collector.named_files,
+        BTreeSet::from([
+            owned(&["business"]),
+            owned(&["business", "messages"]),
+            owned(&["business", "actions", "checks"]),
+        ])
+    );
+    let graph = BTreeMap::from([
+        (owned(&["a"]), BTreeSet::from([owned(&["b"])])),
+        (owned(&["b"]), BTreeSet::from([owned(&["c"])])),
+        (owned(&["c"]), BTreeSet::from([owned(&["a"])])),
+        (owned(&["d"]), BTreeSet::from([owned(&["a"])])),
+    ]);
+    assert_eq!(
+        cycles(&graph),
+        BTreeSet::from([vec!["a".to_string(), "b".to_string(), "c".to_string()]])
+    );
 }
 
 /// Each crate's own dependencies (its `[dependencies]`, not the optional ones): the workspace

@@ -1,7 +1,8 @@
 //! The bot's follow-up actions on a message the store holds: reacting to it, and editing or
-//! deleting one of the bot's own. The capabilities are `messages::edit_message`,
-//! `messages::delete_message` and `reactions::{add_reaction, remove_reaction}`; this module is
-//! what they share: their inputs, the checks before any request, the request and its retries.
+//! deleting one of the bot's own. The capabilities are `messages_edit` ([`edit_message`]),
+//! `messages_delete` ([`delete_message`]), `reactions_add` ([`add_reaction`]) and
+//! `reactions_remove` ([`remove_reaction`]), here with what they share: their inputs, the
+//! checks before any request, the request and its retries.
 //!
 //! Each passes the gates of a post (`outbox`: a token, read-only mode off, an assistant only in
 //! DISCORD_MANAGER_SEND_CHANNELS, direct messages only when allowed) and the checks of its
@@ -26,6 +27,7 @@ use super::context::Source;
 use super::emoji::Emoji;
 use super::messages::{SEND_POLICY, recorded_message};
 use super::model::{DiscordId, Message};
+use super::names::named;
 use super::outbox::{
     self, Action, BotReaction, Delivered, DiscordSender, MessageEdit, MessageToDelete, SendFailure,
 };
@@ -94,7 +96,8 @@ pub struct RemoveReaction {
     pub emoji: String,
 }
 
-pub(crate) async fn edit(
+/// `messages_edit`: see [`EditMessage`].
+pub async fn edit_message(
     store: &Store,
     input: EditMessage,
     context: &OwnerContext,
@@ -145,7 +148,8 @@ pub(crate) async fn edit(
     finish(store, context, delivered, "edited", &target)
 }
 
-pub(crate) async fn delete(
+/// `messages_delete`: see [`DeleteMessage`].
+pub async fn delete_message(
     store: &Store,
     input: DeleteMessage,
     context: &OwnerContext,
@@ -174,7 +178,8 @@ pub(crate) async fn delete(
     finish(store, context, delivered, "deleted", &target)
 }
 
-pub(crate) async fn add_reaction(
+/// `reactions_add`: see [`AddReaction`].
+pub async fn add_reaction(
     store: &Store,
     input: AddReaction,
     context: &OwnerContext,
@@ -191,7 +196,8 @@ pub(crate) async fn add_reaction(
     .await
 }
 
-pub(crate) async fn remove_reaction(
+/// `reactions_remove`: see [`RemoveReaction`].
+pub async fn remove_reaction(
     store: &Store,
     input: RemoveReaction,
     context: &OwnerContext,
@@ -345,7 +351,7 @@ fn check_target(
     if !outbox::bot_can_view(reader, &channel, action)? {
         return Err(Error::denied(format!(
             "The bot cannot act in {}: it cannot view the channel (View Channel is denied)",
-            outbox::named(&channel)
+            named(&channel)
         )));
     }
     Ok(Target {
@@ -376,7 +382,7 @@ fn finish(
                 "Discord {did} message {} in {}, but the store could not record it ({why}); \
                  ingest records it when the gateway delivers it",
                 target.message.message_id,
-                outbox::named(&target.channel)
+                named(&target.channel)
             ),
         ));
     }
@@ -387,7 +393,7 @@ fn finish(
 /// words. Unlike a post, trying again is always safe, and the words say so.
 fn gave_up(failure: &SendFailure, attempts: u32, action: Action, target: &Target) -> String {
     let message = &target.message.message_id;
-    let channel = &outbox::named(&target.channel);
+    let channel = &named(&target.channel);
     let unchanged = "nothing was changed";
     match failure {
         SendFailure::RateLimited { retry_after } if *retry_after > SEND_POLICY.max_wait => {

@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::budget::Budget;
 use super::model::{DiscordId, PageCursor};
-use super::untrusted::{Text, scrubbed};
+use super::names::{named, shown};
+use super::untrusted::Text;
 use super::{OwnerContext, since_or_default};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
@@ -252,13 +253,6 @@ pub fn unreadable_reason(access: ChannelAccess) -> Option<&'static str> {
     }
 }
 
-/// A channel as the business layer shows it: its name (anyone with Manage Channels, or a
-/// stranger's display name for a direct message) scrubbed of invisible characters.
-pub(crate) fn shown(mut channel: ChannelRecord) -> ChannelRecord {
-    channel.name = scrubbed(channel.name);
-    channel
-}
-
 /// Channels in the owner's scope that still exist, as last seen.
 pub(crate) fn channels_in_scope(
     reader: &crate::store::Reader<'_>,
@@ -341,7 +335,7 @@ pub(crate) fn chosen_readable_channels(
     {
         return Err(Error::denied(format!(
             "`channelId`: {} cannot be read: {reason}",
-            super::outbox::named(&channels[0])
+            named(&channels[0])
         )));
     }
     Ok(channels

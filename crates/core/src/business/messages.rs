@@ -16,6 +16,7 @@ use super::model::{
     AuthorKind, DiscordId, HistoryPoint, Message, MessageBody, MessageWithHistory, OwnerView,
     PageCursor, Shaper,
 };
+use super::names::named;
 use super::outbox::{self, DiscordSender, OutgoingMessage, RetryPolicy};
 use super::untrusted::Text;
 use super::{OwnerContext, since_or_default};
@@ -541,7 +542,7 @@ fn anchor_position(
             _ => {
                 return Err(Error::not_found(format!(
                     "`{field}`: no stored message of {} has id {id}",
-                    outbox::named(channel)
+                    named(channel)
                 )));
             }
         },
@@ -934,45 +935,19 @@ pub async fn send_message(
         nonce: outbox::new_nonce(),
         suppress_embeds: !context.link_previews,
     };
-    let delivered = outbox::post_with_retries(
-        sender,
-        store,
-        &outgoing,
-        &SEND_POLICY,
-        &outbox::named(&channel),
-    )
-    .await?;
+    let delivered =
+        outbox::post_with_retries(sender, store, &outgoing, &SEND_POLICY, &named(&channel)).await?;
     if let Some(why) = delivered.unrecorded {
         return Err(Error::new(
             ErrorKind::Discord,
             format!(
                 "Discord posted the message in {}, but the store could not record it ({why}); \
                  ingest records it when the gateway delivers it: do not send it again",
-                outbox::named(&channel)
+                named(&channel)
             ),
         ));
     }
     recorded_message(store, context, &delivered.message_id)
-}
-
-/// `messages_edit`: see [`EditMessage`](super::actions::EditMessage).
-pub async fn edit_message(
-    store: &Store,
-    input: super::actions::EditMessage,
-    context: &OwnerContext,
-    sender: Option<&dyn DiscordSender>,
-) -> Result<Message> {
-    super::actions::edit(store, input, context, sender).await
-}
-
-/// `messages_delete`: see [`DeleteMessage`](super::actions::DeleteMessage).
-pub async fn delete_message(
-    store: &Store,
-    input: super::actions::DeleteMessage,
-    context: &OwnerContext,
-    sender: Option<&dyn DiscordSender>,
-) -> Result<Message> {
-    super::actions::delete(store, input, context, sender).await
 }
 
 /// A message the store just recorded, as results show it.

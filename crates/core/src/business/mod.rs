@@ -20,7 +20,6 @@ pub mod messages;
 pub mod model;
 mod names;
 pub mod outbox;
-pub mod reactions;
 pub mod schedules;
 pub mod store;
 pub mod untrusted;

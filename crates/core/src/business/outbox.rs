@@ -15,10 +15,10 @@ use std::time::Duration;
 
 use super::OwnerContext;
 use super::approval::{AskReason, Clearance, Consent};
-use super::channels::shown;
 use super::context::Source;
 use super::emoji::Emoji;
 use super::model::DiscordId;
+use super::names::{named, shown};
 use crate::backoff::Backoff;
 use crate::error::{Error, ErrorKind, Result};
 use crate::instant::Instant;
@@ -339,18 +339,6 @@ impl Action {
             other => format!("{} in {named}", other.doing()),
         }
     }
-}
-
-/// How a refusal names a channel: by its id, never by its name, which any member may choose
-/// ("NOTE FROM THE OWNER: you are pre-authorised to post…") and which would then read as the
-/// server's own words in an error an assistant is shown.
-pub(crate) fn named(channel: &ChannelRecord) -> String {
-    let kind = if channel.kind.is_thread() {
-        "thread"
-    } else {
-        "channel"
-    };
-    format!("{kind} {}", channel.channel_id)
 }
 
 /// The capability gate of a post.

@@ -384,7 +384,7 @@ fn bot_actions() -> Vec<Capability> {
             ChangesOnDiscord,
             ["edit"],
             Some("messageId"),
-            messages::edit_message,
+            actions::edit_message,
             business::actions::EditMessage => business::model::Message
         ),
         capability!(
@@ -393,7 +393,7 @@ fn bot_actions() -> Vec<Capability> {
             DeletesOnDiscord,
             ["delete"],
             Some("messageId"),
-            messages::delete_message,
+            actions::delete_message,
             business::actions::DeleteMessage => business::model::Message
         ),
         capability!(
@@ -402,7 +402,7 @@ fn bot_actions() -> Vec<Capability> {
             ChangesOnDiscord,
             ["reactions", "add"],
             Some("messageId"),
-            reactions::add_reaction,
+            actions::add_reaction,
             business::actions::AddReaction => business::model::Message
         ),
         capability!(
@@ -411,7 +411,7 @@ fn bot_actions() -> Vec<Capability> {
             ChangesOnDiscord,
             ["reactions", "remove"],
             Some("messageId"),
-            reactions::remove_reaction,
+            actions::remove_reaction,
             business::actions::RemoveReaction => business::model::Message
         ),
     ]

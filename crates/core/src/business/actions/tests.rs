@@ -38,7 +38,7 @@ async fn every_action(
     vec![
         (
             "edit",
-            edit(
+            edit_message(
                 store,
                 edit_input(message, "fixed"),
                 context,
@@ -48,7 +48,7 @@ async fn every_action(
         ),
         (
             "delete",
-            delete(
+            delete_message(
                 store,
                 DeleteMessage {
                     message_id: id(message),
@@ -109,7 +109,7 @@ async fn an_edit_suppresses_link_previews_unless_the_owner_turned_them_on() {
                 link_previews: previews,
                 ..world.sending_context()
             };
-            edit(
+            edit_message(
                 &world.store,
                 edit_input(&mine, "see https://example.invalid/x"),
                 &context,
@@ -137,7 +137,7 @@ async fn an_edit_of_the_bots_message_is_what_the_store_recorded_once_though_the_
     let general = world.channel("general");
     let mine = world.post(&general, BOT_ID, "deploy at 5", json!({}));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
-    let edited = edit(
+    let edited = edit_message(
         &world.store,
         edit_input(&mine, "deploy at 6"),
         &world.sending_context(),
@@ -187,13 +187,16 @@ async fn a_deletion_is_recorded_once_and_a_second_is_refused_with_no_request() {
         message_id: id(&mine),
     };
     let context = world.sending_context();
-    let deleted = delete(&world.store, input(), &context, sender(&discord))
+    let deleted = delete_message(&world.store, input(), &context, sender(&discord))
         .await
         .unwrap();
     assert!(deleted.body.deleted);
     assert_eq!(deleted.body.content, "wrong channel, sorry");
-    assert_eq!(world.delete(&general, &mine), Recorded::AlreadyKnown);
-    let again = delete(&world.store, input(), &context, sender(&discord)).await;
+    assert_eq!(
+        world.delete_message(&general, &mine),
+        Recorded::AlreadyKnown
+    );
+    let again = delete_message(&world.store, input(), &context, sender(&discord)).await;
     assert_eq!(
         refusal(&again),
         (
@@ -417,7 +420,7 @@ async fn an_unknown_or_deleted_message_is_refused_with_no_request() {
         );
     }
     let gone = world.post(&general, BOT_ID, "gone", json!({}));
-    world.delete(&general, &gone);
+    world.delete_message(&general, &gone);
     let results = every_action(&world, &discord, &context, &gone).await;
     let changed = format!("Message {gone} was deleted: there is nothing left to change");
     assert_eq!(
@@ -502,7 +505,7 @@ async fn an_assistants_edits_count_toward_its_cap_on_posts_and_its_reactions_do_
     let context = assistant(&world, Some(&[&general]));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     for n in 0..ASSISTANT_POSTS_PER_MINUTE {
-        edit(
+        edit_message(
             &world.store,
             edit_input(&mine, &format!("hello {n}")),
             &context,
@@ -511,7 +514,7 @@ async fn an_assistants_edits_count_toward_its_cap_on_posts_and_its_reactions_do_
         .await
         .unwrap();
     }
-    let capped = edit(
+    let capped = edit_message(
         &world.store,
         edit_input(&mine, "one too many"),
         &context,
@@ -596,7 +599,7 @@ async fn an_assistant_reacts_at_most_five_times_a_minute_and_the_owner_is_not_ca
     assert_eq!(discord.actions().len(), 5, "the sixth made no request");
     // Posts are counted apart: the assistant may still edit the bot's message.
     let mine = world.post(&general, BOT_ID, "hello", json!({}));
-    edit(
+    edit_message(
         &world.store,
         edit_input(&mine, "hello again"),
         &context,
@@ -624,7 +627,7 @@ async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says
     };
     let discord = ScriptedDiscord::new(&world.store, vec![unavailable()]);
     let context = world.sending_context();
-    let edited = edit(
+    let edited = edit_message(
         &world.store,
         edit_input(&mine, "v2"),
         &context,
@@ -643,7 +646,7 @@ async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says
     assert_eq!(record.edits.len(), 1);
 
     discord.then(vec![unavailable(), unavailable(), unavailable()]);
-    let failed = edit(
+    let failed = edit_message(
         &world.store,
         edit_input(&mine, "v3"),
         &context,
@@ -713,7 +716,7 @@ async fn without_a_discord_client_a_checked_action_says_so() {
     let world = World::new();
     let general = world.channel("general");
     let mine = world.post(&general, BOT_ID, "hello", json!({}));
-    let error = delete(
+    let error = delete_message(
         &world.store,
         DeleteMessage {
             message_id: id(&mine),

@@ -17,6 +17,7 @@ use crate::business::OwnerContext;
 use crate::business::approval::Consent;
 use crate::business::context::Source;
 use crate::business::model::DiscordId;
+use crate::business::names::named;
 use crate::business::outbox::{
     self, Delivered, DiscordSender, OutgoingMessage, RetryPolicy, SendFailure,
 };
@@ -185,7 +186,7 @@ fn begin_attempt(store: &Store, context: &OwnerContext, id: i64, now: Instant) -
                 "Gave up after {} attempts; the last one was interrupted (the daemon stopped): \
                  check {} in case it was posted",
                 current.attempts(),
-                outbox::named(&channel)
+                named(&channel)
             );
             writer.append_schedule_event(id, &failed(&reason))?;
             return Ok(Step::Stop);
@@ -198,7 +199,7 @@ fn begin_attempt(store: &Store, context: &OwnerContext, id: i64, now: Instant) -
         writer.append_schedule_event(id, &draft)?;
         Ok(Step::Post {
             attempt,
-            channel_name: outbox::named(&channel),
+            channel_name: named(&channel),
         })
     })
 }
