@@ -192,10 +192,7 @@ async fn a_deletion_is_recorded_once_and_a_second_is_refused_with_no_request() {
         .unwrap();
     assert!(deleted.body.deleted);
     assert_eq!(deleted.body.content, "wrong channel, sorry");
-    assert_eq!(
-        world.delete_message(&general, &mine),
-        Recorded::AlreadyKnown
-    );
+    assert_eq!(world.delete(&general, &mine), Recorded::AlreadyKnown);
     let again = delete_message(&world.store, input(), &context, sender(&discord)).await;
     assert_eq!(
         refusal(&again),
@@ -420,7 +417,7 @@ async fn an_unknown_or_deleted_message_is_refused_with_no_request() {
         );
     }
     let gone = world.post(&general, BOT_ID, "gone", json!({}));
-    world.delete_message(&general, &gone);
+    world.delete(&general, &gone);
     let results = every_action(&world, &discord, &context, &gone).await;
     let changed = format!("Message {gone} was deleted: there is nothing left to change");
     assert_eq!(
