@@ -15,7 +15,7 @@ const MESSAGE_CONTENT_LIMITED: u64 = 1 << 19;
 const BOTS_ROLE: &str = "1300000000000000002";
 const ADMINISTRATOR: u64 = 1 << 3;
 
-/// `doctor --json`, as README documents it.
+/// `doctor --json`, as docs/operations.md documents it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Report {

@@ -17,7 +17,7 @@ use tokio::task::JoinSet;
 use crate::support::mcp::{ToolResult, decode};
 use crate::support::{Activity, Feed, Guild, Store};
 
-/// How many waits the server lets wait at once (README, MCP).
+/// How many waits the server lets wait at once (docs/json-and-cursors.md, "The MCP server").
 const PLACES: usize = 64;
 const CALLS: usize = 600;
 const PING_WITHIN: Duration = Duration::from_millis(100);

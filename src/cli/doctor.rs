@@ -607,7 +607,8 @@ fn writable_check(path: &Path) -> Check {
 /// SQLite's `quick_check` over the whole file.
 fn integrity_check(found: crate::error::Result<Vec<String>>) -> Check {
     let restore = "stop ingest, copy your newest backup over the store and start ingest again \
-                   (README, \"Backup and restore\"); ingest backfills what came after it";
+                   (docs/operations.md, \"Backup and restore\"); ingest backfills what came \
+                   after it";
     match found {
         Ok(problems) if problems.is_empty() => Check::new(
             "integrity",
@@ -684,7 +685,7 @@ fn ingest_check(holder: crate::error::Result<IngestHolder>) -> Check {
             Status::Fail,
             "no `discord-manager ingest` is recording into this store",
         )
-        .fix("start `discord-manager ingest` (under systemd or in a container: see README)"),
+        .fix("start `discord-manager ingest` under systemd or in a container (docs/operations.md)"),
         Err(error) => Check::new("ingest", Status::Fail, error.message()),
     }
 }
@@ -966,7 +967,8 @@ mod tests {
             ]))),
             "FAIL  integrity: SQLite's quick_check finds the store damaged: *** in database \
              main ***. Fix: stop ingest, copy your newest backup over the store and start \
-             ingest again (README, \"Backup and restore\"); ingest backfills what came after it"
+             ingest again (docs/operations.md, \"Backup and restore\"); ingest backfills what \
+             came after it"
         );
         assert_eq!(
             line(integrity_check(Ok(Vec::new()))),
