@@ -265,8 +265,11 @@ fn bench_size(config: &BenchConfig) -> Value {
         .as_str()
         .unwrap_or_default()
         .to_string();
+    let first = produced.first_arrival.expect("the store has history");
+    let sample = support::sample(&runtime, &services, &busiest, first, last)
+        .expect("the store has what the readers' examples point at");
     let mut readers = serde_json::Map::new();
-    for (tool, arguments) in support::readers(last, &busiest) {
+    for (tool, arguments) in support::defaults(&sample) {
         eprintln!("bench: {tool} in-process ...");
         let business = support::measure(repeat, || {
             support::call_unrendered(&runtime, &services, tool, &arguments)
@@ -286,19 +289,7 @@ fn bench_size(config: &BenchConfig) -> Value {
     }
 
     // The largest answer of each reader: its default, and every bound at its largest.
-    let a_message = support::answer(
-        &runtime,
-        &services,
-        "messages_history",
-        &json!({"channelId": busiest}),
-    )
-    .expect("the busiest channel has history")
-    .structured["messages"][0]["messageId"]
-        .as_str()
-        .expect("a message id")
-        .to_string();
-    let first = produced.first_arrival.expect("the store has history");
-    for (tool, arguments) in support::largest_inputs(first, &busiest, &a_message) {
+    for (tool, arguments) in support::largest_inputs(&sample) {
         eprintln!("bench: {tool} at its largest inputs ...");
         let started = Stopwatch::now();
         let answer = support::answer(&runtime, &services, tool, &arguments).expect("answers");
@@ -351,7 +342,7 @@ fn bench_size(config: &BenchConfig) -> Value {
     // between readers would leave the next one measuring a cache still filling); the MCP
     // sessions after it warm up with a session of their own.
     #[cfg(unix)]
-    for (tool, arguments) in support::readers(last, &busiest) {
+    for (tool, arguments) in support::defaults(&sample) {
         eprintln!("bench: {tool}, first call of the day ...");
         let cold = support::cold_calls(&path, &runtime, tool, &arguments, COLD_RUNS)
             .expect("the capability answers from a cold cache");
@@ -410,6 +401,34 @@ fn produced_from(value: &Value) -> Produced {
         first_arrival: instant("firstArrival"),
         last_arrival: instant("lastArrival"),
         ..Produced::default()
+    }
+}
+
+/// Five calls of `tool` in an MCP session: their durations go into `timings` when the session
+/// is `counted` (the first one warms up), and the first answer's sizes into `received`.
+fn calls_over_mcp(
+    session: &mut Session,
+    tool: &str,
+    arguments: &Value,
+    counted: bool,
+    timings: &mut Vec<Duration>,
+    received: &mut Value,
+) {
+    for _ in 0..5 {
+        let at = Stopwatch::now();
+        let answer = session.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        if counted {
+            timings.push(at.elapsed());
+        }
+        if received.is_null() {
+            let parsed: Value = serde_json::from_str(&answer).expect("the answer is JSON");
+            assert_eq!(
+                parsed["result"]["isError"].as_bool(),
+                Some(false),
+                "{tool} failed over MCP: {answer:.400}"
+            );
+            *received = received_sizes(&answer, &parsed["result"]);
+        }
     }
 }
 
@@ -601,45 +620,24 @@ fn mcp_sessions(store: &Path, catch_up: &Value, sessions: usize) -> Value {
             }
             assert!(answer.contains("messages_catch_up"), "tools/list failed");
         }
-        for _ in 0..5 {
-            let at = Stopwatch::now();
-            let answer = session.request(
-                "tools/call",
-                json!({"name": "messages_catch_up", "arguments": catch_up}),
-            );
-            if session_index > 0 {
-                call.push(at.elapsed());
-            }
-            if received.is_null() {
-                let parsed: Value = serde_json::from_str(&answer).expect("the answer is JSON");
-                assert_eq!(
-                    parsed["result"]["isError"].as_bool(),
-                    Some(false),
-                    "catch-up failed over MCP: {answer:.400}"
-                );
-                received = received_sizes(&answer, &parsed["result"]);
-            }
-        }
+        let counted = session_index > 0;
+        calls_over_mcp(
+            &mut session,
+            "messages_catch_up",
+            catch_up,
+            counted,
+            &mut call,
+            &mut received,
+        );
         // The briefing at its default inputs, as an assistant asked "what did I miss?" calls it.
-        for _ in 0..5 {
-            let at = Stopwatch::now();
-            let answer = session.request(
-                "tools/call",
-                json!({"name": "activity_briefing", "arguments": {}}),
-            );
-            if session_index > 0 {
-                briefing.push(at.elapsed());
-            }
-            if briefing_received.is_null() {
-                let parsed: Value = serde_json::from_str(&answer).expect("the answer is JSON");
-                assert_eq!(
-                    parsed["result"]["isError"].as_bool(),
-                    Some(false),
-                    "the briefing failed over MCP: {answer:.400}"
-                );
-                briefing_received = received_sizes(&answer, &parsed["result"]);
-            }
-        }
+        calls_over_mcp(
+            &mut session,
+            "activity_briefing",
+            &json!({}),
+            counted,
+            &mut briefing,
+            &mut briefing_received,
+        );
         // The whole window, page after page, feeding each `nextCursor` back.
         let at = Stopwatch::now();
         let pages = mcp_page_through(&mut session, catch_up);

@@ -5,13 +5,14 @@
 //! channels, hundreds of mentions, 80 open bookmarks, 300 scheduled messages of the longest
 //! content), each tool is called with its default inputs and with each bound at the largest
 //! value its schema accepts, and the answer an MCP client receives (the structured result and
-//! the text block together) must stay within the budget. The cases are listed per tool and
-//! the list is held against the registry, so a new tool without cases fails here.
+//! the text block together) must stay within the budget. The cases are each capability's own
+//! examples (`business::examples`): its default and its largest inputs.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use discord_manager::business::budget::ANSWER_BYTES;
+use discord_manager::business::examples::{Sample, from_now, long_text};
 use discord_manager::business::mentions::{ListMentions, list_mentions};
 use discord_manager::business::{OwnerContext, Source};
 use discord_manager::config::GuildScope;
@@ -23,28 +24,16 @@ use discord_manager::store::Store;
 use discord_manager_synthetic::{self as synthetic, OWNER_ID, Plan};
 use serde_json::{Value, json};
 
-/// A long text of `length` characters with the escaping JSON pays most for in ordinary text.
-fn long_text(length: usize) -> String {
-    "\"quoted\" line\n".chars().cycle().take(length).collect()
-}
-
-/// An instant `days` days and `seconds` seconds from now: within the year a schedule may be.
-fn in_days(days: i64, seconds: i64) -> String {
-    Instant::now()
-        .plus_seconds(days * 86_400 + seconds)
-        .to_string()
-}
-
 struct World {
     _folder: tempfile::TempDir,
     services: Services,
-    busiest_channel: String,
-    first_arrival: String,
-    a_message: String,
-    a_mention: String,
+    sample: Sample,
 }
 
-fn world() -> World {
+/// The generated store, with 300 scheduled messages of the longest content (enough to
+/// overflow `schedules_list`) and one message of the bot's own, and the sample of it every
+/// capability's examples point into.
+async fn world() -> World {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let path = folder.path().join("budget.sqlite3");
     let store = Arc::new(Store::open(&path).expect("the store opens"));
@@ -63,19 +52,17 @@ fn world() -> World {
         keywords: Default::default(),
         source: Source::Cli,
     };
-    let a_message = store
+    let channel = produced.busiest_readable_channel;
+    let first_arrival = produced.first_arrival.expect("a first arrival");
+    let message = store
         .read(|reader| {
             Ok(reader
-                .messages_arrived_from(
-                    &[produced.busiest_readable_channel.as_str()],
-                    produced.first_arrival.expect("a first arrival"),
-                    1,
-                )?
+                .messages_arrived_from(&[channel.as_str()], first_arrival, 1)?
                 .remove(0)
                 .message_id)
         })
         .expect("a message of the busiest channel");
-    let a_mention = list_mentions(
+    let mention = list_mentions(
         &store,
         ListMentions {
             since: Some(Instant::from_micros(0)),
@@ -89,157 +76,64 @@ fn world() -> World {
     .message
     .body
     .message_id;
+    let services = Services {
+        store: Arc::clone(&store),
+        context,
+        sender: Some(Arc::new(DemoDiscord::new(store, RECORDERS))),
+    };
+    let call = async |tool: &str, arguments: Value| {
+        registry::find(tool)
+            .unwrap()
+            .call(arguments, &services)
+            .await
+            .unwrap_or_else(|error| panic!("{tool}: {}", error.message()))
+            .to_json()
+    };
+    let bot_message = call(
+        "messages_send",
+        json!({"channelId": channel, "content": "the bot's own"}),
+    )
+    .await["messageId"]
+        .as_str()
+        .expect("the bot posts a message of its own")
+        .to_string();
+    let mut schedules = Vec::new();
+    for n in 0..300 {
+        let arguments = json!({"channelId": channel, "content": long_text(2000),
+                               "sendAt": from_now(200 * 86_400 + n)});
+        schedules.push(call("schedules_add", arguments).await["scheduleId"].clone());
+    }
+    let sample = Sample {
+        channel,
+        message,
+        bot_message,
+        mention,
+        word: synthetic::search_word(),
+        schedule_id: schedules[0].as_i64().expect("a schedule's id"),
+        first_arrival,
+        newest: produced.last_arrival.expect("a last arrival"),
+    };
     World {
-        services: Services {
-            store: Arc::clone(&store),
-            context,
-            sender: Some(Arc::new(DemoDiscord::new(store, RECORDERS))),
-        },
-        busiest_channel: produced.busiest_readable_channel,
-        first_arrival: produced.first_arrival.expect("a first arrival").to_string(),
-        a_message,
-        a_mention,
+        services,
+        sample,
         _folder: folder,
     }
 }
 
-/// Every tool's cases: its defaults, then each bound at its largest; `bot_message` is one of
-/// the bot's own, for the edit and the deletion.
-fn cases(world: &World, bot_message: &str) -> BTreeMap<&'static str, Vec<Value>> {
-    let channel = world.busiest_channel.as_str();
-    let since = world.first_arrival.as_str();
-    let message = world.a_message.as_str();
-    BTreeMap::from([
-        (
-            "channels_list",
-            vec![json!({}), json!({"since": since, "limit": 500})],
-        ),
-        (
-            "channels_mark_read",
-            vec![json!({}), json!({"channelId": channel, "through": since})],
-        ),
-        (
-            "messages_catch_up",
-            vec![
-                json!({}),
-                json!({"fromReadMarkers": true, "limit": 500}),
-                json!({"since": since, "limit": 500}),
-                json!({"since": since, "channelId": channel, "limit": 500}),
-            ],
-        ),
-        (
-            "messages_history",
-            vec![
-                json!({"channelId": channel}),
-                json!({"channelId": channel, "limit": 200}),
-                json!({"channelId": channel, "around": message, "limit": 200}),
-                json!({"channelId": channel, "after": message, "limit": 200}),
-            ],
-        ),
-        (
-            "messages_search",
-            vec![
-                json!({"query": "the"}),
-                json!({"query": "the OR a OR to OR and", "limit": 100}),
-            ],
-        ),
-        (
-            "messages_send",
-            vec![
-                json!({"channelId": channel, "content": long_text(2000), "replyToMessageId": message}),
-            ],
-        ),
-        (
-            "messages_edit",
-            vec![json!({"messageId": bot_message, "content": long_text(2000)})],
-        ),
-        ("messages_delete", vec![json!({"messageId": bot_message})]),
-        (
-            "reactions_add",
-            vec![json!({"messageId": message, "emoji": "👍"})],
-        ),
-        (
-            "reactions_remove",
-            vec![json!({"messageId": message, "emoji": "👍"})],
-        ),
-        (
-            "mentions_list",
-            vec![json!({}), json!({"since": since, "limit": 500})],
-        ),
-        (
-            "mentions_awaiting_reply",
-            vec![
-                json!({}),
-                json!({"since": since, "silenceMinutes": 0, "limit": 500}),
-            ],
-        ),
-        (
-            "mentions_dismiss",
-            vec![json!({"messageId": world.a_mention, "note": long_text(1000)})],
-        ),
-        (
-            "activity_wait",
-            vec![json!({}), json!({"after": since, "waitSeconds": 0})],
-        ),
-        ("activity_digest", vec![json!({}), json!({"since": since})]),
-        (
-            "activity_briefing",
-            vec![json!({}), json!({"since": since, "lookbackDays": 30})],
-        ),
-        (
-            "bookmarks_add",
-            vec![json!({"messageId": message, "note": long_text(1000), "dueAt": in_days(3, 0)})],
-        ),
-        ("bookmarks_list", vec![json!({}), json!({"limit": 500})]),
-        ("bookmarks_resolve", vec![json!({"messageId": message})]),
-        ("store_status", vec![json!({}), json!({"since": since})]),
-        (
-            "schedules_add",
-            vec![json!({"channelId": channel, "content": long_text(2000),
-                        "sendAt": in_days(100, 0), "replyToMessageId": message})],
-        ),
-        ("schedules_list", vec![json!({}), json!({"limit": 500})]),
-        ("schedules_cancel", vec![json!({"scheduleId": 1})]),
-    ])
-}
-
 #[tokio::test]
 async fn every_answer_fits_the_budget_with_default_and_largest_inputs() {
-    let world = world();
-    let sent = registry::find("messages_send")
-        .unwrap()
-        .call(
-            json!({"channelId": world.busiest_channel, "content": "the bot's own"}),
-            &world.services,
-        )
-        .await
-        .expect("the bot posts a message of its own")
-        .to_json();
-    let cases = cases(&world, sent["messageId"].as_str().expect("its id"));
-    let registered: Vec<&str> = registry::capabilities().iter().map(|c| c.name).collect();
-    let listed: Vec<&str> = cases.keys().copied().collect();
-    let mut sorted = registered.clone();
-    sorted.sort();
-    assert_eq!(
-        listed, sorted,
-        "every tool has budget cases, and only tools do"
-    );
-
-    // Enough scheduled messages of the longest content to overflow `schedules_list`.
-    let add = registry::find("schedules_add").unwrap();
-    for n in 0..300 {
-        let arguments = json!({"channelId": world.busiest_channel, "content": long_text(2000),
-                               "sendAt": in_days(200, n)});
-        add.call(arguments, &world.services)
-            .await
-            .expect("a schedule is added");
-    }
-
+    let world = world().await;
     let mut largest: BTreeMap<&str, usize> = BTreeMap::new();
     // In registry order, so bookmarks_add comes before bookmarks_resolve and schedules_add
     // before schedules_cancel.
     for capability in registry::capabilities() {
-        for arguments in &cases[capability.name] {
+        let examples = capability.examples(&world.sample);
+        assert!(
+            examples.on_a_generated_store().next().is_some(),
+            "{} declares no call for the budget gate",
+            capability.name
+        );
+        for arguments in examples.on_a_generated_store() {
             let outcome = capability
                 .call(arguments.clone(), &world.services)
                 .await

@@ -17,7 +17,6 @@ use discord_manager::instant::Instant;
 use discord_manager::store::Store;
 use discord_manager_synthetic::{self as synthetic, OWNER_ID, Plan, Produced};
 use rusqlite::{Connection, OpenFlags};
-use serde_json::json;
 
 const SEED: u64 = 20_261_129;
 
@@ -360,31 +359,26 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
         max: 2,
         budget: std::time::Duration::ZERO,
     };
-    let readers = support::readers(last, &produced.busiest_readable_channel);
-    // Every reading capability of the registry is measured (the writing ones are not).
-    let mut tools: Vec<&str> = readers.iter().map(|(tool, _)| *tool).collect();
-    tools.sort_unstable();
-    let mut reading: Vec<&str> = discord_manager::registry::capabilities()
+    let first = produced.first_arrival.expect("history has a first arrival");
+    let sample = support::sample(
+        &runtime,
+        &services,
+        &produced.busiest_readable_channel,
+        first,
+        last,
+    )
+    .expect("the store has what the readers' examples point at");
+    let readers = support::defaults(&sample);
+    // Every capability of the registry that only reads is measured, in registry order, and
+    // only those: a capability that writes would change the store under the next figure.
+    let tools: Vec<&str> = readers.iter().map(|(tool, _)| *tool).collect();
+    let reading: Vec<&str> = discord_manager::registry::capabilities()
         .iter()
+        .filter(|capability| capability.effect.read_only())
         .map(|capability| capability.name)
-        .filter(|name| {
-            ![
-                "bookmarks_add",
-                "bookmarks_resolve",
-                "messages_send",
-                "messages_edit",
-                "messages_delete",
-                "reactions_add",
-                "reactions_remove",
-                "channels_mark_read",
-                "mentions_dismiss",
-            ]
-            .contains(name)
-        })
-        .filter(|name| !name.starts_with("schedules_"))
         .collect();
-    reading.sort_unstable();
     assert_eq!(tools, reading);
+    assert!(tools.contains(&"messages_catch_up") && !tools.contains(&"bookmarks_add"));
     for (tool, arguments) in &readers {
         let samples = support::measure(once, || {
             support::call_unrendered(&runtime, &services, tool, arguments)
@@ -394,7 +388,11 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
         let answer = support::call(&runtime, &services, tool, arguments).unwrap();
         assert!(answer.is_object(), "{tool}");
     }
-    let day = support::call(&runtime, &services, "messages_catch_up", &readers[0].1).unwrap();
+    let catch_up = readers
+        .iter()
+        .find(|(tool, _)| *tool == "messages_catch_up")
+        .unwrap();
+    let day = support::call(&runtime, &services, "messages_catch_up", &catch_up.1).unwrap();
     assert!(
         !day["channels"].as_array().unwrap().is_empty(),
         "the last day has messages"
@@ -410,21 +408,8 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
     );
 
     // Every reader's answer is sized with its largest inputs too, and each fits the budget.
-    let a_message = support::answer(
-        &runtime,
-        &services,
-        "messages_history",
-        &json!({"channelId": produced.busiest_readable_channel}),
-    )
-    .unwrap()
-    .structured["messages"][0]["messageId"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let first = produced.first_arrival.expect("history has a first arrival");
-    let largest = support::largest_inputs(first, &produced.busiest_readable_channel, &a_message);
+    let largest = support::largest_inputs(&sample);
     let mut sized: Vec<&str> = largest.iter().map(|(tool, _)| *tool).collect();
-    sized.sort_unstable();
     sized.dedup();
     assert_eq!(sized, tools, "every reader has its largest inputs");
     for (tool, arguments) in &largest {

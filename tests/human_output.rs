@@ -4,12 +4,15 @@
 //! The real binary runs each command over a fresh demo store with `TZ=UTC` and an emptied
 //! environment. The demo's instants are relative to when it was seeded, and a message the
 //! demo's scheduler sent gets a snowflake from the clock: both are masked (each digit becomes
-//! `#`, so the tables keep their widths) before comparing. The cases are listed per command
-//! and held against the registry, so a new capability without a snapshot fails here.
+//! `#`, so the tables keep their widths) before comparing. The cases are each capability's
+//! own demonstrations (`business::examples`), so a new capability has a snapshot here to
+//! review before it passes.
 
 use std::path::Path;
 
 use assert_cmd::Command;
+use discord_manager::business::examples::Sample;
+use discord_manager::cli::command_line;
 use discord_manager::registry;
 
 /// The demo's ids are all of the form 1X000000000000000NN; anything else is from the clock.
@@ -99,138 +102,6 @@ fn shown_size(shown: &str) -> String {
         .unwrap_or_else(|| "\u{0}".to_string())
 }
 
-/// Each capability's command lines, in registry order (bookmarks are added before they are
-/// resolved, schedules before one is cancelled).
-fn cases() -> Vec<(&'static str, Vec<Vec<String>>)> {
-    let in_a_month = discord_manager::instant::Instant::now()
-        .plus_seconds(30 * 86_400)
-        .to_string();
-    let lines = |lines: Vec<Vec<&str>>| -> Vec<Vec<String>> {
-        lines
-            .into_iter()
-            .map(|line| line.into_iter().map(str::to_string).collect())
-            .collect()
-    };
-    let month = in_a_month.as_str();
-    vec![
-        ("channels_list", lines(vec![vec!["channels", "list"]])),
-        (
-            "channels_mark_read",
-            lines(vec![vec![
-                "mark-read",
-                "--channel-id",
-                "1400000000000000005",
-            ]]),
-        ),
-        (
-            "messages_catch_up",
-            lines(vec![
-                vec!["catch-up"],
-                vec!["catch-up", "--limit", "3"],
-                vec!["catch-up", "--channel-id", "1400000000000000004"],
-                vec!["catch-up", "--from-read-markers"],
-            ]),
-        ),
-        (
-            "messages_history",
-            lines(vec![vec!["history", "1400000000000000003"]]),
-        ),
-        ("messages_search", lines(vec![vec!["search", "standup"]])),
-        (
-            "messages_send",
-            lines(vec![vec![
-                "send",
-                "hello",
-                "--channel-id",
-                "1400000000000000001",
-            ]]),
-        ),
-        (
-            "messages_edit",
-            lines(vec![vec![
-                "edit",
-                "1500000000000000030",
-                "--content",
-                "Deploy window opens at 16:00 UTC.",
-            ]]),
-        ),
-        (
-            "messages_delete",
-            lines(vec![vec!["delete", "1500000000000000030"]]),
-        ),
-        (
-            "reactions_add",
-            lines(vec![vec![
-                "reactions",
-                "add",
-                "1500000000000000011",
-                "--emoji",
-                "🚀",
-            ]]),
-        ),
-        (
-            "reactions_remove",
-            lines(vec![vec![
-                "reactions",
-                "remove",
-                "1500000000000000011",
-                "--emoji",
-                "✅",
-            ]]),
-        ),
-        ("activity_briefing", lines(vec![vec!["briefing"]])),
-        ("mentions_list", lines(vec![vec!["mentions", "list"]])),
-        (
-            "mentions_awaiting_reply",
-            lines(vec![vec![
-                "mentions",
-                "awaiting-reply",
-                "--silence-minutes",
-                "0",
-            ]]),
-        ),
-        (
-            "mentions_dismiss",
-            lines(vec![vec!["mentions", "dismiss", "1500000000000000013"]]),
-        ),
-        ("activity_wait", lines(vec![vec!["wait"]])),
-        ("activity_digest", lines(vec![vec!["digest"]])),
-        (
-            "bookmarks_add",
-            lines(vec![vec![
-                "bookmarks",
-                "add",
-                "1500000000000000008",
-                "--note",
-                "postmortem",
-            ]]),
-        ),
-        ("bookmarks_list", lines(vec![vec!["bookmarks", "list"]])),
-        (
-            "bookmarks_resolve",
-            lines(vec![vec!["bookmarks", "resolve", "1500000000000000008"]]),
-        ),
-        ("store_status", lines(vec![vec!["status"]])),
-        (
-            "schedules_add",
-            lines(vec![vec![
-                "schedules",
-                "add",
-                "Retro at 4pm",
-                "--channel-id",
-                "1400000000000000001",
-                "--send-at",
-                month,
-            ]]),
-        ),
-        ("schedules_list", lines(vec![vec!["schedules", "list"]])),
-        (
-            "schedules_cancel",
-            lines(vec![vec!["schedules", "cancel", "5"]]),
-        ),
-    ]
-}
-
 #[test]
 fn every_capability_renders_for_a_person_as_snapshotted() {
     let folder = tempfile::tempdir().unwrap();
@@ -242,20 +113,20 @@ fn every_capability_renders_for_a_person_as_snapshotted() {
         .arg(&db)
         .assert()
         .success();
-    let cases = cases();
-    let listed: Vec<&str> = cases.iter().map(|(name, _)| *name).collect();
-    let registered: Vec<&str> = registry::capabilities().iter().map(|c| c.name).collect();
-    assert_eq!(
-        listed, registered,
-        "every capability has a human snapshot, in registry order"
-    );
-    for (name, command_lines) in cases {
+    // Each capability's demonstrations (`business::examples`), as the owner types them, in the
+    // order they run on one demo store.
+    let sample = Sample::of_the_demo();
+    for capability in registry::in_demo_order() {
+        let demo = capability.examples(&sample).demo;
+        assert!(!demo.is_empty(), "{} has no demonstration", capability.name);
         let mut rendered = String::new();
-        for args in command_lines {
+        for arguments in &demo {
+            let args = command_line(capability, arguments);
             rendered.push_str(&masked(&format!("$ discord-manager {}\n", args.join(" "))));
             rendered.push_str(&run(&db, &args));
             rendered.push('\n');
         }
+        let name = capability.name;
         insta::assert_snapshot!(name, rendered);
     }
 }

@@ -14,11 +14,11 @@
 
 use std::sync::Arc;
 
+use discord_manager::business::examples::Sample;
 use discord_manager::business::{OwnerContext, Source};
 use discord_manager::config::GuildScope;
 use discord_manager::discord::sender::RECORDERS;
 use discord_manager::ingest::Origin;
-use discord_manager::instant::Instant;
 use discord_manager::registry::{self, Services};
 use discord_manager::seed::{DemoDiscord, play_feed};
 use discord_manager::store::{IdentitySource, Store};
@@ -132,90 +132,6 @@ fn hostile_strings(value: &Value, path: &str, found: &mut Vec<String>) {
     }
 }
 
-/// Each tool's calls, in registry order: a listing, the readers at their widest, and each
-/// action on a message or channel whose strings are hostile.
-fn cases() -> Vec<(&'static str, Vec<Value>)> {
-    let ever = "2000-01-01T00:00:00Z";
-    let in_a_month = Instant::now().plus_seconds(30 * 86_400).to_string();
-    vec![
-        ("channels_list", vec![json!({})]),
-        (
-            "channels_mark_read",
-            vec![json!({"channelId": "1400000000000000005"})],
-        ),
-        (
-            "messages_catch_up",
-            vec![
-                json!({"since": ever}),
-                json!({"since": ever, "channelId": "1400000000000000004"}),
-            ],
-        ),
-        (
-            "messages_history",
-            vec![
-                json!({"channelId": "1400000000000000001"}),
-                json!({"channelId": "1400000000000000003"}),
-                json!({"channelId": "1400000000000000002"}),
-                json!({"channelId": "1400000000000000005"}),
-            ],
-        ),
-        (
-            "messages_search",
-            vec![json!({"query": "standup"}), json!({"query": "cache"})],
-        ),
-        (
-            "messages_send",
-            vec![json!({"channelId": "1400000000000000001", "content": "hello"})],
-        ),
-        (
-            "messages_edit",
-            vec![json!({"messageId": "1500000000000000030", "content": "Deploy at 16:00."})],
-        ),
-        (
-            "messages_delete",
-            vec![json!({"messageId": "1500000000000000030"})],
-        ),
-        (
-            "reactions_add",
-            vec![json!({"messageId": "1500000000000000011", "emoji": "🚀"})],
-        ),
-        (
-            "reactions_remove",
-            vec![json!({"messageId": "1500000000000000011", "emoji": "✅"})],
-        ),
-        ("activity_briefing", vec![json!({"since": ever})]),
-        ("mentions_list", vec![json!({"since": ever})]),
-        (
-            "mentions_awaiting_reply",
-            vec![json!({"since": ever, "silenceMinutes": 0})],
-        ),
-        (
-            "mentions_dismiss",
-            vec![json!({"messageId": "1500000000000000013"})],
-        ),
-        ("activity_wait", vec![json!({"after": ever})]),
-        ("activity_digest", vec![json!({"since": ever})]),
-        (
-            "bookmarks_add",
-            vec![json!({"messageId": "1500000000000000008", "note": "postmortem"})],
-        ),
-        ("bookmarks_list", vec![json!({})]),
-        (
-            "bookmarks_resolve",
-            vec![json!({"messageId": "1500000000000000008"})],
-        ),
-        ("store_status", vec![json!({})]),
-        (
-            "schedules_add",
-            vec![
-                json!({"channelId": "1400000000000000001", "content": "Retro", "sendAt": in_a_month}),
-            ],
-        ),
-        ("schedules_list", vec![json!({})]),
-        ("schedules_cancel", vec![json!({"scheduleId": 5})]),
-    ]
-}
-
 async fn hostile_store() -> (tempfile::TempDir, Services) {
     let folder = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(&folder.path().join("hostile.sqlite3")).unwrap());
@@ -255,15 +171,17 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
 #[tokio::test]
 async fn no_strangers_invisible_character_reaches_a_result_a_text_block_or_a_table() {
     let (_folder, services) = hostile_store().await;
-    let cases = cases();
-    let listed: Vec<&str> = cases.iter().map(|(name, _)| *name).collect();
-    let registered: Vec<&str> = registry::capabilities().iter().map(|c| c.name).collect();
-    assert_eq!(listed, registered, "every tool is held to the gate");
     let mut found = Vec::new();
     let mut carried = 0;
-    for (name, calls) in cases {
-        let capability = registry::find(name).unwrap();
-        for arguments in calls {
+    // Each capability's own demonstrations (`business::examples`), on the demo feed made
+    // hostile: a listing, the readers at their widest, and each action on a message or
+    // channel whose strings are hostile.
+    let sample = Sample::of_the_demo();
+    for capability in registry::in_demo_order() {
+        let name = capability.name;
+        let demo = capability.examples(&sample).demo;
+        assert!(!demo.is_empty(), "{name} has no demonstration");
+        for arguments in demo {
             let outcome = capability
                 .call(arguments.clone(), &services)
                 .await

@@ -2,8 +2,8 @@
 //! (`tests/benchmark_smoke.rs`, which includes this file), so the code that produces the
 //! published figures runs in every `cargo test` and cannot rot.
 //!
-//! It owns: timing samples and their percentiles, the list of reading capabilities measured
-//! (one line each) and their largest inputs, calling a capability in-process exactly as both
+//! It owns: timing samples and their percentiles, the reading capabilities measured (every
+//! one the registry has, with the examples each declares), calling a capability in-process exactly as both
 //! surfaces do, the size of an answer as an MCP client receives it, paging through a catch-up
 //! window, and the raw rusqlite floor that ingestion is compared with. It never asserts a
 //! duration.
@@ -14,10 +14,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant as Stopwatch};
 
+use discord_manager::business::examples::{Examples, Sample};
 use discord_manager::business::{OwnerContext, Source};
 use discord_manager::config::GuildScope;
 use discord_manager::instant::Instant;
-use discord_manager::registry::{self, Services};
+use discord_manager::registry::{self, Effect, Services};
 use discord_manager::store::Store;
 use discord_manager_synthetic::{self as synthetic, OWNER_ID};
 use rusqlite::types::Value as SqlValue;
@@ -98,80 +99,82 @@ pub fn measure<T, E: std::fmt::Debug>(
     Ok(Samples::new(durations))
 }
 
-/// Every reading capability the benchmark measures, as its tool name and the arguments an
-/// owner would send: mostly "the last day", as of the newest arrival in the store (`newest`).
-/// A new reading capability is one more line here.
-pub fn readers(newest: Instant, busiest_channel: &str) -> Vec<(&'static str, Value)> {
-    let day_ago = newest.minus_seconds(86_400).to_iso();
-    let week_ago = newest.minus_seconds(7 * 86_400).to_iso();
-    vec![
-        ("messages_catch_up", json!({"since": day_ago})),
-        ("mentions_list", json!({"since": day_ago})),
-        ("channels_list", json!({"since": day_ago})),
-        ("bookmarks_list", json!({})),
-        ("messages_history", json!({"channelId": busiest_channel})),
-        (
-            "messages_search",
-            json!({"query": synthetic::search_word()}),
-        ),
-        ("mentions_awaiting_reply", json!({"since": week_ago})),
-        ("activity_wait", json!({"after": day_ago})),
-        (
-            "activity_digest",
-            json!({"since": day_ago, "until": newest.plus_micros(1).to_iso()}),
-        ),
-        ("activity_briefing", json!({})),
-        ("store_status", json!({})),
-    ]
+/// The ids and instants of a generated store that its readers' examples point into: its
+/// busiest channel and a message of it, an open mention of the owner, the searched word, and
+/// the first and newest arrivals. The benchmark only reads, and no reader's example names the
+/// bot's own message or a schedule, so those point at the same message and at no schedule.
+pub fn sample(
+    runtime: &tokio::runtime::Runtime,
+    services: &Services,
+    busiest_channel: &str,
+    first_arrival: Instant,
+    newest: Instant,
+) -> Result<Sample, String> {
+    let message = answer(
+        runtime,
+        services,
+        "messages_history",
+        &json!({"channelId": busiest_channel}),
+    )?
+    .structured["messages"][0]["messageId"]
+        .as_str()
+        .ok_or("the busiest channel has no history")?
+        .to_string();
+    let mention = answer(
+        runtime,
+        services,
+        "mentions_list",
+        &json!({"since": first_arrival.to_iso()}),
+    )?
+    .structured["mentions"][0]["messageId"]
+        .as_str()
+        .ok_or("the store has no mention of the owner")?
+        .to_string();
+    Ok(Sample {
+        channel: busiest_channel.to_string(),
+        bot_message: message.clone(),
+        message,
+        mention,
+        word: synthetic::search_word(),
+        schedule_id: 0,
+        first_arrival,
+        newest,
+    })
 }
 
-/// Each reading capability's largest inputs: every bound at the most its schema accepts, over
-/// the whole history (`first_arrival` on). Tools with several bounds have one case each; a
-/// tool's largest answer is the largest of its cases and its default. `a_message` is a message
-/// of `busiest_channel`, for the history anchors.
-pub fn largest_inputs(
-    first_arrival: Instant,
-    busiest_channel: &str,
-    a_message: &str,
-) -> Vec<(&'static str, Value)> {
-    let since = first_arrival.to_iso();
-    vec![
-        ("messages_catch_up", json!({"since": since, "limit": 500})),
-        (
-            "messages_catch_up",
-            json!({"since": since, "channelId": busiest_channel, "limit": 500}),
-        ),
-        ("mentions_list", json!({"since": since, "limit": 500})),
-        ("channels_list", json!({"since": since, "limit": 500})),
-        ("bookmarks_list", json!({"limit": 500})),
-        (
-            "messages_history",
-            json!({"channelId": busiest_channel, "limit": 200}),
-        ),
-        (
-            "messages_history",
-            json!({"channelId": busiest_channel, "around": a_message, "limit": 200}),
-        ),
-        (
-            "messages_search",
-            json!({"query": synthetic::search_word(), "limit": 100}),
-        ),
-        (
-            "messages_search",
-            json!({"query": "the OR a OR to OR and", "limit": 100}),
-        ),
-        (
-            "mentions_awaiting_reply",
-            json!({"since": since, "silenceMinutes": 0, "limit": 500}),
-        ),
-        ("activity_wait", json!({"after": since, "waitSeconds": 0})),
-        ("activity_digest", json!({"since": since})),
-        (
-            "activity_briefing",
-            json!({"since": since, "lookbackDays": 30}),
-        ),
-        ("store_status", json!({"since": since})),
-    ]
+/// Every reading capability of the registry (those that only read the store), with the
+/// examples it declares for `sample`'s store: the benchmark measures each at its default and
+/// sizes it at its largest. A new reader is measured without a line here.
+pub fn readers(sample: &Sample) -> Vec<(&'static str, Examples)> {
+    registry::capabilities()
+        .iter()
+        .filter(|capability| capability.effect == Effect::ReadsStore)
+        .map(|capability| (capability.name, capability.examples(sample)))
+        .collect()
+}
+
+/// Each reader's default call, as an owner would send it: mostly "the last day", as of the
+/// newest arrival in the store.
+pub fn defaults(sample: &Sample) -> Vec<(&'static str, Value)> {
+    readers(sample)
+        .into_iter()
+        .map(|(tool, examples)| {
+            let default = examples
+                .default
+                .unwrap_or_else(|| panic!("{tool} reads the store and declares no default call"));
+            (tool, default)
+        })
+        .collect()
+}
+
+/// Each reader's largest inputs: every bound at the most its schema accepts, over the whole
+/// history. Tools with several bounds have one case each; a tool's largest answer is the
+/// largest of its cases and its default.
+pub fn largest_inputs(sample: &Sample) -> Vec<(&'static str, Value)> {
+    readers(sample)
+        .into_iter()
+        .flat_map(|(tool, examples)| examples.largest.into_iter().map(move |input| (tool, input)))
+        .collect()
 }
 
 /// An answer as an MCP client receives it: the structured result (`structuredContent`) and

@@ -618,6 +618,38 @@ fn find_capability<'a>(name: &str, sub: &'a ArgMatches) -> (&'static Capability,
     (capability, leaf)
 }
 
+/// The command line an owner types for `arguments`, the inverse of the options' parsing: the
+/// positional input bare, every other input as `--kebab-name value`, a switch as its flag. The
+/// human-output snapshots show each capability's demo examples as these lines.
+pub fn command_line(capability: &Capability, arguments: &Value) -> Vec<String> {
+    let mut line: Vec<String> = capability
+        .command
+        .iter()
+        .map(|word| word.to_string())
+        .collect();
+    let mut options = Vec::new();
+    for (field, schema) in properties(capability) {
+        let Some(value) = arguments.get(field.as_str()) else {
+            continue;
+        };
+        let text = match value {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        if capability.positional == Some(field.as_str()) {
+            line.push(text);
+        } else if field_type(schema) == "boolean" && !nullable(schema) {
+            if value == &Value::Bool(true) {
+                options.push(format!("--{}", kebab_case(field)));
+            }
+        } else {
+            options.extend([format!("--{}", kebab_case(field)), text]);
+        }
+    }
+    line.extend(options);
+    line
+}
+
 pub(crate) fn write_completions(shell: &str, out: &mut Vec<u8>) {
     let shell = match shell {
         "bash" => clap_complete::Shell::Bash,
@@ -645,5 +677,49 @@ pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure::ClosedPipe),
         Err(error) => Err(Error::internal(format!("Cannot write to stdout: {error}")).into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{arguments, command_line, command_tree, find_capability};
+    use crate::business::examples::Sample;
+    use crate::registry;
+
+    /// Every capability's demo examples, written as command lines and parsed back by the
+    /// command tree, are the same arguments: the snapshots' lines are what the CLI runs.
+    #[test]
+    fn every_demo_example_is_a_command_line_that_parses_back_to_itself() {
+        let sample = Sample::of_the_demo();
+        let mut checked = 0;
+        for capability in registry::capabilities() {
+            let examples = capability.examples(&sample);
+            for input in examples.demo.iter().chain(examples.on_a_generated_store()) {
+                let line = command_line(capability, input);
+                let matches = command_tree()
+                    .try_get_matches_from(
+                        std::iter::once("discord-manager".to_string()).chain(line.clone()),
+                    )
+                    .unwrap_or_else(|error| panic!("{line:?}: {error}"));
+                let (name, sub) = matches.subcommand().expect("a command");
+                let (parsed, leaf) = find_capability(name, sub);
+                assert_eq!(parsed.name, capability.name, "{line:?}");
+                assert_eq!(&arguments(capability, leaf), input, "{line:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 60, "{checked} lines checked");
+        let catch_up = registry::find("messages_catch_up").unwrap();
+        assert_eq!(
+            command_line(catch_up, &json!({"fromReadMarkers": false, "limit": 3})),
+            ["catch-up", "--from-read-markers", "false", "--limit", "3"]
+        );
+        let history = registry::find("messages_history").unwrap();
+        assert_eq!(
+            command_line(history, &json!({"channelId": "14", "limit": 5})),
+            ["history", "14", "--limit", "5"]
+        );
     }
 }

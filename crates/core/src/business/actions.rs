@@ -18,8 +18,10 @@
 //! carries text, and repeating either does nothing more; capping them would stall an
 //! assistant acknowledging a morning's mentions for no safety gained.
 
+use super::examples::{Examples, Sample, demo, long_text};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::json;
 
 use super::OwnerContext;
 use super::approval::{self, ApprovalRequest, Checked, Clearance, Consent, PostKind};
@@ -437,6 +439,44 @@ fn gave_up(failure: &SendFailure, attempts: u32, action: Action, target: &Target
                 _ => "a reaction",
             }
         ),
+    }
+}
+
+/// What [`edit_message`] is shown with: a line, and the longest text.
+pub(crate) fn edit_message_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"messageId": sample.bot_message, "content": "Deploy at 16:00."})),
+        largest: vec![json!({"messageId": sample.bot_message, "content": long_text(2000)})],
+        demo: vec![json!({"messageId": demo::BOTS_ANNOUNCEMENT,
+                          "content": "Deploy window for v2.4.0 opens at 15:30 UTC."})],
+    }
+}
+
+/// What [`delete_message`] is shown with: it has no bounds.
+pub(crate) fn delete_message_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"messageId": sample.bot_message})),
+        largest: Vec::new(),
+        demo: vec![json!({"messageId": demo::BOTS_ANNOUNCEMENT})],
+    }
+}
+
+/// What [`add_reaction`] is shown with: it has no bounds.
+pub(crate) fn add_reaction_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"messageId": sample.message, "emoji": "👍"})),
+        largest: Vec::new(),
+        demo: vec![json!({"messageId": demo::CI_BUILD, "emoji": "🚀"})],
+    }
+}
+
+/// What [`remove_reaction`] is shown with: the demo takes back the bot's ✅ that the seed
+/// added.
+pub(crate) fn remove_reaction_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"messageId": sample.message, "emoji": "👍"})),
+        largest: Vec::new(),
+        demo: vec![json!({"messageId": demo::CI_BUILD, "emoji": "✅"})],
     }
 }
 

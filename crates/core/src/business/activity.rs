@@ -3,6 +3,8 @@
 
 pub mod briefing;
 
+use super::examples::{Examples, Sample, demo};
+use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -436,6 +438,26 @@ fn open_bookmarks(
     let page = list_bookmarks(store, ListBookmarks::default(), context)?;
     let (bookmarks, left_out) = fit(page.bookmarks, room);
     Ok((bookmarks, left_out > 0 || page.next_cursor.is_some()))
+}
+
+/// What [`wait_for_activity`] is shown with: the day (news is there, so nothing waits), and
+/// the whole history without waiting.
+pub(crate) fn wait_for_activity_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"after": sample.days_before_newest(1)})),
+        largest: vec![json!({"after": sample.since_first(), "waitSeconds": 0})],
+        demo: vec![json!({"after": demo::EVER})],
+    }
+}
+
+/// What [`digest`] is shown with: the day up to the newest arrival, and the whole history.
+pub(crate) fn digest_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"since": sample.days_before_newest(1),
+                             "until": sample.newest.plus_micros(1).to_iso()})),
+        largest: vec![json!({"since": sample.since_first()})],
+        demo: vec![json!({}), json!({"since": demo::EVER})],
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! The owner's bookmarks: keyed by message, surviving the message's edits and deletion.
 
+use super::examples::{Examples, Sample, demo, from_now, long_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::OwnerContext;
 use super::budget::Budget;
@@ -295,6 +297,35 @@ pub fn resolve_bookmark(
             source: event.source,
         })
     })
+}
+
+/// What [`add_bookmark`] is shown with: a message can be bookmarked once, so its only call on
+/// a generated store carries the longest note and a due date.
+pub(crate) fn add_bookmark_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: None,
+        largest: vec![json!({"messageId": sample.message, "note": long_text(1000),
+                             "dueAt": from_now(3 * 86_400)})],
+        demo: vec![json!({"messageId": demo::MARGARETS_QUESTION, "note": "answer Margaret"})],
+    }
+}
+
+/// What [`list_bookmarks`] is shown with.
+pub(crate) fn list_bookmarks_examples(_: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({})),
+        largest: vec![json!({"limit": 500})],
+        demo: vec![json!({})],
+    }
+}
+
+/// What [`resolve_bookmark`] is shown with: the bookmark its `add_bookmark` example made.
+pub(crate) fn resolve_bookmark_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"messageId": sample.message})),
+        largest: Vec::new(),
+        demo: vec![json!({"messageId": demo::MARGARETS_QUESTION})],
+    }
 }
 
 #[cfg(test)]

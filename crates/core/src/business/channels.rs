@@ -1,7 +1,9 @@
 //! Channels and threads in the owner's scope, with how much is new in each.
 
+use super::examples::{Examples, Sample, demo};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::budget::Budget;
 use super::model::{DiscordId, PageCursor};
@@ -544,6 +546,24 @@ const DEFAULT_CHANNELS_LIMIT: u32 = 100;
 /// 2084).
 pub(crate) fn numeric_id(channel_id: &str) -> i64 {
     channel_id.parse().unwrap_or(i64::MAX)
+}
+
+/// What [`list_channels`] is shown with.
+pub(crate) fn list_channels_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"since": sample.days_before_newest(1)})),
+        largest: vec![json!({"since": sample.since_first(), "limit": 500})],
+        demo: vec![json!({})],
+    }
+}
+
+/// What [`mark_read`] is shown with: one channel, then every channel.
+pub(crate) fn mark_read_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({})),
+        largest: vec![json!({"channelId": sample.channel, "through": sample.since_first()})],
+        demo: vec![json!({"channelId": demo::ROLLOUT}), json!({})],
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! The owner's mentions inbox.
 
+use super::examples::{Examples, Sample, demo, long_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::budget::Budget;
 use super::channels::channels_in_scope;
@@ -407,6 +409,35 @@ pub fn dismiss_mention(
             source: dismissal.source,
         })
     })
+}
+
+/// What [`list_mentions`] is shown with.
+pub(crate) fn list_mentions_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"since": sample.days_before_newest(1)})),
+        largest: vec![json!({"since": sample.since_first(), "limit": 500})],
+        demo: vec![json!({}), json!({"since": demo::EVER})],
+    }
+}
+
+/// What [`awaiting_reply`] is shown with: a week, and no silence at all over the whole
+/// history.
+pub(crate) fn awaiting_reply_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"since": sample.days_before_newest(7)})),
+        largest: vec![json!({"since": sample.since_first(), "silenceMinutes": 0, "limit": 500})],
+        demo: vec![json!({"silenceMinutes": 0})],
+    }
+}
+
+/// What [`dismiss_mention`] is shown with: one mention can be dismissed once, so its only
+/// call on a generated store carries the longest note.
+pub(crate) fn dismiss_mention_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: None,
+        largest: vec![json!({"messageId": sample.mention, "note": long_text(1000)})],
+        demo: vec![json!({"messageId": demo::OPEN_MENTION})],
+    }
 }
 
 #[cfg(test)]

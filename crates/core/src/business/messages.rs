@@ -1,6 +1,8 @@
 //! Messages: catching up on what arrived since an instant, a channel's history, search, and
 //! sending as the owner's bot.
 
+use super::examples::{Examples, Sample, demo, long_text};
+use serde_json::json;
 use std::collections::HashMap;
 
 use schemars::JsonSchema;
@@ -964,6 +966,74 @@ pub(crate) fn recorded_message(
         })?;
         Ok(Shaper::new(reader, context, [&record])?.message(&record))
     })
+}
+
+/// What [`catch_up`] is shown with: the day, a short page, one channel, from the read
+/// markers, and the whole history.
+pub(crate) fn catch_up_examples(sample: &Sample) -> Examples {
+    let since = sample.since_first();
+    Examples {
+        default: Some(json!({"since": sample.days_before_newest(1)})),
+        largest: vec![
+            json!({"since": since, "limit": 500}),
+            json!({"since": since, "channelId": sample.channel, "limit": 500}),
+            json!({"fromReadMarkers": true, "limit": 500}),
+        ],
+        demo: vec![
+            json!({}),
+            json!({"limit": 3}),
+            json!({"channelId": demo::MAINTAINERS_ONLY}),
+            json!({"fromReadMarkers": true}),
+            json!({"since": demo::EVER}),
+        ],
+    }
+}
+
+/// What [`read_history`] is shown with: the newest page, and pages around and after a
+/// message.
+pub(crate) fn read_history_examples(sample: &Sample) -> Examples {
+    let channel = sample.channel.as_str();
+    Examples {
+        default: Some(json!({"channelId": channel})),
+        largest: vec![
+            json!({"channelId": channel, "limit": 200}),
+            json!({"channelId": channel, "around": sample.message, "limit": 200}),
+            json!({"channelId": channel, "after": sample.message, "limit": 200}),
+        ],
+        demo: vec![
+            json!({"channelId": demo::INCIDENTS}),
+            json!({"channelId": demo::GENERAL}),
+            json!({"channelId": demo::RELEASES}),
+            json!({"channelId": demo::ROLLOUT}),
+        ],
+    }
+}
+
+/// What [`search_messages`] is shown with: a word, and the commonest words at once.
+pub(crate) fn search_messages_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"query": sample.word})),
+        largest: vec![
+            json!({"query": sample.word, "limit": 100}),
+            json!({"query": "the OR a OR to OR and", "limit": 100}),
+        ],
+        demo: vec![json!({"query": "cache node"}), json!({"query": "standup"})],
+    }
+}
+
+/// What [`send_message`] is shown with: a line, and the longest reply.
+pub(crate) fn send_message_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"channelId": sample.channel, "content": "The deploy is done."})),
+        largest: vec![
+            json!({"channelId": sample.channel, "content": long_text(2000),
+                             "replyToMessageId": sample.message}),
+        ],
+        demo: vec![
+            json!({"channelId": demo::GENERAL, "content": "Thanks Margaret, looking now.",
+                          "replyToMessageId": demo::MARGARETS_QUESTION}),
+        ],
+    }
 }
 
 #[cfg(test)]

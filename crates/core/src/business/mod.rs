@@ -13,6 +13,7 @@ pub mod budget;
 pub mod channels;
 pub mod context;
 pub mod emoji;
+pub mod examples;
 pub mod input;
 pub mod mentions;
 pub mod message_extras;

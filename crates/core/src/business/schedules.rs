@@ -10,8 +10,10 @@
 //! same nonce and `enforce_nonce`, and Discord answers with the message it already created
 //! instead of creating a second one.
 
+use super::examples::{Examples, Sample, demo, from_now, long_text};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::OwnerContext;
 use super::approval::{self, ApprovalRequest, Checked, Clearance, Consent, PostKind};
@@ -404,6 +406,44 @@ pub fn cancel_schedule(
             .ok_or_else(|| Error::internal(format!("Scheduled message {id} vanished")))?;
         view(&writer.reader(), &record)
     })
+}
+
+/// What [`add_schedule`] is shown with: a line tomorrow, and the longest reply in a hundred
+/// days.
+pub(crate) fn add_schedule_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(
+            json!({"channelId": sample.channel, "content": "Retro at 4pm",
+                             "sendAt": from_now(86_400)}),
+        ),
+        largest: vec![
+            json!({"channelId": sample.channel, "content": long_text(2000),
+                             "sendAt": from_now(100 * 86_400),
+                             "replyToMessageId": sample.message}),
+        ],
+        demo: vec![
+            json!({"channelId": demo::RELEASES, "content": "Release retro at 15:00 UTC.",
+                          "sendAt": from_now(3600)}),
+        ],
+    }
+}
+
+/// What [`list_schedules`] is shown with.
+pub(crate) fn list_schedules_examples(_: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({})),
+        largest: vec![json!({"limit": 500})],
+        demo: vec![json!({})],
+    }
+}
+
+/// What [`cancel_schedule`] is shown with: the schedule its `add_schedule` demo made.
+pub(crate) fn cancel_schedule_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({"scheduleId": sample.schedule_id})),
+        largest: Vec::new(),
+        demo: vec![json!({"scheduleId": demo::NEXT_SCHEDULE})],
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Freshness and coverage of the store: how far an answer can be trusted.
 
+use super::examples::{Examples, Sample};
+use serde_json::json;
 use std::collections::HashMap;
 
 use schemars::JsonSchema;
@@ -352,6 +354,15 @@ fn ingest_state(reader: &Reader<'_>) -> Result<IngestState> {
         last_seen_at: latest.as_ref().map(|event| event.created_at),
         last_seen_doing: latest.map(|event| event.kind),
     })
+}
+
+/// What [`store_status`] is shown with.
+pub(crate) fn store_status_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({})),
+        largest: vec![json!({"since": sample.since_first()})],
+        demo: vec![json!({})],
+    }
 }
 
 #[cfg(test)]

@@ -29,6 +29,14 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: "words what a field wants for input errors; not an owner action",
     },
     Exemption {
+        function: "business::examples::long_text",
+        reason: "writes the longest text a capability's examples send, for the gates; not an owner action",
+    },
+    Exemption {
+        function: "business::examples::from_now",
+        reason: "writes an instant a capability's examples send (a schedule's sendAt); not an owner action",
+    },
+    Exemption {
         function: "business::untrusted::scrub",
         reason: "cleans third-party text inside every capability's answer; not an owner action",
     },

@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::answer::Outcome;
+use crate::business::examples::{Examples, Sample};
 use crate::business::outbox::DiscordSender;
 use crate::business::{self, OwnerContext, input};
 use crate::error::{Error, Result};
@@ -118,6 +119,7 @@ pub struct Capability {
     /// polled on, and an adapter gives it a blocking thread.
     pub waits: bool,
     invoke: Invoke,
+    examples: fn(&Sample) -> Examples,
 }
 
 impl Capability {
@@ -128,6 +130,7 @@ impl Capability {
         positional: Option<&'static str>,
         wraps: &'static str,
         function: fn(&Store, I, &OwnerContext) -> Result<O>,
+        examples: fn(&Sample) -> Examples,
     ) -> Capability
     where
         I: DeserializeOwned + JsonSchema + Send + 'static,
@@ -140,7 +143,14 @@ impl Capability {
                 Ok(Box::new(output) as Box<dyn Outcome>)
             })
         });
-        Capability::described::<I, O>((name, title, effect), command, positional, wraps, invoke)
+        Capability::described::<I, O>(
+            (name, title, effect),
+            command,
+            positional,
+            wraps,
+            invoke,
+            examples,
+        )
     }
 
     /// The schemas and description from the input and output types, around a call.
@@ -150,6 +160,7 @@ impl Capability {
         positional: Option<&'static str>,
         wraps: &'static str,
         invoke: Invoke,
+        examples: fn(&Sample) -> Examples,
     ) -> Capability {
         let mut input_schema = schema_object(input::input_schema::<I>().to_value());
         input_schema.remove("title");
@@ -177,6 +188,7 @@ impl Capability {
             output_schema,
             waits: false,
             invoke,
+            examples,
         }
     }
 
@@ -186,6 +198,12 @@ impl Capability {
             waits: true,
             ..self
         }
+    }
+
+    /// What the capability is shown and measured with on a store `sample` describes (see
+    /// [`business::examples`]).
+    pub fn examples(&self, sample: &Sample) -> Examples {
+        (self.examples)(sample)
     }
 
     /// Validates `arguments` against the input type and calls the business function once.
@@ -237,7 +255,7 @@ where
 
 macro_rules! capability {
     // An async business function that posts to Discord: it also gets the Discord client.
-    (async sender $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
+    (async sender $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty, examples = $examples:path) => {
         Capability::described::<$input, $output>(
             ($name, $title, Effect::$effect),
             &[$($word),+],
@@ -256,18 +274,19 @@ macro_rules! capability {
                     Ok(Box::new(output) as Box<dyn Outcome>)
                 })
             }),
+            $examples,
         )
     };
     // An async business function that waits (up to a minute), run on the runtime without a
     // thread of its own: marked so, explicitly, since other async calls (one that asks the
     // owner, say) must not lose what a call gets beside the runtime.
-    (async waits $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
-        capability!(async $name, $title, $effect, [$($word),+], $positional, $module::$function, $input => $output)
+    (async waits $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty, examples = $examples:path) => {
+        capability!(async $name, $title, $effect, [$($word),+], $positional, $module::$function, $input => $output, examples = $examples)
             .waiting()
     };
     // An async business function: the types are named because an async fn's future cannot
     // be named generically.
-    (async $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty) => {
+    (async $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty, examples = $examples:path) => {
         Capability::described::<$input, $output>(
             ($name, $title, Effect::$effect),
             &[$($word),+],
@@ -281,25 +300,28 @@ macro_rules! capability {
                     Ok(Box::new(output) as Box<dyn Outcome>)
                 })
             }),
+            $examples,
         )
     };
     // A synchronous business function in a module of a module (`activity::briefing`).
-    ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $inner:ident :: $function:ident) => {
+    ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $inner:ident :: $function:ident, examples = $examples:path) => {
         Capability::new(
             ($name, $title, Effect::$effect),
             &[$($word),+],
             $positional,
             concat!("business::", stringify!($module), "::", stringify!($inner), "::", stringify!($function)),
             business::$module::$inner::$function,
+            $examples,
         )
     };
-    ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident) => {
+    ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, examples = $examples:path) => {
         Capability::new(
             ($name, $title, Effect::$effect),
             &[$($word),+],
             $positional,
             concat!("business::", stringify!($module), "::", stringify!($function)),
             business::$module::$function,
+            $examples,
         )
     };
 }
@@ -329,7 +351,8 @@ fn channel_and_message_readers() -> Vec<Capability> {
             ReadsStore,
             ["channels", "list"],
             None,
-            channels::list_channels
+            channels::list_channels,
+            examples = business::channels::list_channels_examples
         ),
         capability!(
             "channels_mark_read",
@@ -337,7 +360,8 @@ fn channel_and_message_readers() -> Vec<Capability> {
             HidesFromOwner,
             ["mark-read"],
             None,
-            channels::mark_read
+            channels::mark_read,
+            examples = business::channels::mark_read_examples
         ),
         capability!(
             "messages_catch_up",
@@ -345,7 +369,8 @@ fn channel_and_message_readers() -> Vec<Capability> {
             ReadsStore,
             ["catch-up"],
             None,
-            messages::catch_up
+            messages::catch_up,
+            examples = business::messages::catch_up_examples
         ),
         capability!(
             "messages_history",
@@ -353,7 +378,8 @@ fn channel_and_message_readers() -> Vec<Capability> {
             ReadsStore,
             ["history"],
             Some("channelId"),
-            messages::read_history
+            messages::read_history,
+            examples = business::messages::read_history_examples
         ),
         capability!(
             "messages_search",
@@ -361,7 +387,8 @@ fn channel_and_message_readers() -> Vec<Capability> {
             ReadsStore,
             ["search"],
             Some("query"),
-            messages::search_messages
+            messages::search_messages,
+            examples = business::messages::search_messages_examples
         ),
     ]
 }
@@ -376,7 +403,8 @@ fn bot_actions() -> Vec<Capability> {
             ["send"],
             Some("content"),
             messages::send_message,
-            business::messages::SendMessage => business::model::Message
+            business::messages::SendMessage => business::model::Message,
+            examples = business::messages::send_message_examples
         ),
         capability!(
             async sender "messages_edit",
@@ -385,7 +413,8 @@ fn bot_actions() -> Vec<Capability> {
             ["edit"],
             Some("messageId"),
             actions::edit_message,
-            business::actions::EditMessage => business::model::Message
+            business::actions::EditMessage => business::model::Message,
+            examples = business::actions::edit_message_examples
         ),
         capability!(
             async sender "messages_delete",
@@ -394,7 +423,8 @@ fn bot_actions() -> Vec<Capability> {
             ["delete"],
             Some("messageId"),
             actions::delete_message,
-            business::actions::DeleteMessage => business::model::Message
+            business::actions::DeleteMessage => business::model::Message,
+            examples = business::actions::delete_message_examples
         ),
         capability!(
             async sender "reactions_add",
@@ -403,7 +433,8 @@ fn bot_actions() -> Vec<Capability> {
             ["reactions", "add"],
             Some("messageId"),
             actions::add_reaction,
-            business::actions::AddReaction => business::model::Message
+            business::actions::AddReaction => business::model::Message,
+            examples = business::actions::add_reaction_examples
         ),
         capability!(
             async sender "reactions_remove",
@@ -412,7 +443,8 @@ fn bot_actions() -> Vec<Capability> {
             ["reactions", "remove"],
             Some("messageId"),
             actions::remove_reaction,
-            business::actions::RemoveReaction => business::model::Message
+            business::actions::RemoveReaction => business::model::Message,
+            examples = business::actions::remove_reaction_examples
         ),
     ]
 }
@@ -426,7 +458,8 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["briefing"],
             None,
-            activity::briefing::briefing
+            activity::briefing::briefing,
+            examples = business::activity::briefing::briefing_examples
         ),
         capability!(
             "mentions_list",
@@ -434,7 +467,8 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["mentions", "list"],
             None,
-            mentions::list_mentions
+            mentions::list_mentions,
+            examples = business::mentions::list_mentions_examples
         ),
         capability!(
             "mentions_awaiting_reply",
@@ -442,7 +476,8 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["mentions", "awaiting-reply"],
             None,
-            mentions::awaiting_reply
+            mentions::awaiting_reply,
+            examples = business::mentions::awaiting_reply_examples
         ),
         capability!(
             "mentions_dismiss",
@@ -450,7 +485,8 @@ fn triage() -> Vec<Capability> {
             HidesFromOwner,
             ["mentions", "dismiss"],
             Some("messageId"),
-            mentions::dismiss_mention
+            mentions::dismiss_mention,
+            examples = business::mentions::dismiss_mention_examples
         ),
         capability!(
             async waits "activity_wait",
@@ -459,7 +495,8 @@ fn triage() -> Vec<Capability> {
             ["wait"],
             None,
             activity::wait_for_activity,
-            business::activity::WaitForActivity => business::activity::Activity
+            business::activity::WaitForActivity => business::activity::Activity,
+            examples = business::activity::wait_for_activity_examples
         ),
         capability!(
             "activity_digest",
@@ -467,7 +504,8 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["digest"],
             None,
-            activity::digest
+            activity::digest,
+            examples = business::activity::digest_examples
         ),
         capability!(
             "bookmarks_add",
@@ -475,7 +513,8 @@ fn triage() -> Vec<Capability> {
             WritesStore,
             ["bookmarks", "add"],
             Some("messageId"),
-            bookmarks::add_bookmark
+            bookmarks::add_bookmark,
+            examples = business::bookmarks::add_bookmark_examples
         ),
         capability!(
             "bookmarks_list",
@@ -483,7 +522,8 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["bookmarks", "list"],
             None,
-            bookmarks::list_bookmarks
+            bookmarks::list_bookmarks,
+            examples = business::bookmarks::list_bookmarks_examples
         ),
         capability!(
             "bookmarks_resolve",
@@ -491,7 +531,8 @@ fn triage() -> Vec<Capability> {
             WritesStore,
             ["bookmarks", "resolve"],
             Some("messageId"),
-            bookmarks::resolve_bookmark
+            bookmarks::resolve_bookmark,
+            examples = business::bookmarks::resolve_bookmark_examples
         ),
     ]
 }
@@ -505,7 +546,8 @@ fn status_and_schedules() -> Vec<Capability> {
             ReadsStore,
             ["status"],
             None,
-            store::store_status
+            store::store_status,
+            examples = business::store::store_status_examples
         ),
         capability!(
             async "schedules_add",
@@ -514,7 +556,8 @@ fn status_and_schedules() -> Vec<Capability> {
             ["schedules", "add"],
             Some("content"),
             schedules::add_schedule,
-            business::schedules::AddSchedule => business::schedules::Schedule
+            business::schedules::AddSchedule => business::schedules::Schedule,
+            examples = business::schedules::add_schedule_examples
         ),
         capability!(
             "schedules_list",
@@ -522,7 +565,8 @@ fn status_and_schedules() -> Vec<Capability> {
             ReadsStore,
             ["schedules", "list"],
             None,
-            schedules::list_schedules
+            schedules::list_schedules,
+            examples = business::schedules::list_schedules_examples
         ),
         capability!(
             "schedules_cancel",
@@ -530,9 +574,20 @@ fn status_and_schedules() -> Vec<Capability> {
             WritesStore,
             ["schedules", "cancel"],
             Some("scheduleId"),
-            schedules::cancel_schedule
+            schedules::cancel_schedule,
+            examples = business::schedules::cancel_schedule_examples
         ),
     ]
+}
+
+/// Every capability in the order its demonstrations run on one demo store: those that only
+/// read first, so each sees the store as the seed made it, then the rest; each part in
+/// registry order (a bookmark is added before it is resolved).
+pub fn in_demo_order() -> Vec<&'static Capability> {
+    let (reading, writing): (Vec<_>, Vec<_>) = capabilities()
+        .iter()
+        .partition(|capability| capability.effect.read_only());
+    reading.into_iter().chain(writing).collect()
 }
 
 /// The capability with this MCP tool name.
@@ -541,4 +596,56 @@ pub fn find(name: &str) -> Result<&'static Capability> {
         .iter()
         .find(|capability| capability.name == name)
         .ok_or_else(|| Error::input(format!("There is no tool named `{name}`")))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::capabilities;
+    use crate::business::examples::Sample;
+
+    /// Every gate takes its cases from here, so a capability registered with empty examples
+    /// (or one naming a field its input does not have) fails them all at once.
+    #[test]
+    fn every_capability_declares_examples_for_every_gate() {
+        for capability in capabilities() {
+            let examples = capability.examples(&Sample::of_the_demo());
+            let name = capability.name;
+            assert!(
+                examples.on_a_generated_store().next().is_some(),
+                "{name} declares no call for a generated store (a default or a largest input)"
+            );
+            assert!(
+                !examples.demo.is_empty(),
+                "{name} declares no demonstration"
+            );
+            let properties = capability.input_schema["properties"].as_object();
+            let required: Vec<&str> = capability
+                .input_schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            for input in examples.on_a_generated_store().chain(&examples.demo) {
+                let fields = input.as_object().unwrap_or_else(|| {
+                    panic!("{name}'s example {input} is not an object of inputs")
+                });
+                for field in fields.keys() {
+                    assert!(
+                        properties.is_some_and(|known| known.contains_key(field)),
+                        "{name}'s example {input} gives `{field}`, which its input does not have"
+                    );
+                }
+                for field in &required {
+                    assert!(
+                        fields.contains_key(*field),
+                        "{name}'s example {input} leaves out the required `{field}`"
+                    );
+                }
+            }
+        }
+    }
 }

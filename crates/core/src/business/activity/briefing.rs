@@ -20,8 +20,10 @@
 mod sections;
 mod window;
 
+use crate::business::examples::{Examples, Sample, demo};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use crate::business::budget::Budget;
 use crate::business::model::{PageCursor, is_false};
@@ -571,6 +573,16 @@ pub(crate) fn briefing_through(
         }
         Ok(report)
     })
+}
+
+/// What [`briefing`] is shown with: the owner's default, and the whole history with the
+/// longest look-back.
+pub(crate) fn briefing_examples(sample: &Sample) -> Examples {
+    Examples {
+        default: Some(json!({})),
+        largest: vec![json!({"since": sample.since_first(), "lookbackDays": 30})],
+        demo: vec![json!({}), json!({"since": demo::EVER})],
+    }
 }
 
 #[cfg(test)]
