@@ -121,27 +121,23 @@ impl ServerHandler for Server {
                 let _ = abandon.send(true);
             }
         });
-        // A client that can show the owner a form gets a context that can ask them.
-        let services = match approval::Elicitation::for_call(&context, abandoned) {
-            Some(form) => {
-                let mut services = Services::clone(&self.services);
-                services.context.owner_approval = Some(Arc::new(form));
-                Arc::new(services)
-            }
-            None => Arc::clone(&self.services),
-        };
+        // The call reads through a handle on the store of its own, which that cancellation
+        // stops; a client that can show the owner a form gets a context that can ask them.
+        let mut services = Services::clone(&self.services);
+        services.store = Arc::new(self.services.store.cancelled_by(cancelled));
+        if let Some(form) = approval::Elicitation::for_call(&context, abandoned) {
+            services.context.owner_approval = Some(Arc::new(form));
+        }
         // Run the call on a thread of its own, off the protocol loop: a slow store read then
         // holds up nothing else (a `ping`, another call); and a panic (a bug) becomes an error
         // result instead of a request the client waits on for ever.
         let runtime = tokio::runtime::Handle::current();
         let outcome = tokio::task::spawn_blocking(move || {
-            crate::store::with_cancellation(cancelled, || {
-                runtime.block_on(async move {
-                    capability
-                        .call(arguments, &services)
-                        .await
-                        .map(|outcome| (outcome.to_json(), outcome.to_text()))
-                })
+            runtime.block_on(async move {
+                capability
+                    .call(arguments, &services)
+                    .await
+                    .map(|outcome| (outcome.to_json(), outcome.to_text()))
             })
         })
         .await

@@ -180,18 +180,18 @@ impl Store {
     /// copies.
     fn snapshot_connection(&self) -> Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let connection = if self.immutable {
+        let connection = if self.shared.immutable {
             Connection::open_with_flags(
-                super::immutable_uri(&self.path),
+                super::immutable_uri(&self.shared.path),
                 flags | OpenFlags::SQLITE_OPEN_URI,
             )
         } else {
-            Connection::open_with_flags(&self.path, flags)
+            Connection::open_with_flags(&self.shared.path, flags)
         }
-        .map_err(|error| super::unusable_store(&self.path, error))?;
+        .map_err(|error| super::unusable_store(&self.shared.path, error))?;
         connection
             .busy_timeout(super::BUSY_TIMEOUT)
-            .map_err(|error| super::unusable_store(&self.path, error))?;
+            .map_err(|error| super::unusable_store(&self.shared.path, error))?;
         connection.execute_batch("BEGIN")?;
         connection.query_row("SELECT count(*) FROM sqlite_master", [], |row| {
             row.get::<_, i64>(0)

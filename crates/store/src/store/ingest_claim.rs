@@ -22,7 +22,8 @@ impl Store {
     /// The lock file beside the database, named after its canonical path: a store reached
     /// through a symlink (or `..`) is the same store, with the same lock.
     fn ingest_lock_path(&self) -> PathBuf {
-        let canonical = std::fs::canonicalize(&self.path).unwrap_or_else(|_| self.path.clone());
+        let canonical =
+            std::fs::canonicalize(&self.shared.path).unwrap_or_else(|_| self.shared.path.clone());
         let mut path = canonical.into_os_string();
         path.push(".ingest-lock");
         PathBuf::from(path)
@@ -63,7 +64,7 @@ impl Store {
                     "Another `discord-manager ingest`{holder} is already recording into {}: \
                      stop it first (two would record every event twice and could send a \
                      scheduled message twice)",
-                    self.path.display()
+                    self.shared.path.display()
                 )))
             }
             Err(TryLockError::Error(error)) => Err(cannot(error)),

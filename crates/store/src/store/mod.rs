@@ -232,7 +232,16 @@ fn create_folder(path: &Path) -> Result<()> {
 }
 
 /// An open store. Cheap to share behind an `Arc`; calls are serialised on one connection.
+/// A call a client can cancel reads through a handle of its own ([`Store::cancelled_by`]).
 pub struct Store {
+    /// The connections and caches, shared by every handle on this store.
+    shared: Arc<Shared>,
+    /// The cancellation of the one call this handle was made for (see [`Store::cancelled_by`]).
+    cancelled: Option<Arc<AtomicBool>>,
+}
+
+/// What every handle on one store shares.
+struct Shared {
     connection: Mutex<Connection>,
     path: PathBuf,
     /// The channel list as of a `channel_events` high-water mark (see [`Reader::channels`]).
@@ -259,6 +268,7 @@ impl Drop for SpareReader<'_> {
     fn drop(&mut self) {
         if let Some(connection) = self.connection.take() {
             self.store
+                .shared
                 .spare_readers
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -292,22 +302,6 @@ pub const READ_DEADLINE: Duration = Duration::from_secs(10);
 /// SQLite's virtual-machine instructions between two looks at the deadline and cancellation.
 const PROGRESS_STEP: std::ffi::c_int = 1_000;
 
-thread_local! {
-    /// The cancellation of the call running on this thread, if it can be cancelled.
-    static CANCELLATION: std::cell::RefCell<Option<Arc<AtomicBool>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Runs `work` with every store read on this thread stopped as soon as `cancelled` is set
-/// (a client's `notifications/cancelled`): the query in progress is interrupted, and the read
-/// fails with [`cancelled_error`].
-pub fn with_cancellation<T>(cancelled: Arc<AtomicBool>, work: impl FnOnce() -> T) -> T {
-    let previous = CANCELLATION.with(|slot| slot.borrow_mut().replace(cancelled));
-    let result = work();
-    CANCELLATION.with(|slot| *slot.borrow_mut() = previous);
-    result
-}
-
 /// Why a read was stopped before it finished.
 const STOPPED_FOR_TIME: u8 = 1;
 const STOPPED_FOR_CANCELLATION: u8 = 2;
@@ -325,7 +319,27 @@ pub fn cancelled_error() -> Error {
     Error::input("The call was cancelled before it finished")
 }
 
+impl From<Shared> for Store {
+    fn from(shared: Shared) -> Store {
+        Store {
+            shared: Arc::new(shared),
+            cancelled: None,
+        }
+    }
+}
+
 impl Store {
+    /// A handle on this same store for one call that a client can cancel: as soon as
+    /// `cancelled` is set (the client's `notifications/cancelled`), the handle's read in
+    /// progress is interrupted and every read through it fails with [`cancelled_error`].
+    /// Other handles read on.
+    pub fn cancelled_by(&self, cancelled: Arc<AtomicBool>) -> Store {
+        Store {
+            shared: Arc::clone(&self.shared),
+            cancelled: Some(cancelled),
+        }
+    }
+
     /// Opens (creating if needed, with mode 0600) and migrates the store at `path`. A store
     /// that exists but cannot be written (a read-only file or filesystem, a full disk) is
     /// opened read-only instead, so every reading command still answers from it; a write
@@ -395,7 +409,7 @@ impl Store {
             companion.push(suffix);
             make_private(Path::new(&companion));
         }
-        Ok(Store {
+        Ok(Store::from(Shared {
             connection: Mutex::new(connection),
             path: path.to_path_buf(),
             channels: channels::ChannelCache::default(),
@@ -403,7 +417,7 @@ impl Store {
             spare_readers: Mutex::new(Vec::new()),
             immutable: false,
             open_lock,
-        })
+        }))
     }
 
     /// Opens an existing store read-only. When even SQLite's shared-memory file cannot be made
@@ -433,7 +447,7 @@ impl Store {
         };
         configure(&connection, path)?;
         migrations::check_current(&connection, path)?;
-        Ok(Store {
+        Ok(Store::from(Shared {
             connection: Mutex::new(connection),
             path: path.to_path_buf(),
             channels: channels::ChannelCache::default(),
@@ -441,11 +455,11 @@ impl Store {
             spare_readers: Mutex::new(Vec::new()),
             immutable,
             open_lock,
-        })
+        }))
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.shared.path
     }
 
     /// Lets the store file grow by at most `pages` more pages on this connection (SQLite's
@@ -493,9 +507,9 @@ impl Store {
     ///
     /// The read is stopped (SQLite's progress handler) once it runs past the store's
     /// [`ReadLimit`], failing with an owner-worded "took too long, narrow the query", or as
-    /// soon as the call running on this thread is cancelled (see [`with_cancellation`]).
+    /// soon as the call this handle was made for is cancelled (see [`Store::cancelled_by`]).
     pub fn read<T>(&self, read: impl FnOnce(&Reader<'_>) -> Result<T>) -> Result<T> {
-        let cancelled = CANCELLATION.with(|slot| slot.borrow().clone());
+        let cancelled = self.cancelled.clone();
         // A call cancelled while it waited for the connection does not start its read.
         if cancelled
             .as_ref()
@@ -506,7 +520,7 @@ impl Store {
         // The main connection when it is free; a spare read-only one when it is not.
         let mut main: std::sync::MutexGuard<'_, Connection>;
         let mut spare: SpareReader<'_>;
-        let connection: &mut Connection = match self.connection.try_lock() {
+        let connection: &mut Connection = match self.shared.connection.try_lock() {
             Ok(guard) => {
                 main = guard;
                 &mut main
@@ -526,7 +540,7 @@ impl Store {
         let stopped = Arc::new(AtomicU8::new(0));
         let handler = {
             let stopped = Arc::clone(&stopped);
-            let limit = self.read_limit;
+            let limit = self.shared.read_limit;
             let deadline = std::time::Instant::now() + limit.deadline;
             let mut steps = 0u64;
             move || {
@@ -553,22 +567,27 @@ impl Store {
                 connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
             let result = read(&Reader {
                 connection: &transaction,
-                channels: Some(&self.channels),
+                channels: Some(&self.shared.channels),
             })?;
             transaction.finish()?;
             Ok(result)
         })();
         connection.progress_handler(0, None::<fn() -> bool>)?;
         match stopped.load(Ordering::Relaxed) {
-            STOPPED_FOR_TIME => Err(too_long_error(self.read_limit)),
+            STOPPED_FOR_TIME => Err(too_long_error(self.shared.read_limit)),
             STOPPED_FOR_CANCELLATION => Err(cancelled_error()),
             _ => result,
         }
     }
 
     /// Changes how long one read may run (tests force a deadline with a step budget).
+    /// Only before the store is shared: a handle made by [`Store::cancelled_by`] keeps the
+    /// limit it was made with.
     pub fn set_read_limit(&mut self, limit: ReadLimit) {
-        self.read_limit = limit;
+        match Arc::get_mut(&mut self.shared) {
+            Some(shared) => shared.read_limit = limit,
+            None => panic!("a read limit is set before the store is shared"),
+        }
     }
 
     /// Runs `write` inside one IMMEDIATE transaction: it commits entirely or not at all.
@@ -613,6 +632,7 @@ impl Store {
     /// A spare read-only connection: one kept from before, or a new one.
     fn spare_reader(&self) -> Result<Connection> {
         let kept = self
+            .shared
             .spare_readers
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -621,23 +641,24 @@ impl Store {
             return Ok(connection);
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let connection = if self.immutable {
+        let connection = if self.shared.immutable {
             Connection::open_with_flags(
-                immutable_uri(&self.path),
+                immutable_uri(&self.shared.path),
                 flags | OpenFlags::SQLITE_OPEN_URI,
             )
         } else {
-            Connection::open_with_flags(&self.path, flags)
+            Connection::open_with_flags(&self.shared.path, flags)
         }
-        .map_err(|error| unusable_store(&self.path, error))?;
-        configure(&connection, &self.path)?;
+        .map_err(|error| unusable_store(&self.shared.path, error))?;
+        configure(&connection, &self.shared.path)?;
         Ok(connection)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave a transaction open (rusqlite rolls
         // back on drop), so the connection is still sound.
-        self.connection
+        self.shared
+            .connection
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -748,17 +769,29 @@ mod read_limit_tests {
     }
 
     #[test]
-    fn a_cancelled_call_stops_its_query() {
+    fn a_cancelled_call_stops_its_query_and_no_other_handles() {
         let (_folder, store) = store_with(None);
-        let cancelled = Arc::new(AtomicBool::new(true));
-        let error = with_cancellation(cancelled, || long_count(&store)).unwrap_err();
+        // Cancelled before the read: it does not start.
+        let before = store.cancelled_by(Arc::new(AtomicBool::new(true)));
+        assert_eq!(long_count(&before).unwrap_err(), cancelled_error());
+        // Cancelled while its query runs: the query is interrupted.
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let during = store.cancelled_by(Arc::clone(&cancelled));
+        let error = during
+            .read(|reader| {
+                cancelled.store(true, Ordering::Relaxed);
+                Ok(reader.connection.query_row(
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+                     SELECT count(*) FROM n",
+                    [],
+                    |row| row.get::<_, i64>(0),
+                )?)
+            })
+            .unwrap_err();
         assert_eq!(error, cancelled_error());
-        // Not cancelled: the same read completes, and outside the scope nothing is cancelled.
-        let running = Arc::new(AtomicBool::new(false));
-        assert_eq!(
-            with_cancellation(running, || long_count(&store)).unwrap(),
-            1_000_000
-        );
+        // The store itself, and a handle whose call goes on, read to the end.
+        let running = store.cancelled_by(Arc::new(AtomicBool::new(false)));
+        assert_eq!(long_count(&running).unwrap(), 1_000_000);
         assert_eq!(long_count(&store).unwrap(), 1_000_000);
     }
 }

@@ -11,6 +11,7 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::Store;
 use crate::error::{Error, Result};
@@ -88,13 +89,19 @@ impl Store {
     /// Closes this store and takes its open lock exclusively, for `seed --replace`: refused
     /// (Conflict) while any other process, or another [`Store`] in this one, has it open.
     pub fn close_for_replacing(self) -> Result<ReplaceLock> {
-        let path = self.path.clone();
-        let Store {
+        let path = self.shared.path.clone();
+        let Ok(super::Shared {
             connection,
             spare_readers,
             open_lock,
             ..
-        } = self;
+        }) = Arc::try_unwrap(self.shared)
+        else {
+            return Err(Error::conflict(format!(
+                "The store at {} is still open in this process: close it before replacing it",
+                path.display()
+            )));
+        };
         drop(spare_readers);
         drop(connection);
         let Some(file) = open_lock.file else {

@@ -53,7 +53,8 @@ impl Store {
     /// disk or constraint would: a temporary trigger, which no other connection sees.
     pub fn refuse_message(&self, message_id: &str) {
         let digits: String = message_id.chars().filter(char::is_ascii_digit).collect();
-        self.connection
+        self.shared
+            .connection
             .lock()
             .unwrap()
             .execute_batch(&format!(
