@@ -125,6 +125,7 @@ mod tests {
 
     #[test]
     fn a_second_claim_is_refused_naming_the_holder_until_the_first_is_released() {
+        let _forks = crate::store::no_forks_meanwhile();
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("store.sqlite3");
         let store = Store::open(&path).unwrap();
@@ -149,6 +150,7 @@ mod tests {
 
     #[test]
     fn the_holder_is_seen_without_taking_the_claim() {
+        let _forks = crate::store::no_forks_meanwhile();
         use super::IngestHolder;
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("store.sqlite3");
@@ -172,6 +174,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_store_reached_through_a_symlink_has_the_same_lock() {
+        let _forks = crate::store::no_forks_meanwhile();
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("store.sqlite3");
         let store = Store::open(&path).unwrap();

@@ -302,6 +302,18 @@ pub const READ_DEADLINE: Duration = Duration::from_secs(10);
 /// SQLite's virtual-machine instructions between two looks at the deadline and cancellation.
 const PROGRESS_STEP: std::ffi::c_int = 1_000;
 
+/// Held by a test while it forks child processes, and by a test of the store's file locks
+/// while it takes them: a child holds every open file of its parent from the fork until it
+/// execs, and with them the parent's locks, so a lock test would otherwise take another
+/// test's child for another process holding the store.
+#[cfg(test)]
+pub(crate) fn no_forks_meanwhile() -> std::sync::MutexGuard<'static, ()> {
+    static FORKS: Mutex<()> = Mutex::new(());
+    FORKS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Why a read was stopped before it finished.
 const STOPPED_FOR_TIME: u8 = 1;
 const STOPPED_FOR_CANCELLATION: u8 = 2;

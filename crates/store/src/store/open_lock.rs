@@ -156,6 +156,7 @@ mod tests {
     /// replacing is refused until it is closed; then the replacement is a new, empty store.
     #[test]
     fn a_store_open_elsewhere_cannot_be_replaced_until_it_is_closed() {
+        let _forks = crate::store::no_forks_meanwhile();
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("demo.sqlite3");
         let reader = Store::open(&path).unwrap();

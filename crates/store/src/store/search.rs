@@ -2,6 +2,7 @@
 //! of its attachments, embeds, stickers, poll and forwards; and the filters beside the query.
 
 use rusqlite::params;
+use rusqlite::types::Value;
 
 use super::messages::{MESSAGE_COLUMNS, MentionKind, message_from_row_at};
 use super::{MessageRecord, Reader, Writer};
@@ -58,32 +59,34 @@ pub enum Author {
 }
 
 impl Author {
-    /// The condition on `m` (a `messages` row), and the owner's and the bot's ids it binds as
-    /// ?12 and ?13 (an unknown id binds NULL, which no author id equals).
-    fn condition(&self) -> (String, Option<&str>, Option<&str>) {
+    /// Adds the condition on `m` (a `messages` row), with the owner's and the bot's ids it
+    /// names as `:author_owner` and `:author_bot` (an unknown id binds NULL, which no author
+    /// id equals).
+    fn add_to(&self, conditions: &mut Conditions) {
         // Neither a webhook's, nor the owner's, nor this bot's.
-        let other = "m.webhook_id IS NULL AND m.author_id IS NOT ?12 AND m.author_id IS NOT ?13";
+        const OTHER: &str = "m.webhook_id IS NULL AND m.author_id IS NOT :author_owner \
+                             AND m.author_id IS NOT :author_bot";
+        let id = |id: &Option<String>| Value::from(id.clone());
         match self {
-            Author::Webhook => ("m.webhook_id IS NOT NULL".into(), None, None),
-            Author::Owner { owner_id } => (
-                "(m.webhook_id IS NULL AND m.author_id = ?12)".into(),
-                owner_id.as_deref(),
-                None,
+            Author::Webhook => conditions.and("m.webhook_id IS NOT NULL", []),
+            Author::Owner { owner_id } => conditions.and(
+                "(m.webhook_id IS NULL AND m.author_id = :author_owner)",
+                [(":author_owner", id(owner_id))],
             ),
-            Author::ThisBot { owner_id, bot_id } => (
-                "(m.webhook_id IS NULL AND m.author_id IS NOT ?12 AND m.author_id = ?13)".into(),
-                owner_id.as_deref(),
-                bot_id.as_deref(),
+            Author::ThisBot { owner_id, bot_id } => conditions.and(
+                "(m.webhook_id IS NULL AND m.author_id IS NOT :author_owner \
+                  AND m.author_id = :author_bot)",
+                [(":author_owner", id(owner_id)), (":author_bot", id(bot_id))],
             ),
-            Author::Bot { owner_id, bot_id } => (
-                format!("({other} AND (m.author_bot = 1 OR m.application_id IS NOT NULL))"),
-                owner_id.as_deref(),
-                bot_id.as_deref(),
+            Author::Bot { owner_id, bot_id } => conditions.and(
+                &format!("({OTHER} AND (m.author_bot = 1 OR m.application_id IS NOT NULL))"),
+                [(":author_owner", id(owner_id)), (":author_bot", id(bot_id))],
             ),
-            Author::Person { owner_id, bot_id } => (
-                format!("({other} AND coalesce(m.author_bot, 0) = 0 AND m.application_id IS NULL)"),
-                owner_id.as_deref(),
-                bot_id.as_deref(),
+            Author::Person { owner_id, bot_id } => conditions.and(
+                &format!(
+                    "({OTHER} AND coalesce(m.author_bot, 0) = 0 AND m.application_id IS NULL)"
+                ),
+                [(":author_owner", id(owner_id)), (":author_bot", id(bot_id))],
             ),
         }
     }
@@ -137,18 +140,19 @@ impl Has {
     }
 }
 
-/// Whether message `m` mentions the owner (`?7` the user id, `?8` a JSON array of their role
-/// ids), the way `Message::mentions_owner` says it: directly, by a role, with @everyone, or by
-/// replying to the owner; never their own message.
+/// Whether message `m` mentions the owner (`:owner` the user id, `:owner_roles` a JSON array
+/// of their role ids), the way `Message::mentions_owner` says it: directly, by a role, with
+/// @everyone, or by replying to the owner; never their own message.
 fn mentions_owner() -> String {
     format!(
-        "(m.author_id <> ?7 AND (
-        m.mention_everyone = 1 OR coalesce(m.reply_to_author_id = ?7, 0)
+        "(m.author_id <> :owner AND (
+        m.mention_everyone = 1 OR coalesce(m.reply_to_author_id = :owner, 0)
         OR EXISTS (SELECT 1 FROM message_mentions AS mm
-                   WHERE mm.message_id = m.message_id AND mm.kind = '{user}' AND mm.target_id = ?7)
+                   WHERE mm.message_id = m.message_id AND mm.kind = '{user}'
+                     AND mm.target_id = :owner)
         OR EXISTS (SELECT 1 FROM message_mentions AS mm
                    WHERE mm.message_id = m.message_id AND mm.kind = '{role}'
-                     AND mm.target_id IN (SELECT value FROM json_each(?8)))))",
+                     AND mm.target_id IN (SELECT value FROM json_each(:owner_roles)))))",
         user = MentionKind::User,
         role = MentionKind::Role,
     )
@@ -186,11 +190,9 @@ impl Reader<'_> {
         filter: &SearchFilter,
         limit: usize,
     ) -> Result<Option<Vec<SearchHit>>> {
-        let (conditions, author_ids) = filter.conditions();
-        let extra = conditions
-            .iter()
-            .map(|condition| format!(" AND {condition}"))
-            .collect::<String>();
+        let mut conditions = filter.conditions();
+        conditions.bind(":query", Value::from(query.to_string()));
+        conditions.bind(":rows", Value::Integer((limit * 4) as i64));
         // A message can match on several versions: read a few more rows than asked and keep
         // each message's best one. The filters on extras read the message's current row.
         let sql = format!(
@@ -199,24 +201,16 @@ impl Reader<'_> {
                  FROM (SELECT message_id,
                               snippet(message_text, 0, '[', ']', '…', 16) AS snippet,
                               bm25(message_text) AS rank
-                       FROM message_text WHERE message_text MATCH ?1) AS hits
+                       FROM message_text WHERE message_text MATCH :query) AS hits
                  JOIN messages AS m USING (message_id)
-                 WHERE m.channel_id IN (SELECT value FROM json_each(?2))
-                   AND (?3 IS NULL OR m.author_id = ?3)
-                   AND (?4 IS NULL OR m.created_at >= ?4)
-                   AND (?5 IS NULL OR m.created_at < ?5)
-                   AND (?9 IS NULL OR m.guild_id = ?9)
-                   AND (?10 IS NULL OR m.sent_at >= ?10)
-                   AND (?11 IS NULL OR m.sent_at < ?11){extra}
+                 WHERE {conditions}
              )
              ORDER BY rank, created_at
-             LIMIT ?6"
+             LIMIT :rows",
+            conditions = conditions.sql,
         );
         let mut statement = self.connection.prepare_cached(&sql)?;
-        let mut bound = filter.bound(query, limit * 4, author_ids);
-        // Bind what the statement names: an author condition may name ?12, both, or neither.
-        bound.truncate(statement.parameter_count());
-        let rows = statement.query_map(rusqlite::params_from_iter(bound), |row| {
+        let rows = statement.query_map(conditions.values().as_slice(), |row| {
             let snippet: String = row.get(0)?;
             let rank: f64 = row.get(1)?;
             let message = message_from_row_at(row, 2)?;
@@ -248,75 +242,110 @@ impl Reader<'_> {
     }
 }
 
-/// The owner's and the bot's ids an author condition names (`?12`, `?13`), when it does.
-type AuthorIds = (Option<String>, Option<String>);
-
 impl SearchFilter {
-    /// The conditions beyond the fixed ones, on the message's current row, and the ids the
-    /// author condition binds.
-    fn conditions(&self) -> (Vec<String>, AuthorIds) {
-        let mut conditions: Vec<String> = Vec::new();
+    /// The conditions on the message `m` and its current extras, each with the values it
+    /// names: only what the filter sets narrows the search.
+    fn conditions(&self) -> Conditions {
+        let mut conditions = Conditions::default();
+        let channels = serde_json::to_string(&self.channel_ids).unwrap_or_else(|_| "[]".into());
+        conditions.and(
+            "m.channel_id IN (SELECT value FROM json_each(:channels))",
+            [(":channels", Value::from(channels))],
+        );
+        let text = |value: &str| Value::from(value.to_string());
+        let instant = |at: &Instant| Value::from(at.to_iso());
+        if let Some(author_id) = &self.author_id {
+            conditions.and(
+                "m.author_id = :author_id",
+                [(":author_id", text(author_id))],
+            );
+        }
+        if let Some(since) = &self.since {
+            conditions.and("m.created_at >= :since", [(":since", instant(since))]);
+        }
+        if let Some(until) = &self.until {
+            conditions.and("m.created_at < :until", [(":until", instant(until))]);
+        }
+        if let Some(guild_id) = &self.guild_id {
+            conditions.and("m.guild_id = :guild_id", [(":guild_id", text(guild_id))]);
+        }
+        if let Some(sent_since) = &self.sent_since {
+            conditions.and(
+                "m.sent_at >= :sent_since",
+                [(":sent_since", instant(sent_since))],
+            );
+        }
+        if let Some(sent_until) = &self.sent_until {
+            conditions.and(
+                "m.sent_at < :sent_until",
+                [(":sent_until", instant(sent_until))],
+            );
+        }
         if let Some(has) = self.has {
-            conditions.push(has.condition());
+            conditions.and(&has.condition(), []);
         }
         match self.pinned {
-            Some(true) => {
-                conditions.push("coalesce(json_extract(extras, '$.pinned'), 0) = 1".into())
-            }
-            Some(false) => {
-                conditions.push("coalesce(json_extract(extras, '$.pinned'), 0) = 0".into())
-            }
+            Some(true) => conditions.and("coalesce(json_extract(extras, '$.pinned'), 0) = 1", []),
+            Some(false) => conditions.and("coalesce(json_extract(extras, '$.pinned'), 0) = 0", []),
             None => {}
         }
-        match &self.mentions_owner {
-            Some((true, _)) => conditions.push(mentions_owner()),
-            Some((false, _)) => conditions.push(format!("NOT {}", mentions_owner())),
-            None => {}
+        if let Some((mentions, owner)) = &self.mentions_owner {
+            let roles = serde_json::to_string(&owner.role_ids).unwrap_or_else(|_| "[]".into());
+            let condition = if *mentions {
+                mentions_owner()
+            } else {
+                format!("NOT {}", mentions_owner())
+            };
+            conditions.and(
+                &condition,
+                [
+                    (":owner", text(&owner.user_id)),
+                    (":owner_roles", Value::from(roles)),
+                ],
+            );
         }
-        let author_ids = match &self.author {
-            Some(author) => {
-                let (condition, owner, bot) = author.condition();
-                conditions.push(condition);
-                (owner.map(str::to_string), bot.map(str::to_string))
-            }
-            None => (None, None),
-        };
-        (conditions, author_ids)
+        if let Some(author) = &self.author {
+            author.add_to(&mut conditions);
+        }
+        conditions
+    }
+}
+
+/// A search's conditions, joined by AND, and the named parameters they bind, built together:
+/// a condition is added with exactly the values it names, so nothing is bound that no
+/// condition names and nothing named goes unbound.
+#[derive(Debug, Default)]
+struct Conditions {
+    sql: String,
+    values: Vec<(&'static str, Value)>,
+}
+
+impl Conditions {
+    /// Adds `condition`, which names the parameters in `values` and no others.
+    fn and<const N: usize>(&mut self, condition: &str, values: [(&'static str, Value); N]) {
+        if !self.sql.is_empty() {
+            self.sql.push_str(" AND ");
+        }
+        self.sql.push_str(condition);
+        for (name, value) in values {
+            self.bind(name, value);
+        }
     }
 
-    /// The values of `?1` to `?13`, in order: the query, the channels, the author, the arrival
-    /// window, the row limit, the owner and the owner's roles, the guild, Discord's window,
-    /// and the author condition's ids.
-    fn bound(
-        &self,
-        query: &str,
-        rows: usize,
-        author_ids: AuthorIds,
-    ) -> Vec<rusqlite::types::Value> {
-        let channels = serde_json::to_string(&self.channel_ids).unwrap_or_else(|_| "[]".into());
-        let (owner_id, owner_roles) = match &self.mentions_owner {
-            Some((_, owner)) => (
-                Some(owner.user_id.clone()),
-                Some(serde_json::to_string(&owner.role_ids).unwrap_or_else(|_| "[]".into())),
-            ),
-            None => (None, None),
-        };
-        let text = |value: Option<String>| rusqlite::types::Value::from(value);
-        vec![
-            text(Some(query.to_string())),
-            text(Some(channels)),
-            text(self.author_id.clone()),
-            text(self.since.map(Instant::to_iso)),
-            text(self.until.map(Instant::to_iso)),
-            rusqlite::types::Value::Integer(rows as i64),
-            text(owner_id),
-            text(owner_roles),
-            text(self.guild_id.clone()),
-            text(self.sent_since.map(Instant::to_iso)),
-            text(self.sent_until.map(Instant::to_iso)),
-            text(author_ids.0),
-            text(author_ids.1),
-        ]
+    /// Binds `name` to `value`; a parameter two conditions name (the owner's id) is bound once.
+    fn bind(&mut self, name: &'static str, value: Value) {
+        match self.values.iter().find(|(bound, _)| *bound == name) {
+            Some((_, already)) => debug_assert_eq!(already, &value, "{name} bound twice"),
+            None => self.values.push((name, value)),
+        }
+    }
+
+    /// The values, as rusqlite binds named parameters.
+    fn values(&self) -> Vec<(&str, &dyn rusqlite::ToSql)> {
+        self.values
+            .iter()
+            .map(|(name, value)| (*name, value as &dyn rusqlite::ToSql))
+            .collect()
     }
 }
 

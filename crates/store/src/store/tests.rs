@@ -196,6 +196,7 @@ fn clock_writer_child() {
 
 #[test]
 fn the_arrival_clock_is_strictly_increasing_across_two_writing_processes() {
+    let _forks = super::no_forks_meanwhile();
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("two-writers.sqlite3");
     Store::open(&path).unwrap();

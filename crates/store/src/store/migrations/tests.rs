@@ -83,6 +83,7 @@ fn opening_child() {
 /// "table clock already exists").
 #[test]
 fn several_processes_creating_one_new_store_at_once_all_open_it() {
+    let _forks = crate::store::no_forks_meanwhile();
     for round in 0..30 {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("new.sqlite3");
