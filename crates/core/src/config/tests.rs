@@ -255,6 +255,7 @@ fn a_file_that_does_not_parse_is_refused_without_quoting_its_line() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn writing_the_config_file_replaces_its_settings_keeps_every_other_line_and_is_private() {
     use std::os::unix::fs::PermissionsExt;

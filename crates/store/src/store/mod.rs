@@ -808,7 +808,8 @@ mod read_limit_tests {
     }
 }
 
-#[cfg(test)]
+/// File modes and permissions: Unix only.
+#[cfg(all(test, unix))]
 mod file_tests {
     use std::os::unix::fs::PermissionsExt;
 

@@ -142,6 +142,7 @@ fn a_failed_write_leaves_nothing_behind() {
     assert_eq!(count, 0);
 }
 
+#[cfg(unix)]
 #[test]
 fn the_store_file_is_private_to_its_owner() {
     use std::os::unix::fs::PermissionsExt;
