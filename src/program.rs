@@ -19,6 +19,7 @@ use crate::cli::{
     write_completions, write_stdout,
 };
 use crate::config::Config;
+use crate::error::ErrorKind;
 use crate::registry::Services;
 
 /// Runs the command line and returns the exit code.
@@ -43,8 +44,24 @@ pub fn main() -> ExitCode {
             // An error may quote others' text (a channel's name, Discord's answer).
             let message = render::terminal_safe(error.message());
             let _ = writeln!(std::io::stderr(), "{prefix} {message}");
-            ExitCode::from(error.kind().exit_code())
+            ExitCode::from(exit_code(error.kind()))
         }
+    }
+}
+
+/// The exit code of a command that failed with an error of `kind`: what a script or a
+/// supervisor branches on (docs/capabilities.md lists them). 2 is clap's own code for a usage
+/// error, which an input error is too.
+pub fn exit_code(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::Internal => 1,
+        ErrorKind::Input => 2,
+        ErrorKind::NotFound => 3,
+        ErrorKind::Conflict => 4,
+        ErrorKind::Denied => 5,
+        ErrorKind::Config => 6,
+        ErrorKind::Discord => 7,
+        ErrorKind::StoreUnwritable => 8,
     }
 }
 
@@ -108,4 +125,34 @@ fn serve_mcp(db: Option<PathBuf>) -> Result<(), Failure> {
         sender: discord_sender(&config),
     })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exit_code;
+    use crate::error::ErrorKind;
+
+    /// Every kind has a code of its own, none is success, and the codes are the ones
+    /// docs/capabilities.md promises scripts.
+    #[test]
+    fn every_error_kind_ends_with_its_own_documented_exit_code() {
+        let codes = [
+            (ErrorKind::Internal, 1),
+            (ErrorKind::Input, 2),
+            (ErrorKind::NotFound, 3),
+            (ErrorKind::Conflict, 4),
+            (ErrorKind::Denied, 5),
+            (ErrorKind::Config, 6),
+            (ErrorKind::Discord, 7),
+            (ErrorKind::StoreUnwritable, 8),
+        ];
+        for (kind, code) in codes {
+            assert_eq!(exit_code(kind), code, "{kind:?}");
+        }
+        let docs = include_str!("../docs/capabilities.md");
+        assert!(
+            docs.contains("2 input, 3 not found, 4 conflict, 5 denied, 6 configuration,"),
+            "docs/capabilities.md lists the exit codes"
+        );
+    }
 }

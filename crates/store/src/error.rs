@@ -1,6 +1,7 @@
 //! The one error type every layer returns, sorted into kinds once.
 //!
-//! A kind decides the CLI's exit code and nothing else: the message is always
+//! A kind is what a caller can act on: the binary chooses the CLI's exit code from it
+//! (`program::exit_code`), and nothing else depends on it. The message is always
 //! owner-worded and is shown as it is on both surfaces (stderr on the CLI, an
 //! `isError` tool result over MCP). Messages never carry the bot token, a raw
 //! serde message or a raw SQLite message for input the owner gave.
@@ -25,24 +26,8 @@ pub enum ErrorKind {
     /// The store or the machine failed; not the caller's fault.
     Internal,
     /// The store cannot be written: its disk is full, or it (or its filesystem) is read-only.
-    /// Its own exit code, so a supervisor can tell "make room" from a crash.
+    /// A kind of its own, so a supervisor can tell "make room" from a crash.
     StoreUnwritable,
-}
-
-impl ErrorKind {
-    /// The CLI's exit code for this kind. 2 matches clap's own usage errors.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            ErrorKind::Internal => 1,
-            ErrorKind::Input => 2,
-            ErrorKind::NotFound => 3,
-            ErrorKind::Conflict => 4,
-            ErrorKind::Denied => 5,
-            ErrorKind::Config => 6,
-            ErrorKind::Discord => 7,
-            ErrorKind::StoreUnwritable => 8,
-        }
-    }
 }
 
 /// An owner-worded failure of a given kind.

