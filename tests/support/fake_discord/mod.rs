@@ -37,6 +37,9 @@
 
 #![allow(dead_code)]
 
+#[path = "../discord_api/mod.rs"]
+mod discord_api;
+
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant as StdInstant};
@@ -183,6 +186,9 @@ struct State {
     /// Archived threads (public and private), as `GET /channels/{id}/threads/archived/*`
     /// lists them; never announced over the gateway.
     archived_threads: Vec<Value>,
+    /// Every way a request the fake was sent, or an answer it gave, departs from Discord's
+    /// OpenAPI spec (see `discord_api`): dropping the fake fails the test while any is here.
+    spec_violations: Vec<String>,
 }
 
 struct Inner {
@@ -294,6 +300,7 @@ impl FakeDiscord {
                 hold_handshakes: false,
                 clock_offset_ms: 0,
                 archived_threads: Vec::new(),
+                spec_violations: Vec::new(),
             }),
             changed: Condvar::new(),
             token: options.token,
@@ -747,9 +754,18 @@ impl FakeDiscord {
 }
 
 impl Drop for FakeDiscord {
+    /// Stops the servers, and fails the test if anything the fake was asked or answered is
+    /// not as Discord's spec has it (unless the test is failing already).
     fn drop(&mut self) {
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
+        }
+        let violations = std::mem::take(&mut self.inner.lock().spec_violations);
+        if !violations.is_empty() && !std::thread::panicking() {
+            panic!(
+                "the fake Discord was asked or answered what Discord's OpenAPI spec does not have:\n{}",
+                violations.join("\n")
+            );
         }
     }
 }
@@ -875,14 +891,20 @@ async fn handle_http(stream: TcpStream, inner: Arc<Inner>) -> std::io::Result<()
                 authorized,
             },
         );
-        inner.lock().requests.push(Request {
-            method,
-            path,
-            query,
-            authorized,
-            body,
-            status,
-        });
+        let mut violations = discord_api::check_request(&method, &path, &query, body.as_ref());
+        violations.extend(discord_api::check_response(&method, &path, status, &json));
+        {
+            let mut state = inner.lock();
+            state.spec_violations.extend(violations);
+            state.requests.push(Request {
+                method,
+                path,
+                query,
+                authorized,
+                body,
+                status,
+            });
+        }
         inner.changed.notify_all();
         // A 204 has no body at all.
         let body = if status == 204 {
@@ -960,7 +982,8 @@ fn respond(inner: &Inner, request: &Incoming<'_>) -> Response {
             429 => (
                 429,
                 vec![("retry-after".into(), retry_after.ceil().to_string())],
-                json!({"message": "You are being rate limited.", "retry_after": retry_after, "global": false}),
+                json!({"message": "You are being rate limited.", "retry_after": retry_after,
+                       "global": false, "code": 0}),
             ),
             403 => (403, Vec::new(), error("Missing Permissions", 50013)),
             404 => (404, Vec::new(), error("Unknown Channel", 10003)),
@@ -1013,12 +1036,8 @@ fn answer(inner: &Inner, state: &mut State, request: &Incoming<'_>) -> Response 
             "url": inner.ws_url, "shards": 1,
             "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
         })),
-        ("GET", ["users", "@me"]) => {
-            let mut user = state.ready["user"].clone();
-            user["flags"] = json!(0);
-            ok(user)
-        }
-        ("GET", ["oauth2", "applications", "@me"]) => ok(state.application.clone()),
+        ("GET", ["users", "@me"]) => ok(rest_current_user(&state.ready["user"])),
+        ("GET", ["oauth2", "applications", "@me"]) => ok(rest_application(&state.application)),
         ("GET", ["guilds", guild, "channels"]) => {
             let Some(found) = state.guilds.iter().find(|g| g["id"] == *guild) else {
                 return not_found;
@@ -1142,7 +1161,7 @@ fn answer(inner: &Inner, state: &mut State, request: &Incoming<'_>) -> Response 
                 newest
             };
             page.reverse();
-            ok(Value::Array(page))
+            ok(page.iter().map(rest_message).collect())
         }
         ("POST", ["channels", channel, "messages"]) => post_message(inner, state, channel, body),
         ("PATCH", ["channels", channel, "messages", message]) => {
@@ -1208,7 +1227,7 @@ fn post_message(inner: &Inner, state: &mut State, channel: &str, body: Option<&V
     if body["enforce_nonce"] == json!(true)
         && let Some(created) = nonce.as_ref().and_then(|nonce| state.nonces.get(nonce))
     {
-        return (200, Vec::new(), created.clone());
+        return (200, Vec::new(), rest_message(created));
     }
     let content = body["content"].as_str().unwrap_or_default().to_string();
     if content.is_empty() || content.chars().count() > 2000 {
@@ -1268,7 +1287,7 @@ fn post_message(inner: &Inner, state: &mut State, channel: &str, body: Option<&V
     echoed["member"] = json!({"roles": [], "joined_at": discord_now(state).to_string(), "deaf": false, "mute": false,
                               "flags": 0, "pending": false});
     dispatch_live(inner, state, json!({"t": "MESSAGE_CREATE", "d": echoed}));
-    (200, Vec::new(), message)
+    (200, Vec::new(), rest_message(&message))
 }
 
 /// Dispatches to the connected session, if there is one: Discord does not keep events for a
@@ -1349,7 +1368,7 @@ fn edit_message(
     let mut echoed = edited.clone();
     echoed["guild_id"] = json!(guild);
     dispatch_live(inner, state, json!({"t": "MESSAGE_UPDATE", "d": echoed}));
-    (200, Vec::new(), edited)
+    (200, Vec::new(), rest_message(&edited))
 }
 
 /// `DELETE /channels/{c}/messages/{m}`: the message leaves the history (204); one Discord
@@ -1446,7 +1465,7 @@ fn with_last_message(state: &State, mut channel: Value, guild: &str) -> Value {
         .unwrap_or(Value::Null);
     channel["last_message_id"] = last;
     channel["guild_id"] = Value::String(guild.to_string());
-    channel
+    rest_channel(&channel)
 }
 
 // ---------------------------------------------------------------- gateway
@@ -1783,14 +1802,23 @@ fn bot_check_routes(
                 .into_iter()
                 .take(limit)
                 .map(|guild| {
-                    json!({"id": guild["id"], "name": guild["name"], "icon": null,
+                    json!({"id": guild["id"], "name": guild["name"], "icon": null, "banner": null,
                            "owner": false, "permissions": "0", "features": []})
                 })
                 .collect();
             Some((200, Vec::new(), Value::Array(listed)))
         }
         ("GET", ["guilds", guild, "roles"]) => match guild_of(guild) {
-            Some(found) => Some((200, Vec::new(), found["roles"].clone())),
+            Some(found) => Some((
+                200,
+                Vec::new(),
+                found["roles"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(rest_role)
+                    .collect(),
+            )),
             None => unknown("Guild", 10004),
         },
         ("GET", ["guilds", guild, "members", user]) => {
@@ -1801,10 +1829,172 @@ fn bot_check_routes(
                 .as_array()
                 .and_then(|members| members.iter().find(|member| member["user"]["id"] == *user))
             {
-                Some(member) => Some((200, Vec::new(), member.clone())),
+                Some(member) => Some((200, Vec::new(), rest_member(member))),
                 None => unknown("Member", 10007),
             }
         }
         _ => None,
     }
+}
+
+// ---------------------------------------------------------------- what REST answers
+//
+// The fake's world comes from gateway payloads (the demo feed's READY, GUILD_CREATE and
+// MESSAGE_CREATE). Discord's REST API shows the same objects with fields of their own and
+// without some the gateway adds: these write an object as Discord's OpenAPI spec has REST
+// answer it, and `discord_api` holds every answer to that spec.
+
+/// A user inside a message, a member or an application (`UserResponse`): every field Discord
+/// always sends, `null` where the world does not say.
+fn rest_user(user: &Value) -> Value {
+    let field = |name: &str, otherwise: Value| user.get(name).cloned().unwrap_or(otherwise);
+    let mut rest = json!({
+        "id": user["id"],
+        "username": user["username"],
+        "avatar": field("avatar", Value::Null),
+        "discriminator": field("discriminator", json!("0")),
+        "public_flags": field("public_flags", json!(0)),
+        "flags": field("flags", json!(0)),
+        "global_name": field("global_name", Value::Null),
+        "primary_guild": field("primary_guild", Value::Null),
+    });
+    for optional in [
+        "bot",
+        "system",
+        "banner",
+        "accent_color",
+        "avatar_decoration_data",
+    ] {
+        if let Some(value) = user.get(optional) {
+            rest[optional] = value.clone();
+        }
+    }
+    rest
+}
+
+/// The bot's own user, as `GET /users/@me` answers it (`UserPIIResponse`).
+fn rest_current_user(user: &Value) -> Value {
+    let mut rest = rest_user(user);
+    rest["mfa_enabled"] = user.get("mfa_enabled").cloned().unwrap_or(json!(false));
+    rest["locale"] = user.get("locale").cloned().unwrap_or(json!("en-US"));
+    if let Some(verified) = user.get("verified") {
+        rest["verified"] = verified.clone();
+    }
+    rest
+}
+
+/// A message as REST answers it (`MessageResponse`): users as [`rest_user`] writes them,
+/// `components` always there, and the message it answers without its own reactions or reply
+/// (`BasicMessageResponse`).
+fn rest_message(message: &Value) -> Value {
+    let mut rest = message.clone();
+    let Some(object) = rest.as_object_mut() else {
+        return rest;
+    };
+    object.remove("guild_id");
+    object.remove("member");
+    object.entry("components").or_insert_with(|| json!([]));
+    if let Some(author) = message.get("author") {
+        object.insert("author".into(), rest_user(author));
+    }
+    if let Some(mentions) = message.get("mentions").and_then(Value::as_array) {
+        object.insert("mentions".into(), mentions.iter().map(rest_user).collect());
+    }
+    if let Some(referenced) = message.get("referenced_message").filter(|r| r.is_object()) {
+        let mut basic = rest_message(referenced);
+        if let Some(basic) = basic.as_object_mut() {
+            basic.remove("reactions");
+            basic.remove("referenced_message");
+        }
+        object.insert("referenced_message".into(), basic);
+    }
+    rest
+}
+
+/// A guild channel or a thread as REST answers it: `flags` always there; a thread
+/// (`ThreadResponse`) with its `total_message_sent` and without what only channels have.
+fn rest_channel(channel: &Value) -> Value {
+    let mut rest = channel.clone();
+    let Some(object) = rest.as_object_mut() else {
+        return rest;
+    };
+    object.entry("flags").or_insert_with(|| json!(0));
+    if matches!(channel["type"].as_u64(), Some(10..=12)) {
+        for only_channels in ["position", "permission_overwrites", "nsfw", "topic"] {
+            object.remove(only_channels);
+        }
+        let sent = channel["message_count"].clone();
+        object
+            .entry("total_message_sent")
+            .or_insert(if sent.is_null() { json!(0) } else { sent });
+    }
+    rest
+}
+
+/// A role as `GET /guilds/{id}/roles` answers it (`GuildRoleResponse`).
+fn rest_role(role: &Value) -> Value {
+    let mut rest = role.clone();
+    if let Some(object) = rest.as_object_mut() {
+        for nullable in ["icon", "unicode_emoji"] {
+            object.entry(nullable).or_insert(Value::Null);
+        }
+    }
+    rest
+}
+
+/// A member as `GET /guilds/{id}/members/{id}` answers it (`GuildMemberResponse`).
+fn rest_member(member: &Value) -> Value {
+    let mut rest = member.clone();
+    if let Some(object) = rest.as_object_mut() {
+        for nullable in [
+            "avatar",
+            "banner",
+            "nick",
+            "premium_since",
+            "communication_disabled_until",
+        ] {
+            object.entry(nullable).or_insert(Value::Null);
+        }
+        if let Some(user) = member.get("user") {
+            object.insert("user".into(), rest_user(user));
+        }
+    }
+    rest
+}
+
+/// The bot's application as `GET /oauth2/applications/@me` answers it
+/// (`PrivateApplicationResponse`): the demo's, with what Discord always sends besides.
+fn rest_application(application: &Value) -> Value {
+    let mut rest = application.clone();
+    let Some(object) = rest.as_object_mut() else {
+        return rest;
+    };
+    for (name, value) in [
+        ("icon", Value::Null),
+        ("type", Value::Null),
+        (
+            "verify_key",
+            json!("0d1c9b7e2a4f6e8d0c1b3a5f7e9d2c4b6a8f0e1d3c5b7a9f2e4d6c8b0a1f3e5d"),
+        ),
+        ("flags_new", Value::Null),
+        ("redirect_uris", json!([])),
+        ("interactions_endpoint_url", Value::Null),
+        ("role_connections_verification_url", Value::Null),
+        ("approximate_guild_count", json!(1)),
+        ("approximate_user_install_count", json!(0)),
+        ("approximate_user_authorization_count", json!(1)),
+        ("explicit_content_filter", json!(0)),
+        ("team", Value::Null),
+        ("eligible_oauth2_scopes", json!(["bot"])),
+    ] {
+        object.entry(name).or_insert(value);
+    }
+    if object["flags_new"].is_null() {
+        let flags = object["flags"].as_u64().unwrap_or(0).to_string();
+        object.insert("flags_new".into(), json!(flags));
+    }
+    if let Some(owner) = application.get("owner") {
+        object.insert("owner".into(), rest_user(owner));
+    }
+    rest
 }

@@ -1,0 +1,131 @@
+//! The checker that holds the fake Discord to Discord's OpenAPI spec
+//! (`tests/support/discord_api`) tells a request and an answer Discord has from ones it does
+//! not: each rule it applies fails on the case it exists for.
+
+#[path = "support/discord_api/mod.rs"]
+mod discord_api;
+
+use discord_api::{check_request, check_response};
+use serde_json::{Value, json};
+
+fn user() -> Value {
+    json!({"id": "1000000000000000002", "username": "grace", "avatar": null,
+           "discriminator": "0", "public_flags": 0, "flags": 0, "global_name": "Grace",
+           "primary_guild": null})
+}
+
+fn message() -> Value {
+    json!({"id": "1500000000000000001", "channel_id": "1400000000000000001", "type": 0,
+           "content": "Morning all!", "mentions": [], "mention_roles": [], "attachments": [],
+           "embeds": [], "timestamp": "2026-12-01T07:32:05.575000+00:00",
+           "edited_timestamp": null, "flags": 0, "components": [], "author": user(),
+           "pinned": false, "mention_everyone": false, "tts": false})
+}
+
+const MESSAGES: &str = "/api/v10/channels/1400000000000000001/messages";
+
+#[test]
+fn a_page_of_messages_as_discord_sends_it_passes() {
+    let page = json!([message()]);
+    assert_eq!(
+        check_response("GET", MESSAGES, 200, &page),
+        Vec::<String>::new()
+    );
+    let query = [
+        ("limit".to_string(), "100".to_string()),
+        ("after".to_string(), "0".to_string()),
+    ];
+    assert_eq!(
+        check_request("GET", MESSAGES, &query, None),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn an_answer_without_a_required_field_or_with_one_discord_never_sends_fails() {
+    let mut missing = message();
+    missing.as_object_mut().unwrap().remove("components");
+    assert_eq!(
+        check_response("GET", MESSAGES, 200, &json!([missing])),
+        [
+            "GET /channels/{channel_id}/messages answered 200[0]: the required field `components` is missing"
+        ]
+    );
+    let mut invented = message();
+    invented["guild_id"] = json!("1200000000000000001");
+    assert_eq!(
+        check_response("GET", MESSAGES, 200, &json!([invented])),
+        [
+            "GET /channels/{channel_id}/messages answered 200[0]: Discord's schema has no field `guild_id`"
+        ]
+    );
+    let mut wrong = message();
+    wrong["author"]["id"] = json!("01");
+    assert_eq!(
+        check_response("GET", MESSAGES, 200, &json!([wrong])),
+        [
+            "GET /channels/{channel_id}/messages answered 200[0].author.id: \"01\" is not a snowflake (digits)"
+        ]
+    );
+}
+
+#[test]
+fn an_error_answer_is_held_to_discords_error_object_with_all_its_parts() {
+    let limited = json!({"message": "You are being rate limited.", "retry_after": 1.5,
+                         "global": false, "code": 0});
+    assert_eq!(
+        check_response("POST", MESSAGES, 429, &limited),
+        Vec::<String>::new()
+    );
+    let mut without = limited.clone();
+    without.as_object_mut().unwrap().remove("retry_after");
+    assert_eq!(
+        check_response("POST", MESSAGES, 429, &without),
+        [
+            "POST /channels/{channel_id}/messages answered 429: the required field `retry_after` is missing"
+        ]
+    );
+    let mut extra = limited;
+    extra["bucket"] = json!("x");
+    assert_eq!(
+        check_response("POST", MESSAGES, 429, &extra),
+        [
+            "POST /channels/{channel_id}/messages answered 429: Discord's schema has no field `bucket`"
+        ]
+    );
+}
+
+#[test]
+fn a_request_discord_has_no_operation_parameter_or_body_for_fails() {
+    assert_eq!(
+        check_request("GET", "/api/v10/channels/1/pins/all", &[], None),
+        ["GET /api/v10/channels/1/pins/all: Discord has no such operation"]
+    );
+    let query = [("newest".to_string(), "true".to_string())];
+    assert_eq!(
+        check_request("GET", MESSAGES, &query, None),
+        ["GET /channels/{channel_id}/messages: Discord takes no query parameter `newest`"]
+    );
+    let query = [("limit".to_string(), "500".to_string())];
+    assert_eq!(
+        check_request("GET", MESSAGES, &query, None),
+        ["GET /channels/{channel_id}/messages ?limit: 500 is above 100"]
+    );
+    assert_eq!(
+        check_request("GET", "/api/v10/channels/general/messages", &[], None),
+        ["GET /channels/{channel_id}/messages channel_id: \"general\" is not a snowflake (digits)"]
+    );
+    assert_eq!(
+        check_request("POST", MESSAGES, &[], Some(&json!({"content": 5}))),
+        ["POST /channels/{channel_id}/messages body.content: 5 is not string or null"]
+    );
+    assert_eq!(
+        check_request(
+            "POST",
+            MESSAGES,
+            &[],
+            Some(&json!({"content": "hello", "nonce": "n1"}))
+        ),
+        Vec::<String>::new()
+    );
+}
