@@ -7,6 +7,7 @@
 pub mod backfill;
 pub mod bot_check;
 pub mod budget;
+pub mod cdn;
 pub mod channel_work;
 pub mod daemon;
 pub mod gateway;
