@@ -65,6 +65,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         "registry",
         &["answer", "business", "store", "instant", "error"],
     ),
+    // Files and bytes: the attachment cache names nothing of the workspace.
+    ("attachments", &[]),
     (
         "ingest",
         &[
@@ -191,6 +193,11 @@ const CRATES: &[Crate] = &[
         src: "crates/synthetic/src",
         library: "discord_manager_synthetic",
         layer: Some("synthetic"),
+    },
+    Crate {
+        src: "crates/attachments/src",
+        library: "discord_manager_attachments",
+        layer: Some("attachments"),
     },
     Crate {
         src: "src",
@@ -776,6 +783,7 @@ fn the_file_check_resolves_relative_paths_and_finds_a_cycle_between_two_files() 
 /// crate cannot name what it does not depend on.
 const CRATE_GRAPH: &[(&str, &[&str])] = &[
     ("crates/store", &["rusqlite"]),
+    ("crates/attachments", &[]),
     ("crates/ingest", &["discord-manager-store", "serenity"]),
     ("crates/core", &["discord-manager-store"]),
     (
@@ -829,6 +837,34 @@ fn dependencies(manifest: &str) -> Vec<(String, bool)> {
         listed.push((name.to_string(), line.contains("optional = true")));
     }
     listed
+}
+
+#[test]
+fn every_crate_of_the_workspace_is_held_by_this_file() {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let members = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("members = "))
+        .expect("the workspace lists its members");
+    let members: BTreeSet<&str> = members
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .map(|member| member.trim().trim_matches('"'))
+        .collect();
+    let graphed: BTreeSet<&str> = CRATE_GRAPH
+        .iter()
+        .map(|(folder, _)| *folder)
+        .filter(|folder| *folder != ".")
+        .collect();
+    let layered: BTreeSet<&str> = CRATES
+        .iter()
+        .filter_map(|krate| krate.src.strip_suffix("/src"))
+        .collect();
+    assert_eq!(
+        graphed, members,
+        "every member has its place in CRATE_GRAPH"
+    );
+    assert_eq!(layered, members, "every member's modules are in CRATES");
 }
 
 #[test]
