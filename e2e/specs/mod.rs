@@ -142,6 +142,7 @@ specs! {
     scheduling_in_read_only_mode_is_refused_alike_on_both_surfaces_and_nothing_is_scheduled,
     search_filters_by_author_and_by_channel,
     search_finds_a_message_by_the_words_it_had_before_an_edit,
+    search_pinned_false_on_the_command_line_finds_the_unpinned_message_and_not_the_pinned_one,
     search_since_is_inclusive_and_until_exclusive_on_the_arrival_clock,
     sending_in_read_only_mode_is_refused_alike_on_both_surfaces_with_no_request_to_discord,
     serenitys_silent_fallback_to_the_real_gateway_cannot_happen,
