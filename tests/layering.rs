@@ -34,9 +34,13 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("store", &["instant", "error", "snowflake", "vocabulary"]),
     ("config", &["error", "snowflake"]),
     ("permissions", &["store"]),
+    // The primitives of a result's page and text: a capability renders its own result beside
+    // its function, so the business layer stands on them.
+    ("answer", &["instant"]),
     (
         "business",
         &[
+            "answer",
             "store",
             "config",
             "permissions",
@@ -47,7 +51,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "error",
         ],
     ),
-    ("answer", &["business", "snowflake", "instant", "error"]),
     // Discord's message and user objects: plain JSON, naming nothing of the workspace.
     ("payload", &[]),
     (

@@ -1,4 +1,4 @@
-//! `messages_send` (`business::messages::send_message`) over the real store, with a recording
+//! `messages_send` (`business::messages::send::send_message`) over the real store, with a recording
 //! stand-in for Discord: every refusal is checked with its exact message, with no request made and
 //! no row written.
 
@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
-use crate::business::messages::{SendMessage, send_message};
-use crate::business::model::Message;
+use crate::business::kernel::model::Message;
+use crate::business::messages::send::{SendMessage, send_message};
 use crate::error::ErrorKind;
 use crate::ingest::Recorded;
 use crate::store::Store;
@@ -96,7 +96,7 @@ async fn sends_a_reply_and_records_it_once_even_when_the_gateway_echoes_it() {
     );
     assert_eq!(
         sent.body.author_kind,
-        crate::business::model::AuthorKind::ThisBot
+        crate::business::kernel::model::AuthorKind::ThisBot
     );
     let requests = discord.requests();
     assert_eq!(requests.len(), 1);
@@ -466,7 +466,7 @@ async fn a_direct_message_channel_is_refused_unless_the_owner_allows_direct_mess
 #[tokio::test]
 async fn an_assistant_posts_at_most_five_times_a_minute_counting_schedules_and_the_cli_is_not_capped()
  {
-    use crate::business::schedules::{AddSchedule, add_schedule_at};
+    use crate::business::schedules::add::{AddSchedule, add_schedule_at};
     let add_schedule =
         |store, input, context| add_schedule_at(store, input, context, Instant::now());
     let world = World::alone();

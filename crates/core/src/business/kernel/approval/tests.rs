@@ -1,10 +1,10 @@
 use std::sync::{Arc, Mutex};
 
 use super::*;
-use crate::business::context::Source;
-use crate::business::messages::{SendMessage, send_message};
-use crate::business::model::DiscordId;
-use crate::business::outbox::{Action, DiscordSender, check_channel, check_sendable};
+use crate::business::kernel::context::Source;
+use crate::business::kernel::model::DiscordId;
+use crate::business::kernel::outbox::{Action, DiscordSender, check_channel, check_sendable};
+use crate::business::messages::send::{SendMessage, send_message};
 use crate::error::ErrorKind;
 use crate::test_fixtures::{ScriptedDiscord, World};
 

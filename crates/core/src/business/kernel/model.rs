@@ -7,13 +7,13 @@ use std::fmt;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::OwnerContext;
 use super::message_extras::shown;
 pub use super::message_extras::{
     Attachment, Embed, EmbedField, Forwarded, Poll, PollAnswer, Sticker,
 };
 use super::names::Names;
 pub use super::untrusted::Text;
+use crate::business::OwnerContext;
 
 /// The JSON Schema `format` of a field that takes a message id or an instant
 /// ([`HistoryPoint`]).
@@ -278,6 +278,10 @@ pub struct Message {
 
 pub(crate) fn is_false(value: &bool) -> bool {
     !*value
+}
+
+pub(crate) fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 /// What the business layer knows of the owner when it shapes a message.

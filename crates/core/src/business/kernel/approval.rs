@@ -18,8 +18,8 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use super::OwnerContext;
 use super::untrusted::scrub;
+use crate::business::OwnerContext;
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::{Store, Writer};

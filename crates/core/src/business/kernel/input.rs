@@ -174,17 +174,17 @@ fn fits(schema: &Value, value: &Value) -> bool {
         ("boolean", Value::Bool(_)) => true,
         ("string", Value::String(text)) => {
             if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
-                return crate::business::model::DiscordId::parse(text).is_some()
+                return crate::business::kernel::model::DiscordId::parse(text).is_some()
                     || Instant::parse(text).is_some();
             }
             if schema.get("format").and_then(Value::as_str) == Some("date-time") {
                 return Instant::parse(text).is_some();
             }
             if schema.get("format").and_then(Value::as_str) == Some(PAGE_CURSOR) {
-                return crate::business::model::PageCursor::parse(text).is_some();
+                return crate::business::kernel::model::PageCursor::parse(text).is_some();
             }
             if schema.get("pattern").is_some() {
-                return crate::business::model::DiscordId::parse(text).is_some();
+                return crate::business::kernel::model::DiscordId::parse(text).is_some();
             }
             if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
                 return allowed.iter().any(|option| option.as_str() == Some(text));
@@ -250,7 +250,7 @@ fn shown(value: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::business::messages::CatchUp;
+    use crate::business::messages::catch_up::CatchUp;
 
     #[test]
     fn refuses_an_instant_past_year_9999_naming_the_field_and_the_range() {

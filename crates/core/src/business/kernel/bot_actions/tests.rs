@@ -7,8 +7,21 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::*;
-use crate::business::model::Reaction;
-use crate::business::outbox::ASSISTANT_POSTS_PER_MINUTE;
+use crate::business::Source;
+use crate::business::kernel::emoji::Emoji;
+use crate::business::kernel::model::Reaction;
+use crate::business::kernel::outbox::ASSISTANT_POSTS_PER_MINUTE;
+use crate::business::kernel::outbox::BotReaction;
+use crate::business::kernel::outbox::MessageEdit;
+use crate::business::kernel::outbox::MessageToDelete;
+use crate::business::messages::delete::DeleteMessage;
+use crate::business::messages::delete::delete_message;
+use crate::business::messages::edit::EditMessage;
+use crate::business::messages::edit::edit_message;
+use crate::business::reactions::add::AddReaction;
+use crate::business::reactions::add::add_reaction;
+use crate::business::reactions::remove::RemoveReaction;
+use crate::business::reactions::remove::remove_reaction;
 use crate::ingest::Recorded;
 use crate::test_fixtures::{Acted, Answer, BOT_ID, ScriptedDiscord, World, dispatch, new_id};
 
@@ -547,7 +560,7 @@ async fn an_assistants_edits_count_toward_its_cap_on_posts_and_its_reactions_do_
 /// it may react again, and the owner's own reactions are never capped.
 #[tokio::test]
 async fn an_assistant_reacts_at_most_five_times_a_minute_and_the_owner_is_not_capped() {
-    use crate::business::outbox::ASSISTANT_REACTIONS_PER_MINUTE;
+    use crate::business::kernel::outbox::ASSISTANT_REACTIONS_PER_MINUTE;
     let world = World::alone();
     let general = world.channel("general");
     let messages: Vec<String> = (0..8)

@@ -4,13 +4,13 @@
 
 use std::fmt::Write as _;
 
-use super::page::{Page, Render, Table, excerpt, local, plural, sent_heading, when};
-use super::text::{ModelText, TextBlock, at, json_args};
+use crate::answer::page::{Page, Render, Table, excerpt, local, plural, sent_heading, when};
+use crate::answer::text::{ModelText, TextBlock, at, json_args};
 use crate::business::activity::briefing::{
     Brief, BriefingReport, Conversations, Due, DueItem, KeywordHits, MostActive, NeedReason,
     NeedsYou, Rest, WindowStart,
 };
-use crate::business::model::PageCursor;
+use crate::business::kernel::model::PageCursor;
 
 /// How a reason reads to a person and to a model.
 fn reason_words(reason: NeedReason) -> &'static str {

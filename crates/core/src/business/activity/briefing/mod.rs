@@ -17,18 +17,20 @@
 //!   its exact count; a section cut by the budget or its cap returns its own cursor, which reads
 //!   on in that section alone, from the first item left out, in the same window.
 
+mod rendering;
 mod sections;
 mod window;
 
-use crate::business::examples::{Examples, Sample, demo};
+use crate::business::kernel::examples::{Examples, Sample, demo};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::business::budget::Budget;
-use crate::business::model::{PageCursor, is_false};
-use crate::business::untrusted::Text;
-use crate::business::{OwnerContext, messages::is_zero};
+use crate::business::OwnerContext;
+use crate::business::kernel::budget::Budget;
+use crate::business::kernel::model::is_zero;
+use crate::business::kernel::model::{PageCursor, is_false};
+use crate::business::kernel::untrusted::Text;
 use crate::error::{Error, Result};
 use crate::instant::Instant;
 use crate::store::Store;

@@ -1,17 +1,13 @@
 //! Freshness and coverage of the store: how far an answer can be trusted.
 
-use super::examples::{Examples, Sample};
-use serde_json::json;
-use std::collections::HashMap;
-
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-use super::OwnerContext;
-use super::budget::{Budget, fit};
-use super::channels::channels_in_scope;
-use super::messages::is_zero;
-use super::untrusted::{Text, scrubbed};
+use crate::answer::page::{Page, Render, Table, when};
+use crate::answer::text::{ModelText, TextBlock};
+use crate::business::OwnerContext;
+use crate::business::channels::channels_in_scope;
+use crate::business::kernel::budget::{Budget, fit};
+use crate::business::kernel::examples::{Examples, Sample};
+use crate::business::kernel::model::{Text, is_zero};
+use crate::business::kernel::untrusted::scrubbed;
 use crate::error::Result;
 use crate::instant::Instant;
 use crate::store::{
@@ -19,6 +15,10 @@ use crate::store::{
     Store,
 };
 use crate::vocabulary::word_enum;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::collections::HashMap;
 
 /// See how fresh and complete the store is: when the newest gateway event arrived, whether the
 /// ingest daemon is listening or stopped, when each readable channel was last backfilled and up
@@ -363,6 +363,233 @@ pub(crate) fn store_status_examples(sample: &Sample) -> Examples {
         largest: vec![json!({"since": sample.since_first()})],
         demo: vec![json!({})],
     }
+}
+
+impl Render for StoreStatus {
+    fn render(&self) -> Page {
+        let mut text = Page::new();
+        text.push_str(&ingest_line(&self.ingest));
+        text.push_str(&format!(
+            "newest gateway event: {}\nlast backfill: {}\n{} messages, {:.1} MB on disk\n",
+            seen(self.newest_gateway_event),
+            seen(self.last_backfill),
+            self.message_count,
+            self.store_bytes as f64 / 1_000_000.0
+        ));
+        if let Some(clock) = &self.discord_clock {
+            text.push_str(&clock_line(clock));
+        }
+        if !self.channels.is_empty() {
+            text.table(coverage_table(&self.channels));
+            text.push_str("\n");
+        }
+        if self.channels_left_out > 0 {
+            text.push_str(&format!("and {} more channels\n", self.channels_left_out));
+        }
+        if !self.never_backfilled.is_empty() {
+            text.push_str(&never_backfilled_line(
+                &self.never_backfilled,
+                self.never_backfilled_left_out,
+            ));
+        }
+        if self.gaps.is_empty() {
+            text.push_str("no known gaps\n");
+        } else {
+            text.table(gaps_table(&self.gaps));
+            text.push_str(&format!("\n{} known gaps\n", self.gaps.len()));
+        }
+        text
+    }
+}
+
+/// When something last happened, or "never".
+pub(crate) fn seen(at: Option<Instant>) -> String {
+    at.map(when).unwrap_or_else(|| "never".to_string())
+}
+
+/// Whether the daemon runs, and when it was last seen.
+fn ingest_line(ingest: &IngestState) -> String {
+    match ingest.state {
+        DaemonState::NeverRan => "ingest: never ran\n".to_string(),
+        DaemonState::Stopped => {
+            format!("ingest: stopped cleanly at {}\n", seen(ingest.last_seen_at))
+        }
+        DaemonState::Running => format!(
+            "ingest: running, last seen {} ({})\n",
+            seen(ingest.last_seen_at),
+            ingest.last_seen_doing.map_or("", |doing| doing.as_str())
+        ),
+    }
+}
+
+/// How far this machine's clock is from Discord's, with advice past 5 seconds.
+fn clock_line(clock: &ClockOffset) -> String {
+    let ahead = clock.host_ahead_ms;
+    format!(
+        "clock: this machine is {:.0} s {} Discord's (measured {}){}\n",
+        ahead.abs() as f64 / 1_000.0,
+        if ahead >= 0 { "ahead of" } else { "behind" },
+        when(clock.measured_at),
+        if ahead.abs() > 5_000 {
+            ": set the clock (NTP)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Each channel's backfill, completeness and import, one row a channel.
+fn coverage_table(channels: &[ChannelCoverageStatus]) -> Table {
+    let mut out = Table::new(&[
+        "channel",
+        "last backfill",
+        "complete through",
+        "history imported",
+        "id",
+    ]);
+    for channel in channels {
+        out.add_row(vec![
+            channel.channel_name.to_string(),
+            seen(channel.last_backfill_at),
+            channel
+                .complete_through_message_id
+                .clone()
+                .unwrap_or_default(),
+            channel
+                .import
+                .as_ref()
+                .map(import_words)
+                .unwrap_or_default(),
+            channel.channel_id.clone(),
+        ]);
+    }
+    out
+}
+
+/// "never backfilled: #a, #b and 3 more".
+fn never_backfilled_line(channels: &[ChannelRef], left_out: u64) -> String {
+    let names: Vec<String> = channels
+        .iter()
+        .map(|channel| format!("#{}", channel.channel_name))
+        .collect();
+    let more = match left_out {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    format!("never backfilled: {}{more}\n", names.join(", "))
+}
+
+/// The known gaps, one row each: what kind, where, when, and what may be missing.
+fn gaps_table(gaps: &[Gap]) -> Table {
+    let mut out = Table::new(&["gap", "channel", "from", "until", "what may be missing"]);
+    for gap in gaps {
+        out.add_row(vec![
+            gap.kind.to_string(),
+            gap.channel_name
+                .as_ref()
+                .map(|name| format!("#{name}"))
+                .or_else(|| gap.channel_id.clone())
+                .unwrap_or_else(|| "every channel".to_string()),
+            when(gap.from),
+            when(gap.until),
+            gap.detail.clone(),
+        ]);
+    }
+    out
+}
+
+/// A channel's import in a status table cell: how far back, and whether it goes on.
+fn import_words(import: &ChannelImportStatus) -> String {
+    let back_to = match import.imported_back_to {
+        Some(at) => format!("back to {}", when(at)),
+        None => "from the first message".to_string(),
+    };
+    match import.state {
+        ImportProgress::Done => back_to,
+        ImportProgress::InProgress => format!("{back_to}, going on"),
+    }
+}
+
+impl ModelText for StoreStatus {
+    fn write_text(&self, text: &mut TextBlock) {
+        let seen = |at: Option<Instant>| at.map_or("never".to_string(), |at| at.to_string());
+        text.line(&format!(
+            "Ingest: {} (last seen {}{}). Newest gateway event: {}. Last backfill: {}. \
+             {} messages, {} bytes on disk.",
+            self.ingest.state,
+            seen(self.ingest.last_seen_at),
+            self.ingest
+                .last_seen_doing
+                .map(|doing| format!(", {doing}"))
+                .unwrap_or_default(),
+            seen(self.newest_gateway_event),
+            seen(self.last_backfill),
+            self.message_count,
+            self.store_bytes
+        ));
+        for gap in &self.gaps {
+            let channel = match (&gap.channel_name, &gap.channel_id) {
+                (Some(name), Some(id)) => {
+                    format!("{} (channel {id})", text.data(&format!("#{name}")))
+                }
+                (None, Some(id)) => format!("channel {id}"),
+                _ => "every channel".to_string(),
+            };
+            text.line(&format!(
+                "- gap ({}) in {channel} from {} until {}: {}",
+                gap.kind, gap.from, gap.until, gap.detail
+            ));
+        }
+        if self.gaps_left_out > 0 {
+            text.line(&format!("And {} more gaps.", self.gaps_left_out));
+        }
+        if !self.never_backfilled.is_empty() {
+            let mut names = Vec::new();
+            for channel in &self.never_backfilled {
+                names.push(format!(
+                    "{} ({})",
+                    text.data(&format!("#{}", channel.channel_name)),
+                    channel.channel_id
+                ));
+            }
+            text.line(&format!(
+                "Never backfilled: {}{}.",
+                names.join(", "),
+                match self.never_backfilled_left_out {
+                    0 => String::new(),
+                    more => format!(" and {more} more"),
+                }
+            ));
+        }
+        for channel in &self.channels {
+            let name = text.data(&format!("#{}", channel.channel_name));
+            text.line(&format!(
+                "- {name} (channel {}): last backfill {}, complete through msg {}{}",
+                channel.channel_id,
+                seen(channel.last_backfill_at),
+                channel
+                    .complete_through_message_id
+                    .as_deref()
+                    .unwrap_or("none"),
+                channel.import.as_ref().map(import_text).unwrap_or_default()
+            ));
+        }
+        if self.channels_left_out > 0 {
+            text.line(&format!("And {} more channels.", self.channels_left_out));
+        }
+    }
+}
+
+/// A channel's import, as a clause of its status line.
+fn import_text(import: &ChannelImportStatus) -> String {
+    let back_to = match import.imported_back_to {
+        Some(at) => format!("back to {}", at.to_iso()),
+        None => "from its first message".to_string(),
+    };
+    format!(
+        "; history imported {back_to} ({}, {} messages)",
+        import.state, import.messages
+    )
 }
 
 #[cfg(test)]

@@ -13,13 +13,13 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::OwnerContext;
 use super::approval::{AskReason, Clearance, Consent};
 use super::context::Source;
 use super::emoji::Emoji;
 use super::model::DiscordId;
 use super::names::{named, shown};
 use crate::backoff::Backoff;
+use crate::business::OwnerContext;
 use crate::error::{Error, ErrorKind, Result};
 use crate::instant::Instant;
 use crate::permissions::{SendAccess, send_access};
