@@ -5,36 +5,66 @@
 
 use crate::answer::page::{Page, Render, excerpt, local};
 use crate::answer::text::{ModelText, TextBlock, at};
-use crate::business::kernel::model::{AuthorKind, Message, MessageBody};
+use crate::business::kernel::model::{AuthorKind, Message, MessageBody, Reaction};
+use crate::instant::Instant;
 
-fn page_flags(message: &MessageBody) -> String {
+/// One thing a message's flags say. Both renderings read the one list [`flags`] makes, each in
+/// its own words, so neither can show a flag the other leaves out.
+enum Flag<'a> {
+    /// Who wrote it, when the name alone could mislead: a webhook shows any name it likes. The
+    /// model's line says the author's kind before the author's id instead.
+    Author(&'static str),
+    MentionsOwner,
+    Edited(Instant),
+    Deleted,
+    Pinned,
+    Reply(&'a str),
+    Reaction(&'a Reaction),
+}
+
+/// A message's flags, in the order both renderings show them.
+fn flags(message: &MessageBody) -> Vec<Flag<'_>> {
     let mut flags = Vec::new();
-    // Who wrote it, when the name alone could mislead: a webhook shows any name it likes.
     match message.author_kind {
-        AuthorKind::Webhook => flags.push("webhook".to_string()),
-        AuthorKind::Bot => flags.push("bot".to_string()),
-        AuthorKind::ThisBot => flags.push("our bot".to_string()),
+        AuthorKind::Webhook => flags.push(Flag::Author("webhook")),
+        AuthorKind::Bot => flags.push(Flag::Author("bot")),
+        AuthorKind::ThisBot => flags.push(Flag::Author("our bot")),
         AuthorKind::Owner | AuthorKind::Person => {}
     }
     if message.mentions_owner {
-        flags.push("@you".to_string());
+        flags.push(Flag::MentionsOwner);
     }
-    if message.edited_at.is_some() {
-        flags.push("edited".to_string());
+    if let Some(edited) = message.edited_at {
+        flags.push(Flag::Edited(edited));
     }
     if message.deleted {
-        flags.push("deleted".to_string());
+        flags.push(Flag::Deleted);
     }
     if message.pinned {
-        flags.push("pinned".to_string());
+        flags.push(Flag::Pinned);
     }
-    if message.reply_to_message_id.is_some() {
-        flags.push("reply".to_string());
+    if let Some(reply) = &message.reply_to_message_id {
+        flags.push(Flag::Reply(reply));
     }
-    for reaction in &message.reactions {
-        flags.push(format!("{}×{}", reaction.emoji, reaction.count));
-    }
-    flags.join(" ")
+    flags.extend(message.reactions.iter().map(Flag::Reaction));
+    flags
+}
+
+/// The message's flags in a table's cell.
+fn page_flags(message: &MessageBody) -> String {
+    flags(message)
+        .into_iter()
+        .map(|flag| match flag {
+            Flag::Author(kind) => kind.to_string(),
+            Flag::MentionsOwner => "@you".to_string(),
+            Flag::Edited(_) => "edited".to_string(),
+            Flag::Deleted => "deleted".to_string(),
+            Flag::Pinned => "pinned".to_string(),
+            Flag::Reply(_) => "reply".to_string(),
+            Flag::Reaction(reaction) => format!("{}×{}", reaction.emoji, reaction.count),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A message in a table whose rows all belong to one channel.
@@ -80,25 +110,23 @@ impl Render for Message {
     }
 }
 
-/// The message's flags: a reaction's emoji is fenced, since a custom emoji's name is a
-/// stranger's to choose.
+/// The message's flags at the end of its line: a reaction's emoji is fenced, since a custom
+/// emoji's name is a stranger's to choose.
 pub(crate) fn text_flags(text: &mut TextBlock, message: &MessageBody) -> String {
-    let mut flags = Vec::new();
-    if message.mentions_owner {
-        flags.push("mentions you".to_string());
-    }
-    if let Some(edited) = message.edited_at {
-        flags.push(format!("edited {}", at(edited)));
-    }
-    if message.deleted {
-        flags.push("deleted".to_string());
-    }
-    if let Some(reply) = &message.reply_to_message_id {
-        flags.push(format!("reply to {reply}"));
-    }
-    for reaction in &message.reactions {
-        flags.push(format!("{}×{}", text.data(&reaction.emoji), reaction.count));
-    }
+    let flags: Vec<String> = flags(message)
+        .into_iter()
+        .filter_map(|flag| match flag {
+            Flag::Author(_) => None,
+            Flag::MentionsOwner => Some("mentions you".to_string()),
+            Flag::Edited(edited) => Some(format!("edited {}", at(edited))),
+            Flag::Deleted => Some("deleted".to_string()),
+            Flag::Pinned => Some("pinned".to_string()),
+            Flag::Reply(reply) => Some(format!("reply to {reply}")),
+            Flag::Reaction(reaction) => {
+                Some(format!("{}×{}", text.data(&reaction.emoji), reaction.count))
+            }
+        })
+        .collect();
     if flags.is_empty() {
         String::new()
     } else {
@@ -159,7 +187,6 @@ impl ModelText for Message {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instant::Instant;
 
     #[test]
     fn a_webhook_or_a_bot_is_flagged_whatever_name_it_shows() {
@@ -188,6 +215,26 @@ mod tests {
         assert_eq!(page_flags(&message(AuthorKind::ThisBot)), "our bot");
         assert_eq!(page_flags(&message(AuthorKind::Owner)), "");
         assert_eq!(page_flags(&message(AuthorKind::Person)), "");
+    }
+
+    #[test]
+    fn a_pinned_message_says_so_on_the_page_and_in_the_models_text() {
+        let message = |pinned| -> MessageBody {
+            serde_json::from_value(serde_json::json!({
+                "messageId": "5", "authorId": "6", "authorName": "Ada", "content": "rules",
+                "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
+                "authorKind": "person", "pinned": pinned, "replyToMessageId": "4"
+            }))
+            .unwrap()
+        };
+        let mut text = TextBlock::with_nonce("00000000".into());
+        assert_eq!(page_flags(&message(true)), "pinned reply");
+        assert_eq!(
+            text_flags(&mut text, &message(true)),
+            " [pinned, reply to 4]"
+        );
+        assert_eq!(page_flags(&message(false)), "reply");
+        assert_eq!(text_flags(&mut text, &message(false)), " [reply to 4]");
     }
 
     #[test]
