@@ -230,9 +230,9 @@ fn source_files(krate: &Crate) -> Vec<PathBuf> {
     files
 }
 
-/// `crates/core/src/business/mentions.rs` → `["business", "mentions"]`; `mod.rs` names its folder; in a
-/// one-layer crate, `crates/ingest/src/feed.rs` → `["ingest", "feed"]` and its `lib.rs` is
-/// `["ingest"]`.
+/// `crates/core/src/business/mentions/list.rs` → `["business", "mentions", "list"]`; `mod.rs`
+/// names its folder; in a one-layer crate, `crates/ingest/src/feed.rs` → `["ingest", "feed"]`
+/// and its `lib.rs` is `["ingest"]`.
 fn module_path(krate: &Crate, file: &Path) -> Vec<String> {
     let relative = file
         .strip_prefix(root().join(krate.src))

@@ -28,7 +28,7 @@
 //! is hostile and finds no such character anywhere in any answer.
 //!
 //! Terminal control characters (ESC, BEL, CR, the C1 controls) are not removed here: they are
-//! harmless in JSON, and the CLI renders them visibly (`answer::page`), where they would drive
+//! harmless in JSON, and the CLI renders them visibly (`answer::page::terminal_safe`), where they would drive
 //! the terminal.
 
 use std::borrow::Cow;
