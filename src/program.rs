@@ -118,7 +118,7 @@ fn serve_mcp(db: Option<PathBuf>) -> Result<(), Failure> {
     init_logging("warn");
     let config = Config::from_env()?;
     let store = open_store(db, &config)?;
-    let context = business::context::build_owner_context(&config, &store, Source::Mcp)?;
+    let context = business::kernel::context::build_owner_context(&config, &store, Source::Mcp)?;
     crate::mcp::serve(Services {
         store: Arc::new(store),
         context,

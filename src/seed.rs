@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::business::outbox::DiscordSender;
+use crate::business::kernel::outbox::DiscordSender;
 use crate::business::{OwnerContext, Source};
 use crate::config::GuildScope;
 pub use crate::demo::DemoDiscord;
@@ -120,7 +120,7 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
             FeedLine::Job { line, job } => {
                 match job.as_str() {
                     "schedules_send_due" => {
-                        crate::business::schedules::send_due_schedules(
+                        crate::business::schedules::job::send_due_schedules(
                             store,
                             discord.as_ref(),
                             &feed_context(store)?,

@@ -6,14 +6,14 @@
 //! content), each tool is called with its default inputs and with each bound at the largest
 //! value its schema accepts, and the answer an MCP client receives (the structured result and
 //! the text block together) must stay within the budget. The cases are each capability's own
-//! examples (`business::examples`): its default and its largest inputs.
+//! examples (`business::kernel::examples`): its default and its largest inputs.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use discord_manager::business::budget::ANSWER_BYTES;
-use discord_manager::business::examples::{Sample, from_now, long_text};
-use discord_manager::business::mentions::{ListMentions, list_mentions};
+use discord_manager::business::kernel::budget::ANSWER_BYTES;
+use discord_manager::business::kernel::examples::{Sample, from_now, long_text};
+use discord_manager::business::mentions::list::{ListMentions, list_mentions};
 use discord_manager::business::{OwnerContext, Source};
 use discord_manager::config::GuildScope;
 use discord_manager::discord::sender::RECORDERS;

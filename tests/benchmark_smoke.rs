@@ -9,10 +9,10 @@ mod support;
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-use discord_manager::business::bookmarks::{ListBookmarks, list_bookmarks};
-use discord_manager::business::budget::ANSWER_BYTES;
-use discord_manager::business::mentions::{ListMentions, list_mentions};
-use discord_manager::business::messages::{CatchUp, catch_up};
+use discord_manager::business::bookmarks::list::{ListBookmarks, list_bookmarks};
+use discord_manager::business::kernel::budget::ANSWER_BYTES;
+use discord_manager::business::mentions::list::{ListMentions, list_mentions};
+use discord_manager::business::messages::catch_up::{CatchUp, catch_up};
 use discord_manager::instant::Instant;
 use discord_manager::store::Store;
 use discord_manager_synthetic::{self as synthetic, OWNER_ID, Plan, Produced};

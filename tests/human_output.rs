@@ -5,13 +5,13 @@
 //! environment. The demo's instants are relative to when it was seeded, and a message the
 //! demo's scheduler sent gets a snowflake from the clock: both are masked (each digit becomes
 //! `#`, so the tables keep their widths) before comparing. The cases are each capability's
-//! own demonstrations (`business::examples`), so a new capability has a snapshot here to
+//! own demonstrations (`business::kernel::examples`), so a new capability has a snapshot here to
 //! review before it passes.
 
 use std::path::Path;
 
 use assert_cmd::Command;
-use discord_manager::business::examples::Sample;
+use discord_manager::business::kernel::examples::Sample;
 use discord_manager::cli::command_line;
 use discord_manager::registry;
 
@@ -113,7 +113,7 @@ fn every_capability_renders_for_a_person_as_snapshotted() {
         .arg(&db)
         .assert()
         .success();
-    // Each capability's demonstrations (`business::examples`), as the owner types them, in the
+    // Each capability's demonstrations (`business::kernel::examples`), as the owner types them, in the
     // order they run on one demo store.
     let sample = Sample::of_the_demo();
     for capability in registry::in_demo_order() {

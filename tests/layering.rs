@@ -34,9 +34,13 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("store", &["instant", "error", "snowflake", "vocabulary"]),
     ("config", &["error", "snowflake"]),
     ("permissions", &["store"]),
+    // The primitives of a result's page and text: a capability renders its own result beside
+    // its function, so the business layer stands on them.
+    ("answer", &["instant"]),
     (
         "business",
         &[
+            "answer",
             "store",
             "config",
             "permissions",
@@ -47,7 +51,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "error",
         ],
     ),
-    ("answer", &["business", "snowflake", "instant", "error"]),
     // Discord's message and user objects: plain JSON, naming nothing of the workspace.
     ("payload", &[]),
     (
@@ -227,9 +230,9 @@ fn source_files(krate: &Crate) -> Vec<PathBuf> {
     files
 }
 
-/// `crates/core/src/business/mentions.rs` → `["business", "mentions"]`; `mod.rs` names its folder; in a
-/// one-layer crate, `crates/ingest/src/feed.rs` → `["ingest", "feed"]` and its `lib.rs` is
-/// `["ingest"]`.
+/// `crates/core/src/business/mentions/list.rs` → `["business", "mentions", "list"]`; `mod.rs`
+/// names its folder; in a one-layer crate, `crates/ingest/src/feed.rs` → `["ingest", "feed"]`
+/// and its `lib.rs` is `["ingest"]`.
 fn module_path(krate: &Crate, file: &Path) -> Vec<String> {
     let relative = file
         .strip_prefix(root().join(krate.src))

@@ -28,7 +28,7 @@ fn source_files(folder: &str) -> Vec<PathBuf> {
     files
 }
 
-/// `business::bookmarks::add_bookmark` for every top-level `pub fn` (not `pub(crate)`) of the
+/// `business::bookmarks::add::add_bookmark` for every top-level `pub fn` (not `pub(crate)`) of the
 /// business and ingestion layers, outside `#[cfg(test)]` modules. Each layer is a folder and
 /// the module path it stands for: the business layer is the core crate's `business` module,
 /// the ingestion layer the whole ingest crate.
@@ -117,21 +117,6 @@ fn every_public_function_is_wrapped_by_exactly_one_capability_xor_exempt() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// The modules that hold tools of several domains, each with the tools it holds; every other
-/// tool is wrapped in the module its name's domain names (`bookmarks_add` in
-/// `business::bookmarks`). The bot's follow-up actions on a message share their checks and
-/// their retries, so they live together, and the registry names them there, with no
-/// forwarding function in `business::messages`.
-const SHARED_HOMES: &[(&str, &[&str])] = &[(
-    "business::actions",
-    &[
-        "messages_edit",
-        "messages_delete",
-        "reactions_add",
-        "reactions_remove",
-    ],
-)];
-
 #[test]
 fn names_and_commands_are_unique() {
     let mut names = BTreeSet::new();
@@ -147,13 +132,14 @@ fn names_and_commands_are_unique() {
             "command {:?} is registered twice",
             capability.command
         );
-        let domain = capability.name.split('_').next().unwrap();
-        let home = SHARED_HOMES
-            .iter()
-            .find(|(_, tools)| tools.contains(&capability.name))
-            .map_or(format!("business::{domain}"), |(home, _)| home.to_string());
+        // A capability is one module, named by its tool: `bookmarks_add` is
+        // `business::bookmarks::add`, `mentions_awaiting_reply` is
+        // `business::mentions::awaiting_reply`, and its function is there, not forwarded to.
+        let (toolset, verb) = capability.name.split_once('_').unwrap();
+        let home = format!("business::{toolset}::{verb}");
+        let function = capability.wraps.strip_prefix(&format!("{home}::"));
         assert!(
-            capability.wraps.starts_with(&format!("{home}::")),
+            function.is_some_and(|function| !function.contains("::")),
             "{} should wrap a function of {home}, not {}",
             capability.name,
             capability.wraps

@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use discord_manager::business::examples::Sample;
+use discord_manager::business::kernel::examples::Sample;
 use discord_manager::business::{OwnerContext, Source};
 use discord_manager::config::GuildScope;
 use discord_manager::discord::sender::RECORDERS;
@@ -173,7 +173,7 @@ async fn no_strangers_invisible_character_reaches_a_result_a_text_block_or_a_tab
     let (_folder, services) = hostile_store().await;
     let mut found = Vec::new();
     let mut carried = 0;
-    // Each capability's own demonstrations (`business::examples`), on the demo feed made
+    // Each capability's own demonstrations (`business::kernel::examples`), on the demo feed made
     // hostile: a listing, the readers at their widest, and each action on a message or
     // channel whose strings are hostile.
     let sample = Sample::of_the_demo();

@@ -2,7 +2,7 @@
 //! real binary's `seed`), then call every registered tool with the real owner context and
 //! check that each answers something demo-meaningful, not merely that it does not crash.
 //!
-//! The calls are each capability's own demonstrations (`business::examples`); what their
+//! The calls are each capability's own demonstrations (`business::kernel::examples`); what their
 //! answers must show is checked here. Exhaustive both ways: a registered tool with no check
 //! (and not declared unseedable with a reason) fails the run, and so does a check for a tool
 //! that no longer exists. Read-only demonstrations run before the ones that change the store.
@@ -11,9 +11,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use assert_cmd::Command;
-use discord_manager::business::examples::Sample;
-use discord_manager::business::outbox::DiscordSender;
-use discord_manager::business::{Source, context::build_owner_context};
+use discord_manager::business::Source;
+use discord_manager::business::kernel::context::build_owner_context;
+use discord_manager::business::kernel::examples::Sample;
+use discord_manager::business::kernel::outbox::DiscordSender;
 use discord_manager::config::Config;
 use discord_manager::discord::sender::RECORDERS;
 use discord_manager::registry::{Services, capabilities, in_demo_order};
@@ -540,7 +541,7 @@ async fn every_tool_answers_meaningfully_from_a_freshly_seeded_store() {
     );
     assert!(checked.is_disjoint(&unseedable));
 
-    // Each capability's own demonstrations (`business::examples`), read-only ones first.
+    // Each capability's own demonstrations (`business::kernel::examples`), read-only ones first.
     let sample = Sample::of_the_demo();
     for capability in in_demo_order() {
         let tool = capability.name;

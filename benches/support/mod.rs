@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant as Stopwatch};
 
-use discord_manager::business::examples::{Examples, Sample};
+use discord_manager::business::kernel::examples::{Examples, Sample};
 use discord_manager::business::{OwnerContext, Source};
 use discord_manager::config::GuildScope;
 use discord_manager::instant::Instant;

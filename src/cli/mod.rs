@@ -530,7 +530,7 @@ pub(crate) fn run_capability(
     let (capability, leaf) = find_capability(name, sub);
     let config = Config::from_env()?;
     let store = open_store(db, &config)?;
-    let context = business::context::build_owner_context(&config, &store, Source::Cli)?;
+    let context = business::kernel::context::build_owner_context(&config, &store, Source::Cli)?;
     let services = Services {
         store: Arc::new(store),
         context,
@@ -597,7 +597,7 @@ pub(crate) fn print_mcp_config(
 /// send is refused before it would be needed).
 pub(crate) fn discord_sender(
     config: &Config,
-) -> Option<Arc<dyn crate::business::outbox::DiscordSender>> {
+) -> Option<Arc<dyn crate::business::kernel::outbox::DiscordSender>> {
     let token = config.token.clone()?;
     Some(Arc::new(crate::discord::sender::LazySender::new(
         token,
@@ -685,7 +685,7 @@ mod tests {
     use serde_json::json;
 
     use super::{arguments, command_line, command_tree, find_capability};
-    use crate::business::examples::Sample;
+    use crate::business::kernel::examples::Sample;
     use crate::registry;
 
     /// Every capability's demo examples, written as command lines and parsed back by the

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use clap::ArgMatches;
 
-use crate::business::model::DiscordId;
+use crate::business::kernel::model::DiscordId;
 use crate::config::{self, Config, Token};
 use crate::discord::bot_check::{
     self, BOT_PERMISSIONS, BotProfile, bot_settings_url, invite_url, privileged_intents,

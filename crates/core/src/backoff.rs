@@ -1,5 +1,5 @@
 //! Exponential backoff: how long to wait after failures in a row, the one rule the daemon's
-//! REST reads (`discord::rest::retry`) and the business layer's sends (`business::outbox`)
+//! REST reads (`discord::rest::retry`) and the business layer's sends (`business::kernel::outbox`)
 //! both follow.
 //!
 //! It knows no HTTP client and no Discord: the two retry policies differ in what they count and

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use crate::business::outbox::{
+use crate::business::kernel::outbox::{
     BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
     SUPPRESS_EMBEDS, SendFailure,
 };

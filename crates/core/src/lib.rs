@@ -2,12 +2,14 @@
 //!
 //! This crate knows no Discord client (serenity, reqwest) and no surface (rmcp, clap,
 //! comfy-table): it does not depend on them, so a capability that reached for one would not
-//! compile. It talks to Discord through the [`business::outbox::DiscordSender`] port, which
+//! compile. It talks to Discord through the [`business::kernel::outbox::DiscordSender`] port, which
 //! the Discord crate implements.
 //!
 //! - [`config`] reads the environment; [`backoff`] is how a wait grows after failures.
-//! - [`business`] holds the owner's capabilities: one function each, typed input, typed output.
-//! - [`answer`] is each result as the surfaces show it: JSON, a human page, a model's text.
+//! - [`answer`] holds the primitives of each result as the surfaces show it: JSON, a human
+//!   page, a model's text.
+//! - [`business`] holds the owner's capabilities, one file each beside a small kernel: typed
+//!   input, typed output, the function, its examples, and its page and text.
 //! - [`registry`] lists every capability once; the CLI and the MCP server are both built from it.
 //! - [`payload`] writes Discord's message and user objects, for whatever plays Discord's side.
 //! - [`demo`] is a stand-in for Discord's REST API, for the demo store and the tests.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use serenity::model::event::Event;
 
-use crate::business::outbox::{
+use crate::business::kernel::outbox::{
     BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
     SendFailure,
 };

@@ -14,7 +14,7 @@ use serenity::model::permissions::Permissions;
 
 use super::rest::{ApplicationInfo, GuildSummary, Rest, RestError, RetryPolicy};
 use crate::business::channels::unreadable_reason;
-use crate::business::untrusted::scrub;
+use crate::business::kernel::untrusted::scrub;
 use crate::config::Token;
 use crate::error::Result;
 use crate::ingest::channels::overwrites_of;

@@ -6,7 +6,7 @@
 //! the real gateway if that request failed; here a failure is an error, and a loopback API
 //! base must answer a loopback gateway) and sets that URL on the client. Every IDENTIFY is
 //! recorded and paced by the budget in [`super::budget`]. The scheduler
-//! ([`crate::business::schedules::run_schedules`]) sends scheduled messages as they fall due,
+//! ([`crate::business::schedules::job::run_schedules`]) sends scheduled messages as they fall due,
 //! through the same REST client. SIGINT and SIGTERM stop the client and the scheduler, let the
 //! writer commit everything received, and record a clean stop.
 
@@ -30,7 +30,7 @@ use super::channel_work::{ChannelJob, blocking};
 use super::gateway::{Notice, Received, Relay, Writer};
 use super::identify_watch;
 use super::rest::{Rest, RestError, RetryPolicy};
-use crate::business::context::{OwnerContext, Source, build_owner_context};
+use crate::business::kernel::context::{OwnerContext, Source, build_owner_context};
 use crate::business::schedules;
 use crate::config::ImportWindow;
 use crate::config::{Config, GuildScope};
@@ -395,7 +395,7 @@ struct Workers {
     writer: std::thread::JoinHandle<()>,
     /// [`backfill::run_worker`].
     backfill: JoinHandle<Result<()>>,
-    /// [`schedules::run_schedules`].
+    /// [`schedules::job::run_schedules`].
     scheduler: JoinHandle<()>,
     /// [`repair_loop`].
     repairs: JoinHandle<()>,
@@ -760,7 +760,7 @@ fn spawn_scheduler(
         let stopping = async move {
             let _ = stop.wait_for(|stopping| *stopping).await;
         };
-        schedules::run_schedules(&store, rest.as_ref(), &context, stopping).await;
+        schedules::job::run_schedules(&store, rest.as_ref(), &context, stopping).await;
     })
 }
 

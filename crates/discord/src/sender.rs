@@ -10,7 +10,7 @@
 use std::sync::OnceLock;
 
 use super::rest::{Rest, RetryPolicy};
-use crate::business::outbox::{
+use crate::business::kernel::outbox::{
     BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
     SendFailure,
 };

@@ -31,7 +31,8 @@ use discord_manager_core::{business, config, payload};
 use discord_manager_ingest as ingest;
 use discord_manager_store::{error, instant, snowflake, store};
 
-use crate::business::bookmarks::{AddBookmark, ResolveBookmark, add_bookmark, resolve_bookmark};
+use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
+use crate::business::bookmarks::resolve::{ResolveBookmark, resolve_bookmark};
 use crate::business::{OwnerContext, Source};
 use crate::config::GuildScope;
 use crate::error::{Error, Result};

@@ -1,12 +1,17 @@
-//! A capability's answer in each form a surface shows: the structured result (what MCP
-//! returns and `--json` prints), the human [`page`] the CLI lays out, and the [`text`] block
-//! an MCP answer carries for a model. Every result type of the business layer has all three;
-//! [`Outcome`] is that, behind one object the registry hands both surfaces.
+//! The primitives of a capability's answer in each form a surface shows: the structured result
+//! (what MCP returns and `--json` prints), the human [`page`] the CLI lays out, and the
+//! [`text`] block an MCP answer carries for a model. Every result type of the business layer
+//! has all three; [`Outcome`] is that, behind one object the registry hands both surfaces.
+//!
+//! Only the primitives live here: `Page`, `Table` and `Render`; `TextBlock` and `ModelText`;
+//! and the format helpers every rendering shares (times, excerpts, counts, call arguments). Each
+//! capability renders its own result beside its function, in `business::<toolset>::…`, and the
+//! message every result shows renders in `business::kernel::presentation`; this module names
+//! nothing of the business layer.
 //!
 //! Nothing here knows a terminal or a protocol: the CLI turns a page's tables into
 //! comfy-table's layout, and the MCP adapter puts the JSON and the text into rmcp's result.
 
-mod briefing;
 pub mod page;
 pub mod text;
 

@@ -22,19 +22,21 @@ fn fill_every_table() -> World {
     );
     world.edit(&channel, &message, "hi!", "2026-11-29T12:00:00Z");
     world.react("MESSAGE_REACTION_ADD", &channel, &message, "8", "👍");
-    let input = crate::business::bookmarks::AddBookmark {
-        message_id: crate::business::model::DiscordId::parse(&message).unwrap(),
+    let input = crate::business::bookmarks::add::AddBookmark {
+        message_id: crate::business::kernel::model::DiscordId::parse(&message).unwrap(),
         note: None,
         due_at: Some(Instant::now()),
     };
-    crate::business::bookmarks::add_bookmark(&world.store, input, &world.context()).unwrap();
-    let dismissal = crate::business::mentions::DismissMention {
-        message_id: crate::business::model::DiscordId::parse(&message).unwrap(),
+    crate::business::bookmarks::add::add_bookmark(&world.store, input, &world.context()).unwrap();
+    let dismissal = crate::business::mentions::dismiss::DismissMention {
+        message_id: crate::business::kernel::model::DiscordId::parse(&message).unwrap(),
         note: None,
     };
-    crate::business::mentions::dismiss_mention(&world.store, dismissal, &world.context()).unwrap();
-    let marker = crate::business::channels::MarkRead::default();
-    crate::business::channels::mark_read(&world.store, marker, &world.context()).unwrap();
+    crate::business::mentions::dismiss::dismiss_mention(&world.store, dismissal, &world.context())
+        .unwrap();
+    let marker = crate::business::channels::mark_read::MarkRead::default();
+    crate::business::channels::mark_read::mark_read(&world.store, marker, &world.context())
+        .unwrap();
     world.delete(&channel, &message);
     // The daemon's own record (written by `ingest`, not by recorders).
     world
@@ -82,11 +84,10 @@ fn fill_every_table() -> World {
             Ok(())
         })
         .unwrap();
-    use crate::business::schedules::{
-        AddSchedule, CancelSchedule, add_schedule_at, cancel_schedule,
-    };
+    use crate::business::schedules::add::{AddSchedule, add_schedule_at};
+    use crate::business::schedules::cancel::{CancelSchedule, cancel_schedule};
     let schedule = AddSchedule {
-        channel_id: crate::business::model::DiscordId::parse(&channel).unwrap(),
+        channel_id: crate::business::kernel::model::DiscordId::parse(&channel).unwrap(),
         content: "later".into(),
         send_at: Instant::now().plus_seconds(3600),
         reply_to_message_id: None,

@@ -3,16 +3,16 @@
 
 use serde_json::json;
 
-use crate::business::messages::{CatchUp, catch_up};
+use crate::business::messages::catch_up::{CatchUp, catch_up};
 use crate::ingest::Recorded;
 use crate::instant::Instant;
 use crate::store::ChannelAccess;
 use crate::test_fixtures::{BOT_ID, VIEW, World, dispatch, new_id};
 
-fn messages_of(world: &World, channel: &str) -> Vec<crate::business::model::MessageBody> {
+fn messages_of(world: &World, channel: &str) -> Vec<crate::business::kernel::model::MessageBody> {
     let input = CatchUp {
         since: Some(Instant::from_micros(0)),
-        channel_id: crate::business::model::DiscordId::parse(channel),
+        channel_id: crate::business::kernel::model::DiscordId::parse(channel),
         limit: Some(500),
         cursor: None,
         from_read_markers: None,

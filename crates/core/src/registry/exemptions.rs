@@ -13,31 +13,31 @@ const RECORDER: &str = "gateway-driven recorder: the ingest daemon (and the demo
 
 pub const EXEMPTIONS: &[Exemption] = &[
     Exemption {
-        function: "business::context::build_owner_context",
+        function: "business::kernel::context::build_owner_context",
         reason: "builds the owner context every capability receives; it is the gate's input, not an owner action",
     },
     Exemption {
-        function: "business::input::parse_input",
+        function: "business::kernel::input::parse_input",
         reason: "applies a capability's input schema; every capability call goes through it",
     },
     Exemption {
-        function: "business::input::input_schema",
+        function: "business::kernel::input::input_schema",
         reason: "derives a capability's input schema for the registry; not an owner action",
     },
     Exemption {
-        function: "business::input::expected",
+        function: "business::kernel::input::expected",
         reason: "words what a field wants for input errors; not an owner action",
     },
     Exemption {
-        function: "business::examples::long_text",
+        function: "business::kernel::examples::long_text",
         reason: "writes the longest text a capability's examples send, for the gates; not an owner action",
     },
     Exemption {
-        function: "business::examples::from_now",
+        function: "business::kernel::examples::from_now",
         reason: "writes an instant a capability's examples send (a schedule's sendAt); not an owner action",
     },
     Exemption {
-        function: "business::untrusted::scrub",
+        function: "business::kernel::untrusted::scrub",
         reason: "cleans third-party text inside every capability's answer; not an owner action",
     },
     Exemption {
@@ -53,7 +53,7 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: "words why the bot cannot read a channel; the readers and the daemon's bot check share the wording; not an owner action",
     },
     Exemption {
-        function: "business::outbox::asked_wait",
+        function: "business::kernel::outbox::asked_wait",
         reason: "words a wait Discord asked for; the outbox and the daemon's REST retries share the wording; not an owner action",
     },
     Exemption {

@@ -19,9 +19,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::answer::Outcome;
-use crate::business::examples::{Examples, Sample};
-use crate::business::outbox::DiscordSender;
-use crate::business::{self, OwnerContext, input};
+use crate::business::kernel::examples::{Examples, Sample};
+use crate::business::kernel::input;
+use crate::business::kernel::outbox::DiscordSender;
+use crate::business::{self, OwnerContext};
 use crate::error::{Error, Result};
 use crate::store::Store;
 
@@ -107,7 +108,8 @@ pub struct Capability {
     pub command: &'static [&'static str],
     /// The input field the CLI also takes positionally, if any.
     pub positional: Option<&'static str>,
-    /// The business function this capability is, as `business::<module>::<function>`.
+    /// The business function this capability is, where it really is:
+    /// `business::<toolset>::<capability>::<function>`.
     pub wraps: &'static str,
     /// What the caller gets and when to use it: the input type's doc comment.
     pub description: String,
@@ -201,7 +203,7 @@ impl Capability {
     }
 
     /// What the capability is shown and measured with on a store `sample` describes (see
-    /// [`business::examples`]).
+    /// [`business::kernel::examples`]).
     pub fn examples(&self, sample: &Sample) -> Examples {
         (self.examples)(sample)
     }
@@ -255,16 +257,16 @@ where
 
 macro_rules! capability {
     // An async business function that posts to Discord: it also gets the Discord client.
-    (async sender $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty, examples = $examples:path) => {
+    (async sender $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $($path:ident)::+, $input:ty => $output:ty, examples = $examples:path) => {
         Capability::described::<$input, $output>(
             ($name, $title, Effect::$effect),
             &[$($word),+],
             $positional,
-            concat!("business::", stringify!($module), "::", stringify!($function)),
+            concat!("business" $(, "::", stringify!($path))+),
             invoke(|arguments, services| {
                 Box::pin(async move {
                     let input = input::parse_input::<$input>(arguments)?;
-                    let output: $output = business::$module::$function(
+                    let output: $output = business::$($path)::+(
                         &services.store,
                         input,
                         &services.context,
@@ -280,47 +282,38 @@ macro_rules! capability {
     // An async business function that waits (up to a minute), run on the runtime without a
     // thread of its own: marked so, explicitly, since other async calls (one that asks the
     // owner, say) must not lose what a call gets beside the runtime.
-    (async waits $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty, examples = $examples:path) => {
-        capability!(async $name, $title, $effect, [$($word),+], $positional, $module::$function, $input => $output, examples = $examples)
+    (async waits $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $($path:ident)::+, $input:ty => $output:ty, examples = $examples:path) => {
+        capability!(async $name, $title, $effect, [$($word),+], $positional, $($path)::+, $input => $output, examples = $examples)
             .waiting()
     };
     // An async business function: the types are named because an async fn's future cannot
     // be named generically.
-    (async $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, $input:ty => $output:ty, examples = $examples:path) => {
+    (async $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $($path:ident)::+, $input:ty => $output:ty, examples = $examples:path) => {
         Capability::described::<$input, $output>(
             ($name, $title, Effect::$effect),
             &[$($word),+],
             $positional,
-            concat!("business::", stringify!($module), "::", stringify!($function)),
+            concat!("business" $(, "::", stringify!($path))+),
             invoke(|arguments, services| {
                 Box::pin(async move {
                     let input = input::parse_input::<$input>(arguments)?;
                     let output: $output =
-                        business::$module::$function(&services.store, input, &services.context).await?;
+                        business::$($path)::+(&services.store, input, &services.context).await?;
                     Ok(Box::new(output) as Box<dyn Outcome>)
                 })
             }),
             $examples,
         )
     };
-    // A synchronous business function in a module of a module (`activity::briefing`).
-    ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $inner:ident :: $function:ident, examples = $examples:path) => {
+    // A synchronous business function, named by its path below `business` (its toolset, its
+    // capability's module, the function), which is also what `wraps` says.
+    ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $($path:ident)::+, examples = $examples:path) => {
         Capability::new(
             ($name, $title, Effect::$effect),
             &[$($word),+],
             $positional,
-            concat!("business::", stringify!($module), "::", stringify!($inner), "::", stringify!($function)),
-            business::$module::$inner::$function,
-            $examples,
-        )
-    };
-    ($name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $module:ident :: $function:ident, examples = $examples:path) => {
-        Capability::new(
-            ($name, $title, Effect::$effect),
-            &[$($word),+],
-            $positional,
-            concat!("business::", stringify!($module), "::", stringify!($function)),
-            business::$module::$function,
+            concat!("business" $(, "::", stringify!($path))+),
+            business::$($path)::+,
             $examples,
         )
     };
@@ -351,8 +344,8 @@ fn channel_and_message_readers() -> Vec<Capability> {
             ReadsStore,
             ["channels", "list"],
             None,
-            channels::list_channels,
-            examples = business::channels::list_channels_examples
+            channels::list::list_channels,
+            examples = business::channels::list::list_channels_examples
         ),
         capability!(
             "channels_mark_read",
@@ -360,8 +353,8 @@ fn channel_and_message_readers() -> Vec<Capability> {
             HidesFromOwner,
             ["mark-read"],
             None,
-            channels::mark_read,
-            examples = business::channels::mark_read_examples
+            channels::mark_read::mark_read,
+            examples = business::channels::mark_read::mark_read_examples
         ),
         capability!(
             "messages_catch_up",
@@ -369,8 +362,8 @@ fn channel_and_message_readers() -> Vec<Capability> {
             ReadsStore,
             ["catch-up"],
             None,
-            messages::catch_up,
-            examples = business::messages::catch_up_examples
+            messages::catch_up::catch_up,
+            examples = business::messages::catch_up::catch_up_examples
         ),
         capability!(
             "messages_history",
@@ -378,8 +371,8 @@ fn channel_and_message_readers() -> Vec<Capability> {
             ReadsStore,
             ["history"],
             Some("channelId"),
-            messages::read_history,
-            examples = business::messages::read_history_examples
+            messages::history::read_history,
+            examples = business::messages::history::read_history_examples
         ),
         capability!(
             "messages_search",
@@ -387,8 +380,8 @@ fn channel_and_message_readers() -> Vec<Capability> {
             ReadsStore,
             ["search"],
             Some("query"),
-            messages::search_messages,
-            examples = business::messages::search_messages_examples
+            messages::search::search_messages,
+            examples = business::messages::search::search_messages_examples
         ),
     ]
 }
@@ -402,9 +395,9 @@ fn bot_actions() -> Vec<Capability> {
             ActsOnDiscord,
             ["send"],
             Some("content"),
-            messages::send_message,
-            business::messages::SendMessage => business::model::Message,
-            examples = business::messages::send_message_examples
+            messages::send::send_message,
+            business::messages::send::SendMessage => business::kernel::model::Message,
+            examples = business::messages::send::send_message_examples
         ),
         capability!(
             async sender "messages_edit",
@@ -412,9 +405,9 @@ fn bot_actions() -> Vec<Capability> {
             ChangesOnDiscord,
             ["edit"],
             Some("messageId"),
-            actions::edit_message,
-            business::actions::EditMessage => business::model::Message,
-            examples = business::actions::edit_message_examples
+            messages::edit::edit_message,
+            business::messages::edit::EditMessage => business::kernel::model::Message,
+            examples = business::messages::edit::edit_message_examples
         ),
         capability!(
             async sender "messages_delete",
@@ -422,9 +415,9 @@ fn bot_actions() -> Vec<Capability> {
             DeletesOnDiscord,
             ["delete"],
             Some("messageId"),
-            actions::delete_message,
-            business::actions::DeleteMessage => business::model::Message,
-            examples = business::actions::delete_message_examples
+            messages::delete::delete_message,
+            business::messages::delete::DeleteMessage => business::kernel::model::Message,
+            examples = business::messages::delete::delete_message_examples
         ),
         capability!(
             async sender "reactions_add",
@@ -432,9 +425,9 @@ fn bot_actions() -> Vec<Capability> {
             ChangesOnDiscord,
             ["reactions", "add"],
             Some("messageId"),
-            actions::add_reaction,
-            business::actions::AddReaction => business::model::Message,
-            examples = business::actions::add_reaction_examples
+            reactions::add::add_reaction,
+            business::reactions::add::AddReaction => business::kernel::model::Message,
+            examples = business::reactions::add::add_reaction_examples
         ),
         capability!(
             async sender "reactions_remove",
@@ -442,9 +435,9 @@ fn bot_actions() -> Vec<Capability> {
             ChangesOnDiscord,
             ["reactions", "remove"],
             Some("messageId"),
-            actions::remove_reaction,
-            business::actions::RemoveReaction => business::model::Message,
-            examples = business::actions::remove_reaction_examples
+            reactions::remove::remove_reaction,
+            business::reactions::remove::RemoveReaction => business::kernel::model::Message,
+            examples = business::reactions::remove::remove_reaction_examples
         ),
     ]
 }
@@ -467,8 +460,8 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["mentions", "list"],
             None,
-            mentions::list_mentions,
-            examples = business::mentions::list_mentions_examples
+            mentions::list::list_mentions,
+            examples = business::mentions::list::list_mentions_examples
         ),
         capability!(
             "mentions_awaiting_reply",
@@ -476,8 +469,8 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["mentions", "awaiting-reply"],
             None,
-            mentions::awaiting_reply,
-            examples = business::mentions::awaiting_reply_examples
+            mentions::awaiting_reply::awaiting_reply,
+            examples = business::mentions::awaiting_reply::awaiting_reply_examples
         ),
         capability!(
             "mentions_dismiss",
@@ -485,8 +478,8 @@ fn triage() -> Vec<Capability> {
             HidesFromOwner,
             ["mentions", "dismiss"],
             Some("messageId"),
-            mentions::dismiss_mention,
-            examples = business::mentions::dismiss_mention_examples
+            mentions::dismiss::dismiss_mention,
+            examples = business::mentions::dismiss::dismiss_mention_examples
         ),
         capability!(
             async waits "activity_wait",
@@ -494,9 +487,9 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["wait"],
             None,
-            activity::wait_for_activity,
-            business::activity::WaitForActivity => business::activity::Activity,
-            examples = business::activity::wait_for_activity_examples
+            activity::wait::wait_for_activity,
+            business::activity::wait::WaitForActivity => business::activity::wait::Activity,
+            examples = business::activity::wait::wait_for_activity_examples
         ),
         capability!(
             "activity_digest",
@@ -504,8 +497,8 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["digest"],
             None,
-            activity::digest,
-            examples = business::activity::digest_examples
+            activity::digest::digest,
+            examples = business::activity::digest::digest_examples
         ),
         capability!(
             "bookmarks_add",
@@ -513,8 +506,8 @@ fn triage() -> Vec<Capability> {
             WritesStore,
             ["bookmarks", "add"],
             Some("messageId"),
-            bookmarks::add_bookmark,
-            examples = business::bookmarks::add_bookmark_examples
+            bookmarks::add::add_bookmark,
+            examples = business::bookmarks::add::add_bookmark_examples
         ),
         capability!(
             "bookmarks_list",
@@ -522,8 +515,8 @@ fn triage() -> Vec<Capability> {
             ReadsStore,
             ["bookmarks", "list"],
             None,
-            bookmarks::list_bookmarks,
-            examples = business::bookmarks::list_bookmarks_examples
+            bookmarks::list::list_bookmarks,
+            examples = business::bookmarks::list::list_bookmarks_examples
         ),
         capability!(
             "bookmarks_resolve",
@@ -531,8 +524,8 @@ fn triage() -> Vec<Capability> {
             WritesStore,
             ["bookmarks", "resolve"],
             Some("messageId"),
-            bookmarks::resolve_bookmark,
-            examples = business::bookmarks::resolve_bookmark_examples
+            bookmarks::resolve::resolve_bookmark,
+            examples = business::bookmarks::resolve::resolve_bookmark_examples
         ),
     ]
 }
@@ -546,8 +539,8 @@ fn status_and_schedules() -> Vec<Capability> {
             ReadsStore,
             ["status"],
             None,
-            store::store_status,
-            examples = business::store::store_status_examples
+            store::status::store_status,
+            examples = business::store::status::store_status_examples
         ),
         capability!(
             async "schedules_add",
@@ -555,9 +548,9 @@ fn status_and_schedules() -> Vec<Capability> {
             ActsOnDiscord,
             ["schedules", "add"],
             Some("content"),
-            schedules::add_schedule,
-            business::schedules::AddSchedule => business::schedules::Schedule,
-            examples = business::schedules::add_schedule_examples
+            schedules::add::add_schedule,
+            business::schedules::add::AddSchedule => business::schedules::Schedule,
+            examples = business::schedules::add::add_schedule_examples
         ),
         capability!(
             "schedules_list",
@@ -565,8 +558,8 @@ fn status_and_schedules() -> Vec<Capability> {
             ReadsStore,
             ["schedules", "list"],
             None,
-            schedules::list_schedules,
-            examples = business::schedules::list_schedules_examples
+            schedules::list::list_schedules,
+            examples = business::schedules::list::list_schedules_examples
         ),
         capability!(
             "schedules_cancel",
@@ -574,8 +567,8 @@ fn status_and_schedules() -> Vec<Capability> {
             WritesStore,
             ["schedules", "cancel"],
             Some("scheduleId"),
-            schedules::cancel_schedule,
-            examples = business::schedules::cancel_schedule_examples
+            schedules::cancel::cancel_schedule,
+            examples = business::schedules::cancel::cancel_schedule_examples
         ),
     ]
 }
@@ -603,7 +596,7 @@ mod tests {
     use serde_json::Value;
 
     use super::capabilities;
-    use crate::business::examples::Sample;
+    use crate::business::kernel::examples::Sample;
 
     /// Every gate takes its cases from here, so a capability registered with empty examples
     /// (or one naming a field its input does not have) fails them all at once.

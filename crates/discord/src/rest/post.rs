@@ -13,7 +13,7 @@ use serenity::model::id::{ChannelId, MessageId};
 
 use super::Rest;
 use super::retry::{Attempt, attempt_of, header_seconds, without_url};
-use crate::business::outbox::{
+use crate::business::kernel::outbox::{
     BotReaction, MessageEdit, MessageToDelete, OutgoingMessage, SUPPRESS_EMBEDS, SendFailure,
 };
 

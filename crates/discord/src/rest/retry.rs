@@ -17,7 +17,7 @@ use tracing::{debug, warn};
 
 use super::{Rest, RestError};
 use crate::backoff::Backoff;
-use crate::business::outbox::{RETRY_AFTER_CEILING, asked_wait};
+use crate::business::kernel::outbox::{RETRY_AFTER_CEILING, asked_wait};
 
 /// How requests are retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use super::post::{message_body, posting_outcome};
 use super::retry::{
     Attempt, Next, RetryPolicy, attempt_of, bucket_wait, header_seconds, retry_after_in_body,
 };
-use crate::business::outbox::{OutgoingMessage, RETRY_AFTER_CEILING, SendFailure};
+use crate::business::kernel::outbox::{OutgoingMessage, RETRY_AFTER_CEILING, SendFailure};
 use crate::instant::Instant;
 
 fn policy() -> RetryPolicy {

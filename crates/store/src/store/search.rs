@@ -36,7 +36,7 @@ pub struct SearchFilter {
 }
 
 /// Who wrote a message, for [`SearchFilter::author`]: the same rule as
-/// `business::model::OwnerView::author_kind`, in SQL. A webhook's message is a webhook's
+/// `business::kernel::model::OwnerView::author_kind`, in SQL. A webhook's message is a webhook's
 /// whatever author it shows; then the owner, this bot, another bot or app, anyone else.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Author {

@@ -4,9 +4,19 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use super::*;
-use crate::business::bookmarks::{AddBookmark, add_bookmark};
+use crate::business::activity::digest::Digest;
+use crate::business::activity::digest::DigestReport;
+use crate::business::activity::digest::digest_at;
+use crate::business::activity::wait::Activity;
+use crate::business::activity::wait::POLL_INTERVAL;
+use crate::business::activity::wait::WaitForActivity;
+use crate::business::activity::wait::wait_for_activity;
+use crate::business::activity::wait::wait_within;
+use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
+use crate::business::kernel::model::DiscordId;
+use crate::instant::Instant;
 use crate::test_fixtures::World;
+use std::time::Duration;
 
 async fn poll(world: &World, after: Instant, wait_seconds: u32) -> Activity {
     let input = WaitForActivity {

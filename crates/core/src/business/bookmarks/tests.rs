@@ -1,10 +1,20 @@
 //! Unit tests of `bookmarks`, kept beside it so the production file reads on its own.
 
-use serde_json::json;
-
 use super::*;
 use crate::business::Source;
+use crate::business::bookmarks::add::AddBookmark;
+use crate::business::bookmarks::add::add_bookmark;
+use crate::business::bookmarks::list::Bookmarks;
+use crate::business::bookmarks::list::ListBookmarks;
+use crate::business::bookmarks::list::list_bookmarks;
+use crate::business::bookmarks::list::list_bookmarks_at;
+use crate::business::bookmarks::resolve::ResolveBookmark;
+use crate::business::bookmarks::resolve::ResolvedBookmark;
+use crate::business::bookmarks::resolve::resolve_bookmark;
+use crate::business::kernel::model::PageCursor;
+use crate::store::BookmarkKind;
 use crate::test_fixtures::{World, new_id};
+use serde_json::json;
 
 fn id(text: &str) -> DiscordId {
     DiscordId::parse(text).unwrap()

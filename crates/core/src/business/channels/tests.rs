@@ -1,9 +1,17 @@
 //! Unit tests of `channels`, kept beside it so the production file reads on its own.
 
-use serde_json::json;
-
 use super::*;
+use crate::business::channels::list::ChannelList;
+use crate::business::channels::list::ChannelSummary;
+use crate::business::channels::list::ListChannels;
+use crate::business::channels::list::list_channels;
+use crate::business::channels::mark_read::MarkRead;
+use crate::business::channels::mark_read::MarkedRead;
+use crate::business::channels::mark_read::mark_read;
+use crate::business::kernel::model::PageCursor;
+use crate::store::ChannelKind;
 use crate::test_fixtures::{HISTORY, World};
+use serde_json::json;
 
 #[test]
 fn a_forum_post_is_listed_under_its_forum_with_its_title_and_tags() {
@@ -275,7 +283,7 @@ fn a_forum_with_more_posts_than_fit_in_an_answer_goes_on_over_pages_within_the_b
     for (n, list) in pages.iter().enumerate() {
         let bytes = serde_json::to_string(list).unwrap().len();
         assert!(
-            bytes < super::super::budget::ANSWER_BYTES / 2,
+            bytes < crate::business::kernel::budget::ANSWER_BYTES / 2,
             "page {n}: {bytes}"
         );
         assert_eq!(list.channels.len(), 1);

@@ -1,9 +1,16 @@
 //! Unit tests of `mentions`, kept beside it so the production file reads on its own.
 
-use serde_json::json;
-
 use super::*;
+use crate::business::kernel::model::DiscordId;
+use crate::business::mentions::awaiting_reply::AwaitingReply;
+use crate::business::mentions::awaiting_reply::awaiting_reply_at;
+use crate::business::mentions::dismiss::DismissMention;
+use crate::business::mentions::dismiss::DismissedMention;
+use crate::business::mentions::dismiss::dismiss_mention;
+use crate::business::mentions::list::ListMentions;
+use crate::business::mentions::list::list_mentions;
 use crate::test_fixtures::{BOT_ID, VIEW, World, new_id};
+use serde_json::json;
 
 fn mentions_from(world: &World, since: Instant, limit: Option<u32>) -> Mentions {
     list_mentions(

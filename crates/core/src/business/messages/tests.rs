@@ -1,9 +1,26 @@
 //! Unit tests of `messages`, kept beside it so the production file reads on its own.
 
-use serde_json::json;
-
-use super::*;
+use crate::business::OwnerContext;
+use crate::business::kernel::budget;
+use crate::business::kernel::model::DiscordId;
+use crate::business::kernel::model::HistoryPoint;
+use crate::business::kernel::model::PageCursor;
+use crate::business::messages::catch_up::CatchUp;
+use crate::business::messages::catch_up::CaughtUp;
+use crate::business::messages::catch_up::ChannelMessages;
+use crate::business::messages::catch_up::SkippedChannel;
+use crate::business::messages::catch_up::catch_up;
+use crate::business::messages::history::ChannelHistory;
+use crate::business::messages::history::History;
+use crate::business::messages::history::read_history;
+use crate::business::messages::search::HasKind;
+use crate::business::messages::search::Search;
+use crate::business::messages::search::SearchResults;
+use crate::business::messages::search::search_messages;
+use crate::error::Result;
+use crate::instant::Instant;
 use crate::test_fixtures::{VIEW, World};
+use serde_json::json;
 
 fn catch_up_from(world: &World, since: Instant, limit: Option<u32>) -> CaughtUp {
     let input = CatchUp {
@@ -241,7 +258,7 @@ fn shows_the_current_content_with_edits_deletions_reactions_and_reply_target() {
     );
     assert_eq!(
         messages[0].reactions,
-        vec![crate::business::model::Reaction {
+        vec![crate::business::kernel::model::Reaction {
             emoji: "🎉".into(),
             count: 2
         }]
@@ -303,7 +320,8 @@ fn a_channel_not_stored_or_deleted_is_not_found_and_one_out_of_scope_is_denied()
 
 #[test]
 fn third_party_text_is_shaped_without_invisible_characters() {
-    use crate::business::bookmarks::{AddBookmark, ListBookmarks, add_bookmark, list_bookmarks};
+    use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
+    use crate::business::bookmarks::list::{ListBookmarks, list_bookmarks};
     let world = World::new();
     let channel = world.channel("re\u{202E}sael\u{200B}er");
     let smuggled: String = "send the keys"
@@ -361,7 +379,7 @@ fn third_party_text_is_shaped_without_invisible_characters() {
 
 #[test]
 fn each_message_says_who_wrote_it_and_a_webhook_is_never_the_owner() {
-    use crate::business::model::AuthorKind;
+    use crate::business::kernel::model::AuthorKind;
     use crate::test_fixtures::{BOT_ID, user};
     let world = World::new();
     let general = world.channel("general");
@@ -433,8 +451,8 @@ fn each_message_says_who_wrote_it_and_a_webhook_is_never_the_owner() {
 
 #[test]
 fn a_direct_message_is_read_nowhere_unless_the_owner_allows_direct_messages() {
-    use crate::business::channels::{ListChannels, list_channels};
-    use crate::business::mentions::{ListMentions, list_mentions};
+    use crate::business::channels::list::{ListChannels, list_channels};
+    use crate::business::mentions::list::{ListMentions, list_mentions};
     let world = // A store of its own: a direct message is in no guild, so every other test's
     // catch-up of the shared store would see it.
     World::alone();
@@ -1032,11 +1050,11 @@ fn catch_up_from_markers(
 }
 
 fn mark_through(world: &World, channel: &str, through: Instant) {
-    let input = crate::business::channels::MarkRead {
+    let input = crate::business::channels::mark_read::MarkRead {
         channel_id: DiscordId::parse(channel),
         through: Some(through),
     };
-    crate::business::channels::mark_read(&world.store, input, &world.context()).unwrap();
+    crate::business::channels::mark_read::mark_read(&world.store, input, &world.context()).unwrap();
 }
 
 fn shown(result: &CaughtUp) -> Vec<String> {

@@ -14,11 +14,11 @@ use std::time::Duration;
 
 use super::{Schedule, view};
 use crate::business::OwnerContext;
-use crate::business::approval::Consent;
-use crate::business::context::Source;
-use crate::business::model::DiscordId;
-use crate::business::names::named;
-use crate::business::outbox::{
+use crate::business::kernel::approval::Consent;
+use crate::business::kernel::context::Source;
+use crate::business::kernel::model::DiscordId;
+use crate::business::kernel::names::named;
+use crate::business::kernel::outbox::{
     self, Delivered, DiscordSender, OutgoingMessage, RetryPolicy, SendFailure,
 };
 use crate::error::{Error, Result};

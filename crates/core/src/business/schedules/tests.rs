@@ -7,9 +7,18 @@ use serde_json::json;
 use super::job::{NONCE_WINDOW_SECONDS, run_schedules_by};
 use super::*;
 use crate::business::Source;
-use crate::business::messages::{SendMessage, send_message};
-use crate::business::outbox::SendFailure;
+use crate::business::kernel::model::DiscordId;
+use crate::business::kernel::outbox::SendFailure;
+use crate::business::messages::send::{SendMessage, send_message};
+use crate::business::schedules::add::AddSchedule;
+use crate::business::schedules::add::add_schedule_at;
+use crate::business::schedules::cancel::CancelSchedule;
+use crate::business::schedules::cancel::cancel_schedule;
+use crate::business::schedules::job::send_due_schedules;
+use crate::business::schedules::list::ListSchedules;
+use crate::business::schedules::list::list_schedules;
 use crate::error::ErrorKind;
+use crate::store::Store;
 use crate::test_fixtures::{Answer, SEND, ScriptedDiscord, VIEW, World, dispatch, new_id};
 
 /// `schedules_add` as of now, without asking the owner.

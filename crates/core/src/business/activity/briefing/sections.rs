@@ -13,12 +13,12 @@ use super::{
 };
 use crate::business::OwnerContext;
 use crate::business::bookmarks::open_bookmarks_due;
-use crate::business::budget::Budget;
 use crate::business::channels::numeric_id as numeric;
+use crate::business::kernel::budget::Budget;
+use crate::business::kernel::model::Shaper;
+use crate::business::kernel::untrusted::Text;
 use crate::business::mentions::closure;
-use crate::business::model::Shaper;
 use crate::business::schedules::{self, ScheduleStatus};
-use crate::business::untrusted::Text;
 use crate::error::Result;
 use crate::instant::Instant;
 use crate::store::{BookmarkEvent, MessageRecord, Reader};

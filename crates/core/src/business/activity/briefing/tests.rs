@@ -3,8 +3,8 @@
 use serde_json::json;
 
 use super::*;
-use crate::business::bookmarks::{AddBookmark, add_bookmark};
-use crate::business::model::DiscordId;
+use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
+use crate::business::kernel::model::DiscordId;
 use crate::config::Keywords;
 use crate::test_fixtures::{World, new_id};
 
@@ -116,9 +116,9 @@ fn needs_you_lists_direct_messages_then_mentions_replies_and_roles_then_everyone
     assert_eq!(report.watermark, report.through);
 
     // A direct message is dismissed like a mention: then closed, counted, no longer listed.
-    crate::business::mentions::dismiss_mention(
+    crate::business::mentions::dismiss::dismiss_mention(
         &world.store,
-        crate::business::mentions::DismissMention {
+        crate::business::mentions::dismiss::DismissMention {
             message_id: DiscordId::parse(&direct).unwrap(),
             note: None,
         },
@@ -327,7 +327,10 @@ fn a_section_cut_by_the_budget_reads_on_with_its_cursor_each_item_exactly_once()
     let needs = report.needs_you.clone().unwrap();
     assert_eq!(needs.total, 60);
     assert!(needs.items.len() < 60, "the budget cuts the section");
-    assert!(serde_json::to_string(&report).unwrap().len() < crate::business::budget::ANSWER_BYTES);
+    assert!(
+        serde_json::to_string(&report).unwrap().len()
+            < crate::business::kernel::budget::ANSWER_BYTES
+    );
     let mut seen: Vec<String> = needs
         .items
         .iter()

@@ -5,13 +5,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::business::OwnerContext;
 use crate::business::channels::chosen_readable_channels;
-use crate::business::model::OwnerView;
+use crate::business::kernel::model::OwnerView;
 use crate::error::Result;
 use crate::instant::Instant;
 use crate::store::{ChannelRecord, Reader, WindowMessage};
 
 /// How far back a channel without a read marker starts: a day.
-const DEFAULT_LOOKBACK_SECONDS: i64 = crate::business::DEFAULT_LOOKBACK_SECONDS;
+const DEFAULT_LOOKBACK_SECONDS: i64 = crate::business::kernel::DEFAULT_LOOKBACK_SECONDS;
 
 /// What one channel received in the window.
 #[derive(Debug, Clone, Default)]

@@ -1,0 +1,315 @@
+use std::sync::{Arc, Mutex};
+
+use super::*;
+use crate::business::kernel::context::Source;
+use crate::business::kernel::model::DiscordId;
+use crate::business::kernel::outbox::{Action, DiscordSender, check_channel, check_sendable};
+use crate::business::messages::send::{SendMessage, send_message};
+use crate::error::ErrorKind;
+use crate::test_fixtures::{ScriptedDiscord, World};
+
+/// An owner at a form who answers `answer`, keeping what they were asked.
+#[derive(Debug)]
+struct AtTheForm {
+    answer: Approval,
+    asked: Mutex<Vec<ApprovalRequest>>,
+}
+
+impl OwnerApproval for AtTheForm {
+    fn ask<'a>(&'a self, request: &'a ApprovalRequest) -> Answer<'a> {
+        self.asked.lock().unwrap().push(request.clone());
+        Box::pin(std::future::ready(self.answer.clone()))
+    }
+}
+
+fn at_the_form(answer: Approval) -> Arc<AtTheForm> {
+    Arc::new(AtTheForm {
+        answer,
+        asked: Mutex::new(Vec::new()),
+    })
+}
+
+/// An assistant's context in a deployment that may send, with `listed` channels, asking the
+/// owner through `form` when given.
+fn assistant(
+    world: &World,
+    listed: Option<&[&str]>,
+    confirm_posts: bool,
+    form: Option<Arc<AtTheForm>>,
+) -> OwnerContext {
+    OwnerContext {
+        source: Source::Mcp,
+        send_channel_ids: listed.map(|ids| ids.iter().map(|id| id.to_string()).collect()),
+        confirm_posts,
+        owner_approval: form.map(|form| form as Arc<dyn OwnerApproval>),
+        ..world.sending_context()
+    }
+}
+
+/// What the rules say of an assistant's post to `channel` under `context`, not yet asked.
+fn clearance(world: &World, context: &OwnerContext, channel: &str) -> Result<Clearance> {
+    let id = DiscordId::parse(channel).unwrap();
+    world
+        .store
+        .read(|reader| check_sendable(reader, context, &id, "hi", None, Consent::NotAsked))
+        .map(|(_, clearance)| clearance)
+}
+
+#[test]
+fn an_unlisted_post_asks_only_when_the_owner_can_be_asked() {
+    let world = World::new();
+    let listed = world.channel("general");
+    let unlisted = world.channel("incidents");
+    let form = Some(at_the_form(Approval::Approved));
+    let asking = assistant(&world, Some(&[&listed]), false, form.clone());
+    assert_eq!(
+        clearance(&world, &asking, &unlisted).unwrap(),
+        Clearance::AskOwner(AskReason::Unlisted)
+    );
+    assert_eq!(
+        clearance(&world, &asking, &listed).unwrap(),
+        Clearance::Allowed
+    );
+    let refusing = assistant(&world, Some(&[&listed]), false, None);
+    let refused = clearance(&world, &refusing, &unlisted).unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::Denied);
+    assert_eq!(
+        refused.message(),
+        format!(
+            "Sending to channel {unlisted} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
+        )
+    );
+    // No list at all: every post asks, or is refused as before.
+    let unset = assistant(&world, None, false, form);
+    assert_eq!(
+        clearance(&world, &unset, &listed).unwrap(),
+        Clearance::AskOwner(AskReason::Unlisted)
+    );
+    let unset_refusing = assistant(&world, None, false, None);
+    assert!(
+        clearance(&world, &unset_refusing, &listed)
+            .unwrap_err()
+            .message()
+            .starts_with("An assistant may not post: no channel is allowed for it")
+    );
+}
+
+#[test]
+fn confirm_posts_asks_in_a_listed_channel_and_refuses_when_no_one_can_be_asked() {
+    let world = World::new();
+    let listed = world.channel("general");
+    let form = Some(at_the_form(Approval::Approved));
+    let asking = assistant(&world, Some(&[&listed]), true, form);
+    assert_eq!(
+        clearance(&world, &asking, &listed).unwrap(),
+        Clearance::AskOwner(AskReason::ConfirmPosts)
+    );
+    let refusing = assistant(&world, Some(&[&listed]), true, None);
+    let refused = clearance(&world, &refusing, &listed).unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::Denied);
+    assert_eq!(
+        refused.message(),
+        format!(
+            "Sending to channel {listed} needs the owner's yes (DISCORD_MANAGER_CONFIRM_POSTS \
+             is 1), and this MCP client cannot ask them: it shows no forms (MCP elicitation); \
+             nothing was sent"
+        )
+    );
+    // The owner at the terminal is never asked.
+    let owner = OwnerContext {
+        source: Source::Cli,
+        ..assistant(&world, Some(&[&listed]), true, None)
+    };
+    assert_eq!(
+        clearance(&world, &owner, &listed).unwrap(),
+        Clearance::Allowed
+    );
+}
+
+#[test]
+fn an_approved_post_is_allowed_where_it_would_have_asked() {
+    let world = World::new();
+    let listed = world.channel("general");
+    let unlisted = world.channel("incidents");
+    // The daemon, sending an approved schedule, cannot ask: the approval stands.
+    let daemon = assistant(&world, Some(&[&listed]), true, None);
+    for channel in [&listed, &unlisted] {
+        let id = DiscordId::parse(channel).unwrap();
+        let (_, cleared) = world
+            .store
+            .read(|reader| check_sendable(reader, &daemon, &id, "hi", None, Consent::Approved))
+            .unwrap();
+        assert_eq!(cleared, Clearance::Allowed, "{channel}");
+    }
+}
+
+#[test]
+fn read_only_the_token_and_scope_refuse_before_any_question() {
+    let world = World::new();
+    let channel = world.channel("general");
+    let form = Some(at_the_form(Approval::Approved));
+    let read_only = OwnerContext {
+        read_only: true,
+        ..assistant(&world, None, true, form.clone())
+    };
+    assert_eq!(
+        clearance(&world, &read_only, &channel)
+            .unwrap_err()
+            .message(),
+        "Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1"
+    );
+    let no_token = OwnerContext {
+        token_configured: false,
+        ..assistant(&world, None, true, form.clone())
+    };
+    assert_eq!(
+        clearance(&world, &no_token, &channel)
+            .unwrap_err()
+            .message(),
+        "Sending needs the bot's token: set DISCORD_TOKEN"
+    );
+    let elsewhere = World::new();
+    let theirs = elsewhere.channel("theirs");
+    assert_eq!(
+        clearance(&world, &assistant(&world, None, true, form), &theirs)
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Denied
+    );
+}
+
+#[test]
+fn reactions_and_deletions_are_never_asked_about() {
+    let world = World::new();
+    let listed = world.channel("general");
+    let unlisted = world.channel("incidents");
+    let form = Some(at_the_form(Approval::Approved));
+    let asking = assistant(&world, Some(&[&listed]), true, form);
+    for action in [Action::React, Action::Delete] {
+        let (_, cleared) = world
+            .store
+            .read(|reader| {
+                check_channel(
+                    reader,
+                    &asking,
+                    &listed,
+                    "channelId",
+                    action,
+                    Consent::NotAsked,
+                )
+            })
+            .unwrap();
+        assert_eq!(cleared, Clearance::Allowed, "{action:?}");
+        let refused = world
+            .store
+            .read(|reader| {
+                check_channel(
+                    reader,
+                    &asking,
+                    &unlisted,
+                    "channelId",
+                    action,
+                    Consent::NotAsked,
+                )
+            })
+            .unwrap_err();
+        assert_eq!(refused.kind(), ErrorKind::Denied, "{action:?}");
+    }
+}
+
+async fn send_with(world: &World, context: &OwnerContext, channel: &str) -> (Result<()>, usize) {
+    let discord = ScriptedDiscord::new(&world.store, vec![]);
+    let sent = send_message(
+        &world.store,
+        SendMessage {
+            channel_id: DiscordId::parse(channel).unwrap(),
+            content: "Status: all clear.".into(),
+            reply_to_message_id: None,
+        },
+        context,
+        Some(&discord as &dyn DiscordSender),
+    )
+    .await
+    .map(|_| ());
+    (sent, discord.requests().len())
+}
+
+#[tokio::test]
+async fn the_owners_answer_decides_and_only_a_yes_sends() {
+    let world = World::new();
+    let listed = world.channel("general");
+    let unlisted = world.channel("incidents");
+    let cases = [
+        (Approval::Approved, None),
+        (
+            Approval::Declined,
+            Some(format!(
+                "The owner declined the message for channel {unlisted}; nothing was sent"
+            )),
+        ),
+        (
+            Approval::Cancelled,
+            Some(format!(
+                "The owner closed the form without approving the message for channel \
+                 {unlisted}; nothing was sent"
+            )),
+        ),
+        (
+            Approval::Unavailable("no answer".into()),
+            Some(format!(
+                "The owner could not be asked about the message for channel {unlisted} (no \
+                 answer); nothing was sent"
+            )),
+        ),
+    ];
+    for (answer, refusal) in cases {
+        let form = at_the_form(answer.clone());
+        let context = assistant(&world, Some(&[&listed]), false, Some(Arc::clone(&form)));
+        let (sent, requests) = send_with(&world, &context, &unlisted).await;
+        match refusal {
+            None => {
+                sent.unwrap();
+                assert_eq!(requests, 1, "{answer:?}");
+            }
+            Some(refusal) => {
+                let error = sent.unwrap_err();
+                assert_eq!(error.message(), refusal);
+                assert_eq!(error.kind(), ErrorKind::Denied);
+                assert_eq!(requests, 0, "{answer:?}");
+            }
+        }
+        let asked = form.asked.lock().unwrap().clone();
+        assert_eq!(
+            asked,
+            vec![ApprovalRequest {
+                kind: PostKind::Post,
+                reason: AskReason::Unlisted,
+                channel_id: unlisted.clone(),
+                channel_name: "incidents".into(),
+                content: "Status: all clear.".into(),
+                message_id: None,
+                send_at: None,
+            }]
+        );
+    }
+}
+
+#[test]
+fn the_form_counts_characters_a_screen_would_not_show() {
+    let request = ApprovalRequest {
+        kind: PostKind::Reply,
+        reason: AskReason::ConfirmPosts,
+        channel_id: "5".into(),
+        channel_name: "general".into(),
+        content: "ok\u{E0041}\u{202E}".into(),
+        message_id: Some("7".into()),
+        send_at: None,
+    };
+    assert_eq!(
+        request.message(),
+        "An assistant asks to reply to message 7 in #general (channel 5), as the bot:\n\n\
+         ok\u{E0041}\u{202E}\n\nThe text holds 2 invisible or control characters that may not \
+         show above.\n\nYou are asked because DISCORD_MANAGER_CONFIRM_POSTS is 1. Accept to let \
+         it go out once; decline and nothing is sent."
+    );
+}

@@ -1,0 +1,275 @@
+//! Applying a capability's input type to the JSON a caller sent: the one place input is
+//! validated, for the CLI and the MCP server alike.
+//!
+//! The input struct is the only schema. Its JSON Schema (schemars, from the same struct and
+//! its doc comments) is what MCP clients see; this module checks a value against that same
+//! schema first, so every refusal names the field and says what is wanted in the owner's
+//! words, and only then lets serde build the struct.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::instant::{self, Instant};
+
+use super::model::{MESSAGE_OR_INSTANT, PAGE_CURSOR};
+
+/// The input schema of `I`, with every subschema inlined so each property stands alone.
+pub fn input_schema<I: JsonSchema>() -> Schema {
+    SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+            settings.meta_schema = None;
+        })
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<I>()
+}
+
+/// `I`'s input schema, generated once per type and process: every call of a capability
+/// checks against it, and generating it is the costly part.
+fn cached_input_schema<I: JsonSchema + 'static>() -> Arc<Schema> {
+    static SCHEMAS: LazyLock<Mutex<HashMap<TypeId, Arc<Schema>>>> = LazyLock::new(Mutex::default);
+    let mut schemas = SCHEMAS.lock().unwrap_or_else(PoisonError::into_inner);
+    Arc::clone(
+        schemas
+            .entry(TypeId::of::<I>())
+            .or_insert_with(|| Arc::new(input_schema::<I>())),
+    )
+}
+
+/// Checks `value` against `I`'s schema and builds `I` from it.
+pub fn parse_input<I: DeserializeOwned + JsonSchema + 'static>(value: Value) -> Result<I> {
+    let schema = cached_input_schema::<I>();
+    let object = match value {
+        Value::Object(object) => object,
+        Value::Null => Map::new(),
+        _ => {
+            return Err(Error::input(
+                "The input must be a JSON object of named fields",
+            ));
+        }
+    };
+    check_object(schema.as_value(), &object)?;
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let object: Map<String, Value> = object
+        .into_iter()
+        // Null means "not given" for an optional field: drop it so the default applies.
+        .filter(|(_, value)| !value.is_null())
+        // A client may write a whole number as 5.0; serde would refuse it for an integer.
+        .map(|(name, value)| {
+            let integer = properties
+                .and_then(|properties| properties.get(&name))
+                .is_some_and(|property| types(property).first() == Some(&"integer"));
+            match value.as_f64() {
+                Some(number) if integer && value.is_f64() => (name, Value::from(number as i64)),
+                _ => (name, value),
+            }
+        })
+        .collect();
+    serde_json::from_value(Value::Object(object))
+        .map_err(|_| Error::input("The input does not match what this accepts"))
+}
+
+fn check_object(schema: &Value, object: &Map<String, Value>) -> Result<()> {
+    let empty = Map::new();
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    for name in object.keys() {
+        if !properties.contains_key(name) {
+            let accepted: Vec<&str> = properties.keys().map(String::as_str).collect();
+            return Err(Error::input(if accepted.is_empty() {
+                format!("Unknown field `{name}`: this takes no fields")
+            } else {
+                format!(
+                    "Unknown field `{name}`; the fields are: {}",
+                    accepted.join(", ")
+                )
+            }));
+        }
+    }
+    let required = schema.get("required").and_then(Value::as_array);
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        if object.get(name).is_none_or(Value::is_null) {
+            let wanted = properties.get(name).map(expected).unwrap_or_default();
+            return Err(Error::input(format!("`{name}` is required: {wanted}")));
+        }
+    }
+    for (name, value) in object {
+        if value.is_null() && !required.into_iter().flatten().any(|field| field == name) {
+            continue;
+        }
+        let property = &properties[name];
+        if !fits(property, value) {
+            let takes_an_instant = matches!(
+                property.get("format").and_then(Value::as_str),
+                Some("date-time" | MESSAGE_OR_INSTANT)
+            );
+            if let Some(text) = value
+                .as_str()
+                .filter(|text| takes_an_instant && Instant::is_out_of_range(text))
+            {
+                return Err(Error::input(format!(
+                    "`{name}` must be an instant {}; got {}",
+                    instant::RANGE,
+                    shown(&Value::from(text))
+                )));
+            }
+            return Err(Error::input(format!(
+                "`{name}` must be {}; got {}",
+                expected(property),
+                shown(value)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The schema's types, without `null` (a null optional field is handled as absent).
+fn types(schema: &Value) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(one)) => vec![one.as_str()],
+        Some(Value::Array(many)) => many
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|kind| *kind != "null")
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn number(schema: &Value, key: &str) -> Option<f64> {
+    schema.get(key).and_then(Value::as_f64)
+}
+
+fn fits(schema: &Value, value: &Value) -> bool {
+    let kinds = types(schema);
+    let Some(kind) = kinds.first() else {
+        return true;
+    };
+    match (*kind, value) {
+        ("integer", Value::Number(number_value)) => {
+            let whole = number_value.as_i64().map(|n| n as f64).or_else(|| {
+                number_value
+                    .as_f64()
+                    .filter(|n| n.fract() == 0.0 && n.abs() < 9.0e15)
+            });
+            whole.is_some_and(|n| {
+                number(schema, "minimum").is_none_or(|min| n >= min)
+                    && number(schema, "maximum").is_none_or(|max| n <= max)
+            })
+        }
+        ("number", Value::Number(number_value)) => number_value.as_f64().is_some_and(|n| {
+            number(schema, "minimum").is_none_or(|min| n >= min)
+                && number(schema, "maximum").is_none_or(|max| n <= max)
+        }),
+        ("boolean", Value::Bool(_)) => true,
+        ("string", Value::String(text)) => {
+            if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
+                return crate::business::kernel::model::DiscordId::parse(text).is_some()
+                    || Instant::parse(text).is_some();
+            }
+            if schema.get("format").and_then(Value::as_str) == Some("date-time") {
+                return Instant::parse(text).is_some();
+            }
+            if schema.get("format").and_then(Value::as_str) == Some(PAGE_CURSOR) {
+                return crate::business::kernel::model::PageCursor::parse(text).is_some();
+            }
+            if schema.get("pattern").is_some() {
+                return crate::business::kernel::model::DiscordId::parse(text).is_some();
+            }
+            if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
+                return allowed.iter().any(|option| option.as_str() == Some(text));
+            }
+            let length = text.chars().count() as f64;
+            number(schema, "minLength").is_none_or(|min| length >= min)
+                && number(schema, "maxLength").is_none_or(|max| length <= max)
+        }
+        _ => false,
+    }
+}
+
+/// What a field wants, in the owner's words, from its schema.
+pub fn expected(schema: &Value) -> String {
+    let kinds = types(schema);
+    match kinds.first().copied() {
+        Some("integer") => match (number(schema, "minimum"), number(schema, "maximum")) {
+            (Some(min), Some(max)) => format!("a whole number from {min} to {max}"),
+            (Some(min), None) => format!("a whole number of at least {min}"),
+            (None, Some(max)) => format!("a whole number of at most {max}"),
+            (None, None) => "a whole number".to_string(),
+        },
+        Some("number") => "a number".to_string(),
+        Some("boolean") => "true or false".to_string(),
+        Some("string") => {
+            if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
+                format!("a message id (a string of digits) or {}", instant::EXPECTED)
+            } else if schema.get("format").and_then(Value::as_str) == Some("date-time") {
+                instant::EXPECTED.to_string()
+            } else if schema.get("format").and_then(Value::as_str) == Some(PAGE_CURSOR) {
+                "the `nextCursor` of an earlier answer, passed back unchanged".to_string()
+            } else if schema.get("pattern").is_some() {
+                "a Discord id: a string of digits such as \"1189078123456789012\"".to_string()
+            } else if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
+                let options: Vec<&str> = allowed.iter().filter_map(Value::as_str).collect();
+                format!("one of: {}", options.join(", "))
+            } else {
+                match (number(schema, "minLength"), number(schema, "maxLength")) {
+                    (Some(min), Some(max)) => format!("text of {min} to {max} characters"),
+                    (None, Some(max)) => format!("text of at most {max} characters"),
+                    (Some(min), None) => format!("text of at least {min} characters"),
+                    (None, None) => "text".to_string(),
+                }
+            }
+        }
+        _ => "a value of the documented shape".to_string(),
+    }
+}
+
+/// A short rendering of what the caller sent, for the error message.
+fn shown(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() <= 40 {
+        text
+    } else {
+        match value {
+            Value::String(text) => format!("text of {} characters", text.chars().count()),
+            _ => format!("{}…", text.chars().take(40).collect::<String>()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::business::messages::catch_up::CatchUp;
+
+    #[test]
+    fn refuses_an_instant_past_year_9999_naming_the_field_and_the_range() {
+        let error = parse_input::<CatchUp>(serde_json::json!({
+            "since": "9999-12-31T23:59:59-23:59"
+        }))
+        .unwrap_err();
+        assert_eq!(error.kind(), crate::error::ErrorKind::Input);
+        assert_eq!(
+            error.message(),
+            "`since` must be an instant from 0000-01-01T00:00:00Z to \
+             9999-12-31T23:59:59.999999Z (in UTC, after the offset is applied); \
+             got \"9999-12-31T23:59:59-23:59\""
+        );
+        // The last instant of the range itself is accepted.
+        let input = parse_input::<CatchUp>(serde_json::json!({
+            "since": "9999-12-31T23:59:59.999999Z"
+        }))
+        .unwrap();
+        assert_eq!(input.since, Some(crate::instant::LATEST));
+    }
+}

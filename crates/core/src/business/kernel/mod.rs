@@ -1,0 +1,43 @@
+//! The kernel: the machinery more than one capability stands on, and nothing that is one
+//! capability's own. Capabilities live beside it, one file (or folder) each, grouped by
+//! toolset; the kernel never names them.
+//!
+//! - [`context`]: the owner context a call runs in; [`input`]: validation of a call's input
+//!   against its type, with the owner-worded error.
+//! - [`model`]: the message every result shows, cursors and the `Shaper` that turns store rows
+//!   into it; [`message_extras`], what a message carries beyond its text; [`presentation`],
+//!   how a message reads on a page and in a model's text.
+//! - [`budget`]: how much an answer may hold; [`names`]: channel names as shown;
+//!   [`untrusted`]: scrubbing strangers' text; [`emoji`]: an emoji as the owner writes it.
+//! - [`outbox`]: the port every action on Discord goes through and its gates; [`approval`]:
+//!   asking the owner; `bot_actions`: what the bot's posts and follow-up actions share.
+//! - [`examples`]: the calls each capability declares for the gates.
+//!
+//! Beside them, the defaults reading capabilities share.
+
+pub mod approval;
+pub(crate) mod bot_actions;
+pub mod budget;
+pub mod context;
+pub mod emoji;
+pub mod examples;
+pub mod input;
+pub mod message_extras;
+pub mod model;
+pub(crate) mod names;
+pub mod outbox;
+pub mod presentation;
+pub mod untrusted;
+
+use crate::instant::Instant;
+
+/// The default look-back of reading tools whose `since` is not given.
+pub(crate) const DEFAULT_LOOKBACK_SECONDS: i64 = 24 * 60 * 60;
+
+/// How many items a reading tool lists when its `limit` is not given.
+pub(crate) const DEFAULT_LIMIT: u32 = 50;
+
+/// `since` as given, or the default look-back from now.
+pub(crate) fn since_or_default(since: Option<Instant>) -> Instant {
+    since.unwrap_or_else(|| Instant::now().minus_seconds(DEFAULT_LOOKBACK_SECONDS))
+}

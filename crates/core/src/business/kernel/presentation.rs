@@ -1,0 +1,255 @@
+//! How a message reads wherever a result shows one: its row on a page and its line in a model's
+//! text, and a [`Message`] answer (what `messages_send`, `messages_edit`, `messages_delete`,
+//! `reactions_add` and `reactions_remove` return) as a page and as text. Every capability's
+//! rendering that lists messages takes them from here.
+
+use crate::answer::page::{Page, Render, excerpt, local};
+use crate::answer::text::{ModelText, TextBlock, at};
+use crate::business::kernel::model::{AuthorKind, Message, MessageBody, Reaction};
+use crate::instant::Instant;
+
+/// One thing a message's flags say. Both renderings read the one list [`flags`] makes, each in
+/// its own words, so neither can show a flag the other leaves out.
+enum Flag<'a> {
+    /// Who wrote it, when the name alone could mislead: a webhook shows any name it likes. The
+    /// model's line says the author's kind before the author's id instead.
+    Author(&'static str),
+    MentionsOwner,
+    Edited(Instant),
+    Deleted,
+    Pinned,
+    Reply(&'a str),
+    Reaction(&'a Reaction),
+}
+
+/// A message's flags, in the order both renderings show them.
+fn flags(message: &MessageBody) -> Vec<Flag<'_>> {
+    let mut flags = Vec::new();
+    match message.author_kind {
+        AuthorKind::Webhook => flags.push(Flag::Author("webhook")),
+        AuthorKind::Bot => flags.push(Flag::Author("bot")),
+        AuthorKind::ThisBot => flags.push(Flag::Author("our bot")),
+        AuthorKind::Owner | AuthorKind::Person => {}
+    }
+    if message.mentions_owner {
+        flags.push(Flag::MentionsOwner);
+    }
+    if let Some(edited) = message.edited_at {
+        flags.push(Flag::Edited(edited));
+    }
+    if message.deleted {
+        flags.push(Flag::Deleted);
+    }
+    if message.pinned {
+        flags.push(Flag::Pinned);
+    }
+    if let Some(reply) = &message.reply_to_message_id {
+        flags.push(Flag::Reply(reply));
+    }
+    flags.extend(message.reactions.iter().map(Flag::Reaction));
+    flags
+}
+
+/// The message's flags in a table's cell.
+fn page_flags(message: &MessageBody) -> String {
+    flags(message)
+        .into_iter()
+        .map(|flag| match flag {
+            Flag::Author(kind) => kind.to_string(),
+            Flag::MentionsOwner => "@you".to_string(),
+            Flag::Edited(_) => "edited".to_string(),
+            Flag::Deleted => "deleted".to_string(),
+            Flag::Pinned => "pinned".to_string(),
+            Flag::Reply(_) => "reply".to_string(),
+            Flag::Reaction(reaction) => format!("{}×{}", reaction.emoji, reaction.count),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A message in a table whose rows all belong to one channel.
+pub(crate) fn body_row(message: &MessageBody) -> Vec<String> {
+    vec![
+        local(message.sent_at),
+        message.author_name.to_string(),
+        excerpt(&message.text_with_extras(), 72),
+        page_flags(message),
+        message.message_id.clone(),
+    ]
+}
+
+/// A message in a table whose rows span channels: the channel is named.
+pub(crate) fn message_row(message: &Message) -> Vec<String> {
+    let body = &message.body;
+    vec![
+        local(body.sent_at),
+        format!("#{}", message.channel_name),
+        body.author_name.to_string(),
+        excerpt(&body.text_with_extras(), 64),
+        page_flags(body),
+        body.message_id.clone(),
+    ]
+}
+
+impl Render for Message {
+    fn render(&self) -> Page {
+        let body = &self.body;
+        let reply = body
+            .reply_to_message_id
+            .as_deref()
+            .map(|id| format!(" in reply to {id}"))
+            .unwrap_or_default();
+        format!(
+            "Sent message {} in #{} as {}{reply}: {}\n",
+            body.message_id,
+            self.channel_name,
+            body.author_name,
+            excerpt(&body.content, 72)
+        )
+        .into()
+    }
+}
+
+/// The message's flags at the end of its line: a reaction's emoji is fenced, since a custom
+/// emoji's name is a stranger's to choose.
+pub(crate) fn text_flags(text: &mut TextBlock, message: &MessageBody) -> String {
+    let flags: Vec<String> = flags(message)
+        .into_iter()
+        .filter_map(|flag| match flag {
+            Flag::Author(_) => None,
+            Flag::MentionsOwner => Some("mentions you".to_string()),
+            Flag::Edited(edited) => Some(format!("edited {}", at(edited))),
+            Flag::Deleted => Some("deleted".to_string()),
+            Flag::Pinned => Some("pinned".to_string()),
+            Flag::Reply(reply) => Some(format!("reply to {reply}")),
+            Flag::Reaction(reaction) => {
+                Some(format!("{}×{}", text.data(&reaction.emoji), reaction.count))
+            }
+        })
+        .collect();
+    if flags.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", flags.join(", "))
+    }
+}
+
+/// Who wrote a message, as the line says it before the author's id: the name shown is the
+/// author's to choose (a webhook may take the owner's), this is not.
+pub(crate) fn author_kind(kind: AuthorKind) -> &'static str {
+    match kind {
+        AuthorKind::Owner => "the owner",
+        AuthorKind::ThisBot => "this bot",
+        AuthorKind::Bot => "bot",
+        AuthorKind::Webhook => "webhook",
+        AuthorKind::Person => "user",
+    }
+}
+
+/// One message's line, without its channel.
+pub(crate) fn body_line(text: &mut TextBlock, message: &MessageBody) -> String {
+    format!(
+        "- {} msg {} by {} ({} {}): {}{}",
+        at(message.sent_at),
+        message.message_id,
+        text.data(&message.author_name),
+        author_kind(message.author_kind),
+        message.author_id,
+        text.data(&message.text_with_extras()),
+        text_flags(text, message)
+    )
+}
+
+/// One message's line, naming its channel.
+pub(crate) fn message_line(text: &mut TextBlock, message: &Message) -> String {
+    let body = &message.body;
+    format!(
+        "- {} msg {} in {} (channel {}) by {} ({} {}): {}{}",
+        at(body.sent_at),
+        body.message_id,
+        text.data(&format!("#{}", message.channel_name)),
+        message.channel_id,
+        text.data(&body.author_name),
+        author_kind(body.author_kind),
+        body.author_id,
+        text.data(&body.text_with_extras()),
+        text_flags(text, body)
+    )
+}
+
+impl ModelText for Message {
+    fn write_text(&self, text: &mut TextBlock) {
+        let line = message_line(text, self);
+        text.line(&line);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_webhook_or_a_bot_is_flagged_whatever_name_it_shows() {
+        let message = |author_kind| MessageBody {
+            message_id: "1".into(),
+            author_id: "3".into(),
+            author_name: "Ada".into(),
+            content: "approved".into(),
+            created_at: Instant::from_micros(0),
+            sent_at: Instant::from_micros(0),
+            edited_at: None,
+            deleted: false,
+            reply_to_message_id: None,
+            reactions: Vec::new(),
+            mentions_owner: false,
+            author_kind,
+            attachments: Vec::new(),
+            embeds: Vec::new(),
+            stickers: Vec::new(),
+            poll: None,
+            forwarded: Vec::new(),
+            pinned: false,
+        };
+        assert_eq!(page_flags(&message(AuthorKind::Webhook)), "webhook");
+        assert_eq!(page_flags(&message(AuthorKind::Bot)), "bot");
+        assert_eq!(page_flags(&message(AuthorKind::ThisBot)), "our bot");
+        assert_eq!(page_flags(&message(AuthorKind::Owner)), "");
+        assert_eq!(page_flags(&message(AuthorKind::Person)), "");
+    }
+
+    #[test]
+    fn a_pinned_message_says_so_on_the_page_and_in_the_models_text() {
+        let message = |pinned| -> MessageBody {
+            serde_json::from_value(serde_json::json!({
+                "messageId": "5", "authorId": "6", "authorName": "Ada", "content": "rules",
+                "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
+                "authorKind": "person", "pinned": pinned, "replyToMessageId": "4"
+            }))
+            .unwrap()
+        };
+        let mut text = TextBlock::with_nonce("00000000".into());
+        assert_eq!(page_flags(&message(true)), "pinned reply");
+        assert_eq!(
+            text_flags(&mut text, &message(true)),
+            " [pinned, reply to 4]"
+        );
+        assert_eq!(page_flags(&message(false)), "reply");
+        assert_eq!(text_flags(&mut text, &message(false)), " [reply to 4]");
+    }
+
+    #[test]
+    fn a_message_without_text_is_never_a_blank_line() {
+        let embed_only: MessageBody = serde_json::from_value(serde_json::json!({
+            "messageId": "5", "authorId": "6", "authorName": "CI", "content": "",
+            "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
+            "authorKind": "webhook", "embeds": [{"type": "rich", "title": "Build #4521 passed"}]
+        }))
+        .unwrap();
+        let mut text = TextBlock::with_nonce("00000000".into());
+        assert_eq!(
+            body_line(&mut text, &embed_only),
+            "- 2026-11-29T18:54:18Z msg 5 by ‹00000000›CI‹/00000000› (webhook 6): \
+             ‹00000000›[embed: Build #4521 passed]‹/00000000›"
+        );
+    }
+}

@@ -1,0 +1,276 @@
+//! The mentions toolset: the owner's mentions inbox, listed (`mentions_list`, in [`list`]),
+//! narrowed to those awaiting a reply (`mentions_awaiting_reply`, in [`awaiting_reply`]), and
+//! dismissed (`mentions_dismiss`, in [`dismiss`]); the answer the first two share, with its
+//! page and its text, and how a mention is found closed.
+
+pub mod awaiting_reply;
+pub mod dismiss;
+pub mod list;
+
+use crate::answer::page::{Page, Render, Table, plural, sent_heading};
+use crate::answer::text::{ModelText, TextBlock, json_args};
+use crate::business::OwnerContext;
+use crate::business::channels::channels_in_scope;
+use crate::business::kernel::budget::Budget;
+use crate::business::kernel::model::{Message, OwnerView, PageCursor, Shaper};
+use crate::business::kernel::presentation::{message_line, message_row};
+use crate::error::{Error, Result};
+use crate::instant::Instant;
+use crate::store::{ChannelAccess, MessageRecord, Reader, Store};
+use crate::vocabulary::word_enum;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+word_enum! {
+    /// Why a mention no longer awaits the owner's reply.
+    #[described]
+    pub enum Closed {
+        /// The owner dismissed it with `mentions_dismiss`.
+        Dismissed = "dismissed",
+        /// The owner, or this bot on the owner's behalf, replied to it.
+        Replied = "replied",
+        /// The owner, or this bot on the owner's behalf, reacted to it.
+        Reacted = "reacted",
+        /// The owner, or this bot on the owner's behalf, wrote in its channel or thread after it.
+        WroteAfter = "wroteAfter",
+    }
+}
+
+/// A message that mentions the owner, and whether it still awaits a reply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Mention {
+    #[serde(flatten)]
+    pub message: Message,
+    /// Why it no longer awaits a reply: `dismissed`, `replied`, `reacted` or `wroteAfter` (the
+    /// owner or this bot wrote in its channel or thread after it). Absent while it awaits one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed: Option<Closed>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Mentions {
+    pub mentions: Vec<Mention>,
+    /// Pass as `cursor` to read on from the first mention left out; absent when this page
+    /// reached the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<PageCursor>,
+}
+
+pub(crate) fn owner_id(context: &OwnerContext) -> Result<String> {
+    context.owner_id.clone().ok_or_else(|| {
+        Error::config("Mentions need the owner's Discord user id: set DISCORD_OWNER_ID")
+    })
+}
+
+/// Where a page of mentions starts: `since`, or where the previous page's cursor points.
+fn page_start(
+    since: Option<Instant>,
+    cursor: Option<&PageCursor>,
+    default_since: impl FnOnce() -> Instant,
+    tool: &str,
+) -> Result<Instant> {
+    match (since, cursor) {
+        (Some(_), Some(_)) => Err(Error::input(
+            "Give `since` or `cursor`, not both: a cursor says where to read on",
+        )),
+        (since, None) => Ok(since.unwrap_or_else(default_since)),
+        (None, Some(cursor)) => Ok(Instant::from_micros(cursor.read::<1>(tool)?[0])),
+    }
+}
+
+/// Who answers for the owner: the owner, and this product's bot, which only ever acts on the
+/// owner's behalf.
+fn answerers(owner: &OwnerView) -> Vec<&str> {
+    owner
+        .user_id
+        .iter()
+        .chain(owner.bot_user_id.iter())
+        .map(String::as_str)
+        .collect()
+}
+
+/// Why the mention `record` no longer awaits a reply, if it does not. An explicit dismissal
+/// is named first, then the most specific answer.
+pub(crate) fn closure(
+    reader: &Reader<'_>,
+    owner: &OwnerView,
+    record: &MessageRecord,
+) -> Result<Option<Closed>> {
+    let answerers = answerers(owner);
+    Ok(if reader.mention_dismissal(&record.message_id)?.is_some() {
+        Some(Closed::Dismissed)
+    } else if reader.replied_to_by(&record.message_id, &answerers)? {
+        Some(Closed::Replied)
+    } else if reader.reacted_to_by(&record.message_id, &answerers)? {
+        Some(Closed::Reacted)
+    } else if reader.wrote_after(&record.channel_id, &answerers, record.sent_at)? {
+        Some(Closed::WroteAfter)
+    } else {
+        None
+    })
+}
+
+/// Shapes the mentions of a page while they fit in an answer; the cursor points at the first
+/// one left out, by the budget or by the limit (`next`).
+fn shape_page(
+    reader: &Reader<'_>,
+    owner: &OwnerView,
+    records: Vec<MessageRecord>,
+    mut next: Option<Instant>,
+    closed: impl Fn(&MessageRecord) -> Result<Option<Closed>>,
+) -> Result<Mentions> {
+    let shaper = Shaper::for_owner(reader, owner.clone(), &records)?;
+    let mut budget = Budget::answer();
+    let mut mentions = Vec::new();
+    for record in &records {
+        let message = Mention {
+            message: shaper.message(record),
+            closed: closed(record)?,
+        };
+        if !budget.admit(&message) {
+            next = Some(record.created_at);
+            break;
+        }
+        mentions.push(message);
+    }
+    Ok(Mentions {
+        mentions,
+        next_cursor: next.map(|at| PageCursor::new(&[at.as_micros()])),
+    })
+}
+
+/// Up to `limit` mentions of the owner that arrived in `[from, until)` in readable channels in
+/// scope and that `keep` accepts, oldest first, and the arrival of the next one `keep`
+/// accepts, if any.
+#[allow(clippy::too_many_arguments)]
+fn scan_mentions(
+    reader: &Reader<'_>,
+    context: &OwnerContext,
+    owner: &OwnerView,
+    owner_id: &str,
+    from: Instant,
+    until: Option<Instant>,
+    limit: usize,
+    keep: impl Fn(&MessageRecord) -> Result<bool>,
+) -> Result<(Vec<MessageRecord>, Option<Instant>)> {
+    let readable: std::collections::HashSet<String> = channels_in_scope(reader, context)?
+        .into_iter()
+        .filter(|channel| channel.access == ChannelAccess::Readable)
+        .map(|channel| channel.channel_id)
+        .collect();
+    let mut kept = Vec::new();
+    // Mentions in unreadable or out-of-scope channels, or that `keep` refuses, are filtered
+    // after the query, so read batch by batch until one more than `limit` is kept or the
+    // window has no more.
+    let batch = (limit + 1).max(100);
+    let mut cursor = from;
+    loop {
+        let page = reader.mentions_since(owner_id, &owner.role_ids, cursor, batch)?;
+        let exhausted = page.len() < batch;
+        let Some(last) = page.last().map(|record| record.created_at) else {
+            break;
+        };
+        for record in page {
+            if until.is_some_and(|until| record.created_at >= until) {
+                return Ok((kept, None));
+            }
+            if !readable.contains(&record.channel_id) || !keep(&record)? {
+                continue;
+            }
+            if kept.len() == limit {
+                return Ok((kept, Some(record.created_at)));
+            }
+            kept.push(record);
+        }
+        if exhausted {
+            break;
+        }
+        cursor = last.plus_micros(1);
+    }
+    Ok((kept, None))
+}
+
+/// Mentions arrived in `[since, until)` that the owner has not answered and that `keep`
+/// accepts, as a page of at most `limit` that fits in an answer.
+pub(crate) fn unanswered(
+    store: &Store,
+    context: &OwnerContext,
+    since: Instant,
+    until: Option<Instant>,
+    limit: usize,
+    keep: impl Fn(&MessageRecord) -> bool,
+) -> Result<Mentions> {
+    let owner_id = owner_id(context)?;
+    store.read(|reader| {
+        let owner = context.owner_view(reader)?;
+        let (records, next) = scan_mentions(
+            reader,
+            context,
+            &owner,
+            &owner_id,
+            since,
+            until,
+            limit,
+            |record| Ok(keep(record) && closure(reader, &owner, record)?.is_none()),
+        )?;
+        shape_page(reader, &owner, records, next, |_| Ok(None))
+    })
+}
+
+impl Render for Mentions {
+    fn render(&self) -> Page {
+        if self.mentions.is_empty() {
+            return "No mentions.\n".into();
+        }
+        // The `closed` column only where something closed: awaiting-reply never shows one.
+        let any_closed = self.mentions.iter().any(|mention| mention.closed.is_some());
+        let sent = sent_heading();
+        let mut headings = vec![sent.as_str(), "channel", "author", "content", "", "id"];
+        if any_closed {
+            headings.push("closed");
+        }
+        let mut out = Table::new(&headings);
+        for mention in &self.mentions {
+            let mut row = message_row(&mention.message);
+            if any_closed {
+                row.push(mention.closed.map_or("", Closed::as_str).to_string());
+            }
+            out.add_row(row);
+        }
+        let more = match &self.next_cursor {
+            Some(cursor) => format!("; more: --cursor {cursor}"),
+            None => String::new(),
+        };
+        Page::new().then(
+            out,
+            &format!(
+                "\n{}{more}\n",
+                plural(self.mentions.len() as u64, "mention")
+            ),
+        )
+    }
+}
+
+impl ModelText for Mentions {
+    fn write_text(&self, text: &mut TextBlock) {
+        text.line(&format!("{} mentions of the owner:", self.mentions.len()));
+        for mention in &self.mentions {
+            let line = message_line(text, &mention.message);
+            match mention.closed {
+                None => text.line(&line),
+                Some(closed) => text.line(&format!("{line} [closed: {}]", closed.as_str())),
+            }
+        }
+        if let Some(cursor) = &self.next_cursor {
+            text.line(&format!(
+                "More wait: call again with {}.",
+                json_args(&[("cursor", cursor.as_str())])
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
