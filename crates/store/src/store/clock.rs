@@ -10,7 +10,7 @@ use rusqlite::{Transaction, named_params};
 use crate::error::Result;
 use crate::instant::Instant;
 
-const LAST_HANDED_OUT: &str = "SELECT last_micros FROM clock WHERE id = 1";
+pub(super) const LAST_HANDED_OUT: &str = "SELECT last_micros FROM clock WHERE id = 1";
 
 const RECORD_LAST_HANDED_OUT: &str = "UPDATE clock SET last_micros = :last_micros WHERE id = 1";
 
