@@ -32,6 +32,10 @@ pub fn doc_text(lines: &[&str]) -> String {
 /// The enum gets [`Word`], `Display`, serde (as its spelling) and a JSON schema listing every
 /// spelling, inlined where it is used.
 ///
+/// A spelling may be a macro that expands to its literal (`Import = imported_origin!()`): SQL
+/// that must name a word as a literal, because a partial index's `WHERE` clause names it,
+/// then composes the statement with `concat!` from the same one spelling.
+///
 /// Marked `#[described]` (after its doc comment), a documented enum whose every variant is
 /// documented gets instead the schema `#[derive(JsonSchema)]` gives such an enum: a definition
 /// of its own, described by the enum's doc comment, that is `oneOf` its words, each described
@@ -43,7 +47,7 @@ macro_rules! word_enum {
         @words
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
-            $( $(#[$variant_meta:meta])* $variant:ident = $text:literal ),+
+            $( $(#[$variant_meta:meta])* $variant:ident = $text:expr ),+
         }
     ) => {
         $(#[$meta])*
@@ -106,7 +110,7 @@ macro_rules! word_enum {
         $(#[doc = $doc:literal])+
         #[described]
         $vis:vis enum $name:ident {
-            $( $(#[doc = $variant_doc:literal])+ $variant:ident = $text:literal ),+ $(,)?
+            $( $(#[doc = $variant_doc:literal])+ $variant:ident = $text:expr ),+ $(,)?
         }
     ) => {
         $crate::vocabulary::word_enum! {
@@ -141,7 +145,7 @@ macro_rules! word_enum {
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident {
-            $( $(#[$variant_meta:meta])* $variant:ident = $text:literal ),+ $(,)?
+            $( $(#[$variant_meta:meta])* $variant:ident = $text:expr ),+ $(,)?
         }
     ) => {
         $crate::vocabulary::word_enum! {

@@ -1,8 +1,8 @@
 //! Counting what arrived: the cursor tool's counts, the digest's window.
 
-use rusqlite::params;
+use rusqlite::named_params;
 
-use super::messages::{IMPORTED, message_from_row};
+use super::messages::{imported_origin, message_columns, message_from_row};
 use super::{MessageRecord, Reader};
 use crate::error::Result;
 use crate::instant::Instant;
@@ -38,30 +38,70 @@ pub struct AuthorCount {
     pub messages: u64,
 }
 
-/// The term that leaves imported history out of a table's news: an `import` message, and the
-/// edit recorded with one, are history, not activity (`migrations/0015_history_import.sql`).
+/// Per table, the term that leaves imported history out of its news: an `import` message, and
+/// the edit recorded with one, are history, not activity (`migrations/0015_history_import.sql`).
 /// The arrival indexes are partial on the same terms, so a count still reads no row.
-fn news_only(table: &str) -> String {
-    match table {
-        "messages" => format!("AND origin <> '{IMPORTED}'"),
-        "message_edits" => "AND imported = 0".to_string(),
-        _ => String::new(),
-    }
+macro_rules! messages_news_only {
+    () => {
+        concat!(" AND origin <> '", imported_origin!(), "'")
+    };
 }
+macro_rules! message_edits_news_only {
+    () => {
+        " AND imported = 0"
+    };
+}
+
+/// Per channel, what each table received strictly after `:after`: one range of its arrival
+/// index.
+const MESSAGES_PER_CHANNEL_AFTER: &str = concat!(
+    "SELECT channel_id, count(*) FROM messages INDEXED BY messages_by_arrival
+     WHERE created_at > :after",
+    messages_news_only!(),
+    " GROUP BY channel_id"
+);
+const EDITS_PER_CHANNEL_AFTER: &str = concat!(
+    "SELECT channel_id, count(*) FROM message_edits INDEXED BY message_edits_by_arrival
+     WHERE created_at > :after",
+    message_edits_news_only!(),
+    " GROUP BY channel_id"
+);
+const DELETIONS_PER_CHANNEL_AFTER: &str = "SELECT channel_id, count(*)
+     FROM message_deletions INDEXED BY message_deletions_by_arrival
+     WHERE created_at > :after GROUP BY channel_id";
+const REACTIONS_PER_CHANNEL_AFTER: &str = "SELECT channel_id, count(*)
+     FROM reaction_events INDEXED BY reaction_events_by_arrival
+     WHERE created_at > :after GROUP BY channel_id";
+
+/// What each table received in one channel strictly after `:after`.
+const CHANNEL_MESSAGES_AFTER: &str = concat!(
+    "SELECT count(*) FROM messages WHERE channel_id = :channel_id AND created_at > :after",
+    messages_news_only!()
+);
+const CHANNEL_EDITS_AFTER: &str = concat!(
+    "SELECT count(*) FROM message_edits WHERE channel_id = :channel_id AND created_at > :after",
+    message_edits_news_only!()
+);
+const CHANNEL_DELETIONS_AFTER: &str = "SELECT count(*) FROM message_deletions
+     WHERE channel_id = :channel_id AND created_at > :after";
+const CHANNEL_REACTIONS_AFTER: &str = "SELECT count(*) FROM reaction_events
+     WHERE channel_id = :channel_id AND created_at > :after";
+
+const CLOCK_NOW: &str = "SELECT last_micros FROM clock WHERE id = 1";
 
 impl Reader<'_> {
     /// The newest instant the store has handed out: every later commit is stamped after it.
     pub fn clock_now(&self) -> Result<Instant> {
         let last: i64 = self
             .connection
-            .prepare_cached("SELECT last_micros FROM clock WHERE id = 1")?
+            .prepare_cached(CLOCK_NOW)?
             .query_row([], |row| row.get(0))?;
         Ok(Instant::from_micros(last))
     }
 
     /// Per channel, the messages, edits, deletions and reaction events stamped strictly after
     /// `after`; channels with none are absent. Imported history is not activity (see
-    /// `news_only`). One range of each table's arrival index: the cost follows what arrived,
+    /// `messages_news_only!`). One range of each table's arrival index: the cost follows what arrived,
     /// not the history or the number of channels.
     pub fn activity_after(
         &self,
@@ -72,18 +112,14 @@ impl Reader<'_> {
             std::collections::HashMap::new();
         type Field = fn(&mut ChannelActivity) -> &mut u64;
         let tables: [(&str, Field); 4] = [
-            ("messages", |counts| &mut counts.messages),
-            ("message_edits", |counts| &mut counts.edits),
-            ("message_deletions", |counts| &mut counts.deletions),
-            ("reaction_events", |counts| &mut counts.reactions),
+            (MESSAGES_PER_CHANNEL_AFTER, |counts| &mut counts.messages),
+            (EDITS_PER_CHANNEL_AFTER, |counts| &mut counts.edits),
+            (DELETIONS_PER_CHANNEL_AFTER, |counts| &mut counts.deletions),
+            (REACTIONS_PER_CHANNEL_AFTER, |counts| &mut counts.reactions),
         ];
-        for (table, field) in tables {
-            let news = news_only(table);
-            let mut statement = self.connection.prepare_cached(&format!(
-                "SELECT channel_id, count(*) FROM {table} INDEXED BY {table}_by_arrival
-                 WHERE created_at > ?1 {news} GROUP BY channel_id"
-            ))?;
-            let mut rows = statement.query([&after])?;
+        for (counts_per_channel, field) in tables {
+            let mut statement = self.connection.prepare_cached(counts_per_channel)?;
+            let mut rows = statement.query(named_params! {":after": after})?;
             while let Some(row) = rows.next()? {
                 let channel_id: String = row.get(0)?;
                 let count: i64 = row.get(1)?;
@@ -100,21 +136,18 @@ impl Reader<'_> {
         after: Instant,
     ) -> Result<ChannelActivity> {
         let after = after.to_iso();
-        let count = |table: &str| -> Result<u64> {
-            let count: i64 = self
-                .connection
-                .prepare_cached(&format!(
-                    "SELECT count(*) FROM {table} WHERE channel_id = ?1 AND created_at > ?2 {}",
-                    news_only(table)
-                ))?
-                .query_row(params![channel_id, after], |row| row.get(0))?;
+        let count = |count_after: &str| -> Result<u64> {
+            let count: i64 = self.connection.prepare_cached(count_after)?.query_row(
+                named_params! {":channel_id": channel_id, ":after": after},
+                |row| row.get(0),
+            )?;
             Ok(count as u64)
         };
         Ok(ChannelActivity {
-            messages: count("messages")?,
-            edits: count("message_edits")?,
-            deletions: count("message_deletions")?,
-            reactions: count("reaction_events")?,
+            messages: count(CHANNEL_MESSAGES_AFTER)?,
+            edits: count(CHANNEL_EDITS_AFTER)?,
+            deletions: count(CHANNEL_DELETIONS_AFTER)?,
+            reactions: count(CHANNEL_REACTIONS_AFTER)?,
         })
     }
 
@@ -136,15 +169,23 @@ impl Reader<'_> {
         let (since, until) = (since.to_iso(), until.to_iso());
         let mut windows = vec![WindowActivity::default(); channel_ids.len()];
 
-        let mut authors = self.connection.prepare_cached(&format!(
+        const AUTHORS_PER_CHANNEL_IN_WINDOW: &str = concat!(
             "SELECT c.key, m.author_id, max(m.author_name), count(*)
-             FROM json_each(?1) AS c
+             FROM json_each(:channel_ids) AS c
              JOIN messages AS m
-               ON m.channel_id = c.value AND m.created_at >= ?2 AND m.created_at < ?3
-                  AND m.origin <> '{IMPORTED}'
-             GROUP BY c.key, m.author_id"
-        ))?;
-        let mut rows = authors.query(params![ids, since, until])?;
+               ON m.channel_id = c.value AND m.created_at >= :since AND m.created_at < :until
+                  AND m.origin <> '",
+            imported_origin!(),
+            "' GROUP BY c.key, m.author_id"
+        );
+        let mut authors = self
+            .connection
+            .prepare_cached(AUTHORS_PER_CHANNEL_IN_WINDOW)?;
+        let mut rows = authors.query(named_params! {
+            ":channel_ids": ids,
+            ":since": since,
+            ":until": until,
+        })?;
         while let Some(row) = rows.next()? {
             let position = row.get::<_, i64>(0)? as usize;
             let count = AuthorCount {
@@ -169,22 +210,29 @@ impl Reader<'_> {
 
         // Each message of the window probes its own reactions; the unary `+` keeps SQLite from
         // probing by channel instead, which would read the channel's every reaction per message.
-        let mut reacted = self.connection.prepare_cached(&format!(
-            "SELECT m.message_id, m.channel_id, m.guild_id, m.author_id, m.author_name,
-                    m.content, m.created_at, m.sent_at, m.reply_to_message_id,
-                    m.reply_to_author_id, m.mention_everyone, m.author_bot, m.webhook_id,
-                    m.application_id, c.key
-             FROM json_each(?1) AS c
+        const REACTED_PER_CHANNEL_IN_WINDOW: &str = concat!(
+            "SELECT ",
+            message_columns!("m."),
+            ", c.key
+             FROM json_each(:channel_ids) AS c
              JOIN messages AS m
-               ON m.channel_id = c.value AND m.created_at >= ?2 AND m.created_at < ?3
-                  AND m.origin <> '{IMPORTED}'
-             WHERE EXISTS (SELECT 1 FROM reaction_events AS r
+               ON m.channel_id = c.value AND m.created_at >= :since AND m.created_at < :until
+                  AND m.origin <> '",
+            imported_origin!(),
+            "' WHERE EXISTS (SELECT 1 FROM reaction_events AS r
                            WHERE r.message_id = m.message_id AND +r.channel_id = c.value)
              ORDER BY c.key, m.created_at"
-        ))?;
+        );
+        let mut reacted = self
+            .connection
+            .prepare_cached(REACTED_PER_CHANNEL_IN_WINDOW)?;
         let mut positions = Vec::new();
         let mut records = Vec::new();
-        let mut rows = reacted.query(params![ids, since, until])?;
+        let mut rows = reacted.query(named_params! {
+            ":channel_ids": ids,
+            ":since": since,
+            ":until": until,
+        })?;
         while let Some(row) = rows.next()? {
             positions.push(row.get::<_, i64>(14)? as usize);
             records.push(message_from_row(row)?);

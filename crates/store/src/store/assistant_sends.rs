@@ -4,19 +4,35 @@
 //! how many posts an assistant started in a window, whichever process served it; alone, how
 //! many of its posts went out.
 
-use rusqlite::params;
+use rusqlite::named_params;
 
 use super::{Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
+
+const INSERT_ASSISTANT_SEND: &str =
+    "INSERT INTO assistant_sends (created_at, channel_id) VALUES (:created_at, :channel_id)";
+
+const INSERT_ASSISTANT_REACTION: &str = "INSERT INTO assistant_reactions (created_at, channel_id,
+         message_id)
+     VALUES (:created_at, :channel_id, :message_id)";
+
+const ASSISTANT_REACTIONS_SINCE: &str =
+    "SELECT count(*) FROM assistant_reactions WHERE created_at >= :since";
+
+const ASSISTANT_SENDS_SINCE: &str =
+    "SELECT count(*) FROM assistant_sends WHERE created_at >= :since";
+
+const SCHEDULES_FROM_SOURCE_SINCE: &str =
+    "SELECT count(*) FROM schedules WHERE source = :source AND created_at >= :since";
 
 impl Writer<'_> {
     /// Records that an assistant is about to post in `channel_id`; answers its instant.
     pub fn record_assistant_send(&mut self, channel_id: &str) -> Result<Instant> {
         let created_at = self.stamp();
         self.transaction.execute(
-            "INSERT INTO assistant_sends (created_at, channel_id) VALUES (?1, ?2)",
-            params![created_at.to_iso(), channel_id],
+            INSERT_ASSISTANT_SEND,
+            named_params! {":created_at": created_at.to_iso(), ":channel_id": channel_id},
         )?;
         Ok(created_at)
     }
@@ -30,9 +46,12 @@ impl Writer<'_> {
     ) -> Result<Instant> {
         let created_at = self.stamp();
         self.transaction.execute(
-            "INSERT INTO assistant_reactions (created_at, channel_id, message_id) \
-             VALUES (?1, ?2, ?3)",
-            params![created_at.to_iso(), channel_id, message_id],
+            INSERT_ASSISTANT_REACTION,
+            named_params! {
+                ":created_at": created_at.to_iso(),
+                ":channel_id": channel_id,
+                ":message_id": message_id,
+            },
         )?;
         Ok(created_at)
     }
@@ -42,8 +61,8 @@ impl Reader<'_> {
     /// How many reactions an assistant added or took back at or after `since`.
     pub fn assistant_reactions_since(&self, since: Instant) -> Result<u64> {
         let reactions: i64 = self.connection.query_row(
-            "SELECT count(*) FROM assistant_reactions WHERE created_at >= ?1",
-            [since.to_iso()],
+            ASSISTANT_REACTIONS_SINCE,
+            named_params! {":since": since.to_iso()},
             |row| row.get(0),
         )?;
         Ok(reactions as u64)
@@ -55,13 +74,13 @@ impl Reader<'_> {
     pub fn assistant_posts_since(&self, since: Instant, assistant_source: &str) -> Result<u64> {
         let since = since.to_iso();
         let sends: i64 = self.connection.query_row(
-            "SELECT count(*) FROM assistant_sends WHERE created_at >= ?1",
-            [&since],
+            ASSISTANT_SENDS_SINCE,
+            named_params! {":since": since},
             |row| row.get(0),
         )?;
         let schedules: i64 = self.connection.query_row(
-            "SELECT count(*) FROM schedules WHERE source = ?2 AND created_at >= ?1",
-            params![since, assistant_source],
+            SCHEDULES_FROM_SOURCE_SINCE,
+            named_params! {":source": assistant_source, ":since": since},
             |row| row.get(0),
         )?;
         Ok((sends + schedules) as u64)
@@ -71,8 +90,8 @@ impl Reader<'_> {
     /// and its scheduled messages as they were sent (not as they were added).
     pub fn assistant_sends_since(&self, since: Instant) -> Result<u64> {
         let sends: i64 = self.connection.query_row(
-            "SELECT count(*) FROM assistant_sends WHERE created_at >= ?1",
-            [since.to_iso()],
+            ASSISTANT_SENDS_SINCE,
+            named_params! {":since": since.to_iso()},
             |row| row.get(0),
         )?;
         Ok(sends as u64)

@@ -15,7 +15,7 @@ use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
 use rusqlite::backup::{Backup, StepResult};
-use rusqlite::{Connection, OpenFlags, params};
+use rusqlite::{Connection, OpenFlags, named_params};
 
 use super::{Reader, Store, Writer};
 use crate::error::{Error, Result};
@@ -133,13 +133,13 @@ impl Store {
         )
         .map_err(|error| cannot_write(&error))?;
         copy_pages(&source, &mut copy, pages_per_step, &mut progress)?;
-        source.execute_batch("COMMIT")?;
+        source.execute_batch(END_SNAPSHOT)?;
         drop(source);
         // One file that stands on its own: no -wal to carry along with it.
         copy.pragma_update(None, "journal_mode", "DELETE")
             .map_err(|error| cannot_write(&error))?;
         let problems: Vec<String> = copy
-            .prepare("PRAGMA integrity_check")?
+            .prepare(INTEGRITY_CHECK)?
             .query_map([], |row| row.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         if problems != ["ok"] {
@@ -149,8 +149,7 @@ impl Store {
                 problems.join("; ")
             )));
         }
-        let messages: i64 =
-            copy.query_row("SELECT count(*) FROM messages", [], |row| row.get(0))?;
+        let messages: i64 = copy.query_row(COUNT_MESSAGES, [], |row| row.get(0))?;
         drop(copy);
         file.sync_all().map_err(|error| cannot_write(&error))?;
         let bytes = file.metadata().map_or(0, |metadata| metadata.len());
@@ -192,10 +191,8 @@ impl Store {
         connection
             .busy_timeout(super::BUSY_TIMEOUT)
             .map_err(|error| super::unusable_store(&self.shared.path, error))?;
-        connection.execute_batch("BEGIN")?;
-        connection.query_row("SELECT count(*) FROM sqlite_master", [], |row| {
-            row.get::<_, i64>(0)
-        })?;
+        connection.execute_batch(BEGIN_SNAPSHOT)?;
+        connection.query_row(READ_SCHEMA, [], |row| row.get::<_, i64>(0))?;
         Ok(connection)
     }
 
@@ -236,17 +233,32 @@ fn copy_pages(
     }
 }
 
+/// The read transaction a backup copies from: it begins, reads the schema (which takes its
+/// snapshot), and ends once the pages are copied.
+const BEGIN_SNAPSHOT: &str = "BEGIN";
+const READ_SCHEMA: &str = "SELECT count(*) FROM sqlite_master";
+const END_SNAPSHOT: &str = "COMMIT";
+
+const INTEGRITY_CHECK: &str = "PRAGMA integrity_check";
+const COUNT_MESSAGES: &str = "SELECT count(*) FROM messages";
+
+const INSERT_BACKUP: &str = "INSERT INTO backups (created_at, path, messages, bytes)
+     VALUES (:created_at, :path, :messages, :bytes)";
+
+const LATEST_BACKUP: &str =
+    "SELECT created_at, path, messages, bytes FROM backups ORDER BY seq DESC LIMIT 1";
+
 impl Writer<'_> {
     fn record_backup(&mut self, summary: &BackupSummary) -> Result<Instant> {
         let created_at = self.stamp();
         self.transaction.execute(
-            "INSERT INTO backups (created_at, path, messages, bytes) VALUES (?1, ?2, ?3, ?4)",
-            params![
-                created_at.to_iso(),
-                summary.path.to_string_lossy(),
-                i64::try_from(summary.messages).unwrap_or(i64::MAX),
-                i64::try_from(summary.bytes).unwrap_or(i64::MAX),
-            ],
+            INSERT_BACKUP,
+            named_params! {
+                ":created_at": created_at.to_iso(),
+                ":path": summary.path.to_string_lossy(),
+                ":messages": i64::try_from(summary.messages).unwrap_or(i64::MAX),
+                ":bytes": i64::try_from(summary.bytes).unwrap_or(i64::MAX),
+            },
         )?;
         Ok(created_at)
     }
@@ -255,9 +267,7 @@ impl Writer<'_> {
 impl Reader<'_> {
     /// The newest backup recorded, if any was.
     pub fn latest_backup(&self) -> Result<Option<BackupRecord>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT created_at, path, messages, bytes FROM backups ORDER BY seq DESC LIMIT 1",
-        )?;
+        let mut statement = self.connection.prepare_cached(LATEST_BACKUP)?;
         let mut rows = statement.query([])?;
         let Some(row) = rows.next()? else {
             return Ok(None);

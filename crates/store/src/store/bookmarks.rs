@@ -1,6 +1,6 @@
 //! The owner's bookmarks: added and resolved events, keyed by message.
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::words::word;
 use super::{Reader, Writer};
@@ -41,32 +41,57 @@ fn bookmark_from_row(row: &Row<'_>) -> rusqlite::Result<BookmarkEvent> {
     })
 }
 
-const BOOKMARK_COLUMNS: &str =
-    "message_id, kind, note, content_when_bookmarked, source, created_at";
+/// The columns [`bookmark_from_row`] reads, in its order: a macro, so that statements can
+/// `concat!` it.
+macro_rules! bookmark_columns {
+    () => {
+        "message_id, kind, note, content_when_bookmarked, source, created_at"
+    };
+}
+
+const LATEST_BOOKMARK_EVENT: &str = concat!(
+    "SELECT ",
+    bookmark_columns!(),
+    " FROM bookmark_events WHERE message_id = :message_id ORDER BY seq DESC LIMIT 1"
+);
+
+const OPEN_BOOKMARKS: &str = concat!(
+    "SELECT ",
+    bookmark_columns!(),
+    " FROM bookmark_events
+     WHERE seq IN (SELECT max(seq) FROM bookmark_events GROUP BY message_id)
+       AND kind = :added
+     ORDER BY seq"
+);
+
+const NEWEST_DUE_TIMES: &str = "SELECT message_id, due_at, created_at FROM bookmark_due_events
+     WHERE seq IN (SELECT max(seq) FROM bookmark_due_events GROUP BY message_id)";
+
+const INSERT_BOOKMARK_DUE_EVENT: &str = "INSERT INTO bookmark_due_events (created_at, message_id,
+         due_at, source)
+     VALUES (:created_at, :message_id, :due_at, :source)";
+
+const INSERT_BOOKMARK_EVENT: &str = "INSERT INTO bookmark_events (created_at, message_id, kind,
+         note, content_when_bookmarked, source)
+     VALUES (:created_at, :message_id, :kind, :note, :content_when_bookmarked, :source)";
 
 impl Reader<'_> {
     /// The newest bookmark event of a message, if it was ever bookmarked.
     pub fn latest_bookmark_event(&self, message_id: &str) -> Result<Option<BookmarkEvent>> {
         Ok(self
             .connection
-            .prepare_cached(&format!(
-                "SELECT {BOOKMARK_COLUMNS} FROM bookmark_events WHERE message_id = ?1
-                 ORDER BY seq DESC LIMIT 1"
-            ))?
-            .query_row([message_id], bookmark_from_row)
+            .prepare_cached(LATEST_BOOKMARK_EVENT)?
+            .query_row(named_params! {":message_id": message_id}, bookmark_from_row)
             .optional()?)
     }
 
     /// Open bookmarks (whose newest event is an addition), oldest first.
     pub fn open_bookmarks(&self) -> Result<Vec<BookmarkEvent>> {
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT {BOOKMARK_COLUMNS} FROM bookmark_events
-             WHERE seq IN (SELECT max(seq) FROM bookmark_events GROUP BY message_id)
-               AND kind = '{added}'
-             ORDER BY seq",
-            added = BookmarkKind::Added,
-        ))?;
-        let rows = statement.query_map([], bookmark_from_row)?;
+        let mut statement = self.connection.prepare_cached(OPEN_BOOKMARKS)?;
+        let rows = statement.query_map(
+            named_params! {":added": BookmarkKind::Added.as_str()},
+            bookmark_from_row,
+        )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 }
@@ -76,10 +101,7 @@ impl Reader<'_> {
     pub fn bookmark_due_times(
         &self,
     ) -> Result<std::collections::HashMap<String, (Instant, Instant)>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT message_id, due_at, created_at FROM bookmark_due_events
-             WHERE seq IN (SELECT max(seq) FROM bookmark_due_events GROUP BY message_id)",
-        )?;
+        let mut statement = self.connection.prepare_cached(NEWEST_DUE_TIMES)?;
         let mut dues = std::collections::HashMap::new();
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {
@@ -102,9 +124,13 @@ impl Writer<'_> {
     ) -> Result<Instant> {
         let created_at = self.stamp();
         self.transaction.execute(
-            "INSERT INTO bookmark_due_events (created_at, message_id, due_at, source)
-             VALUES (?1, ?2, ?3, ?4)",
-            params![created_at.to_iso(), message_id, due_at.to_iso(), source],
+            INSERT_BOOKMARK_DUE_EVENT,
+            named_params! {
+                ":created_at": created_at.to_iso(),
+                ":message_id": message_id,
+                ":due_at": due_at.to_iso(),
+                ":source": source,
+            },
         )?;
         Ok(created_at)
     }
@@ -120,9 +146,15 @@ impl Writer<'_> {
     ) -> Result<BookmarkEvent> {
         let created_at = self.stamp();
         self.transaction.execute(
-            "INSERT INTO bookmark_events (created_at, message_id, kind, note, content_when_bookmarked, source)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![created_at.to_iso(), message_id, kind.as_str(), note, content_when_bookmarked, source],
+            INSERT_BOOKMARK_EVENT,
+            named_params! {
+                ":created_at": created_at.to_iso(),
+                ":message_id": message_id,
+                ":kind": kind.as_str(),
+                ":note": note,
+                ":content_when_bookmarked": content_when_bookmarked,
+                ":source": source,
+            },
         )?;
         Ok(BookmarkEvent {
             message_id: message_id.to_string(),

@@ -7,10 +7,11 @@
 
 use std::collections::HashMap;
 
-use rusqlite::params;
+use rusqlite::named_params;
 
 use super::Reader;
-use super::messages::{IMPORTED, instant_at};
+use super::messages::{imported_origin, instant_at};
+use super::reactions::ReactionEventKind;
 use crate::error::Result;
 use crate::instant::Instant;
 
@@ -40,24 +41,29 @@ impl Reader<'_> {
     /// The news that arrived in `[from, through]`, in arrival order, without text: one range
     /// of the arrival index (imported history is not news).
     pub fn window_messages(&self, from: Instant, through: Instant) -> Result<Vec<WindowMessage>> {
-        let mut statement = self.connection.prepare_cached(&format!(
+        const NEWS_IN_WINDOW: &str = concat!(
             "SELECT channel_id, message_id, created_at, author_id, author_name,
                     reply_to_message_id IS NOT NULL
              FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1 AND created_at <= ?2 AND origin <> '{IMPORTED}'
-             ORDER BY created_at"
-        ))?;
+             WHERE created_at >= :from AND created_at <= :through AND origin <> '",
+            imported_origin!(),
+            "' ORDER BY created_at"
+        );
+        let mut statement = self.connection.prepare_cached(NEWS_IN_WINDOW)?;
         let rows = statement
-            .query_map(params![from.to_iso(), through.to_iso()], |row| {
-                Ok(WindowMessage {
-                    channel_id: row.get(0)?,
-                    message_id: row.get(1)?,
-                    created_at: instant_at(row, 2)?,
-                    author_id: row.get(3)?,
-                    author_name: row.get(4)?,
-                    replies: row.get(5)?,
-                })
-            })?
+            .query_map(
+                named_params! {":from": from.to_iso(), ":through": through.to_iso()},
+                |row| {
+                    Ok(WindowMessage {
+                        channel_id: row.get(0)?,
+                        message_id: row.get(1)?,
+                        created_at: instant_at(row, 2)?,
+                        author_id: row.get(3)?,
+                        author_name: row.get(4)?,
+                        replies: row.get(5)?,
+                    })
+                },
+            )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }
@@ -69,12 +75,17 @@ impl Reader<'_> {
         from: Instant,
         through: Instant,
     ) -> Result<HashMap<String, Vec<Instant>>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT channel_id, created_at FROM reaction_events INDEXED BY reaction_events_by_arrival
-             WHERE created_at >= ?1 AND created_at <= ?2 AND kind = 'add'",
-        )?;
+        // The kind is bound: the arrival index is not partial on it.
+        const REACTIONS_ADDED_IN_WINDOW: &str = "SELECT channel_id, created_at
+             FROM reaction_events INDEXED BY reaction_events_by_arrival
+             WHERE created_at >= :from AND created_at <= :through AND kind = :added";
+        let mut statement = self.connection.prepare_cached(REACTIONS_ADDED_IN_WINDOW)?;
         let mut added: HashMap<String, Vec<Instant>> = HashMap::new();
-        let mut rows = statement.query(params![from.to_iso(), through.to_iso()])?;
+        let mut rows = statement.query(named_params! {
+            ":from": from.to_iso(),
+            ":through": through.to_iso(),
+            ":added": ReactionEventKind::Add.as_str(),
+        })?;
         while let Some(row) = rows.next()? {
             let channel_id: String = row.get(0)?;
             added
@@ -93,14 +104,19 @@ impl Reader<'_> {
         from: Instant,
         through: Instant,
     ) -> Result<HashMap<String, Instant>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT channel_id, max(created_at) FROM messages INDEXED BY messages_by_author
-             WHERE author_id = ?1 AND created_at >= ?2 AND created_at <= ?3
-             GROUP BY channel_id",
-        )?;
+        const NEWEST_WRITTEN_PER_CHANNEL: &str = "SELECT channel_id, max(created_at)
+             FROM messages INDEXED BY messages_by_author
+             WHERE author_id = :author_id AND created_at >= :from AND created_at <= :through
+             GROUP BY channel_id";
+        let mut statement = self.connection.prepare_cached(NEWEST_WRITTEN_PER_CHANNEL)?;
+        let (from, through) = (from.to_iso(), through.to_iso());
         let mut written: HashMap<String, Instant> = HashMap::new();
         for author in author_ids {
-            let mut rows = statement.query(params![author, from.to_iso(), through.to_iso()])?;
+            let mut rows = statement.query(named_params! {
+                ":author_id": author,
+                ":from": from,
+                ":through": through,
+            })?;
             while let Some(row) = rows.next()? {
                 let channel_id: String = row.get(0)?;
                 let at = instant_at(row, 1)?;
@@ -122,24 +138,33 @@ impl Reader<'_> {
         through: Instant,
     ) -> Result<Vec<KeywordMatch>> {
         let quoted = format!("\"{}\"", phrase.replace('"', "\"\""));
-        let mut statement = self.connection.prepare_cached(&format!(
+        const NEWS_MATCHING_PHRASE: &str = concat!(
             "SELECT m.message_id, m.channel_id, m.created_at, m.sent_at, m.author_id
-             FROM (SELECT DISTINCT message_id FROM message_text WHERE message_text MATCH ?1)
+             FROM (SELECT DISTINCT message_id FROM message_text WHERE message_text MATCH :phrase)
                   AS hits
              JOIN messages AS m USING (message_id)
-             WHERE m.created_at >= ?2 AND m.created_at <= ?3 AND m.origin <> '{IMPORTED}'
-             ORDER BY m.created_at"
-        ))?;
+             WHERE m.created_at >= :from AND m.created_at <= :through AND m.origin <> '",
+            imported_origin!(),
+            "' ORDER BY m.created_at"
+        );
+        let mut statement = self.connection.prepare_cached(NEWS_MATCHING_PHRASE)?;
         let rows = statement
-            .query_map(params![quoted, from.to_iso(), through.to_iso()], |row| {
-                Ok(KeywordMatch {
-                    message_id: row.get(0)?,
-                    channel_id: row.get(1)?,
-                    created_at: instant_at(row, 2)?,
-                    sent_at: instant_at(row, 3)?,
-                    author_id: row.get(4)?,
-                })
-            })?
+            .query_map(
+                named_params! {
+                    ":phrase": quoted,
+                    ":from": from.to_iso(),
+                    ":through": through.to_iso(),
+                },
+                |row| {
+                    Ok(KeywordMatch {
+                        message_id: row.get(0)?,
+                        channel_id: row.get(1)?,
+                        created_at: instant_at(row, 2)?,
+                        sent_at: instant_at(row, 3)?,
+                        author_id: row.get(4)?,
+                    })
+                },
+            )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }

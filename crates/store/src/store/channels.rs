@@ -3,10 +3,10 @@
 //! Every record is history: a change appends a row, an unchanged sighting appends nothing,
 //! and the current state of an entity is its newest row.
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, named_params};
 use serde::{Deserialize, Serialize};
 
-use super::messages::IMPORTED;
+use super::messages::imported_origin;
 use super::words::word;
 use super::{Reader, Writer};
 use crate::error::{Error, Result};
@@ -169,30 +169,82 @@ fn channel_from_row(row: &Row<'_>) -> rusqlite::Result<ChannelRecord> {
 /// The channel list and the newest `channel_events` seq it reflects.
 pub(super) type ChannelCache = std::sync::Mutex<Option<(i64, Vec<ChannelRecord>)>>;
 
-const GUILD_COLUMNS: &str = "guild_id, name, roles, bot_role_ids, removed";
-const CHANNEL_COLUMNS: &str =
-    "channel_id, guild_id, parent_id, name, kind, overwrites, access, removed, tags";
+/// The columns [`guild_from_row`] reads, in its order: a macro, so that statements can
+/// `concat!` it.
+macro_rules! guild_columns {
+    () => {
+        "guild_id, name, roles, bot_role_ids, removed"
+    };
+}
+
+/// The columns [`channel_from_row`] reads, in its order: a macro, so that statements can
+/// `concat!` it.
+macro_rules! channel_columns {
+    () => {
+        "channel_id, guild_id, parent_id, name, kind, overwrites, access, removed, tags"
+    };
+}
+
+const GUILD_AS_LAST_SEEN: &str = concat!(
+    "SELECT ",
+    guild_columns!(),
+    " FROM guild_events WHERE guild_id = :guild_id ORDER BY seq DESC LIMIT 1"
+);
+
+const CHANNEL_AS_LAST_SEEN: &str = concat!(
+    "SELECT ",
+    channel_columns!(),
+    " FROM channel_events WHERE channel_id = :channel_id ORDER BY seq DESC LIMIT 1"
+);
+
+const NEWEST_CHANNEL_EVENT: &str = "SELECT max(seq) FROM channel_events";
+
+const CHANNELS_AS_LAST_SEEN: &str = concat!(
+    "SELECT ",
+    channel_columns!(),
+    " FROM channel_events
+     WHERE seq IN (SELECT max(seq) FROM channel_events GROUP BY channel_id)
+     ORDER BY length(channel_id), channel_id"
+);
+
+const ROLES_AS_LAST_SEEN: &str = "SELECT roles FROM guild_events
+     WHERE seq IN (SELECT max(seq) FROM guild_events GROUP BY guild_id)";
+
+const MEMBER_ROLES_AS_LAST_SEEN: &str = "SELECT role_ids FROM member_role_events
+     WHERE guild_id = :guild_id AND user_id = :user_id
+     ORDER BY seq DESC LIMIT 1";
+
+const ROLES_HELD_BY_USER: &str = "SELECT role_ids FROM member_role_events
+     WHERE seq IN (SELECT max(seq) FROM member_role_events WHERE user_id = :user_id
+                   GROUP BY guild_id)";
+
+const NEWEST_ARRIVAL_IN_CHANNEL: &str =
+    "SELECT max(created_at) FROM messages WHERE channel_id = :channel_id";
+
+const CHANNEL_NEWS_COUNT_SINCE: &str = concat!(
+    "SELECT count(*) FROM messages
+     WHERE channel_id = :channel_id AND created_at >= :since AND origin <> '",
+    imported_origin!(),
+    "'"
+);
+
+const CHANNEL_NEWS_TOTAL: &str =
+    "SELECT news FROM channel_message_totals WHERE channel_id = :channel_id";
 
 impl Reader<'_> {
     pub fn guild(&self, guild_id: &str) -> Result<Option<GuildRecord>> {
         Ok(self
             .connection
-            .prepare_cached(&format!(
-                "SELECT {GUILD_COLUMNS} FROM guild_events WHERE guild_id = ?1
-                 ORDER BY seq DESC LIMIT 1"
-            ))?
-            .query_row([guild_id], guild_from_row)
+            .prepare_cached(GUILD_AS_LAST_SEEN)?
+            .query_row(named_params! {":guild_id": guild_id}, guild_from_row)
             .optional()?)
     }
 
     pub fn channel(&self, channel_id: &str) -> Result<Option<ChannelRecord>> {
         Ok(self
             .connection
-            .prepare_cached(&format!(
-                "SELECT {CHANNEL_COLUMNS} FROM channel_events WHERE channel_id = ?1
-                 ORDER BY seq DESC LIMIT 1"
-            ))?
-            .query_row([channel_id], channel_from_row)
+            .prepare_cached(CHANNEL_AS_LAST_SEEN)?
+            .query_row(named_params! {":channel_id": channel_id}, channel_from_row)
             .optional()?)
     }
 
@@ -208,7 +260,7 @@ impl Reader<'_> {
         };
         let newest: Option<i64> = self
             .connection
-            .prepare_cached("SELECT max(seq) FROM channel_events")?
+            .prepare_cached(NEWEST_CHANNEL_EVENT)?
             .query_row([], |row| row.get(0))?;
         let mut cached = cache
             .lock()
@@ -224,21 +276,14 @@ impl Reader<'_> {
     }
 
     fn channels_uncached(&self) -> Result<Vec<ChannelRecord>> {
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT {CHANNEL_COLUMNS} FROM channel_events
-             WHERE seq IN (SELECT max(seq) FROM channel_events GROUP BY channel_id)
-             ORDER BY length(channel_id), channel_id"
-        ))?;
+        let mut statement = self.connection.prepare_cached(CHANNELS_AS_LAST_SEEN)?;
         let rows = statement.query_map([], channel_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Every role of every guild, as last seen, by id: what mention tokens name.
     pub fn role_names(&self) -> Result<std::collections::HashMap<String, String>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT roles FROM guild_events
-             WHERE seq IN (SELECT max(seq) FROM guild_events GROUP BY guild_id)",
-        )?;
+        let mut statement = self.connection.prepare_cached(ROLES_AS_LAST_SEEN)?;
         let lists = statement.query_map([], |row| from_json::<Vec<RolePermissions>>(row, 0))?;
         let mut names = std::collections::HashMap::new();
         for list in lists {
@@ -255,22 +300,20 @@ impl Reader<'_> {
     pub fn member_roles(&self, guild_id: &str, user_id: &str) -> Result<Option<Vec<String>>> {
         Ok(self
             .connection
-            .prepare_cached(
-                "SELECT role_ids FROM member_role_events WHERE guild_id = ?1 AND user_id = ?2
-                 ORDER BY seq DESC LIMIT 1",
-            )?
-            .query_row([guild_id, user_id], |row| from_json(row, 0))
+            .prepare_cached(MEMBER_ROLES_AS_LAST_SEEN)?
+            .query_row(
+                named_params! {":guild_id": guild_id, ":user_id": user_id},
+                |row| from_json(row, 0),
+            )
             .optional()?)
     }
 
     /// Every role a user holds in any guild, as last seen.
     pub fn roles_held_by(&self, user_id: &str) -> Result<Vec<String>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT role_ids FROM member_role_events
-             WHERE seq IN (SELECT max(seq) FROM member_role_events WHERE user_id = ?1
-                           GROUP BY guild_id)",
-        )?;
-        let lists = statement.query_map([user_id], |row| from_json::<Vec<String>>(row, 0))?;
+        let mut statement = self.connection.prepare_cached(ROLES_HELD_BY_USER)?;
+        let lists = statement.query_map(named_params! {":user_id": user_id}, |row| {
+            from_json::<Vec<String>>(row, 0)
+        })?;
         let mut roles = Vec::new();
         for list in lists {
             roles.extend(list?);
@@ -286,8 +329,8 @@ impl Reader<'_> {
     ) -> Result<(Option<Instant>, u64)> {
         let newest: Option<String> = self
             .connection
-            .prepare_cached("SELECT max(created_at) FROM messages WHERE channel_id = ?1")?
-            .query_row([channel_id], |row| row.get(0))?;
+            .prepare_cached(NEWEST_ARRIVAL_IN_CHANNEL)?
+            .query_row(named_params! {":channel_id": channel_id}, |row| row.get(0))?;
         let count = self.channel_news_since(channel_id, since)?;
         Ok((newest.as_deref().and_then(Instant::parse), count))
     }
@@ -297,11 +340,11 @@ impl Reader<'_> {
     pub fn channel_news_since(&self, channel_id: &str, since: Instant) -> Result<u64> {
         let count: i64 = self
             .connection
-            .prepare_cached(&format!(
-                "SELECT count(*) FROM messages
-                 WHERE channel_id = ?1 AND created_at >= ?2 AND origin <> '{IMPORTED}'"
-            ))?
-            .query_row(params![channel_id, since.to_iso()], |row| row.get(0))?;
+            .prepare_cached(CHANNEL_NEWS_COUNT_SINCE)?
+            .query_row(
+                named_params! {":channel_id": channel_id, ":since": since.to_iso()},
+                |row| row.get(0),
+            )?;
         Ok(count as u64)
     }
 
@@ -315,12 +358,25 @@ impl Reader<'_> {
         }
         let total: Option<i64> = self
             .connection
-            .prepare_cached("SELECT news FROM channel_message_totals WHERE channel_id = ?1")?
-            .query_row([channel_id], |row| row.get(0))
+            .prepare_cached(CHANNEL_NEWS_TOTAL)?
+            .query_row(named_params! {":channel_id": channel_id}, |row| row.get(0))
             .optional()?;
         Ok(total.unwrap_or(0) as u64)
     }
 }
+
+const INSERT_GUILD_EVENT: &str = "INSERT INTO guild_events (created_at, guild_id, name, roles,
+         bot_role_ids, removed)
+     VALUES (:created_at, :guild_id, :name, :roles, :bot_role_ids, :removed)";
+
+const INSERT_CHANNEL_EVENT: &str = "INSERT INTO channel_events (created_at, channel_id, guild_id,
+         parent_id, name, kind, overwrites, access, removed, tags)
+     VALUES (:created_at, :channel_id, :guild_id, :parent_id, :name, :kind, :overwrites, :access,
+         :removed, :tags)";
+
+const INSERT_MEMBER_ROLE_EVENT: &str = "INSERT INTO member_role_events (created_at, guild_id,
+         user_id, role_ids)
+     VALUES (:created_at, :guild_id, :user_id, :role_ids)";
 
 impl Writer<'_> {
     /// Records a guild sighting if anything about it changed. Returns whether it did.
@@ -330,18 +386,15 @@ impl Writer<'_> {
         }
         let created_at = self.stamp().to_iso();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO guild_events (created_at, guild_id, name, roles, bot_role_ids, removed)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?
-            .execute(params![
-                created_at,
-                guild.guild_id,
-                guild.name,
-                to_json(&guild.roles)?,
-                to_json(&guild.bot_role_ids)?,
-                guild.removed
-            ])?;
+            .prepare_cached(INSERT_GUILD_EVENT)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":guild_id": guild.guild_id,
+                ":name": guild.name,
+                ":roles": to_json(&guild.roles)?,
+                ":bot_role_ids": to_json(&guild.bot_role_ids)?,
+                ":removed": guild.removed,
+            })?;
         Ok(true)
     }
 
@@ -352,24 +405,19 @@ impl Writer<'_> {
         }
         let created_at = self.stamp().to_iso();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO channel_events
-                 (created_at, channel_id, guild_id, parent_id, name, kind, overwrites, access, removed,
-                  tags)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?
-            .execute(params![
-                created_at,
-                channel.channel_id,
-                channel.guild_id,
-                channel.parent_id,
-                channel.name,
-                channel.kind.as_str(),
-                to_json(&channel.overwrites)?,
-                channel.access.as_str(),
-                channel.removed,
-                to_json(&channel.tags)?
-            ])?;
+            .prepare_cached(INSERT_CHANNEL_EVENT)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":channel_id": channel.channel_id,
+                ":guild_id": channel.guild_id,
+                ":parent_id": channel.parent_id,
+                ":name": channel.name,
+                ":kind": channel.kind.as_str(),
+                ":overwrites": to_json(&channel.overwrites)?,
+                ":access": channel.access.as_str(),
+                ":removed": channel.removed,
+                ":tags": to_json(&channel.tags)?,
+            })?;
         Ok(true)
     }
 
@@ -387,11 +435,13 @@ impl Writer<'_> {
         }
         let created_at = self.stamp().to_iso();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO member_role_events (created_at, guild_id, user_id, role_ids)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![created_at, guild_id, user_id, to_json(&sorted)?])?;
+            .prepare_cached(INSERT_MEMBER_ROLE_EVENT)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":guild_id": guild_id,
+                ":user_id": user_id,
+                ":role_ids": to_json(&sorted)?,
+            })?;
         Ok(true)
     }
 }

@@ -5,10 +5,14 @@
 //! it reads the high-water mark, no two processes can interleave: a later commit always gets a
 //! later instant, even within one millisecond and even if the wall clock steps back.
 
-use rusqlite::Transaction;
+use rusqlite::{Transaction, named_params};
 
 use crate::error::Result;
 use crate::instant::Instant;
+
+pub(super) const LAST_HANDED_OUT: &str = "SELECT last_micros FROM clock WHERE id = 1";
+
+const RECORD_LAST_HANDED_OUT: &str = "UPDATE clock SET last_micros = :last_micros WHERE id = 1";
 
 pub(super) struct Clock {
     next: i64,
@@ -19,7 +23,7 @@ pub(super) struct Clock {
 impl Clock {
     pub(super) fn start(transaction: &Transaction<'_>, now: Instant) -> Result<Clock> {
         let last: i64 = transaction
-            .prepare_cached("SELECT last_micros FROM clock WHERE id = 1")?
+            .prepare_cached(LAST_HANDED_OUT)?
             .query_row([], |row| row.get(0))?;
         Ok(Clock {
             next: now.as_micros().max(last + 1),
@@ -53,8 +57,8 @@ impl Clock {
     pub(super) fn finish(self, transaction: &Transaction<'_>) -> Result<()> {
         if self.handed_out > 0 {
             transaction
-                .prepare_cached("UPDATE clock SET last_micros = ?1 WHERE id = 1")?
-                .execute([self.next - 1])?;
+                .prepare_cached(RECORD_LAST_HANDED_OUT)?
+                .execute(named_params! {":last_micros": self.next - 1})?;
         }
         Ok(())
     }

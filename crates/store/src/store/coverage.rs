@@ -7,7 +7,7 @@
 //! serenity runs handlers concurrently and a crash can leave received-but-uncommitted messages
 //! below the newest stored one.
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::messages::Origin;
 use super::words::word;
@@ -171,15 +171,65 @@ fn gateway_event_from_row(row: &Row<'_>) -> rusqlite::Result<GatewayEventRecord>
     })
 }
 
+const LATEST_GATEWAY_EVENT: &str = "SELECT kind, session_id, detail, created_at
+     FROM gateway_events ORDER BY seq DESC LIMIT 1";
+
+const GATEWAY_EVENTS_OF_KIND_SINCE: &str = "SELECT created_at FROM gateway_events
+     WHERE kind = :kind AND created_at >= :since ORDER BY seq";
+
+const FIRST_GATEWAY_EVENT_OF_KIND: &str =
+    "SELECT created_at FROM gateway_events WHERE kind = :kind ORDER BY seq LIMIT 1";
+
+const LAST_LISTENING_BEFORE: &str = "SELECT created_at FROM gateway_events
+     WHERE kind IN (:ready, :resumed, :alive, :stop) AND created_at < :before
+     ORDER BY seq DESC LIMIT 1";
+
+const NEWEST_MESSAGE_OF_ORIGIN: &str =
+    "SELECT created_at FROM messages WHERE origin = :origin ORDER BY seq DESC LIMIT 1";
+const NEWEST_EDIT: &str = "SELECT created_at FROM message_edits ORDER BY seq DESC LIMIT 1";
+const NEWEST_DELETION: &str = "SELECT created_at FROM message_deletions ORDER BY seq DESC LIMIT 1";
+const NEWEST_REACTION_EVENT: &str =
+    "SELECT created_at FROM reaction_events ORDER BY seq DESC LIMIT 1";
+
+const CHANNEL_COVERAGE: &str = "SELECT channel_id, max(complete_through), max(created_at)
+     FROM channel_coverage WHERE channel_id = :channel_id GROUP BY channel_id";
+
+const COVERAGES: &str = "SELECT channel_id, max(complete_through), max(created_at)
+     FROM channel_coverage GROUP BY channel_id ORDER BY length(channel_id), channel_id";
+
+const BACKFILLED_PAST: &str = "SELECT EXISTS (SELECT 1 FROM channel_coverage
+     WHERE channel_id = :channel_id AND started_after <= :after AND created_at > :since)";
+
+const OPEN_GAP_OF_KIND: &str = "SELECT EXISTS (
+     SELECT 1 FROM coverage_gaps AS gap
+     WHERE gap.kind = :kind AND gap.channel_id = :channel_id
+       AND gap.after_message_id = :after
+       AND NOT EXISTS (SELECT 1 FROM channel_coverage AS coverage
+                       WHERE coverage.channel_id = :channel_id
+                         AND coverage.started_after <= :after
+                         AND coverage.created_at > gap.created_at))";
+
+const CHANNEL_BEGINNING: &str =
+    "SELECT after_message_id, source FROM channel_anchors WHERE channel_id = :channel_id";
+
+const CHANNEL_FIRST_SEEN: &str =
+    "SELECT created_at FROM channel_anchors WHERE channel_id = :channel_id";
+
+const LATEST_DISCORD_CLOCK: &str =
+    "SELECT discord_at, host_at FROM discord_clock_readings ORDER BY seq DESC LIMIT 1";
+
+const GAPS: &str = "SELECT kind, channel_id, from_at, until_at, after_message_id, detail,
+         created_at
+     FROM coverage_gaps ORDER BY seq";
+
+const MESSAGE_COUNT: &str = "SELECT max(seq) FROM messages";
+
 impl Reader<'_> {
     /// The newest row of the connection history, if the daemon ever ran.
     pub fn latest_gateway_event(&self) -> Result<Option<GatewayEventRecord>> {
         Ok(self
             .connection
-            .prepare_cached(
-                "SELECT kind, session_id, detail, created_at FROM gateway_events
-                 ORDER BY seq DESC LIMIT 1",
-            )?
+            .prepare_cached(LATEST_GATEWAY_EVENT)?
             .query_row([], gateway_event_from_row)
             .optional()?)
     }
@@ -190,13 +240,13 @@ impl Reader<'_> {
         kind: GatewayEventKind,
         since: Instant,
     ) -> Result<Vec<Instant>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT created_at FROM gateway_events WHERE kind = ?1 AND created_at >= ?2
-             ORDER BY seq",
+        let mut statement = self
+            .connection
+            .prepare_cached(GATEWAY_EVENTS_OF_KIND_SINCE)?;
+        let rows = statement.query_map(
+            named_params! {":kind": kind.as_str(), ":since": since.to_iso()},
+            |row| instant_at(row, 0),
         )?;
-        let rows = statement.query_map(params![kind.as_str(), since.to_iso()], |row| {
-            instant_at(row, 0)
-        })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -204,11 +254,11 @@ impl Reader<'_> {
     pub fn first_identify(&self) -> Result<Option<Instant>> {
         Ok(self
             .connection
-            .prepare_cached(&format!(
-                "SELECT created_at FROM gateway_events WHERE kind = '{}' ORDER BY seq LIMIT 1",
-                GatewayEventKind::Identify
-            ))?
-            .query_row([], |row| instant_at(row, 0))
+            .prepare_cached(FIRST_GATEWAY_EVENT_OF_KIND)?
+            .query_row(
+                named_params! {":kind": GatewayEventKind::Identify.as_str()},
+                |row| instant_at(row, 0),
+            )
             .optional()?)
     }
 
@@ -217,16 +267,17 @@ impl Reader<'_> {
     pub fn last_listening_before(&self, before: Instant) -> Result<Option<Instant>> {
         Ok(self
             .connection
-            .prepare_cached(&format!(
-                "SELECT created_at FROM gateway_events
-                 WHERE kind IN ('{ready}', '{resumed}', '{alive}', '{stop}') AND created_at < ?1
-                 ORDER BY seq DESC LIMIT 1",
-                ready = GatewayEventKind::Ready,
-                resumed = GatewayEventKind::Resumed,
-                alive = GatewayEventKind::Alive,
-                stop = GatewayEventKind::Stop,
-            ))?
-            .query_row([before.to_iso()], |row| instant_at(row, 0))
+            .prepare_cached(LAST_LISTENING_BEFORE)?
+            .query_row(
+                named_params! {
+                    ":ready": GatewayEventKind::Ready.as_str(),
+                    ":resumed": GatewayEventKind::Resumed.as_str(),
+                    ":alive": GatewayEventKind::Alive.as_str(),
+                    ":stop": GatewayEventKind::Stop.as_str(),
+                    ":before": before.to_iso(),
+                },
+                |row| instant_at(row, 0),
+            )
             .optional()?)
     }
 
@@ -234,20 +285,18 @@ impl Reader<'_> {
     /// an edit, a deletion or a reaction. Each table's newest row is its highest `seq`, since
     /// the arrival clock only moves forward.
     pub fn newest_gateway_event(&self) -> Result<Option<Instant>> {
-        let mut newest: Option<Instant> = None;
-        let gateway_messages = format!(
-            "SELECT created_at FROM messages WHERE origin = '{}' ORDER BY seq DESC LIMIT 1",
-            Origin::Gateway
-        );
-        for sql in [
-            gateway_messages.as_str(),
-            "SELECT created_at FROM message_edits ORDER BY seq DESC LIMIT 1",
-            "SELECT created_at FROM message_deletions ORDER BY seq DESC LIMIT 1",
-            "SELECT created_at FROM reaction_events ORDER BY seq DESC LIMIT 1",
-        ] {
+        let gateway_message = self
+            .connection
+            .prepare_cached(NEWEST_MESSAGE_OF_ORIGIN)?
+            .query_row(named_params! {":origin": Origin::Gateway.as_str()}, |row| {
+                instant_at(row, 0)
+            })
+            .optional()?;
+        let mut newest = gateway_message;
+        for newest_of_table in [NEWEST_EDIT, NEWEST_DELETION, NEWEST_REACTION_EVENT] {
             let at = self
                 .connection
-                .prepare_cached(sql)?
+                .prepare_cached(newest_of_table)?
                 .query_row([], |row| instant_at(row, 0))
                 .optional()?;
             newest = newest.max(at);
@@ -259,20 +308,14 @@ impl Reader<'_> {
     pub fn channel_coverage(&self, channel_id: &str) -> Result<Option<ChannelCoverage>> {
         Ok(self
             .connection
-            .prepare_cached(
-                "SELECT channel_id, max(complete_through), max(created_at) FROM channel_coverage
-                 WHERE channel_id = ?1 GROUP BY channel_id",
-            )?
-            .query_row([channel_id], coverage_from_row)
+            .prepare_cached(CHANNEL_COVERAGE)?
+            .query_row(named_params! {":channel_id": channel_id}, coverage_from_row)
             .optional()?)
     }
 
     /// Every channel ever backfilled, with its coverage.
     pub fn coverages(&self) -> Result<Vec<ChannelCoverage>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT channel_id, max(complete_through), max(created_at) FROM channel_coverage
-             GROUP BY channel_id ORDER BY length(channel_id), channel_id",
-        )?;
+        let mut statement = self.connection.prepare_cached(COVERAGES)?;
         let rows = statement.query_map([], coverage_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -280,16 +323,14 @@ impl Reader<'_> {
     /// Whether a backfill of `channel_id` that started at or before message `after` completed
     /// after `since`: what closes a `messages` gap recorded at `since`.
     pub fn backfilled_past(&self, channel_id: &str, after: u64, since: Instant) -> Result<bool> {
-        Ok(self
-            .connection
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM channel_coverage
-                                WHERE channel_id = ?1 AND started_after <= ?2 AND created_at > ?3)",
-            )?
-            .query_row(
-                params![channel_id, to_sql_id(after), since.to_iso()],
-                |row| row.get(0),
-            )?)
+        Ok(self.connection.prepare_cached(BACKFILLED_PAST)?.query_row(
+            named_params! {
+                ":channel_id": channel_id,
+                ":after": to_sql_id(after),
+                ":since": since.to_iso(),
+            },
+            |row| row.get(0),
+        )?)
     }
 
     /// Whether a `messages` gap of `channel_id` after message `after` is already recorded and
@@ -298,28 +339,23 @@ impl Reader<'_> {
     pub fn open_messages_gap(&self, channel_id: &str, after: u64) -> Result<bool> {
         Ok(self
             .connection
-            .prepare_cached(&format!(
-                "SELECT EXISTS (
-                     SELECT 1 FROM coverage_gaps AS gap
-                     WHERE gap.kind = '{messages}' AND gap.channel_id = ?1
-                       AND gap.after_message_id = ?2
-                       AND NOT EXISTS (SELECT 1 FROM channel_coverage AS coverage
-                                       WHERE coverage.channel_id = ?1
-                                         AND coverage.started_after <= ?2
-                                         AND coverage.created_at > gap.created_at))",
-                messages = GapKind::Messages,
-            ))?
-            .query_row(params![channel_id, to_sql_id(after)], |row| row.get(0))?)
+            .prepare_cached(OPEN_GAP_OF_KIND)?
+            .query_row(
+                named_params! {
+                    ":kind": GapKind::Messages.as_str(),
+                    ":channel_id": channel_id,
+                    ":after": to_sql_id(after),
+                },
+                |row| row.get(0),
+            )?)
     }
 
     /// Where the store's record of a channel begins, if the daemon recorded it.
     pub fn channel_beginning(&self, channel_id: &str) -> Result<Option<ChannelBeginning>> {
         Ok(self
             .connection
-            .prepare_cached(
-                "SELECT after_message_id, source FROM channel_anchors WHERE channel_id = ?1",
-            )?
-            .query_row([channel_id], |row| {
+            .prepare_cached(CHANNEL_BEGINNING)?
+            .query_row(named_params! {":channel_id": channel_id}, |row| {
                 Ok(ChannelBeginning {
                     after_message_id: from_sql_id(row.get(0)?),
                     source: word(row, 1)?,
@@ -333,8 +369,10 @@ impl Reader<'_> {
     pub fn channel_first_seen(&self, channel_id: &str) -> Result<Option<Instant>> {
         Ok(self
             .connection
-            .prepare_cached("SELECT created_at FROM channel_anchors WHERE channel_id = ?1")?
-            .query_row([channel_id], |row| instant_at(row, 0))
+            .prepare_cached(CHANNEL_FIRST_SEEN)?
+            .query_row(named_params! {":channel_id": channel_id}, |row| {
+                instant_at(row, 0)
+            })
             .optional()?)
     }
 
@@ -342,9 +380,7 @@ impl Reader<'_> {
     pub fn latest_discord_clock(&self) -> Result<Option<DiscordClockReading>> {
         Ok(self
             .connection
-            .prepare_cached(
-                "SELECT discord_at, host_at FROM discord_clock_readings ORDER BY seq DESC LIMIT 1",
-            )?
+            .prepare_cached(LATEST_DISCORD_CLOCK)?
             .query_row([], |row| {
                 Ok(DiscordClockReading {
                     discord_at: instant_at(row, 0)?,
@@ -356,10 +392,7 @@ impl Reader<'_> {
 
     /// Every gap ever recorded, oldest first.
     pub fn gaps(&self) -> Result<Vec<GapRecord>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT kind, channel_id, from_at, until_at, after_message_id, detail, created_at
-             FROM coverage_gaps ORDER BY seq",
-        )?;
+        let mut statement = self.connection.prepare_cached(GAPS)?;
         let rows = statement.query_map([], |row| {
             Ok(GapRecord {
                 kind: word(row, 0)?,
@@ -379,7 +412,7 @@ impl Reader<'_> {
     pub fn message_count(&self) -> Result<u64> {
         let count: Option<i64> = self
             .connection
-            .prepare_cached("SELECT max(seq) FROM messages")?
+            .prepare_cached(MESSAGE_COUNT)?
             .query_row([], |row| row.get(0))?;
         Ok(count.map_or(0, |count| count.max(0) as u64))
     }
@@ -398,6 +431,27 @@ fn coverage_from_row(row: &Row<'_>) -> rusqlite::Result<ChannelCoverage> {
     })
 }
 
+const INSERT_GATEWAY_EVENT: &str = "INSERT INTO gateway_events (created_at, kind, session_id,
+         detail)
+     VALUES (:created_at, :kind, :session_id, :detail)";
+
+const INSERT_COVERAGE: &str = "INSERT INTO channel_coverage (created_at, channel_id,
+         started_after, complete_through, fetched, stored, reason)
+     VALUES (:created_at, :channel_id, :started_after, :complete_through, :fetched, :stored,
+         :reason)";
+
+const INSERT_CHANNEL_BEGINNING: &str = "INSERT INTO channel_anchors (created_at, channel_id,
+         after_message_id, source)
+     VALUES (:created_at, :channel_id, :after_message_id, :source)";
+
+const INSERT_DISCORD_CLOCK_READING: &str = "INSERT INTO discord_clock_readings (created_at,
+         discord_at, host_at, host_ahead_ms)
+     VALUES (:created_at, :discord_at, :host_at, :host_ahead_ms)";
+
+const INSERT_GAP: &str = "INSERT INTO coverage_gaps (created_at, kind, channel_id, from_at,
+         until_at, after_message_id, detail)
+     VALUES (:created_at, :kind, :channel_id, :from_at, :until_at, :after_message_id, :detail)";
+
 impl Writer<'_> {
     /// Appends a row to the connection history; returns its arrival instant.
     pub fn record_gateway_event(
@@ -408,16 +462,13 @@ impl Writer<'_> {
     ) -> Result<Instant> {
         let created_at = self.stamp();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO gateway_events (created_at, kind, session_id, detail)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![
-                created_at.to_iso(),
-                kind.as_str(),
-                session_id,
-                detail
-            ])?;
+            .prepare_cached(INSERT_GATEWAY_EVENT)?
+            .execute(named_params! {
+                ":created_at": created_at.to_iso(),
+                ":kind": kind.as_str(),
+                ":session_id": session_id,
+                ":detail": detail,
+            })?;
         Ok(created_at)
     }
 
@@ -425,20 +476,16 @@ impl Writer<'_> {
     pub fn record_coverage(&mut self, coverage: &NewCoverage) -> Result<()> {
         let created_at = self.stamp().to_iso();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO channel_coverage (created_at, channel_id, started_after,
-                     complete_through, fetched, stored, reason)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
-            .execute(params![
-                created_at,
-                coverage.channel_id,
-                to_sql_id(coverage.started_after),
-                to_sql_id(coverage.complete_through),
-                coverage.fetched as i64,
-                coverage.stored as i64,
-                coverage.reason
-            ])?;
+            .prepare_cached(INSERT_COVERAGE)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":channel_id": coverage.channel_id,
+                ":started_after": to_sql_id(coverage.started_after),
+                ":complete_through": to_sql_id(coverage.complete_through),
+                ":fetched": coverage.fetched as i64,
+                ":stored": coverage.stored as i64,
+                ":reason": coverage.reason,
+            })?;
         Ok(())
     }
 
@@ -454,16 +501,13 @@ impl Writer<'_> {
         }
         let created_at = self.stamp().to_iso();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO channel_anchors (created_at, channel_id, after_message_id, source)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![
-                created_at,
-                channel_id,
-                to_sql_id(beginning.after_message_id),
-                beginning.source.as_str()
-            ])?;
+            .prepare_cached(INSERT_CHANNEL_BEGINNING)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":channel_id": channel_id,
+                ":after_message_id": to_sql_id(beginning.after_message_id),
+                ":source": beginning.source.as_str(),
+            })?;
         Ok(beginning)
     }
 
@@ -471,16 +515,13 @@ impl Writer<'_> {
     pub fn record_discord_clock(&mut self, reading: DiscordClockReading) -> Result<()> {
         let created_at = self.stamp().to_iso();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO discord_clock_readings (created_at, discord_at, host_at, host_ahead_ms)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![
-                created_at,
-                reading.discord_at.to_iso(),
-                reading.host_at.to_iso(),
-                reading.host_ahead_ms()
-            ])?;
+            .prepare_cached(INSERT_DISCORD_CLOCK_READING)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":discord_at": reading.discord_at.to_iso(),
+                ":host_at": reading.host_at.to_iso(),
+                ":host_ahead_ms": reading.host_ahead_ms(),
+            })?;
         Ok(())
     }
 
@@ -488,20 +529,16 @@ impl Writer<'_> {
     pub fn record_gap(&mut self, gap: &NewGap) -> Result<()> {
         let created_at = self.stamp().to_iso();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO coverage_gaps (created_at, kind, channel_id, from_at, until_at,
-                     after_message_id, detail)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
-            .execute(params![
-                created_at,
-                gap.kind.as_str(),
-                gap.channel_id,
-                gap.from_at.to_iso(),
-                gap.until_at.to_iso(),
-                gap.after_message_id.map(to_sql_id),
-                gap.detail
-            ])?;
+            .prepare_cached(INSERT_GAP)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":kind": gap.kind.as_str(),
+                ":channel_id": gap.channel_id,
+                ":from_at": gap.from_at.to_iso(),
+                ":until_at": gap.until_at.to_iso(),
+                ":after_message_id": gap.after_message_id.map(to_sql_id),
+                ":detail": gap.detail,
+            })?;
         Ok(())
     }
 }

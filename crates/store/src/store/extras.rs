@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{OptionalExtension, named_params};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -230,25 +230,23 @@ impl MessageExtras {
 impl Reader<'_> {
     /// A message's extras as they are now; the default when it has none.
     pub fn message_extras(&self, message_id: &str) -> Result<MessageExtras> {
+        const CURRENT_EXTRAS: &str = "SELECT extras FROM message_extras
+             WHERE message_id = :message_id ORDER BY seq DESC LIMIT 1";
         let text: Option<String> = self
             .connection
-            .prepare_cached(
-                "SELECT extras FROM message_extras WHERE message_id = ?1
-                 ORDER BY seq DESC LIMIT 1",
-            )?
-            .query_row([message_id], |row| row.get(0))
+            .prepare_cached(CURRENT_EXTRAS)?
+            .query_row(named_params! {":message_id": message_id}, |row| row.get(0))
             .optional()?;
         text.map_or(Ok(MessageExtras::default()), |text| parse_extras(&text))
     }
 
     /// The current extras of each of `ids` (a JSON array) that has any, by message id.
     pub(super) fn extras_of(&self, ids: &str) -> Result<HashMap<String, MessageExtras>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT x.message_id, x.extras
-             FROM json_each(?1) AS j JOIN message_extras AS x ON x.message_id = j.value
-             ORDER BY x.seq",
-        )?;
-        let mut rows = statement.query([ids])?;
+        const EXTRAS_OF_MESSAGES: &str = "SELECT x.message_id, x.extras
+             FROM json_each(:message_ids) AS j JOIN message_extras AS x ON x.message_id = j.value
+             ORDER BY x.seq";
+        let mut statement = self.connection.prepare_cached(EXTRAS_OF_MESSAGES)?;
+        let mut rows = statement.query(named_params! {":message_ids": ids})?;
         let mut found = HashMap::new();
         while let Some(row) = rows.next()? {
             let id: String = row.get(0)?;
@@ -264,17 +262,16 @@ impl Reader<'_> {
     /// For each of `ids` (a JSON array) with votes the gateway delivered: answer id → how many
     /// users' newest vote for it is cast.
     pub(super) fn poll_votes_of(&self, ids: &str) -> Result<HashMap<String, HashMap<u64, u64>>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT v.message_id, v.answer_id, count(*)
-             FROM json_each(?1) AS j
+        const VOTES_CAST_PER_ANSWER: &str = "SELECT v.message_id, v.answer_id, count(*)
+             FROM json_each(:message_ids) AS j
              JOIN poll_vote_events AS v ON v.message_id = j.value
              WHERE v.voted = 1
                AND v.seq = (SELECT max(w.seq) FROM poll_vote_events AS w
                             WHERE w.message_id = v.message_id AND w.user_id = v.user_id
                               AND w.answer_id = v.answer_id)
-             GROUP BY v.message_id, v.answer_id",
-        )?;
-        let mut rows = statement.query([ids])?;
+             GROUP BY v.message_id, v.answer_id";
+        let mut statement = self.connection.prepare_cached(VOTES_CAST_PER_ANSWER)?;
+        let mut rows = statement.query(named_params! {":message_ids": ids})?;
         let mut found: HashMap<String, HashMap<u64, u64>> = HashMap::new();
         while let Some(row) = rows.next()? {
             let id: String = row.get(0)?;
@@ -290,16 +287,20 @@ impl Reader<'_> {
 
     /// Whether a user's vote for an answer is cast now, as far as the gateway told.
     fn poll_vote(&self, message_id: &str, user_id: &str, answer_id: u64) -> Result<Option<bool>> {
+        const NEWEST_VOTE: &str = "SELECT voted FROM poll_vote_events
+             WHERE message_id = :message_id AND user_id = :user_id AND answer_id = :answer_id
+             ORDER BY seq DESC LIMIT 1";
         Ok(self
             .connection
-            .prepare_cached(
-                "SELECT voted FROM poll_vote_events
-                 WHERE message_id = ?1 AND user_id = ?2 AND answer_id = ?3
-                 ORDER BY seq DESC LIMIT 1",
-            )?
-            .query_row(params![message_id, user_id, answer_id as i64], |row| {
-                row.get(0)
-            })
+            .prepare_cached(NEWEST_VOTE)?
+            .query_row(
+                named_params! {
+                    ":message_id": message_id,
+                    ":user_id": user_id,
+                    ":answer_id": answer_id as i64,
+                },
+                |row| row.get(0),
+            )
             .optional()?)
     }
 }
@@ -326,21 +327,20 @@ impl Writer<'_> {
         if now.unwrap_or(false) == vote.voted {
             return Ok(false);
         }
+        const INSERT_POLL_VOTE_EVENT: &str = "INSERT INTO poll_vote_events
+                 (created_at, message_id, channel_id, user_id, answer_id, voted)
+             VALUES (:created_at, :message_id, :channel_id, :user_id, :answer_id, :voted)";
         let created_at = self.stamp().to_iso();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO poll_vote_events
-                     (created_at, message_id, channel_id, user_id, answer_id, voted)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?
-            .execute(params![
-                created_at,
-                vote.message_id,
-                vote.channel_id,
-                vote.user_id,
-                vote.answer_id as i64,
-                vote.voted
-            ])?;
+            .prepare_cached(INSERT_POLL_VOTE_EVENT)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":message_id": vote.message_id,
+                ":channel_id": vote.channel_id,
+                ":user_id": vote.user_id,
+                ":answer_id": vote.answer_id as i64,
+                ":voted": vote.voted,
+            })?;
         Ok(true)
     }
 }
@@ -370,13 +370,18 @@ impl Writer<'_> {
         let json = serde_json::to_string(extras).map_err(|error| {
             Error::internal(format!("Cannot encode a message's extras: {error}"))
         })?;
+        const INSERT_EXTRAS: &str = "INSERT INTO message_extras (created_at, message_id,
+                 channel_id, extras)
+             VALUES (:created_at, :message_id, :channel_id, :extras)";
         let created_at = self.stamp().to_iso();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO message_extras (created_at, message_id, channel_id, extras)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![created_at, message_id, channel_id, json])?;
+            .prepare_cached(INSERT_EXTRAS)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":message_id": message_id,
+                ":channel_id": channel_id,
+                ":extras": json,
+            })?;
         let words = extras.searchable_text();
         if words != current.searchable_text() {
             self.index_text(message_id, &words)?;

@@ -1,8 +1,8 @@
 //! A channel's history in Discord's order (its timestamp, then the id), around an anchor.
 
-use rusqlite::params;
+use rusqlite::named_params;
 
-use super::messages::{MESSAGE_COLUMNS, message_from_row};
+use super::messages::{message_columns, message_from_row};
 use super::{MessageRecord, Reader};
 use crate::error::Result;
 use crate::instant::Instant;
@@ -36,16 +36,48 @@ pub struct HistoryPage {
     pub has_newer: bool,
 }
 
+/// A channel's messages strictly before a position, newest first.
+const OLDER_THAN: &str = concat!(
+    "SELECT ",
+    message_columns!(),
+    " FROM messages
+     WHERE channel_id = :channel_id
+       AND (sent_at < :sent_at OR (sent_at = :sent_at AND message_id < :message_id))
+     ORDER BY sent_at DESC, message_id DESC LIMIT :limit"
+);
+
+/// A channel's messages strictly after a position, oldest first.
+const NEWER_THAN: &str = concat!(
+    "SELECT ",
+    message_columns!(),
+    " FROM messages
+     WHERE channel_id = :channel_id
+       AND (sent_at > :sent_at OR (sent_at = :sent_at AND message_id > :message_id))
+     ORDER BY sent_at, message_id LIMIT :limit"
+);
+
+/// A channel's messages from a position on (the position's own message included), oldest
+/// first.
+const FROM_ON: &str = concat!(
+    "SELECT ",
+    message_columns!(),
+    " FROM messages
+     WHERE channel_id = :channel_id
+       AND (sent_at > :sent_at OR (sent_at = :sent_at AND message_id >= :message_id))
+     ORDER BY sent_at, message_id LIMIT :limit"
+);
+
 impl Reader<'_> {
     fn older(&self, channel_id: &str, at: &Position, limit: usize) -> Result<Vec<MessageRecord>> {
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages
-             WHERE channel_id = ?1 AND (sent_at < ?2 OR (sent_at = ?2 AND message_id < ?3))
-             ORDER BY sent_at DESC, message_id DESC LIMIT ?4"
-        ))?;
+        let mut statement = self.connection.prepare_cached(OLDER_THAN)?;
         let mut rows = statement
             .query_map(
-                params![channel_id, at.sent_at.to_iso(), at.message_id, limit as i64],
+                named_params! {
+                    ":channel_id": channel_id,
+                    ":sent_at": at.sent_at.to_iso(),
+                    ":message_id": at.message_id,
+                    ":limit": limit as i64,
+                },
                 message_from_row,
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -60,15 +92,17 @@ impl Reader<'_> {
         inclusive: bool,
         limit: usize,
     ) -> Result<Vec<MessageRecord>> {
-        let comparison = if inclusive { ">=" } else { ">" };
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages
-             WHERE channel_id = ?1 AND (sent_at > ?2 OR (sent_at = ?2 AND message_id {comparison} ?3))
-             ORDER BY sent_at, message_id LIMIT ?4"
-        ))?;
+        let mut statement =
+            self.connection
+                .prepare_cached(if inclusive { FROM_ON } else { NEWER_THAN })?;
         let rows = statement
             .query_map(
-                params![channel_id, at.sent_at.to_iso(), at.message_id, limit as i64],
+                named_params! {
+                    ":channel_id": channel_id,
+                    ":sent_at": at.sent_at.to_iso(),
+                    ":message_id": at.message_id,
+                    ":limit": limit as i64,
+                },
                 message_from_row,
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;

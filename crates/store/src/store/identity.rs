@@ -1,6 +1,6 @@
 //! Who the bot is and who owns it, as last learned.
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{OptionalExtension, named_params};
 
 use super::{Reader, Writer};
 use crate::error::Result;
@@ -27,22 +27,24 @@ pub struct Identity {
     pub owner_user_id: Option<String>,
 }
 
+const LATEST_IDENTITY: &str = "SELECT bot_user_id, bot_name, owner_user_id FROM identity_events
+     ORDER BY seq DESC LIMIT 1";
+
+const INSERT_IDENTITY_EVENT: &str = "INSERT INTO identity_events (created_at, bot_user_id,
+         bot_name, owner_user_id, origin)
+     VALUES (:created_at, :bot_user_id, :bot_name, :owner_user_id, :origin)";
+
 impl Reader<'_> {
     pub fn identity(&self) -> Result<Identity> {
         Ok(self
             .connection
-            .query_row(
-                "SELECT bot_user_id, bot_name, owner_user_id FROM identity_events
-                 ORDER BY seq DESC LIMIT 1",
-                [],
-                |row| {
-                    Ok(Identity {
-                        bot_user_id: row.get(0)?,
-                        bot_name: row.get(1)?,
-                        owner_user_id: row.get(2)?,
-                    })
-                },
-            )
+            .query_row(LATEST_IDENTITY, [], |row| {
+                Ok(Identity {
+                    bot_user_id: row.get(0)?,
+                    bot_name: row.get(1)?,
+                    owner_user_id: row.get(2)?,
+                })
+            })
             .optional()?
             .unwrap_or_default())
     }
@@ -66,15 +68,14 @@ impl Writer<'_> {
         }
         let created_at = self.stamp().to_iso();
         self.transaction.execute(
-            "INSERT INTO identity_events (created_at, bot_user_id, bot_name, owner_user_id, origin)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
-                created_at,
-                merged.bot_user_id,
-                merged.bot_name,
-                merged.owner_user_id,
-                source.as_str()
-            ],
+            INSERT_IDENTITY_EVENT,
+            named_params! {
+                ":created_at": created_at,
+                ":bot_user_id": merged.bot_user_id,
+                ":bot_name": merged.bot_name,
+                ":owner_user_id": merged.owner_user_id,
+                ":origin": source.as_str(),
+            },
         )?;
         Ok(true)
     }

@@ -2,7 +2,7 @@
 //! the page's own transaction, so a channel's newest row says exactly how far it has come
 //! (see `migrations/0015_history_import.sql`).
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::{Reader, Writer};
 use crate::error::Result;
@@ -45,12 +45,29 @@ impl ImportState {
     }
 }
 
-const IMPORT_STATE: &str = "SELECT i.channel_id, i.window_start, i.reached, i.exhausted,
+/// Every channel's import state, each from its newest step and the sums of all its steps,
+/// before a `WHERE` or `ORDER BY`: a macro, so that statements can `concat!` it.
+macro_rules! import_states {
+    () => {
+        "SELECT i.channel_id, i.window_start, i.reached, i.exhausted,
             t.pages, t.fetched, t.stored, i.created_at
      FROM channel_imports AS i
      JOIN (SELECT channel_id, max(seq) AS seq, count(*) AS pages, sum(fetched) AS fetched,
                   sum(stored) AS stored
-           FROM channel_imports GROUP BY channel_id) AS t ON t.seq = i.seq";
+           FROM channel_imports GROUP BY channel_id) AS t ON t.seq = i.seq"
+    };
+}
+
+const CHANNEL_IMPORT_STATE: &str = concat!(import_states!(), " WHERE i.channel_id = :channel_id");
+
+const IMPORT_STATES_BY_CHANNEL: &str = concat!(
+    import_states!(),
+    " ORDER BY length(i.channel_id), i.channel_id"
+);
+
+const INSERT_IMPORT_STEP: &str = "INSERT INTO channel_imports (created_at, channel_id,
+         window_start, reached, exhausted, fetched, stored)
+     VALUES (:created_at, :channel_id, :window_start, :reached, :exhausted, :fetched, :stored)";
 
 fn import_state_from_row(row: &Row<'_>) -> rusqlite::Result<ImportState> {
     let id = |index: usize| -> rusqlite::Result<u64> {
@@ -76,16 +93,17 @@ impl Reader<'_> {
     pub fn import_state(&self, channel_id: &str) -> Result<Option<ImportState>> {
         Ok(self
             .connection
-            .prepare_cached(&format!("{IMPORT_STATE} WHERE i.channel_id = ?1"))?
-            .query_row([channel_id], import_state_from_row)
+            .prepare_cached(CHANNEL_IMPORT_STATE)?
+            .query_row(
+                named_params! {":channel_id": channel_id},
+                import_state_from_row,
+            )
             .optional()?)
     }
 
     /// Every channel's import, in channel id order.
     pub fn import_states(&self) -> Result<Vec<ImportState>> {
-        let mut statement = self.connection.prepare_cached(&format!(
-            "{IMPORT_STATE} ORDER BY length(i.channel_id), i.channel_id"
-        ))?;
+        let mut statement = self.connection.prepare_cached(IMPORT_STATES_BY_CHANNEL)?;
         let rows = statement.query_map([], import_state_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -97,20 +115,16 @@ impl Writer<'_> {
         let created_at = self.stamp().to_iso();
         let sql_id = |id: u64| i64::try_from(id).unwrap_or(i64::MAX);
         self.transaction
-            .prepare_cached(
-                "INSERT INTO channel_imports (created_at, channel_id, window_start, reached,
-                     exhausted, fetched, stored)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
-            .execute(params![
-                created_at,
-                step.channel_id,
-                sql_id(step.window_start),
-                sql_id(step.reached),
-                step.exhausted,
-                step.fetched as i64,
-                step.stored as i64
-            ])?;
+            .prepare_cached(INSERT_IMPORT_STEP)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":channel_id": step.channel_id,
+                ":window_start": sql_id(step.window_start),
+                ":reached": sql_id(step.reached),
+                ":exhausted": step.exhausted,
+                ":fetched": step.fetched as i64,
+                ":stored": step.stored as i64,
+            })?;
         Ok(())
     }
 }

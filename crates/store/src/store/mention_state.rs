@@ -2,9 +2,9 @@
 //! mentions inbox asks of the history: did the owner or our bot reply to it, react to it, or
 //! write in its channel after it.
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, named_params};
 
-use super::reactions::ReactionEventKind;
+use super::reactions::reaction_added;
 use super::{Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
@@ -36,45 +36,58 @@ fn id_list(ids: &[&str]) -> String {
     serde_json::to_string(ids).unwrap_or_else(|_| "[]".into())
 }
 
+const MENTION_DISMISSAL: &str = "SELECT message_id, note, source, created_at
+     FROM mention_dismissals WHERE message_id = :message_id";
+
+const REPLIED_TO_BY: &str = "SELECT EXISTS (SELECT 1 FROM messages
+     WHERE reply_to_message_id = :message_id
+       AND author_id IN (SELECT value FROM json_each(:authors)))";
+
+/// The kind is in the query's text, not bound: the index by message and user is partial on it
+/// (`migrations/0012_mention_dismissals.sql`).
+const REACTED_TO_BY: &str = concat!(
+    "SELECT EXISTS (SELECT 1 FROM reaction_events
+     WHERE message_id = :message_id AND kind = '",
+    reaction_added!(),
+    "' AND user_id IN (SELECT value FROM json_each(:users)))"
+);
+
+const WROTE_AFTER: &str = "SELECT EXISTS (SELECT 1 FROM messages
+     WHERE channel_id = :channel_id AND sent_at > :sent_at
+       AND author_id IN (SELECT value FROM json_each(:authors)))";
+
+const INSERT_MENTION_DISMISSAL: &str = "INSERT INTO mention_dismissals (created_at, message_id,
+         note, source)
+     VALUES (:created_at, :message_id, :note, :source)";
+
 impl Reader<'_> {
     /// The dismissal of the mention `message_id`, if the owner dismissed it.
     pub fn mention_dismissal(&self, message_id: &str) -> Result<Option<MentionDismissal>> {
         Ok(self
             .connection
-            .prepare_cached(
-                "SELECT message_id, note, source, created_at FROM mention_dismissals
-                 WHERE message_id = ?1",
-            )?
-            .query_row([message_id], dismissal_from_row)
+            .prepare_cached(MENTION_DISMISSAL)?
+            .query_row(
+                named_params! {":message_id": message_id},
+                dismissal_from_row,
+            )
             .optional()?)
     }
 
     /// Whether one of `authors` replied to `message_id` (a Discord reply naming it).
     pub fn replied_to_by(&self, message_id: &str, authors: &[&str]) -> Result<bool> {
-        Ok(self
-            .connection
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM messages
-                                WHERE reply_to_message_id = ?1
-                                  AND author_id IN (SELECT value FROM json_each(?2)))",
-            )?
-            .query_row(params![message_id, id_list(authors)], |row| row.get(0))?)
+        Ok(self.connection.prepare_cached(REPLIED_TO_BY)?.query_row(
+            named_params! {":message_id": message_id, ":authors": id_list(authors)},
+            |row| row.get(0),
+        )?)
     }
 
     /// Whether one of `users` ever added a reaction to `message_id`. An acknowledgement stays
     /// one: taking the reaction back later does not reopen what it answered.
     pub fn reacted_to_by(&self, message_id: &str, users: &[&str]) -> Result<bool> {
-        Ok(self
-            .connection
-            // The kind is in the query's text, not bound: the index by message and user is
-            // partial on it.
-            .prepare_cached(&format!(
-                "SELECT EXISTS (SELECT 1 FROM reaction_events
-                                WHERE message_id = ?1 AND kind = '{add}'
-                                  AND user_id IN (SELECT value FROM json_each(?2)))",
-                add = ReactionEventKind::Add,
-            ))?
-            .query_row(params![message_id, id_list(users)], |row| row.get(0))?)
+        Ok(self.connection.prepare_cached(REACTED_TO_BY)?.query_row(
+            named_params! {":message_id": message_id, ":users": id_list(users)},
+            |row| row.get(0),
+        )?)
     }
 
     /// Whether one of `authors` wrote in `channel_id` after Discord's time `sent_at`.
@@ -84,17 +97,14 @@ impl Reader<'_> {
         authors: &[&str],
         sent_at: Instant,
     ) -> Result<bool> {
-        Ok(self
-            .connection
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM messages
-                                WHERE channel_id = ?1 AND sent_at > ?3
-                                  AND author_id IN (SELECT value FROM json_each(?2)))",
-            )?
-            .query_row(
-                params![channel_id, id_list(authors), sent_at.to_iso()],
-                |row| row.get(0),
-            )?)
+        Ok(self.connection.prepare_cached(WROTE_AFTER)?.query_row(
+            named_params! {
+                ":channel_id": channel_id,
+                ":authors": id_list(authors),
+                ":sent_at": sent_at.to_iso(),
+            },
+            |row| row.get(0),
+        )?)
     }
 }
 
@@ -108,9 +118,13 @@ impl Writer<'_> {
     ) -> Result<MentionDismissal> {
         let created_at = self.stamp();
         self.transaction.execute(
-            "INSERT INTO mention_dismissals (created_at, message_id, note, source)
-             VALUES (?1, ?2, ?3, ?4)",
-            params![created_at.to_iso(), message_id, note, source],
+            INSERT_MENTION_DISMISSAL,
+            named_params! {
+                ":created_at": created_at.to_iso(),
+                ":message_id": message_id,
+                ":note": note,
+                ":source": source,
+            },
         )?;
         Ok(MentionDismissal {
             message_id: message_id.to_string(),

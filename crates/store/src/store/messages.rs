@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::extras::MessageExtras;
 use super::reactions::{ReactionCount, reaction_counts};
@@ -13,13 +13,23 @@ use crate::instant::Instant;
 use crate::vocabulary::word_enum;
 
 word_enum! {
-    /// Whom a mention addresses: `message_mentions.kind`. (The mention readers format the two
-    /// spellings into their SQL's `WHERE` clauses, where the index on `kind` serves them.)
+    /// Whom a mention addresses: `message_mentions.kind`.
     pub(crate) enum MentionKind {
         User = "user",
         Role = "role",
     }
 }
+
+/// The spelling of imported history's origin ([`Origin::Import`]), as a macro so that a
+/// statement can `concat!` it: the news readers' SQL names it as a literal
+/// (`origin <> 'import'`) rather than binding it, so that SQLite can use the arrival indexes,
+/// partial on the same term (`migrations/0015_history_import.sql`).
+macro_rules! imported_origin {
+    () => {
+        "import"
+    };
+}
+pub(crate) use imported_origin;
 
 word_enum! {
     /// Where an event came from; kept on each message row.
@@ -31,17 +41,12 @@ word_enum! {
         /// History from before the store began covering the channel, imported by the daemon
         /// and sent more than a day before that point: history, never news (the news readers
         /// and arrival indexes leave out `origin = 'import'`).
-        Import = "import",
+        Import = imported_origin!(),
         /// Imported history from the last day before the store began covering the channel:
         /// like a backfill, it counts as new when it arrives.
         ImportRecent = "import-recent",
     }
 }
-
-/// Imported history's origin, which the news readers' SQL names as a literal
-/// (`origin <> '{IMPORTED}'`, formatted into the query's text rather than bound) so that SQLite
-/// can use the arrival indexes, partial on the same term (`migrations/0015_history_import.sql`).
-pub(crate) const IMPORTED: Origin = Origin::Import;
 
 /// Messages that arrived in a window, per channel: see [`Reader::arrivals_by_channel`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -153,10 +158,21 @@ impl MessageRecord {
     }
 }
 
-pub(super) const MESSAGE_COLUMNS: &str =
-    "message_id, channel_id, guild_id, author_id, author_name, content,
-     created_at, sent_at, reply_to_message_id, reply_to_author_id, mention_everyone,
-     author_bot, webhook_id, application_id";
+/// The columns [`message_from_row_at`] reads, in its order, each after `prefix` if one is
+/// given (`message_columns!("m.")`): a macro, so that a statement can `concat!` it.
+macro_rules! message_columns {
+    ($($prefix:literal)?) => {
+        concat!(
+            $($prefix,)? "message_id, ", $($prefix,)? "channel_id, ", $($prefix,)? "guild_id, ",
+            $($prefix,)? "author_id, ", $($prefix,)? "author_name, ", $($prefix,)? "content, ",
+            $($prefix,)? "created_at, ", $($prefix,)? "sent_at, ",
+            $($prefix,)? "reply_to_message_id, ", $($prefix,)? "reply_to_author_id, ",
+            $($prefix,)? "mention_everyone, ", $($prefix,)? "author_bot, ",
+            $($prefix,)? "webhook_id, ", $($prefix,)? "application_id"
+        )
+    };
+}
+pub(crate) use message_columns;
 
 pub(super) fn instant_at(row: &Row<'_>, index: usize) -> rusqlite::Result<Instant> {
     // Read in place: no copy of the text unless it is not an instant.
@@ -170,7 +186,7 @@ pub(super) fn message_from_row(row: &Row<'_>) -> rusqlite::Result<MessageRecord>
     message_from_row_at(row, 0)
 }
 
-/// Reads the [`MESSAGE_COLUMNS`] of a row, starting at column `at`.
+/// Reads the [`message_columns!`] of a row, starting at column `at`.
 pub(super) fn message_from_row_at(row: &Row<'_>, at: usize) -> rusqlite::Result<MessageRecord> {
     Ok(MessageRecord {
         message_id: row.get(at)?,
@@ -199,14 +215,18 @@ pub(super) fn message_from_row_at(row: &Row<'_>, at: usize) -> rusqlite::Result<
     })
 }
 
+const MESSAGE_BY_ID: &str = concat!(
+    "SELECT ",
+    message_columns!(),
+    " FROM messages WHERE message_id = :message_id"
+);
+
 impl Reader<'_> {
     pub fn message(&self, message_id: &str) -> Result<Option<MessageRecord>> {
         let found = self
             .connection
-            .prepare_cached(&format!(
-                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE message_id = ?1"
-            ))?
-            .query_row([message_id], message_from_row)
+            .prepare_cached(MESSAGE_BY_ID)?
+            .query_row(named_params! {":message_id": message_id}, message_from_row)
             .optional()?;
         Ok(match found {
             Some(message) => self.hydrate(vec![message])?.pop(),
@@ -217,17 +237,16 @@ impl Reader<'_> {
     /// The stored messages with these ids, hydrated, in one pass: position `i` of the result
     /// is `ids[i]`'s message, or `None` when no such message is stored.
     pub fn messages(&self, ids: &[&str]) -> Result<Vec<Option<MessageRecord>>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT m.message_id, m.channel_id, m.guild_id, m.author_id, m.author_name,
-                    m.content, m.created_at, m.sent_at, m.reply_to_message_id,
-                    m.reply_to_author_id, m.mention_everyone, m.author_bot, m.webhook_id,
-                    m.application_id, c.key
-             FROM json_each(?1) AS c JOIN messages AS m ON m.message_id = c.value",
-        )?;
+        const MESSAGES_BY_IDS: &str = concat!(
+            "SELECT ",
+            message_columns!("m."),
+            ", c.key FROM json_each(:ids) AS c JOIN messages AS m ON m.message_id = c.value"
+        );
+        let mut statement = self.connection.prepare_cached(MESSAGES_BY_IDS)?;
         let json = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
         let mut found = Vec::new();
         let mut positions = Vec::new();
-        let mut rows = statement.query([json])?;
+        let mut rows = statement.query(named_params! {":ids": json})?;
         while let Some(row) = rows.next()? {
             positions.push(row.get::<_, i64>(14)? as usize);
             found.push(message_from_row(row)?);
@@ -249,14 +268,23 @@ impl Reader<'_> {
         since: Instant,
         limit: usize,
     ) -> Result<Vec<MessageRecord>> {
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages
-             WHERE channel_id = ?1 AND created_at >= ?2 AND origin <> '{IMPORTED}'
-             ORDER BY created_at LIMIT ?3"
-        ))?;
+        const CHANNEL_NEWS_SINCE: &str = concat!(
+            "SELECT ",
+            message_columns!(),
+            " FROM messages
+             WHERE channel_id = :channel_id AND created_at >= :since
+               AND origin <> '",
+            imported_origin!(),
+            "' ORDER BY created_at LIMIT :limit"
+        );
+        let mut statement = self.connection.prepare_cached(CHANNEL_NEWS_SINCE)?;
         let rows = statement
             .query_map(
-                params![channel_id, since.to_iso(), limit as i64],
+                named_params! {
+                    ":channel_id": channel_id,
+                    ":since": since.to_iso(),
+                    ":limit": limit as i64,
+                },
                 message_from_row,
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -279,21 +307,26 @@ impl Reader<'_> {
         since: Instant,
         limit: usize,
     ) -> Result<Vec<Vec<MessageRecord>>> {
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT m.message_id, m.channel_id, m.guild_id, m.author_id, m.author_name,
-                    m.content, m.created_at, m.sent_at, m.reply_to_message_id,
-                    m.reply_to_author_id, m.mention_everyone, m.author_bot, m.webhook_id,
-                    m.application_id, c.key
-             FROM json_each(?1) AS c
+        const CHANNELS_NEWS_SINCE: &str = concat!(
+            "SELECT ",
+            message_columns!("m."),
+            ", c.key
+             FROM json_each(:channel_ids) AS c
              JOIN messages AS m ON m.rowid IN (
                  SELECT rowid FROM messages
-                 WHERE channel_id = c.value AND created_at >= ?2 AND origin <> '{IMPORTED}'
-                 ORDER BY created_at LIMIT ?3)"
-        ))?;
+                 WHERE channel_id = c.value AND created_at >= :since AND origin <> '",
+            imported_origin!(),
+            "' ORDER BY created_at LIMIT :limit)"
+        );
+        let mut statement = self.connection.prepare_cached(CHANNELS_NEWS_SINCE)?;
         let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
         let mut all = Vec::new();
         let mut positions = Vec::new();
-        let mut rows = statement.query(params![ids, since.to_iso(), limit as i64])?;
+        let mut rows = statement.query(named_params! {
+            ":channel_ids": ids,
+            ":since": since.to_iso(),
+            ":limit": limit as i64,
+        })?;
         while let Some(row) = rows.next()? {
             positions.push(row.get::<_, i64>(14)? as usize);
             all.push(message_from_row(row)?);
@@ -321,15 +354,26 @@ impl Reader<'_> {
         from: Instant,
         limit: usize,
     ) -> Result<Vec<MessageRecord>> {
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1 AND origin <> '{IMPORTED}'
-               AND channel_id IN (SELECT value FROM json_each(?2))
-             ORDER BY created_at LIMIT ?3"
-        ))?;
+        const NEWS_ARRIVED_FROM: &str = concat!(
+            "SELECT ",
+            message_columns!(),
+            " FROM messages INDEXED BY messages_by_arrival
+             WHERE created_at >= :from AND origin <> '",
+            imported_origin!(),
+            "' AND channel_id IN (SELECT value FROM json_each(:channel_ids))
+             ORDER BY created_at LIMIT :limit"
+        );
+        let mut statement = self.connection.prepare_cached(NEWS_ARRIVED_FROM)?;
         let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
         let rows = statement
-            .query_map(params![from.to_iso(), ids, limit as i64], message_from_row)?
+            .query_map(
+                named_params! {
+                    ":from": from.to_iso(),
+                    ":channel_ids": ids,
+                    ":limit": limit as i64,
+                },
+                message_from_row,
+            )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         self.hydrate(rows)
     }
@@ -343,14 +387,17 @@ impl Reader<'_> {
         from: Instant,
         split: Option<Instant>,
     ) -> Result<ArrivalCounts> {
-        let mut statement = self.connection.prepare_cached(&format!(
+        const NEWS_ARRIVALS_FROM: &str = concat!(
             "SELECT channel_id, created_at FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1 AND origin <> '{IMPORTED}'"
-        ))?;
+             WHERE created_at >= :from AND origin <> '",
+            imported_origin!(),
+            "'"
+        );
+        let mut statement = self.connection.prepare_cached(NEWS_ARRIVALS_FROM)?;
         // Arrival instants are fixed-width ISO text, so their text order is their time order.
         let split = split.map(|at| at.to_iso());
         let mut counts = ArrivalCounts::default();
-        let mut rows = statement.query([from.to_iso()])?;
+        let mut rows = statement.query(named_params! {":from": from.to_iso()})?;
         while let Some(row) = rows.next()? {
             let channel_id = row.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
             count_one(&mut counts.window, channel_id);
@@ -378,29 +425,40 @@ impl Reader<'_> {
         // never the store's size. `IN (… UNION ALL …)` dedupes without ordering the arms: a
         // compound `UNION` is planned as a merge in `message_id` order, and SQLite then walks
         // the whole `messages` unique index for the @everyone arm instead of its partial index.
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages
+        const NEWS_MENTIONING: &str = concat!(
+            "SELECT ",
+            message_columns!(),
+            " FROM messages
              WHERE message_id IN (
                  SELECT message_id FROM message_mentions
-                 WHERE kind = '{user}' AND target_id = ?1 AND created_at >= ?3
+                 WHERE kind = :user_kind AND target_id = :user_id AND created_at >= :since
                  UNION ALL
                  SELECT message_id FROM message_mentions
-                 WHERE kind = '{role}' AND target_id IN (SELECT value FROM json_each(?2))
-                   AND created_at >= ?3
+                 WHERE kind = :role_kind AND target_id IN (SELECT value FROM json_each(:role_ids))
+                   AND created_at >= :since
                  UNION ALL
-                 SELECT message_id FROM messages WHERE mention_everyone = 1 AND created_at >= ?3
+                 SELECT message_id FROM messages
+                 WHERE mention_everyone = 1 AND created_at >= :since
                  UNION ALL
-                 SELECT message_id FROM messages WHERE reply_to_author_id = ?1 AND created_at >= ?3
+                 SELECT message_id FROM messages
+                 WHERE reply_to_author_id = :user_id AND created_at >= :since
              )
-               AND author_id != ?1 AND created_at >= ?3 AND origin <> '{IMPORTED}'
-             ORDER BY created_at LIMIT ?4",
-            user = MentionKind::User,
-            role = MentionKind::Role,
-        ))?;
+               AND author_id != :user_id AND created_at >= :since AND origin <> '",
+            imported_origin!(),
+            "' ORDER BY created_at LIMIT :limit"
+        );
+        let mut statement = self.connection.prepare_cached(NEWS_MENTIONING)?;
         let roles = serde_json::to_string(role_ids).unwrap_or_else(|_| "[]".into());
         let rows = statement
             .query_map(
-                params![user_id, roles, since.to_iso(), limit as i64],
+                named_params! {
+                    ":user_kind": MentionKind::User.as_str(),
+                    ":user_id": user_id,
+                    ":role_kind": MentionKind::Role.as_str(),
+                    ":role_ids": roles,
+                    ":since": since.to_iso(),
+                    ":limit": limit as i64,
+                },
                 message_from_row,
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -410,14 +468,13 @@ impl Reader<'_> {
     /// The name each of `user_ids` last wrote under, for those who wrote anything: what
     /// `<@id>` in a message reads as. One probe of the author index per id.
     pub fn user_names(&self, user_ids: &[&str]) -> Result<HashMap<String, String>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT j.value, (SELECT author_name FROM messages
+        const LAST_AUTHOR_NAMES: &str = "SELECT j.value, (SELECT author_name FROM messages
                               WHERE author_id = j.value ORDER BY created_at DESC LIMIT 1)
-             FROM json_each(?1) AS j",
-        )?;
+             FROM json_each(:user_ids) AS j";
+        let mut statement = self.connection.prepare_cached(LAST_AUTHOR_NAMES)?;
         let ids = serde_json::to_string(user_ids).unwrap_or_else(|_| "[]".into());
         let mut names = HashMap::new();
-        let mut rows = statement.query([ids])?;
+        let mut rows = statement.query(named_params! {":user_ids": ids})?;
         while let Some(row) = rows.next()? {
             if let Some(name) = row.get::<_, Option<String>>(1)? {
                 names.insert(row.get(0)?, name);
@@ -428,17 +485,19 @@ impl Reader<'_> {
 
     /// Who wrote a stored message.
     pub fn author_of(&self, message_id: &str) -> Result<Option<String>> {
+        const AUTHOR_BY_MESSAGE: &str =
+            "SELECT author_id FROM messages WHERE message_id = :message_id";
         Ok(self
             .connection
-            .prepare_cached("SELECT author_id FROM messages WHERE message_id = ?1")?
-            .query_row([message_id], |row| row.get(0))
+            .prepare_cached(AUTHOR_BY_MESSAGE)?
+            .query_row(named_params! {":message_id": message_id}, |row| row.get(0))
             .optional()?)
     }
 
     /// Adds edits, deletion, reactions and mentions to base rows, a few queries per page.
     ///
     /// Each query walks the ids (a JSON array) and probes its table's index once per id. A
-    /// `message_id IN (SELECT value FROM json_each(?1))` would first copy the ids into a
+    /// `message_id IN (SELECT value FROM json_each(:ids))` would first copy the ids into a
     /// temporary B-tree, which cost a catch-up of ~1,500 messages more than the probes did.
     pub(super) fn hydrate(&self, messages: Vec<MessageRecord>) -> Result<Vec<MessageRecord>> {
         if messages.is_empty() {
@@ -464,12 +523,11 @@ impl Reader<'_> {
     }
 
     fn add_edits(&self, page: &mut Hydrating) -> Result<()> {
-        let mut edits = self.connection.prepare_cached(
-            "SELECT e.message_id, e.content, e.edited_at, e.created_at
-             FROM json_each(?1) AS j JOIN message_edits AS e ON e.message_id = j.value
-             ORDER BY e.edited_at, e.seq",
-        )?;
-        let mut rows = edits.query([&page.ids])?;
+        const EDITS_OF_MESSAGES: &str = "SELECT e.message_id, e.content, e.edited_at, e.created_at
+             FROM json_each(:message_ids) AS j JOIN message_edits AS e ON e.message_id = j.value
+             ORDER BY e.edited_at, e.seq";
+        let mut edits = self.connection.prepare_cached(EDITS_OF_MESSAGES)?;
+        let mut rows = edits.query(named_params! {":message_ids": page.ids})?;
         while let Some(row) = rows.next()? {
             if let Some(message) = page.record(&row.get::<_, String>(0)?) {
                 message.edits.push(EditRecord {
@@ -504,11 +562,10 @@ impl Reader<'_> {
     }
 
     fn add_deletions(&self, page: &mut Hydrating) -> Result<()> {
-        let mut deletions = self.connection.prepare_cached(
-            "SELECT d.message_id, d.created_at
-             FROM json_each(?1) AS j JOIN message_deletions AS d ON d.message_id = j.value",
-        )?;
-        let mut rows = deletions.query([&page.ids])?;
+        const DELETIONS_OF_MESSAGES: &str = "SELECT d.message_id, d.created_at
+             FROM json_each(:message_ids) AS j JOIN message_deletions AS d ON d.message_id = j.value";
+        let mut deletions = self.connection.prepare_cached(DELETIONS_OF_MESSAGES)?;
+        let mut rows = deletions.query(named_params! {":message_ids": page.ids})?;
         while let Some(row) = rows.next()? {
             if let Some(message) = page.record(&row.get::<_, String>(0)?) {
                 message.deleted = true;
@@ -519,12 +576,11 @@ impl Reader<'_> {
     }
 
     fn add_mentions(&self, page: &mut Hydrating) -> Result<()> {
-        let mut mentions = self.connection.prepare_cached(
-            "SELECT x.message_id, x.kind, x.target_id
-             FROM json_each(?1) AS j JOIN message_mentions AS x ON x.message_id = j.value
-             ORDER BY x.seq",
-        )?;
-        let mut rows = mentions.query([&page.ids])?;
+        const MENTIONS_OF_MESSAGES: &str = "SELECT x.message_id, x.kind, x.target_id
+             FROM json_each(:message_ids) AS j JOIN message_mentions AS x ON x.message_id = j.value
+             ORDER BY x.seq";
+        let mut mentions = self.connection.prepare_cached(MENTIONS_OF_MESSAGES)?;
+        let mut rows = mentions.query(named_params! {":message_ids": page.ids})?;
         while let Some(row) = rows.next()? {
             let kind: MentionKind = word(row, 1)?;
             if let Some(message) = page.record(&row.get::<_, String>(0)?) {
@@ -577,33 +633,35 @@ impl Writer<'_> {
     /// Returns whether it was new.
     pub fn insert_message(&mut self, message: &NewMessage) -> Result<bool> {
         // One statement, no read first: the unique message id says whether it was known.
+        const INSERT_MESSAGE: &str = "INSERT INTO messages (created_at, message_id, channel_id,
+                 guild_id, author_id, author_name, content, sent_at, reply_to_message_id,
+                 reply_to_author_id, mention_everyone, origin, author_bot, webhook_id,
+                 application_id)
+             VALUES (:created_at, :message_id, :channel_id, :guild_id, :author_id, :author_name,
+                 :content, :sent_at, :reply_to_message_id, :reply_to_author_id, :mention_everyone,
+                 :origin, :author_bot, :webhook_id, :application_id)
+             ON CONFLICT (message_id) DO NOTHING";
         let stamp = self.stamp();
         let inserted = self
             .transaction
-            .prepare_cached(
-                "INSERT INTO messages (created_at, message_id, channel_id, guild_id, author_id,
-                 author_name, content, sent_at, reply_to_message_id, reply_to_author_id,
-                 mention_everyone, origin, author_bot, webhook_id, application_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
-             ON CONFLICT (message_id) DO NOTHING",
-            )?
-            .execute(params![
-                stamp.to_iso(),
-                message.message_id,
-                message.channel_id,
-                message.guild_id,
-                message.author_id,
-                message.author_name,
-                message.content,
-                message.sent_at.to_iso(),
-                message.reply_to_message_id,
-                message.reply_to_author_id,
-                message.mention_everyone,
-                message.origin.as_str(),
-                message.provenance.author_bot,
-                message.provenance.webhook_id,
-                message.provenance.application_id
-            ])?;
+            .prepare_cached(INSERT_MESSAGE)?
+            .execute(named_params! {
+                ":created_at": stamp.to_iso(),
+                ":message_id": message.message_id,
+                ":channel_id": message.channel_id,
+                ":guild_id": message.guild_id,
+                ":author_id": message.author_id,
+                ":author_name": message.author_name,
+                ":content": message.content,
+                ":sent_at": message.sent_at.to_iso(),
+                ":reply_to_message_id": message.reply_to_message_id,
+                ":reply_to_author_id": message.reply_to_author_id,
+                ":mention_everyone": message.mention_everyone,
+                ":origin": message.origin.as_str(),
+                ":author_bot": message.provenance.author_bot,
+                ":webhook_id": message.provenance.webhook_id,
+                ":application_id": message.provenance.application_id,
+            })?;
         if inserted == 0 {
             self.unstamp(stamp);
             return Ok(false);
@@ -619,23 +677,22 @@ impl Writer<'_> {
 
     /// Records an edit once per Discord edit timestamp. Returns whether it was new.
     pub fn insert_edit(&mut self, edit: &NewEdit) -> Result<bool> {
+        const INSERT_EDIT: &str = "INSERT INTO message_edits (created_at, message_id, channel_id,
+                 content, edited_at, imported)
+             VALUES (:created_at, :message_id, :channel_id, :content, :edited_at, :imported)
+             ON CONFLICT (message_id, edited_at) DO NOTHING";
         let stamp = self.stamp();
         let inserted = self
             .transaction
-            .prepare_cached(
-                "INSERT INTO message_edits (created_at, message_id, channel_id, content, edited_at,
-                     imported)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT (message_id, edited_at) DO NOTHING",
-            )?
-            .execute(params![
-                stamp.to_iso(),
-                edit.message_id,
-                edit.channel_id,
-                edit.content,
-                edit.edited_at.to_iso(),
-                edit.imported
-            ])?;
+            .prepare_cached(INSERT_EDIT)?
+            .execute(named_params! {
+                ":created_at": stamp.to_iso(),
+                ":message_id": edit.message_id,
+                ":channel_id": edit.channel_id,
+                ":content": edit.content,
+                ":edited_at": edit.edited_at.to_iso(),
+                ":imported": edit.imported,
+            })?;
         if inserted == 0 {
             self.unstamp(stamp);
             return Ok(false);
@@ -656,15 +713,20 @@ impl Writer<'_> {
         channel_id: &str,
         bulk: bool,
     ) -> Result<bool> {
+        const INSERT_DELETION: &str = "INSERT INTO message_deletions (created_at, message_id,
+                 channel_id, bulk)
+             VALUES (:created_at, :message_id, :channel_id, :bulk)
+             ON CONFLICT (message_id) DO NOTHING";
         let stamp = self.stamp();
-        let inserted = self
-            .transaction
-            .prepare_cached(
-                "INSERT INTO message_deletions (created_at, message_id, channel_id, bulk)
-                 VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (message_id) DO NOTHING",
-            )?
-            .execute(params![stamp.to_iso(), message_id, channel_id, bulk])?;
+        let inserted =
+            self.transaction
+                .prepare_cached(INSERT_DELETION)?
+                .execute(named_params! {
+                    ":created_at": stamp.to_iso(),
+                    ":message_id": message_id,
+                    ":channel_id": channel_id,
+                    ":bulk": bulk,
+                })?;
         if inserted == 0 {
             self.unstamp(stamp);
         }
@@ -677,25 +739,25 @@ impl Writer<'_> {
         user_ids: &[String],
         role_ids: &[String],
     ) -> Result<()> {
+        const INSERT_MENTION: &str = "INSERT INTO message_mentions (created_at, message_id, kind,
+                 target_id)
+             VALUES (:created_at, :message_id, :kind, :target_id)
+             ON CONFLICT (kind, target_id, message_id) DO NOTHING";
         let targets = user_ids
             .iter()
             .map(|id| (MentionKind::User, id))
             .chain(role_ids.iter().map(|id| (MentionKind::Role, id)));
         for (kind, target_id) in targets {
             let stamp = self.stamp();
-            let inserted = self
-                .transaction
-                .prepare_cached(
-                    "INSERT INTO message_mentions (created_at, message_id, kind, target_id)
-                     VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT (kind, target_id, message_id) DO NOTHING",
-                )?
-                .execute(params![
-                    stamp.to_iso(),
-                    message_id,
-                    kind.as_str(),
-                    target_id
-                ])?;
+            let inserted =
+                self.transaction
+                    .prepare_cached(INSERT_MENTION)?
+                    .execute(named_params! {
+                        ":created_at": stamp.to_iso(),
+                        ":message_id": message_id,
+                        ":kind": kind.as_str(),
+                        ":target_id": target_id,
+                    })?;
             if inserted == 0 {
                 self.unstamp(stamp);
             }
@@ -708,7 +770,7 @@ impl Writer<'_> {
 pub(super) mod tests {
     use super::*;
     use crate::store::ReactionChange;
-    use crate::store::testing::{fresh_id, shared_store};
+    use crate::store::testing::{connection, fresh_id, shared_store};
 
     /// A plain message row of `channel_id` by `author_id`.
     pub(crate) fn new_message(channel_id: &str, author_id: &str, content: &str) -> NewMessage {
@@ -728,6 +790,24 @@ pub(super) mod tests {
             origin: Origin::Gateway,
             provenance: Provenance::default(),
         }
+    }
+
+    #[test]
+    fn the_news_readers_name_imported_history_with_the_arrival_indexes_literal() {
+        // The literal the statements compose is the vocabulary's one spelling...
+        assert_eq!(imported_origin!(), Origin::Import.as_str());
+        assert_eq!(imported_origin!(), "import");
+        // ...and the term the arrival index is partial on, which a query must repeat word for
+        // word for SQLite to use the index.
+        let term = concat!("origin <> '", imported_origin!(), "'");
+        let index: String = connection(&shared_store())
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'messages_by_arrival'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert!(index.ends_with(&format!("WHERE {term}")), "{index}");
     }
 
     #[test]

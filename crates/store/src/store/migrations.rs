@@ -111,12 +111,9 @@ pub(super) fn newer_store(path: &Path, version: i64) -> Error {
 
 /// The schema version and `application_id` of the store, as this connection sees them.
 fn version_and_id(connection: &Connection) -> rusqlite::Result<(i64, i64)> {
-    connection.query_row(
-        "SELECT (SELECT user_version FROM pragma_user_version),
-                (SELECT application_id FROM pragma_application_id)",
-        [],
-        |row| Ok((row.get(0)?, row.get(1)?)),
-    )
+    const VERSION_AND_ID: &str = "SELECT (SELECT user_version FROM pragma_user_version),
+            (SELECT application_id FROM pragma_application_id)";
+    connection.query_row(VERSION_AND_ID, [], |row| Ok((row.get(0)?, row.get(1)?)))
 }
 
 /// Brings the store up to date and gives it `application_id` if it has none, in one
@@ -168,8 +165,9 @@ pub(super) fn migrate(connection: &mut Connection, path: &Path, application_id: 
 /// For a store opened read-only: its schema must already be this version's, since it cannot be
 /// brought up to date.
 pub(super) fn check_current(connection: &Connection, path: &Path) -> Result<()> {
+    const USER_VERSION: &str = "PRAGMA user_version";
     let version: i64 = connection
-        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .query_row(USER_VERSION, [], |row| row.get(0))
         .map_err(|_| {
             Error::config(format!(
                 "The store at {} cannot be read: check the file and its folder",

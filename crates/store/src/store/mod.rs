@@ -438,10 +438,9 @@ impl Store {
     fn open_read_only(path: &Path) -> Result<Store> {
         let open_lock = open_lock::OpenLock::shared(path);
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        const READ_SCHEMA: &str = "SELECT count(*) FROM sqlite_master";
         let readable = |connection: &Connection| {
-            connection.query_row("SELECT count(*) FROM sqlite_master", [], |row| {
-                row.get::<_, i64>(0)
-            })
+            connection.query_row(READ_SCHEMA, [], |row| row.get::<_, i64>(0))
         };
         let mut immutable = false;
         let connection = match Connection::open_with_flags(path, flags) {
@@ -479,10 +478,12 @@ impl Store {
     /// takes it from `DISCORD_MANAGER_TEST_STORE_ROOM_PAGES`, a lever for tests of a full disk
     /// (a tiny filesystem is not available to them).
     pub fn limit_growth(&self, pages: u64) -> Result<()> {
+        const PAGE_COUNT: &str = "PRAGMA page_count";
         let connection = self.lock();
-        let now: i64 = connection.query_row("PRAGMA page_count", [], |row| row.get(0))?;
+        let now: i64 = connection.query_row(PAGE_COUNT, [], |row| row.get(0))?;
         let limit = now.saturating_add(i64::try_from(pages).unwrap_or(i64::MAX));
-        connection.query_row(&format!("PRAGMA max_page_count = {limit}"), [], |_| Ok(()))?;
+        // A pragma's value cannot be a parameter: rusqlite writes it into the statement.
+        connection.pragma_update_and_check(None, "max_page_count", limit, |_| Ok(()))?;
         Ok(())
     }
 
@@ -496,9 +497,10 @@ impl Store {
 
     /// Whether `seed` created this store (see [`mark_created_by_seed`](Store::mark_created_by_seed)).
     pub fn created_by_seed(&self) -> Result<bool> {
+        const APPLICATION_ID: &str = "PRAGMA application_id";
         let id: i64 = self
             .lock()
-            .query_row("PRAGMA application_id", [], |row| row.get(0))?;
+            .query_row(APPLICATION_ID, [], |row| row.get(0))?;
         Ok(id == ownership::SEED_APPLICATION_ID)
     }
 
@@ -506,8 +508,9 @@ impl Store {
     /// the first problems it names (`doctor` shows them). It reads every page, with no time
     /// limit.
     pub fn quick_check(&self) -> Result<Vec<String>> {
+        const QUICK_CHECK: &str = "PRAGMA quick_check(10)";
         let connection = self.lock();
-        let mut statement = connection.prepare("PRAGMA quick_check(10)")?;
+        let mut statement = connection.prepare(QUICK_CHECK)?;
         let found: Vec<String> = statement
             .query_map([], |row| row.get(0))?
             .collect::<rusqlite::Result<_>>()?;
@@ -687,11 +690,9 @@ pub struct Reader<'a> {
 impl Reader<'_> {
     /// Whether nothing was ever recorded: the arrival clock has never moved.
     pub fn is_empty(&self) -> Result<bool> {
-        let last: i64 =
-            self.connection
-                .query_row("SELECT last_micros FROM clock WHERE id = 1", [], |row| {
-                    row.get(0)
-                })?;
+        let last: i64 = self
+            .connection
+            .query_row(clock::LAST_HANDED_OUT, [], |row| row.get(0))?;
         Ok(last == 0)
     }
 }

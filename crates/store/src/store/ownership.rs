@@ -115,17 +115,18 @@ fn look_inside(path: &Path, wal_mode: bool) -> Result<Found> {
             path.display()
         ))
     };
+    /// The file's stamp, schema version, how many objects it holds, and whether three tables
+    /// only this program makes are among them.
+    const WHOSE_FILE: &str = "SELECT (SELECT application_id FROM pragma_application_id),
+            (SELECT user_version FROM pragma_user_version),
+            (SELECT count(*) FROM sqlite_master),
+            (SELECT count(*) FROM sqlite_master WHERE type = 'table'
+               AND name IN ('clock', 'identity_events', 'messages')) = 3";
     let connection = connection.map_err(unreadable)?;
     let (id, version, objects, ours): (i64, i64, i64, bool) = connection
-        .query_row(
-            "SELECT (SELECT application_id FROM pragma_application_id),
-                    (SELECT user_version FROM pragma_user_version),
-                    (SELECT count(*) FROM sqlite_master),
-                    (SELECT count(*) FROM sqlite_master WHERE type = 'table'
-                       AND name IN ('clock', 'identity_events', 'messages')) = 3",
-            [],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-        )
+        .query_row(WHOSE_FILE, [], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })
         .map_err(unreadable)?;
     match id {
         STORE_APPLICATION_ID | SEED_APPLICATION_ID => Ok(Found::Store),

@@ -2,17 +2,28 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, named_params};
 
 use super::words::word;
 use super::{Reader, Writer};
 use crate::error::Result;
 use crate::vocabulary::word_enum;
 
+/// The spelling of an added reaction ([`ReactionEventKind::Add`]), as a macro so that a
+/// statement can `concat!` it: a partial index is on `kind = 'add'`
+/// (`migrations/0012_mention_dismissals.sql`), and SQLite uses it only for a query that names
+/// the same literal.
+macro_rules! reaction_added {
+    () => {
+        "add"
+    };
+}
+pub(crate) use reaction_added;
+
 word_enum! {
     /// What a reaction event did: `reaction_events.kind`.
     pub(crate) enum ReactionEventKind {
-        Add = "add",
+        Add = reaction_added!(),
         Remove = "remove",
         Clear = "clear",
         ClearEmoji = "clear_emoji",
@@ -98,12 +109,11 @@ pub(super) fn reaction_counts(
     connection: &Connection,
     ids: &str,
 ) -> Result<HashMap<String, Vec<ReactionCount>>> {
-    let mut statement = connection.prepare_cached(
-        "SELECT r.message_id, r.kind, r.user_id, r.emoji
-         FROM json_each(?1) AS j JOIN reaction_events AS r ON r.message_id = j.value
-         ORDER BY r.seq",
-    )?;
-    let mut rows = statement.query([ids])?;
+    const REACTIONS_OF_MESSAGES: &str = "SELECT r.message_id, r.kind, r.user_id, r.emoji
+         FROM json_each(:message_ids) AS j JOIN reaction_events AS r ON r.message_id = j.value
+         ORDER BY r.seq";
+    let mut statement = connection.prepare_cached(REACTIONS_OF_MESSAGES)?;
+    let mut rows = statement.query(named_params! {":message_ids": ids})?;
     let mut reactors: HashMap<String, Reactors> = HashMap::new();
     while let Some(row) = rows.next()? {
         let message_id: String = row.get(0)?;
@@ -121,10 +131,10 @@ pub(super) fn reaction_counts(
 }
 
 fn reactors_of(connection: &Connection, message_id: &str) -> Result<Reactors> {
-    let mut statement = connection.prepare_cached(
-        "SELECT kind, user_id, emoji FROM reaction_events WHERE message_id = ?1 ORDER BY seq",
-    )?;
-    let mut rows = statement.query([message_id])?;
+    const REACTIONS_OF_MESSAGE: &str = "SELECT kind, user_id, emoji FROM reaction_events
+         WHERE message_id = :message_id ORDER BY seq";
+    let mut statement = connection.prepare_cached(REACTIONS_OF_MESSAGE)?;
+    let mut rows = statement.query(named_params! {":message_id": message_id})?;
     let mut reactors = Reactors::new();
     while let Some(row) = rows.next()? {
         apply(&mut reactors, word(row, 0)?, row.get(1)?, row.get(2)?);
@@ -194,20 +204,43 @@ impl Writer<'_> {
         if before == after {
             return Ok(false);
         }
+        const INSERT_REACTION_EVENT: &str = "INSERT INTO reaction_events (created_at, message_id,
+                 channel_id, kind, user_id, emoji)
+             VALUES (:created_at, :message_id, :channel_id, :kind, :user_id, :emoji)";
         let created_at = self.stamp().to_iso();
         self.transaction
-            .prepare_cached(
-                "INSERT INTO reaction_events (created_at, message_id, channel_id, kind, user_id, emoji)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?
-            .execute(params![
-                created_at,
-                message_id,
-                channel_id,
-                kind.as_str(),
-                user_id,
-                emoji
-            ])?;
+            .prepare_cached(INSERT_REACTION_EVENT)?
+            .execute(named_params! {
+                ":created_at": created_at,
+                ":message_id": message_id,
+                ":channel_id": channel_id,
+                ":kind": kind.as_str(),
+                ":user_id": user_id,
+                ":emoji": emoji,
+            })?;
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testing::{connection, shared_store};
+
+    #[test]
+    fn an_added_reaction_is_named_with_the_partial_index_literal() {
+        // The literal `reacted_to_by` composes is the vocabulary's one spelling...
+        assert_eq!(reaction_added!(), ReactionEventKind::Add.as_str());
+        assert_eq!(reaction_added!(), "add");
+        // ...and the term the index by message and user is partial on.
+        let term = concat!("kind = '", reaction_added!(), "'");
+        let index: String = connection(&shared_store())
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'reaction_events_by_message_user'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert!(index.ends_with(&format!("WHERE {term}")), "{index}");
     }
 }

@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
-use rusqlite::params;
+use rusqlite::named_params;
 
-use super::messages::{IMPORTED, MESSAGE_COLUMNS, message_from_row};
+use super::messages::{imported_origin, message_columns, message_from_row};
 use super::{MessageRecord, Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
@@ -13,10 +13,9 @@ use crate::instant::Instant;
 impl Reader<'_> {
     /// Every channel's read marker: the instant its newest marker reads through.
     pub fn read_markers(&self) -> Result<HashMap<String, Instant>> {
-        let mut statement = self.connection.prepare_cached(
-            "SELECT channel_id, read_through FROM read_markers
-             WHERE seq IN (SELECT max(seq) FROM read_markers GROUP BY channel_id)",
-        )?;
+        const NEWEST_READ_MARKERS: &str = "SELECT channel_id, read_through FROM read_markers
+             WHERE seq IN (SELECT max(seq) FROM read_markers GROUP BY channel_id)";
+        let mut statement = self.connection.prepare_cached(NEWEST_READ_MARKERS)?;
         let mut markers = HashMap::new();
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {
@@ -43,15 +42,23 @@ impl Reader<'_> {
             .collect();
         let starts = serde_json::Value::Object(starts).to_string();
         // Channel ids are digits, so the JSON path quotes them as object keys.
-        let mut statement = self.connection.prepare_cached(&format!(
-            "SELECT {MESSAGE_COLUMNS} FROM messages INDEXED BY messages_by_arrival
-             WHERE created_at >= ?1 AND origin <> '{IMPORTED}'
-               AND created_at >= json_extract(?2, '$.\"' || channel_id || '\"')
-             ORDER BY created_at LIMIT ?3"
-        ))?;
+        const NEWS_ARRIVED_FROM_STARTS: &str = concat!(
+            "SELECT ",
+            message_columns!(),
+            " FROM messages INDEXED BY messages_by_arrival
+             WHERE created_at >= :from AND origin <> '",
+            imported_origin!(),
+            "' AND created_at >= json_extract(:starts, '$.\"' || channel_id || '\"')
+             ORDER BY created_at LIMIT :limit"
+        );
+        let mut statement = self.connection.prepare_cached(NEWS_ARRIVED_FROM_STARTS)?;
         let rows = statement
             .query_map(
-                params![from.to_iso(), starts, limit as i64],
+                named_params! {
+                    ":from": from.to_iso(),
+                    ":starts": starts,
+                    ":limit": limit as i64,
+                },
                 message_from_row,
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -67,11 +74,18 @@ impl Writer<'_> {
         through: Instant,
         source: &str,
     ) -> Result<Instant> {
+        const INSERT_READ_MARKER: &str = "INSERT INTO read_markers (created_at, channel_id,
+                 read_through, source)
+             VALUES (:created_at, :channel_id, :read_through, :source)";
         let created_at = self.stamp();
         self.transaction.execute(
-            "INSERT INTO read_markers (created_at, channel_id, read_through, source)
-             VALUES (?1, ?2, ?3, ?4)",
-            params![created_at.to_iso(), channel_id, through.to_iso(), source],
+            INSERT_READ_MARKER,
+            named_params! {
+                ":created_at": created_at.to_iso(),
+                ":channel_id": channel_id,
+                ":read_through": through.to_iso(),
+                ":source": source,
+            },
         )?;
         Ok(created_at)
     }

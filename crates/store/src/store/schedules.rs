@@ -1,7 +1,7 @@
 //! Scheduled messages: the schedule as the owner added it, and its events (attempts, retries,
 //! the outcome, a cancellation). The status is derived from the events, never stored.
 
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::messages::instant_at;
 use super::words::word;
@@ -49,15 +49,15 @@ impl ScheduleEventKind {
         )
     }
 
-    /// The final kinds as an SQL list, `'sent', 'failed', 'cancelled'`: what a schedule that is
-    /// still pending has none of.
-    fn final_kinds_sql() -> String {
-        let finals: Vec<String> = ScheduleEventKind::ALL
+    /// The final kinds as a JSON array, `["sent","failed","cancelled"]`, bound as
+    /// `:final_kinds`: what a schedule that is still pending has none of.
+    fn final_kinds_json() -> String {
+        let finals: Vec<&str> = ScheduleEventKind::ALL
             .iter()
             .filter(|kind| kind.is_final())
-            .map(|kind| format!("'{kind}'"))
+            .map(|kind| kind.as_str())
             .collect();
-        finals.join(", ")
+        serde_json::to_string(&finals).unwrap_or_else(|_| "[]".into())
     }
 }
 
@@ -114,8 +114,54 @@ impl ScheduleRecord {
     }
 }
 
-const SCHEDULE_COLUMNS: &str =
-    "schedule_id, created_at, channel_id, content, reply_to_message_id, send_at, nonce, source";
+/// The columns [`schedule_from_row`] reads, in its order: a macro, so that statements can
+/// `concat!` it.
+macro_rules! schedule_columns {
+    () => {
+        "schedule_id, created_at, channel_id, content, reply_to_message_id, send_at, nonce, source"
+    };
+}
+
+const SCHEDULE_BY_ID: &str = concat!(
+    "SELECT ",
+    schedule_columns!(),
+    " FROM schedules WHERE schedule_id = :schedule_id"
+);
+
+const SCHEDULES_BY_SEND_TIME: &str = concat!(
+    "SELECT ",
+    schedule_columns!(),
+    " FROM schedules ORDER BY send_at, schedule_id"
+);
+
+const DUE_SCHEDULES: &str = concat!(
+    "SELECT ",
+    schedule_columns!(),
+    " FROM schedules AS s
+     WHERE send_at <= :now
+       AND NOT EXISTS (SELECT 1 FROM schedule_events AS e
+                       WHERE e.schedule_id = s.schedule_id
+                         AND e.kind IN (SELECT value FROM json_each(:final_kinds)))
+     ORDER BY send_at, schedule_id"
+);
+
+const NEXT_SEND_AT: &str = "SELECT min(send_at) FROM schedules AS s
+     WHERE NOT EXISTS (SELECT 1 FROM schedule_events AS e
+                       WHERE e.schedule_id = s.schedule_id
+                         AND e.kind IN (SELECT value FROM json_each(:final_kinds)))";
+
+const EVENTS_OF_SCHEDULES: &str = "SELECT schedule_id, kind, created_at, attempt, nonce,
+         message_id, reason, source
+     FROM schedule_events WHERE schedule_id IN (SELECT value FROM json_each(:schedule_ids))
+     ORDER BY seq";
+
+const INSERT_SCHEDULE: &str = "INSERT INTO schedules (created_at, channel_id, content,
+         reply_to_message_id, send_at, nonce, source)
+     VALUES (:created_at, :channel_id, :content, :reply_to_message_id, :send_at, :nonce, :source)";
+
+const INSERT_SCHEDULE_EVENT: &str = "INSERT INTO schedule_events (created_at, schedule_id, kind,
+         attempt, nonce, message_id, reason, source)
+     VALUES (:created_at, :schedule_id, :kind, :attempt, :nonce, :message_id, :reason, :source)";
 
 fn schedule_from_row(row: &Row<'_>) -> rusqlite::Result<ScheduleRecord> {
     Ok(ScheduleRecord {
@@ -151,10 +197,11 @@ impl Reader<'_> {
     pub fn schedule(&self, schedule_id: i64) -> Result<Option<ScheduleRecord>> {
         let found = self
             .connection
-            .prepare_cached(&format!(
-                "SELECT {SCHEDULE_COLUMNS} FROM schedules WHERE schedule_id = ?1"
-            ))?
-            .query_row([schedule_id], schedule_from_row)
+            .prepare_cached(SCHEDULE_BY_ID)?
+            .query_row(
+                named_params! {":schedule_id": schedule_id},
+                schedule_from_row,
+            )
             .optional()?;
         Ok(match found {
             Some(schedule) => self.with_events(vec![schedule])?.pop(),
@@ -166,9 +213,7 @@ impl Reader<'_> {
     pub fn schedules(&self) -> Result<Vec<ScheduleRecord>> {
         let rows = self
             .connection
-            .prepare_cached(&format!(
-                "SELECT {SCHEDULE_COLUMNS} FROM schedules ORDER BY send_at, schedule_id"
-            ))?
+            .prepare_cached(SCHEDULES_BY_SEND_TIME)?
             .query_map([], schedule_from_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         self.with_events(rows)
@@ -178,32 +223,24 @@ impl Reader<'_> {
     pub fn due_schedules(&self, now: Instant) -> Result<Vec<ScheduleRecord>> {
         let rows = self
             .connection
-            .prepare_cached(&format!(
-                "SELECT {SCHEDULE_COLUMNS} FROM schedules AS s
-                 WHERE send_at <= ?1
-                   AND NOT EXISTS (SELECT 1 FROM schedule_events AS e
-                                   WHERE e.schedule_id = s.schedule_id
-                                     AND e.kind IN ({finals}))
-                 ORDER BY send_at, schedule_id",
-                finals = ScheduleEventKind::final_kinds_sql(),
-            ))?
-            .query_map([now.to_iso()], schedule_from_row)?
+            .prepare_cached(DUE_SCHEDULES)?
+            .query_map(
+                named_params! {
+                    ":now": now.to_iso(),
+                    ":final_kinds": ScheduleEventKind::final_kinds_json(),
+                },
+                schedule_from_row,
+            )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         self.with_events(rows)
     }
 
     /// The earliest `send_at` of the schedules without a final event.
     pub fn next_send_at(&self) -> Result<Option<Instant>> {
-        let next: Option<String> = self
-            .connection
-            .prepare_cached(&format!(
-                "SELECT min(send_at) FROM schedules AS s
-                 WHERE NOT EXISTS (SELECT 1 FROM schedule_events AS e
-                                   WHERE e.schedule_id = s.schedule_id
-                                     AND e.kind IN ({finals}))",
-                finals = ScheduleEventKind::final_kinds_sql(),
-            ))?
-            .query_row([], |row| row.get(0))?;
+        let next: Option<String> = self.connection.prepare_cached(NEXT_SEND_AT)?.query_row(
+            named_params! {":final_kinds": ScheduleEventKind::final_kinds_json()},
+            |row| row.get(0),
+        )?;
         Ok(next.as_deref().and_then(Instant::parse))
     }
 
@@ -213,13 +250,9 @@ impl Reader<'_> {
         }
         let ids: Vec<i64> = schedules.iter().map(|s| s.schedule_id).collect();
         let ids = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
-        let mut statement = self.connection.prepare_cached(
-            "SELECT schedule_id, kind, created_at, attempt, nonce, message_id, reason, source
-             FROM schedule_events WHERE schedule_id IN (SELECT value FROM json_each(?1))
-             ORDER BY seq",
-        )?;
+        let mut statement = self.connection.prepare_cached(EVENTS_OF_SCHEDULES)?;
         let events = statement
-            .query_map([&ids], event_from_row)?
+            .query_map(named_params! {":schedule_ids": ids}, event_from_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         for (schedule_id, event) in events {
             if let Some(schedule) = schedules.iter_mut().find(|s| s.schedule_id == schedule_id) {
@@ -235,17 +268,16 @@ impl Writer<'_> {
     pub fn insert_schedule(&mut self, schedule: &NewSchedule) -> Result<ScheduleRecord> {
         let created_at = self.stamp();
         self.transaction.execute(
-            "INSERT INTO schedules (created_at, channel_id, content, reply_to_message_id, send_at, nonce, source)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
-                created_at.to_iso(),
-                schedule.channel_id,
-                schedule.content,
-                schedule.reply_to_message_id,
-                schedule.send_at.to_iso(),
-                schedule.nonce,
-                schedule.source
-            ],
+            INSERT_SCHEDULE,
+            named_params! {
+                ":created_at": created_at.to_iso(),
+                ":channel_id": schedule.channel_id,
+                ":content": schedule.content,
+                ":reply_to_message_id": schedule.reply_to_message_id,
+                ":send_at": schedule.send_at.to_iso(),
+                ":nonce": schedule.nonce,
+                ":source": schedule.source,
+            },
         )?;
         Ok(ScheduleRecord {
             schedule_id: self.transaction.last_insert_rowid(),
@@ -268,18 +300,17 @@ impl Writer<'_> {
     ) -> Result<ScheduleEvent> {
         let created_at = self.stamp();
         self.transaction.execute(
-            "INSERT INTO schedule_events (created_at, schedule_id, kind, attempt, nonce, message_id, reason, source)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            params![
-                created_at.to_iso(),
-                schedule_id,
-                event.kind.as_str(),
-                event.attempt,
-                event.nonce,
-                event.message_id,
-                event.reason,
-                event.source
-            ],
+            INSERT_SCHEDULE_EVENT,
+            named_params! {
+                ":created_at": created_at.to_iso(),
+                ":schedule_id": schedule_id,
+                ":kind": event.kind.as_str(),
+                ":attempt": event.attempt,
+                ":nonce": event.nonce,
+                ":message_id": event.message_id,
+                ":reason": event.reason,
+                ":source": event.source,
+            },
         )?;
         Ok(ScheduleEvent {
             kind: event.kind,

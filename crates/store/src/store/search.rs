@@ -1,10 +1,10 @@
 //! Full-text search (SQLite FTS5) over every version of every message's content and the words
 //! of its attachments, embeds, stickers, poll and forwards; and the filters beside the query.
 
-use rusqlite::params;
+use rusqlite::named_params;
 use rusqlite::types::Value;
 
-use super::messages::{MESSAGE_COLUMNS, MentionKind, message_from_row_at};
+use super::messages::{MentionKind, message_columns, message_from_row_at};
 use super::{MessageRecord, Reader, Writer};
 use crate::error::Result;
 use crate::instant::Instant;
@@ -63,29 +63,43 @@ impl Author {
     /// names as `:author_owner` and `:author_bot` (an unknown id binds NULL, which no author
     /// id equals).
     fn add_to(&self, conditions: &mut Conditions) {
-        // Neither a webhook's, nor the owner's, nor this bot's.
-        const OTHER: &str = "m.webhook_id IS NULL AND m.author_id IS NOT :author_owner \
-                             AND m.author_id IS NOT :author_bot";
+        /// Neither a webhook's, nor the owner's, nor this bot's.
+        macro_rules! other_author {
+            () => {
+                "m.webhook_id IS NULL AND m.author_id IS NOT :author_owner \
+                 AND m.author_id IS NOT :author_bot"
+            };
+        }
+        const BY_WEBHOOK: &str = "m.webhook_id IS NOT NULL";
+        const BY_OWNER: &str = "(m.webhook_id IS NULL AND m.author_id = :author_owner)";
+        const BY_THIS_BOT: &str = "(m.webhook_id IS NULL AND m.author_id IS NOT :author_owner \
+                                   AND m.author_id = :author_bot)";
+        const BY_OTHER_BOT: &str = concat!(
+            "(",
+            other_author!(),
+            " AND (m.author_bot = 1 OR m.application_id IS NOT NULL))"
+        );
+        const BY_PERSON: &str = concat!(
+            "(",
+            other_author!(),
+            " AND coalesce(m.author_bot, 0) = 0 AND m.application_id IS NULL)"
+        );
         let id = |id: &Option<String>| Value::from(id.clone());
         match self {
-            Author::Webhook => conditions.and("m.webhook_id IS NOT NULL", []),
-            Author::Owner { owner_id } => conditions.and(
-                "(m.webhook_id IS NULL AND m.author_id = :author_owner)",
-                [(":author_owner", id(owner_id))],
-            ),
+            Author::Webhook => conditions.and(BY_WEBHOOK, []),
+            Author::Owner { owner_id } => {
+                conditions.and(BY_OWNER, [(":author_owner", id(owner_id))])
+            }
             Author::ThisBot { owner_id, bot_id } => conditions.and(
-                "(m.webhook_id IS NULL AND m.author_id IS NOT :author_owner \
-                  AND m.author_id = :author_bot)",
+                BY_THIS_BOT,
                 [(":author_owner", id(owner_id)), (":author_bot", id(bot_id))],
             ),
             Author::Bot { owner_id, bot_id } => conditions.and(
-                &format!("({OTHER} AND (m.author_bot = 1 OR m.application_id IS NOT NULL))"),
+                BY_OTHER_BOT,
                 [(":author_owner", id(owner_id)), (":author_bot", id(bot_id))],
             ),
             Author::Person { owner_id, bot_id } => conditions.and(
-                &format!(
-                    "({OTHER} AND coalesce(m.author_bot, 0) = 0 AND m.application_id IS NULL)"
-                ),
+                BY_PERSON,
                 [(":author_owner", id(owner_id)), (":author_bot", id(bot_id))],
             ),
         }
@@ -112,51 +126,55 @@ pub struct OwnerMentions {
     pub role_ids: Vec<String>,
 }
 
-/// The newest extras row of the message in scope (`m`), for the filters that read it.
-const CURRENT_EXTRAS: &str = "(SELECT x.extras FROM message_extras AS x
-                                WHERE x.message_id = m.message_id ORDER BY x.seq DESC LIMIT 1)";
+/// The newest extras row of the message in scope (`m`), for the filters that read it: a macro,
+/// so that the search statement can `concat!` it.
+macro_rules! current_extras {
+    () => {
+        "(SELECT x.extras FROM message_extras AS x
+          WHERE x.message_id = m.message_id ORDER BY x.seq DESC LIMIT 1)"
+    };
+}
 
 impl Has {
     /// The SQL condition on a message `m` whose current extras are `extras`.
-    fn condition(self) -> String {
+    fn condition(self) -> &'static str {
         match self {
-            Has::Attachment => "json_array_length(extras, '$.attachments') > 0".to_string(),
+            Has::Attachment => "json_array_length(extras, '$.attachments') > 0",
             Has::Image => "(EXISTS (SELECT 1 FROM json_each(extras, '$.attachments') AS a
                                     WHERE json_extract(a.value, '$.contentType') LIKE 'image/%')
                             OR EXISTS (SELECT 1 FROM json_each(extras, '$.embeds') AS e
                                        WHERE json_extract(e.value, '$.image') IS NOT NULL
-                                          OR json_extract(e.value, '$.type') IN ('image', 'gifv')))"
-                .to_string(),
-            Has::Embed => "json_array_length(extras, '$.embeds') > 0".to_string(),
+                                          OR json_extract(e.value, '$.type') IN ('image', 'gifv')))",
+            Has::Embed => "json_array_length(extras, '$.embeds') > 0",
             Has::Link => "(m.content LIKE '%http://%' OR m.content LIKE '%https://%'
                            OR EXISTS (SELECT 1 FROM message_edits AS ed
                                       WHERE ed.message_id = m.message_id
                                         AND (ed.content LIKE '%http://%' OR ed.content LIKE '%https://%'))
                            OR EXISTS (SELECT 1 FROM json_each(extras, '$.embeds') AS e
-                                      WHERE json_extract(e.value, '$.url') IS NOT NULL))"
-                .to_string(),
-            Has::Poll => "json_extract(extras, '$.poll') IS NOT NULL".to_string(),
+                                      WHERE json_extract(e.value, '$.url') IS NOT NULL))",
+            Has::Poll => "json_extract(extras, '$.poll') IS NOT NULL",
         }
     }
 }
 
 /// Whether message `m` mentions the owner (`:owner` the user id, `:owner_roles` a JSON array
-/// of their role ids), the way `Message::mentions_owner` says it: directly, by a role, with
-/// @everyone, or by replying to the owner; never their own message.
-fn mentions_owner() -> String {
-    format!(
+/// of their role ids, `:user_kind` and `:role_kind` the two kinds of mention), the way
+/// `Message::mentions_owner` says it: directly, by a role, with @everyone, or by replying to
+/// the owner; never their own message.
+macro_rules! mentions_owner {
+    () => {
         "(m.author_id <> :owner AND (
         m.mention_everyone = 1 OR coalesce(m.reply_to_author_id = :owner, 0)
         OR EXISTS (SELECT 1 FROM message_mentions AS mm
-                   WHERE mm.message_id = m.message_id AND mm.kind = '{user}'
+                   WHERE mm.message_id = m.message_id AND mm.kind = :user_kind
                      AND mm.target_id = :owner)
         OR EXISTS (SELECT 1 FROM message_mentions AS mm
-                   WHERE mm.message_id = m.message_id AND mm.kind = '{role}'
-                     AND mm.target_id IN (SELECT value FROM json_each(:owner_roles)))))",
-        user = MentionKind::User,
-        role = MentionKind::Role,
-    )
+                   WHERE mm.message_id = m.message_id AND mm.kind = :role_kind
+                     AND mm.target_id IN (SELECT value FROM json_each(:owner_roles)))))"
+    };
 }
+const MENTIONS_OWNER: &str = mentions_owner!();
+const DOES_NOT_MENTION_OWNER: &str = concat!("NOT ", mentions_owner!());
 
 /// A message that matched, with the best-matching version's snippet.
 #[derive(Debug, Clone)]
@@ -174,9 +192,11 @@ impl Writer<'_> {
         if content.is_empty() {
             return Ok(());
         }
+        const INDEX_TEXT: &str =
+            "INSERT INTO message_text (content, message_id) VALUES (:content, :message_id)";
         self.transaction
-            .prepare_cached("INSERT INTO message_text (content, message_id) VALUES (?1, ?2)")?
-            .execute(params![content, message_id])?;
+            .prepare_cached(INDEX_TEXT)?
+            .execute(named_params! {":content": content, ":message_id": message_id})?;
         Ok(())
     }
 }
@@ -195,20 +215,32 @@ impl Reader<'_> {
         conditions.bind(":rows", Value::Integer((limit * 4) as i64));
         // A message can match on several versions: read a few more rows than asked and keep
         // each message's best one. The filters on extras read the message's current row.
-        let sql = format!(
-            "SELECT snippet, rank, {MESSAGE_COLUMNS} FROM (
-                 SELECT hits.snippet, hits.rank, m.*, {CURRENT_EXTRAS} AS extras
+        const SEARCH_UP_TO_CONDITIONS: &str = concat!(
+            "SELECT snippet, rank, ",
+            message_columns!(),
+            " FROM (
+                 SELECT hits.snippet, hits.rank, m.*, ",
+            current_extras!(),
+            " AS extras
                  FROM (SELECT message_id,
                               snippet(message_text, 0, '[', ']', '…', 16) AS snippet,
                               bm25(message_text) AS rank
                        FROM message_text WHERE message_text MATCH :query) AS hits
                  JOIN messages AS m USING (message_id)
-                 WHERE {conditions}
+                 WHERE "
+        );
+        const SEARCH_AFTER_CONDITIONS: &str = "
              )
              ORDER BY rank, created_at
-             LIMIT :rows",
-            conditions = conditions.sql,
-        );
+             LIMIT :rows";
+        // Composed: the conditions are the filter's, so the statement's shape varies with it
+        // (one cached statement per shape); each piece is a constant.
+        let sql = [
+            SEARCH_UP_TO_CONDITIONS,
+            conditions.sql.as_str(),
+            SEARCH_AFTER_CONDITIONS,
+        ]
+        .concat();
         let mut statement = self.connection.prepare_cached(&sql)?;
         let rows = statement.query_map(conditions.values().as_slice(), |row| {
             let snippet: String = row.get(0)?;
@@ -282,7 +314,7 @@ impl SearchFilter {
             );
         }
         if let Some(has) = self.has {
-            conditions.and(&has.condition(), []);
+            conditions.and(has.condition(), []);
         }
         match self.pinned {
             Some(true) => conditions.and("coalesce(json_extract(extras, '$.pinned'), 0) = 1", []),
@@ -292,15 +324,17 @@ impl SearchFilter {
         if let Some((mentions, owner)) = &self.mentions_owner {
             let roles = serde_json::to_string(&owner.role_ids).unwrap_or_else(|_| "[]".into());
             let condition = if *mentions {
-                mentions_owner()
+                MENTIONS_OWNER
             } else {
-                format!("NOT {}", mentions_owner())
+                DOES_NOT_MENTION_OWNER
             };
             conditions.and(
-                &condition,
+                condition,
                 [
                     (":owner", text(&owner.user_id)),
                     (":owner_roles", Value::from(roles)),
+                    (":user_kind", text(MentionKind::User.as_str())),
+                    (":role_kind", text(MentionKind::Role.as_str())),
                 ],
             );
         }
