@@ -81,6 +81,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "discord",
         &[
+            "attachments",
             "ingest",
             "business",
             "registry",
@@ -792,6 +793,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-core",
+            "discord-manager-attachments",
             "serenity",
             "reqwest",
         ],
