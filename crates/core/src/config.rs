@@ -254,7 +254,7 @@ impl Config {
                 .map(|text| Keywords::parse(&text))
                 .transpose()?
                 .unwrap_or_default(),
-            attachments: AttachmentPolicy::from_values(&value)?,
+            attachments: AttachmentPolicy::from_values(value)?,
         })
     }
 }
