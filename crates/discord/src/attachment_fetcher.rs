@@ -130,10 +130,16 @@ impl Fetcher {
                 return;
             }
             let store = Arc::clone(&self.store);
+            // What the cache holds is read only when there is something to fetch: an idle
+            // poll reads the pending list after the cursor, nothing more.
             let batch = blocking(move || {
-                let kept = store.read(|reader| reader.cache_totals())?.bytes;
                 let pending = store
                     .read(|reader| reader.pending_attachments(after, Instant::now(), BATCH))?;
+                let kept = if pending.is_empty() {
+                    0
+                } else {
+                    store.read(|reader| reader.kept_bytes())?
+                };
                 Ok((kept, pending))
             })
             .await;

@@ -288,6 +288,15 @@ impl Reader<'_> {
         }))
     }
 
+    /// The bytes of the files kept, each counted once: what the total cap is held against.
+    pub fn kept_bytes(&self) -> Result<u64> {
+        let bytes: i64 = self
+            .connection
+            .prepare_cached(KEPT)?
+            .query_row([], |row| row.get(1))?;
+        Ok(count(bytes))
+    }
+
     /// The files kept and the attachments by state.
     pub fn cache_totals(&self) -> Result<CacheTotals> {
         let (files, bytes): (i64, i64) = self

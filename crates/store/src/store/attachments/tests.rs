@@ -228,6 +228,7 @@ fn cache_totals_count_each_file_once_and_each_attachment_by_its_latest_outcome()
             )
         })
         .unwrap();
+    assert_eq!(store.read(|reader| reader.kept_bytes()).unwrap(), 120);
     assert_eq!(
         store.read(|reader| reader.cache_totals()).unwrap(),
         CacheTotals {
