@@ -84,6 +84,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "discord",
         &[
+            "attachments",
             "ingest",
             "business",
             "registry",
@@ -795,6 +796,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-core",
+            "discord-manager-attachments",
             "serenity",
             "reqwest",
         ],

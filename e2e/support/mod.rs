@@ -2,6 +2,7 @@
 //! over the real server, a CLI runner, the specs' reading of results, and the record of which
 //! tools the run called.
 
+pub mod cache;
 pub mod cli;
 #[path = "../../tests/support/fake_discord/mod.rs"]
 pub mod fake_discord;

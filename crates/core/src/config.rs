@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::snowflake::{DiscordId, days_before};
 
+mod attachments;
 mod keywords;
+pub use attachments::{AttachmentPolicy, FileKind, SkipReason};
 pub use keywords::{Keywords, MAX_KEYWORDS};
 
 /// How much history before the store began `ingest` imports for each channel.
@@ -167,6 +169,9 @@ pub struct Config {
     /// `DISCORD_MANAGER_KEYWORDS`: the words and phrases the briefing looks for (none by
     /// default).
     pub keywords: Keywords,
+    /// `DISCORD_MANAGER_ATTACHMENT*`: what `ingest` keeps of attachments' files (images and
+    /// text-like files up to 8 MiB each within 1 GiB, by default).
+    pub attachments: AttachmentPolicy,
 }
 
 /// Discord's own API base, the one base that is not on this machine.
@@ -249,6 +254,7 @@ impl Config {
                 .map(|text| Keywords::parse(&text))
                 .transpose()?
                 .unwrap_or_default(),
+            attachments: AttachmentPolicy::from_values(value)?,
         })
     }
 }

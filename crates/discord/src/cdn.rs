@@ -4,8 +4,10 @@
 //! store keeps whatever the payload said, and a fetch is a request from the owner's machine.
 //! So only Discord's CDN is fetched, over https (`cdn.discordapp.com`,
 //! `media.discordapp.net`); any other host is never asked. When `DISCORD_API_BASE` is a
-//! loopback URL (how the tests run against a fake Discord), a URL on that same loopback host
-//! and port is fetched as given, so the fake serves its own CDN; nothing else on loopback is.
+//! loopback URL (how the tests run against a fake Discord), that Discord's CDN is the fake's:
+//! a URL on that same loopback host and port is fetched as given, and any other host is never
+//! fetched, Discord's real CDN included (a demo store's messages name it, and a test must
+//! never reach the internet).
 //!
 //! Discord signs CDN URLs: `ex` is when the signature expires (Unix seconds, in hex), `is`
 //! when it was issued, `hm` the signature. A URL past its `ex` answers 404, so it is
@@ -25,8 +27,11 @@ pub enum Refused {
     Malformed,
     /// Discord's CDN only over https.
     NotHttps,
-    /// A host that is not Discord's CDN (nor the fake Discord's own, in tests).
+    /// A host that is not Discord's CDN.
     NotDiscordsCdn(String),
+    /// With a Discord on this machine (`DISCORD_API_BASE` on loopback): a URL that is not on
+    /// its host and port (the host, and that Discord's `host:port`).
+    NotTheLocalDiscord(String, String),
 }
 
 impl std::fmt::Display for Refused {
@@ -38,6 +43,11 @@ impl std::fmt::Display for Refused {
                 f,
                 "the attachment's URL is on {host}, not Discord's CDN ({})",
                 CDN_HOSTS.join(", ")
+            ),
+            Refused::NotTheLocalDiscord(host, local) => write!(
+                f,
+                "the attachment's URL is on {host}, not the Discord on this machine \
+                 (DISCORD_API_BASE, {local}), the only host fetched from while it is set"
             ),
         }
     }
@@ -75,6 +85,15 @@ impl CdnPolicy {
             && matches!(parsed.scheme(), "http" | "https")
         {
             return Ok(parsed);
+        }
+        if let Some((fake_host, fake_port)) = &self.loopback {
+            let port = parsed
+                .port_or_known_default()
+                .map_or(String::new(), |port| format!(":{port}"));
+            return Err(Refused::NotTheLocalDiscord(
+                format!("{host}{port}"),
+                format!("{fake_host}:{fake_port}"),
+            ));
         }
         if !CDN_HOSTS.contains(&host.as_str()) {
             return Err(Refused::NotDiscordsCdn(host));
@@ -147,26 +166,42 @@ mod tests {
     }
 
     #[test]
-    fn a_fake_discord_on_loopback_serves_its_own_cdn_and_nothing_else_on_loopback_is_fetched() {
+    fn a_fake_discord_on_loopback_serves_its_own_cdn_and_nothing_else_is_fetched() {
         let policy = CdnPolicy::for_api_base(Some("http://127.0.0.1:41234"));
         assert!(
             policy
                 .admits("http://127.0.0.1:41234/attachments/1/2/a.png?ex=1")
                 .is_ok()
         );
-        // Another port, or another loopback name, is not the fake.
-        for other in [
-            "http://127.0.0.1:41235/attachments/1/2/a.png",
-            "http://localhost:41234/attachments/1/2/a.png",
-            "http://[::1]:41234/attachments/1/2/a.png",
+        // Another port, another loopback name, and Discord's real CDN are not the fake's:
+        // a test never reaches the internet.
+        for (other, host) in [
+            (
+                "http://127.0.0.1:41235/attachments/1/2/a.png",
+                "127.0.0.1:41235",
+            ),
+            (
+                "http://localhost:41234/attachments/1/2/a.png",
+                "localhost:41234",
+            ),
+            ("http://[::1]:41234/attachments/1/2/a.png", "[::1]:41234"),
+            (SIGNED, "cdn.discordapp.com:443"),
         ] {
-            assert!(
-                matches!(policy.admits(other), Err(Refused::NotDiscordsCdn(_))),
+            assert_eq!(
+                policy.admits(other),
+                Err(Refused::NotTheLocalDiscord(
+                    host.to_string(),
+                    "127.0.0.1:41234".to_string()
+                )),
                 "{other}"
             );
         }
-        // Discord's CDN is still Discord's CDN.
-        assert!(policy.admits(SIGNED).is_ok());
+        assert_eq!(
+            Refused::NotTheLocalDiscord("evil.example:443".into(), "127.0.0.1:41234".into())
+                .to_string(),
+            "the attachment's URL is on evil.example:443, not the Discord on this machine \
+             (DISCORD_API_BASE, 127.0.0.1:41234), the only host fetched from while it is set"
+        );
         // A base that is not loopback opens nothing.
         let remote = CdnPolicy::for_api_base(Some("https://discord.example:443"));
         assert_eq!(remote, CdnPolicy::default());

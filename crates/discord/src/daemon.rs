@@ -24,12 +24,15 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinError, JoinHandle};
 use tracing::{info, warn};
 
+use super::attachment_fetcher::Fetcher;
 use super::backfill::{self, Batch};
 use super::budget;
+use super::cdn::CdnPolicy;
 use super::channel_work::{ChannelJob, blocking};
 use super::gateway::{Notice, Received, Relay, Writer};
 use super::identify_watch;
 use super::rest::{Rest, RestError, RetryPolicy};
+use crate::attachments::Cache;
 use crate::business::kernel::context::{OwnerContext, Source, build_owner_context};
 use crate::business::schedules;
 use crate::config::ImportWindow;
@@ -399,6 +402,8 @@ struct Workers {
     scheduler: JoinHandle<()>,
     /// [`repair_loop`].
     repairs: JoinHandle<()>,
+    /// [`Fetcher::run`], unless the owner keeps no attachments' files.
+    attachments: Option<JoinHandle<()>>,
 }
 
 /// The supervisor of one `ingest` run, in four steps: [`Supervisor::start`] (the REST checks,
@@ -498,6 +503,7 @@ impl Supervisor {
         // Built after start-up learned the owner; the scheduler checks every message against it
         // again when it falls due (read-only mode, the channel's permissions by then).
         let context = build_owner_context(config, &store, Source::Daemon)?;
+        let attachments = spawn_fetcher(config, &store, &rest, stop.clone())?;
         let scheduler = spawn_scheduler(&store, &rest, context, stop);
         let repairs = tokio::spawn(repair_loop(
             Arc::clone(&rest),
@@ -522,6 +528,7 @@ impl Supervisor {
                 backfill: backfill_worker,
                 scheduler,
                 repairs,
+                attachments,
             },
         })
     }
@@ -701,6 +708,10 @@ impl Supervisor {
         } = self;
         let _ = stopping.send(true);
         workers.repairs.abort();
+        if let Some(attachments) = workers.attachments {
+            // It stops at once: a download in progress is dropped, and fetched again next time.
+            let _ = attachments.await;
+        }
         let signal = match outcome {
             Ok(signal) => signal,
             Err(error) => {
@@ -746,6 +757,45 @@ fn spawn_writer(
         .name("store-writer".into())
         .spawn(move || writer.run(queue))
         .map_err(|error| Error::internal(format!("Cannot start the writer: {error}")))
+}
+
+/// Starts the attachment fetcher, which keeps files until `stop` turns true; none when the
+/// owner keeps no files, or the cache folder cannot be made (said in the log: ingest goes on).
+fn spawn_fetcher(
+    config: &Config,
+    store: &Arc<Store>,
+    rest: &Arc<Rest>,
+    stop: watch::Receiver<bool>,
+) -> Result<Option<JoinHandle<()>>> {
+    if !config.attachments.enabled {
+        info!("attachments' files are not kept (DISCORD_MANAGER_ATTACHMENTS=0)");
+        return Ok(None);
+    }
+    let cache = match Cache::open(store.path()) {
+        Ok(cache) => cache,
+        Err(error) => {
+            warn!(
+                "attachments' files are not kept this run: the cache folder {} cannot be \
+                 made ({error})",
+                Cache::folder_of(store.path()).display()
+            );
+            return Ok(None);
+        }
+    };
+    // This daemon holds the store's ingest claim: it is the cache's one writer.
+    match cache.clear_interrupted_writes() {
+        Ok(0) => {}
+        Ok(cleared) => info!("cleared {cleared} partial attachment downloads a crash left"),
+        Err(error) => warn!("cannot clear the partial downloads a crash left: {error}"),
+    }
+    let fetcher = Fetcher::new(
+        Arc::clone(store),
+        Arc::clone(rest),
+        cache,
+        config.attachments,
+        CdnPolicy::for_api_base(config.api_base.as_deref()),
+    )?;
+    Ok(Some(tokio::spawn(fetcher.run(stop))))
 }
 
 /// Starts the scheduler, which sends what falls due until `stop` turns true.

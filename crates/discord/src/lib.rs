@@ -4,6 +4,7 @@
 //! This crate sits above the record, the recorders and the core (`ARCHITECTURE.md` draws the
 //! crate graph); nothing below it can name it.
 
+pub mod attachment_fetcher;
 pub mod backfill;
 pub mod bot_check;
 pub mod budget;
@@ -18,6 +19,7 @@ pub mod sender;
 
 // The crates below under their modules' usual names, so paths read `crate::store::Store` and
 // `crate::business::…` here as in every crate of the workspace.
+use discord_manager_attachments as attachments;
 use discord_manager_core::{backoff, business, config, demo};
 #[cfg(test)]
 use discord_manager_core::{payload, test_fixtures};

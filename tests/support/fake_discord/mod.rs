@@ -24,6 +24,10 @@
 //!   snowflake minted now (the same NAME gives the same id within one fake). Messages played
 //!   enter the channel history too; [`FakeDiscord::post_offline`] adds to the history only, as
 //!   if posted while the daemon was not connected.
+//! - CDN (`cdn.rs`): attachment bytes at `/attachments/{channel}/{attachment}/{filename}`,
+//!   signed URLs that expire on the fake's clock (404 past `ex`, as Discord answers), a file
+//!   gone with its message, `GET /channels/{id}/messages/{id}` answering fresh URLs, and a
+//!   lever to stall a download midway. Its requests are recorded with the API's.
 //! - Levers: a clock offset from the host's (snowflakes, timestamps and the `Date` header
 //!   follow it); threads archived while nobody listened (only the archived lists show them); hold new gateway connections before their handshake; close the socket with a code; stop acknowledging heartbeats; reject the token on
 //!   IDENTIFY (close 4004); close every IDENTIFY before READY with a code; replay a whole session on RESUME; send a raw frame; answer HTTP
@@ -39,6 +43,8 @@
 
 #[path = "../discord_api/mod.rs"]
 mod discord_api;
+
+mod cdn;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -189,6 +195,10 @@ struct State {
     /// Every way a request the fake was sent, or an answer it gave, departs from Discord's
     /// OpenAPI spec (see `discord_api`): dropping the fake fails the test while any is here.
     spec_violations: Vec<String>,
+    /// Attachment id → the file the CDN serves ([`cdn`]).
+    files: HashMap<String, cdn::CdnFile>,
+    /// While set, the CDN sends this many bytes of a file, then stalls.
+    stall_cdn_after: Option<usize>,
 }
 
 struct Inner {
@@ -196,6 +206,8 @@ struct Inner {
     changed: Condvar,
     token: String,
     ws_url: String,
+    /// The HTTP server's base (`http://127.0.0.1:port`), which the CDN's URLs are on.
+    http_url: String,
 }
 
 impl Inner {
@@ -301,10 +313,13 @@ impl FakeDiscord {
                 clock_offset_ms: 0,
                 archived_threads: Vec::new(),
                 spec_violations: Vec::new(),
+                files: HashMap::new(),
+                stall_cdn_after: None,
             }),
             changed: Condvar::new(),
             token: options.token,
             ws_url,
+            http_url: http_url.clone(),
         });
         let (serving_http, serving_ws) = (Arc::clone(&inner), Arc::clone(&inner));
         runtime.spawn(async move {
@@ -880,6 +895,10 @@ async fn handle_http(stream: TcpStream, inner: Arc<Inner>) -> std::io::Result<()
             })
             .collect();
         let authorized = authorization.as_deref() == Some(&format!("Bot {}", inner.token));
+        if cdn::is_cdn(&path) {
+            cdn::serve(&inner, reader.get_mut(), method, path, query, authorized).await?;
+            continue;
+        }
         let body: Option<Value> = serde_json::from_slice(&body).ok();
         let (status, headers, json) = respond(
             &inner,
@@ -1162,6 +1181,13 @@ fn answer(inner: &Inner, state: &mut State, request: &Incoming<'_>) -> Response 
             };
             page.reverse();
             ok(page.iter().map(rest_message).collect())
+        }
+        ("GET", ["channels", channel, "messages", message]) => {
+            let Some(mut found) = stored_message(state, channel, message).cloned() else {
+                return unknown_message();
+            };
+            cdn::sign_afresh(inner, state, &mut found);
+            ok(rest_message(&found))
         }
         ("POST", ["channels", channel, "messages"]) => post_message(inner, state, channel, body),
         ("PATCH", ["channels", channel, "messages", message]) => {

@@ -18,7 +18,11 @@ fn fill_every_table() -> World {
         &channel,
         "7",
         "hi",
-        json!({"mention_roles": [world.owner_role_id], "pinned": true}),
+        json!({"mention_roles": [world.owner_role_id], "pinned": true, "attachments": [{
+            "id": "1600000000000000001", "filename": "eu-west-2-latency.png", "size": 5,
+            "url": "https://cdn.discordapp.com/attachments/1/1600000000000000001/a.png?ex=1",
+            "proxy_url": "https://media.discordapp.net/attachments/1/1600000000000000001/a.png",
+            "content_type": "image/png"}]}),
     );
     world.edit(&channel, &message, "hi!", "2026-11-29T12:00:00Z");
     world.react("MESSAGE_REACTION_ADD", &channel, &message, "8", "👍");
@@ -73,6 +77,12 @@ fn fill_every_table() -> World {
                 answer_id: 1,
                 voted: true,
             })?;
+            writer.record_attachment_outcome(
+                "1600000000000000001",
+                &crate::store::AttachmentOutcome::Skipped {
+                    reason: "too large".into(),
+                },
+            )?;
             writer.record_import_step(&crate::store::NewImportStep {
                 channel_id: channel.clone(),
                 window_start: 1,

@@ -239,6 +239,23 @@ impl Rest {
         self.get(Route::Channel { channel_id }, Vec::new()).await
     }
 
+    /// `GET /channels/{id}/messages/{id}`: one message as Discord has it now, its attachments
+    /// with freshly signed URLs; `NotFound` once it is deleted.
+    pub async fn message(
+        &self,
+        channel_id: ChannelId,
+        message_id: MessageId,
+    ) -> Result<Message, RestError> {
+        self.get(
+            Route::ChannelMessage {
+                channel_id,
+                message_id,
+            },
+            Vec::new(),
+        )
+        .await
+    }
+
     /// `GET /channels/{id}/messages?after=&limit=`: up to `limit` messages right after
     /// `after`. Discord answers newest first even with `after`.
     pub async fn messages_after(

@@ -363,6 +363,10 @@ impl Writer<'_> {
         channel_id: &str,
         extras: &MessageExtras,
     ) -> Result<bool> {
+        // Each attachment as last seen, for the fetcher (a replay writes nothing).
+        if !extras.attachments.is_empty() {
+            self.record_attachments(message_id, channel_id, &extras.attachments)?;
+        }
         let current = self.reader().message_extras(message_id)?;
         if current == *extras {
             return Ok(false);

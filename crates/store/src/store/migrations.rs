@@ -94,6 +94,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0019_channel_message_totals.sql",
         include_str!("../../../../migrations/0019_channel_message_totals.sql"),
     ),
+    (
+        "0020_attachments.sql",
+        include_str!("../../../../migrations/0020_attachments.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

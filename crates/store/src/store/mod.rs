@@ -8,6 +8,7 @@
 
 mod activity;
 mod assistant_sends;
+mod attachments;
 mod backup;
 mod bookmarks;
 mod briefing;
@@ -45,6 +46,7 @@ use crate::error::{Error, Result};
 use crate::instant::Instant;
 
 pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
+pub use attachments::{AttachmentOutcome, AttachmentRecord, CacheTotals};
 pub use backup::{BackupProgress, BackupRecord, BackupSummary};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use briefing::{KeywordMatch, WindowMessage};

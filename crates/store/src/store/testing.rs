@@ -95,6 +95,8 @@ pub const HISTORY_TABLES: &[&str] = &[
     "channel_imports",
     "backups",
     "assistant_reactions",
+    "attachments",
+    "attachment_outcomes",
 ];
 /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
 /// only ever inserts into it).

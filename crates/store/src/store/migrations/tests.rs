@@ -141,7 +141,8 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
         })
         .unwrap();
     drop(store);
-    // Back to schema 18: the table and its triggers gone, as a store written before them.
+    // Back to schema 18: the table and its triggers gone (and 0020's tables), as a store
+    // written before them.
     let connection = Connection::open(&path).unwrap();
     connection
         .execute_batch(
@@ -149,6 +150,8 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
              DROP TRIGGER channel_message_totals_only_grow;
              DROP TRIGGER channel_message_totals_are_kept;
              DROP TABLE channel_message_totals;
+             DROP TABLE attachments;
+             DROP TABLE attachment_outcomes;
              PRAGMA user_version = 18;",
         )
         .unwrap();
@@ -166,4 +169,116 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
         .read(|reader| reader.channel_unread(&channel, None))
         .unwrap();
     assert_eq!(unread, 3);
+}
+
+/// Migration 0020 records the attachments of the messages a store already holds, every URL
+/// each was seen with, so their files are fetched like those that arrive after the upgrade.
+#[test]
+fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
+    use crate::instant::Instant;
+    use crate::store::{Attachment, MessageExtras};
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("before-0020.sqlite3");
+    let store = Store::open_writable(&path).unwrap();
+    let shot = |url: &str| Attachment {
+        id: "1600000000000000001".into(),
+        filename: "eu-west-2-latency.png".into(),
+        size: 48_213,
+        content_type: Some("image/png".into()),
+        url: url.into(),
+        width: Some(1280),
+        height: Some(720),
+        description: None,
+    };
+    let log = Attachment {
+        id: "1600000000000000002".into(),
+        filename: "deploy.log".into(),
+        size: 912,
+        content_type: None,
+        url: "https://cdn.discordapp.com/attachments/3/2/deploy.log".into(),
+        ..Attachment::default()
+    };
+    store
+        .write(|writer| {
+            for attachments in [
+                vec![shot("https://cdn.discordapp.com/a?ex=1")],
+                vec![shot("https://cdn.discordapp.com/a?ex=2"), log.clone()],
+            ] {
+                let extras = MessageExtras {
+                    attachments,
+                    ..MessageExtras::default()
+                };
+                writer.record_extras("1500000000000000001", "1400000000000000003", &extras)?;
+            }
+            // A message with no attachment has nothing to list.
+            let pinned = MessageExtras {
+                pinned: true,
+                ..MessageExtras::default()
+            };
+            writer.record_extras("1500000000000000002", "1400000000000000003", &pinned)?;
+            Ok(())
+        })
+        .unwrap();
+    drop(store);
+    // Back to schema 19: the tables gone, as a store written before them.
+    let connection = Connection::open(&path).unwrap();
+    connection
+        .execute_batch(
+            "DROP TABLE attachments;
+             DROP TABLE attachment_outcomes;
+             PRAGMA user_version = 19;",
+        )
+        .unwrap();
+    drop(connection);
+    let store = Store::open_writable(&path).unwrap();
+    let pending = store
+        .read(|reader| reader.pending_attachments(0, Instant::now(), 10))
+        .unwrap();
+    let listed: Vec<(&str, &str, Option<&str>, u64, &str)> = pending
+        .iter()
+        .map(|record| {
+            (
+                record.attachment_id.as_str(),
+                record.filename.as_str(),
+                record.content_type.as_deref(),
+                record.size,
+                record.url.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            (
+                "1600000000000000001",
+                "eu-west-2-latency.png",
+                Some("image/png"),
+                48_213,
+                "https://cdn.discordapp.com/a?ex=2"
+            ),
+            (
+                "1600000000000000002",
+                "deploy.log",
+                None,
+                912,
+                "https://cdn.discordapp.com/attachments/3/2/deploy.log"
+            ),
+        ]
+    );
+    assert!(
+        pending
+            .iter()
+            .all(|record| record.message_id == "1500000000000000001"
+                && record.channel_id == "1400000000000000003")
+    );
+    // Every URL the screenshot was seen with: its two sightings.
+    let sightings: i64 = store
+        .lock()
+        .query_row(
+            "SELECT count(*) FROM attachments WHERE attachment_id = '1600000000000000001'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(sightings, 2);
 }

@@ -1,0 +1,202 @@
+//! The fetcher's rules that need no CDN: what is skipped with zero requests, the retry times,
+//! and that a download cut short is never read as a whole file.
+
+use super::*;
+use crate::config::Token;
+use crate::rest::RetryPolicy;
+
+/// A fetcher whose REST base and CDN are a closed loopback port: any request it made would
+/// fail, so an outcome other than a failure proves it made none. Never a host off this
+/// machine. Answers the folder of its store, the fetcher and the URL of a file on its CDN.
+fn fetcher(policy: AttachmentPolicy) -> (tempfile::TempDir, Fetcher, String) {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.sqlite3");
+    let store = Arc::new(Store::open_writable(&path).unwrap());
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let token = Token::parse("fake.token.here").unwrap();
+    let rest = Arc::new(Rest::new(&token, Some(base.as_str()), RetryPolicy::default()).unwrap());
+    let cache = Cache::open(&path).unwrap();
+    let cdn = CdnPolicy::for_api_base(Some(base.as_str()));
+    let fetcher = Fetcher::new(store, rest, cache, policy, cdn).unwrap();
+    let url = format!("{base}/attachments/1400000000000000003/1600000000000000001/a.png");
+    (folder, fetcher, url)
+}
+
+fn attachment(url: &str, size: u64) -> AttachmentRecord {
+    AttachmentRecord {
+        seq: 1,
+        attachment_id: "1600000000000000001".into(),
+        message_id: "1500000000000000001".into(),
+        channel_id: "1400000000000000003".into(),
+        filename: "eu-west-2-latency.png".into(),
+        content_type: Some("image/png".into()),
+        size,
+        url: url.into(),
+        failed_attempts: 0,
+    }
+}
+
+#[tokio::test]
+async fn a_url_off_discords_cdn_is_skipped_without_a_request() {
+    let (_folder, fetcher, cdn) = fetcher(AttachmentPolicy::default());
+    // Another port, another name of this machine, Discord's real CDN: none is the fake
+    // Discord's own (and a test never reaches the internet).
+    let port = reqwest::Url::parse(&cdn).unwrap().port().unwrap();
+    let other_port = cdn.replace(&format!(":{port}/"), &format!(":{}/", port ^ 1));
+    let other_name = cdn.replace("127.0.0.1", "localhost");
+    let real = "https://cdn.discordapp.com/attachments/1/2/a.png".to_string();
+    for (url, host) in [
+        (other_port, format!("127.0.0.1:{}", port ^ 1)),
+        (other_name, format!("localhost:{port}")),
+        (real, "cdn.discordapp.com:443".to_string()),
+    ] {
+        let reason = format!(
+            "the attachment's URL is on {host}, not the Discord on this machine \
+             (DISCORD_API_BASE, 127.0.0.1:{port}), the only host fetched from while it is set"
+        );
+        assert_eq!(
+            fetcher.fetch(&attachment(&url, 10), 0).await,
+            (AttachmentOutcome::Skipped { reason }, false),
+            "{url}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_file_over_the_per_file_cap_by_its_announced_size_is_skipped_without_a_request() {
+    const MIB: u64 = 1024 * 1024;
+    let policy = AttachmentPolicy {
+        file_cap: MIB,
+        ..AttachmentPolicy::default()
+    };
+    let (_folder, fetcher, cdn) = fetcher(policy);
+    assert_eq!(
+        fetcher.fetch(&attachment(&cdn, MIB + 1), 0).await,
+        (
+            AttachmentOutcome::Skipped {
+                reason: "too large: 1048577 bytes, over the per-file cap of 1 MiB \
+                         (DISCORD_MANAGER_ATTACHMENT_FILE_MB)"
+                    .into()
+            },
+            false
+        )
+    );
+    // At the cap it is fetched: here, from a closed port, so the attempt fails.
+    let (outcome, downloaded) = fetcher.fetch(&attachment(&cdn, MIB), 0).await;
+    assert!(downloaded);
+    assert!(
+        matches!(
+            &outcome,
+            AttachmentOutcome::Failed {
+                attempts: 1,
+                retry_at: Some(_),
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_total_cap_skips_a_file_that_would_pass_it_without_a_request() {
+    let policy = AttachmentPolicy {
+        total_cap: 4096,
+        ..AttachmentPolicy::default()
+    };
+    let (_folder, fetcher, cdn) = fetcher(policy);
+    let (outcome, downloaded) = fetcher.fetch(&attachment(&cdn, 100), 3997).await;
+    assert!(!downloaded);
+    assert!(
+        matches!(&outcome, AttachmentOutcome::Skipped { reason } if reason.starts_with("total cap reached")),
+        "{outcome:?}"
+    );
+}
+
+#[test]
+fn a_failure_is_retried_after_a_minute_doubling_to_six_hours_and_given_up_after_eight() {
+    let now = Instant::parse("2026-12-03T08:00:00Z").unwrap();
+    let mut record = attachment("https://cdn.discordapp.com/attachments/1/2/a.png", 10);
+    let mut waits = Vec::new();
+    for failed in 0..MAX_ATTEMPTS {
+        record.failed_attempts = failed;
+        match failure(&record, "the CDN answered 503".into(), now) {
+            AttachmentOutcome::Failed {
+                attempts,
+                retry_at: Some(at),
+                reason,
+            } => {
+                assert_eq!(attempts, failed + 1);
+                assert_eq!(reason, "the CDN answered 503");
+                waits.push((at.as_micros() - now.as_micros()) / 1_000_000);
+            }
+            AttachmentOutcome::Failed {
+                attempts,
+                retry_at: None,
+                reason,
+            } => {
+                assert_eq!(attempts, MAX_ATTEMPTS);
+                assert_eq!(reason, "gave up after 8 attempts: the CDN answered 503");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(waits, [60, 120, 240, 480, 960, 1920, 3840]);
+}
+
+#[test]
+fn a_429s_retry_after_is_read_in_seconds() {
+    let mut headers = reqwest::header::HeaderMap::new();
+    assert_eq!(retry_after(&headers), Duration::from_secs(1));
+    headers.insert(reqwest::header::RETRY_AFTER, "2.5".parse().unwrap());
+    assert_eq!(retry_after(&headers), Duration::from_millis(2500));
+    headers.insert(reqwest::header::RETRY_AFTER, "soon".parse().unwrap());
+    assert_eq!(retry_after(&headers), Duration::from_secs(1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_pacing_wait_ends_at_its_time_or_at_once_on_a_stop() {
+    let (stopping, mut stop) = watch::channel(false);
+    let started = tokio::time::Instant::now();
+    assert!(!wait(&mut stop, GAP).await);
+    assert_eq!(started.elapsed(), GAP);
+    let stopper = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        stopping.send(true).unwrap();
+    });
+    let started = tokio::time::Instant::now();
+    assert!(wait(&mut stop, Duration::from_secs(3600)).await);
+    assert_eq!(started.elapsed(), Duration::from_secs(1));
+    stopper.await.unwrap();
+}
+
+#[test]
+fn a_download_is_read_whole_only_when_its_end_came_and_one_cut_short_is_an_error() {
+    let read = |pieces: Vec<Piece>| {
+        let (send, receive) = mpsc::channel(8);
+        for piece in pieces {
+            send.try_send(piece).ok().unwrap();
+        }
+        drop(send);
+        let mut bytes = Vec::new();
+        Incoming::new(receive)
+            .read_to_end(&mut bytes)
+            .map(|_| bytes)
+    };
+    let whole = read(vec![
+        Piece::Bytes(b"hel".to_vec()),
+        Piece::Bytes(b"lo".to_vec()),
+        Piece::End,
+    ]);
+    assert_eq!(whole.unwrap(), b"hello");
+    // The sender dropped before the end (the daemon stopping, the task dropped).
+    let dropped = read(vec![Piece::Bytes(b"hel".to_vec())]).unwrap_err();
+    assert_eq!(dropped.to_string(), "the download was interrupted");
+    let broken = read(vec![
+        Piece::Bytes(b"hel".to_vec()),
+        Piece::Broken("connection reset".into()),
+    ])
+    .unwrap_err();
+    assert_eq!(broken.to_string(), "connection reset");
+}

@@ -1,0 +1,242 @@
+//! The attachments' record: sightings once per URL, the pending batches, outcomes and totals.
+//! Each test has a store of its own: the pending list and the totals are the whole store's.
+
+use super::*;
+use crate::store::{MessageExtras, Store};
+
+fn store() -> (tempfile::TempDir, Store) {
+    let folder = tempfile::tempdir().unwrap();
+    let store = Store::open_writable(&folder.path().join("store.sqlite3")).unwrap();
+    (folder, store)
+}
+
+fn attachment(id: &str, url: &str, size: u64) -> Attachment {
+    Attachment {
+        id: id.into(),
+        filename: format!("{id}.png"),
+        size,
+        content_type: Some("image/png".into()),
+        url: url.into(),
+        ..Attachment::default()
+    }
+}
+
+fn record(store: &Store, message: &str, attachments: Vec<Attachment>) {
+    let extras = MessageExtras {
+        attachments,
+        ..MessageExtras::default()
+    };
+    store
+        .write(|writer| writer.record_extras(message, "300", &extras))
+        .unwrap();
+}
+
+fn ids(records: &[AttachmentRecord]) -> Vec<&str> {
+    records
+        .iter()
+        .map(|record| record.attachment_id.as_str())
+        .collect()
+}
+
+#[test]
+fn an_attachment_is_recorded_once_per_url_and_read_back_as_last_seen() {
+    let (_folder, store) = store();
+    record(&store, "10", vec![attachment("1", "https://cdn/1?ex=1", 5)]);
+    let clock = store.read(|reader| reader.clock_now()).unwrap();
+    // A replay of the same version writes nothing, and leaves the clock where it was.
+    let written = store
+        .write(|writer| {
+            writer.record_attachments("10", "300", &[attachment("1", "https://cdn/1?ex=1", 5)])
+        })
+        .unwrap();
+    assert_eq!(written, 0);
+    assert_eq!(store.read(|reader| reader.clock_now()).unwrap(), clock);
+    // A fresh URL is a new sighting, and the attachment reads as last seen.
+    record(&store, "10", vec![attachment("1", "https://cdn/1?ex=2", 5)]);
+    let seen = store
+        .read(|reader| reader.attachment("1"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(seen.url, "https://cdn/1?ex=2");
+    assert_eq!(
+        (
+            seen.message_id.as_str(),
+            seen.channel_id.as_str(),
+            seen.size
+        ),
+        ("10", "300", 5)
+    );
+    assert_eq!(seen.filename, "1.png");
+    assert_eq!(seen.content_type.as_deref(), Some("image/png"));
+    assert_eq!(store.read(|reader| reader.attachment("2")).unwrap(), None);
+    // Listed once, at its newest sighting.
+    let pending = store
+        .read(|reader| reader.pending_attachments(0, Instant::now(), 10))
+        .unwrap();
+    assert_eq!(ids(&pending), ["1"]);
+    assert_eq!(pending[0].url, "https://cdn/1?ex=2");
+}
+
+#[test]
+fn pending_comes_in_bounded_batches_oldest_first_and_after_a_cursor() {
+    let (_folder, store) = store();
+    record(
+        &store,
+        "10",
+        vec![attachment("1", "u1", 1), attachment("2", "u2", 2)],
+    );
+    record(&store, "11", vec![attachment("3", "u3", 3)]);
+    let now = Instant::now();
+    let first = store
+        .read(|reader| reader.pending_attachments(0, now, 2))
+        .unwrap();
+    assert_eq!(ids(&first), ["1", "2"]);
+    let rest = store
+        .read(|reader| reader.pending_attachments(first[1].seq, now, 2))
+        .unwrap();
+    assert_eq!(ids(&rest), ["3"]);
+    let none = store
+        .read(|reader| reader.pending_attachments(rest[0].seq, now, 2))
+        .unwrap();
+    assert!(none.is_empty());
+}
+
+#[test]
+fn fetched_and_skipped_are_never_pending_and_a_failure_is_again_once_its_retry_is_due() {
+    let (_folder, store) = store();
+    record(
+        &store,
+        "10",
+        vec![
+            attachment("1", "u1", 1),
+            attachment("2", "u2", 2),
+            attachment("3", "u3", 3),
+            attachment("4", "u4", 4),
+        ],
+    );
+    let now = Instant::now();
+    let retry_at = now.plus_seconds(60);
+    store
+        .write(|writer| {
+            writer.record_attachment_outcome(
+                "1",
+                &AttachmentOutcome::Fetched {
+                    hash: "a".repeat(64),
+                    bytes: 1,
+                },
+            )?;
+            writer.record_attachment_outcome(
+                "2",
+                &AttachmentOutcome::Skipped {
+                    reason: "too large".into(),
+                },
+            )?;
+            writer.record_attachment_outcome(
+                "3",
+                &AttachmentOutcome::Failed {
+                    reason: "the CDN answered 503".into(),
+                    attempts: 2,
+                    retry_at: Some(retry_at),
+                },
+            )?;
+            writer.record_attachment_outcome(
+                "4",
+                &AttachmentOutcome::Failed {
+                    reason: "deleted before it could be fetched".into(),
+                    attempts: 1,
+                    retry_at: None,
+                },
+            )
+        })
+        .unwrap();
+    let pending_at = |at: Instant| {
+        store
+            .read(|reader| reader.pending_attachments(0, at, 10))
+            .unwrap()
+    };
+    // Both sides of the retry time.
+    assert!(pending_at(retry_at.plus_micros(-1)).is_empty());
+    let due = pending_at(retry_at);
+    assert_eq!(ids(&due), ["3"]);
+    assert_eq!(due[0].failed_attempts, 2);
+    // A failure never retried stays out, however late.
+    assert_eq!(ids(&pending_at(retry_at.plus_seconds(86_400 * 365))), ["3"]);
+    assert_eq!(
+        store.read(|reader| reader.attachment_outcome("3")).unwrap(),
+        Some(AttachmentOutcome::Failed {
+            reason: "the CDN answered 503".into(),
+            attempts: 2,
+            retry_at: Some(retry_at),
+        })
+    );
+    assert_eq!(
+        store.read(|reader| reader.attachment_outcome("5")).unwrap(),
+        None
+    );
+    // Fetched at last: the newest outcome decides.
+    store
+        .write(|writer| {
+            writer.record_attachment_outcome(
+                "3",
+                &AttachmentOutcome::Fetched {
+                    hash: "b".repeat(64),
+                    bytes: 3,
+                },
+            )
+        })
+        .unwrap();
+    assert!(pending_at(retry_at).is_empty());
+}
+
+#[test]
+fn cache_totals_count_each_file_once_and_each_attachment_by_its_latest_outcome() {
+    let (_folder, store) = store();
+    assert_eq!(
+        store.read(|reader| reader.cache_totals()).unwrap(),
+        CacheTotals::default()
+    );
+    record(
+        &store,
+        "10",
+        (1..=6)
+            .map(|n| attachment(&n.to_string(), &format!("u{n}"), n))
+            .collect(),
+    );
+    let fetched = |hash: char, bytes| AttachmentOutcome::Fetched {
+        hash: hash.to_string().repeat(64),
+        bytes,
+    };
+    store
+        .write(|writer| {
+            // The same file for two attachments: one file, its bytes once.
+            writer.record_attachment_outcome("1", &fetched('a', 100))?;
+            writer.record_attachment_outcome("2", &fetched('a', 100))?;
+            writer.record_attachment_outcome("3", &fetched('b', 20))?;
+            writer.record_attachment_outcome(
+                "4",
+                &AttachmentOutcome::Skipped {
+                    reason: "type not kept".into(),
+                },
+            )?;
+            writer.record_attachment_outcome(
+                "5",
+                &AttachmentOutcome::Failed {
+                    reason: "timed out".into(),
+                    attempts: 1,
+                    retry_at: Some(Instant::now()),
+                },
+            )
+        })
+        .unwrap();
+    assert_eq!(store.read(|reader| reader.kept_bytes()).unwrap(), 120);
+    assert_eq!(
+        store.read(|reader| reader.cache_totals()).unwrap(),
+        CacheTotals {
+            files: 2,
+            bytes: 120,
+            pending: 1,
+            failed: 1,
+            skipped: 1,
+        }
+    );
+}
