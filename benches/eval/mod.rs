@@ -301,6 +301,8 @@ fn user_id(index: usize) -> String {
 pub struct Recall {
     pub queries: usize,
     pub found: usize,
+    /// Queries the search answered with no result at all.
+    pub empty: usize,
     /// The queries whose target (or an alternate) was not in the top ten, with what the
     /// search said when it refused the query.
     pub missed: Vec<(String, Option<String>)>,
@@ -355,16 +357,15 @@ pub fn recall(
                     .ok_or_else(|| format!("query {} names no message {answer}", query.id))
             })
             .collect::<Result<_, _>>()?;
-        let found = results["results"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .take(TOP)
-            .any(|result| {
-                result["message"]["messageId"]
-                    .as_str()
-                    .is_some_and(|id| wanted.contains(&id))
-            });
+        let hits = results["results"].as_array().map_or(&[][..], Vec::as_slice);
+        if hits.is_empty() {
+            recall.empty += 1;
+        }
+        let found = hits.iter().take(TOP).any(|result| {
+            result["message"]["messageId"]
+                .as_str()
+                .is_some_and(|id| wanted.contains(&id))
+        });
         if found {
             recall.found += 1;
         } else {
