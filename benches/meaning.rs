@@ -1,0 +1,75 @@
+//! `cargo bench --bench meaning`: how well search finds what the owner meant, on the meaning
+//! evaluation set (`benches/eval/meaning.json`, rules in docs/performance.md, "Meaning: the
+//! evaluation set").
+//!
+//! It builds the set's store through the real recorders in a temporary folder, sends every
+//! query to `messages_search` through the registry, exactly as typed, and prints recall@10
+//! (the query's target, or an acceptable alternate, among the first ten results) for the
+//! paraphrase queries and the exact ones, per search mode, as a Markdown table, with how many
+//! paraphrase queries found nothing at all, then the exact queries each mode missed. Today
+//! there is one mode, words (full-text search). Recall is a count, not a timing: it is the same
+//! on every machine.
+
+#[path = "eval/mod.rs"]
+mod eval;
+
+use eval::{QueryKind, Recall};
+use serde_json::json;
+
+fn main() {
+    let set = eval::load().unwrap_or_else(|error| panic!("{error}"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let services = set
+        .build(&runtime, &folder.path().join("meaning.sqlite3"))
+        .unwrap_or_else(|error| panic!("the set's store: {error}"));
+    eprintln!(
+        "bench: meaning set of {} messages, {} queries",
+        set.messages.len(),
+        set.queries.len()
+    );
+    // Each mode: its name, and what it adds to every query's arguments.
+    let modes = [("words (today)", json!({}))];
+    println!(
+        "| mode | paraphrase recall@{top} | exact recall@{top} | paraphrases with no result |",
+        top = eval::TOP
+    );
+    println!("|---|---:|---:|---:|");
+    let mut misses = Vec::new();
+    for (mode, arguments) in &modes {
+        let measure = |kind| {
+            eval::recall(&set, &runtime, &services, kind, arguments)
+                .unwrap_or_else(|error| panic!("{mode}: {error}"))
+        };
+        let paraphrase = measure(QueryKind::Paraphrase);
+        let exact = measure(QueryKind::Exact);
+        println!(
+            "| {mode} | {} | {} | {} |",
+            cell(&paraphrase),
+            cell(&exact),
+            paraphrase.empty
+        );
+        misses.push((mode, exact));
+    }
+    for (mode, exact) in misses {
+        for (query, refusal) in &exact.missed {
+            match refusal {
+                Some(refusal) => println!("{mode}: exact query {query} refused: {refusal}"),
+                None => println!("{mode}: exact query {query} missed its target"),
+            }
+        }
+    }
+}
+
+/// `42.5% (85/200)`.
+fn cell(recall: &Recall) -> String {
+    format!(
+        "{:.1}% ({}/{})",
+        recall.percent(),
+        recall.found,
+        recall.queries
+    )
+}
