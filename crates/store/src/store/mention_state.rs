@@ -134,3 +134,32 @@ impl Writer<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testing::{connection, shared_store};
+
+    #[test]
+    fn whether_someone_reacted_is_read_from_the_partial_index_by_message_and_user() {
+        let store = shared_store();
+        let connection = connection(&store);
+        let mut plan = connection
+            .prepare(&format!("EXPLAIN QUERY PLAN {REACTED_TO_BY}"))
+            .unwrap();
+        let details: Vec<String> = plan
+            .query_map(
+                named_params! {":message_id": "1", ":users": "[\"2\"]"},
+                |row| row.get(3),
+            )
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(
+            details
+                .iter()
+                .any(|detail| detail.contains("INDEX reaction_events_by_message_user")),
+            "{details:#?}"
+        );
+    }
+}
