@@ -28,12 +28,16 @@ use syn::visit::Visit;
 const LAYERS: &[(&str, &[&str])] = &[
     ("instant", &[]),
     ("error", &[]),
-    ("vocabulary", &[]),
+    ("words", &[]),
     ("backoff", &[]),
     ("snowflake", &["instant"]),
-    ("store", &["instant", "error", "snowflake", "vocabulary"]),
+    // Discord's permission arithmetic over a guild's roles and a channel's overwrites.
+    ("permissions", &["words"]),
+    (
+        "store",
+        &["instant", "error", "snowflake", "words", "permissions"],
+    ),
     ("config", &["error", "snowflake"]),
-    ("permissions", &["store"]),
     // The primitives of a result's page and text: a capability renders its own result beside
     // its function, so the business layer stands on them.
     ("answer", &["instant"]),
@@ -46,7 +50,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "permissions",
             "backoff",
             "snowflake",
-            "vocabulary",
+            "words",
             "instant",
             "error",
         ],
@@ -78,7 +82,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "snowflake",
             "instant",
             "error",
-            "vocabulary",
+            "words",
         ],
     ),
     (
@@ -144,7 +148,7 @@ const APPLICATION: &[&str] = &[
     "seed",
     "snowflake",
     "store",
-    "vocabulary",
+    "words",
 ];
 
 /// External crates only some modules may name, and which.
@@ -172,6 +176,11 @@ struct Crate {
 }
 
 const CRATES: &[Crate] = &[
+    Crate {
+        src: "crates/vocabulary/src",
+        library: "discord_manager_vocabulary",
+        layer: None,
+    },
     Crate {
         src: "crates/store/src",
         library: "discord_manager_store",
@@ -785,7 +794,10 @@ fn the_file_check_resolves_relative_paths_and_finds_a_cycle_between_two_files() 
 /// crates below it and the confined crates it alone may name. The compiler holds the rest: a
 /// crate cannot name what it does not depend on.
 const CRATE_GRAPH: &[(&str, &[&str])] = &[
-    ("crates/store", &["rusqlite"]),
+    // The vocabulary's one optional dependency (rusqlite, its `sqlite` feature) is the
+    // store's; held below.
+    ("crates/vocabulary", &[]),
+    ("crates/store", &["discord-manager-vocabulary", "rusqlite"]),
     ("crates/attachments", &[]),
     ("crates/ingest", &["discord-manager-store", "serenity"]),
     ("crates/core", &["discord-manager-store"]),

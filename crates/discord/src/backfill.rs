@@ -30,9 +30,9 @@ use crate::config::ImportWindow;
 use crate::error::Result;
 use crate::ingest::history::record_history_page;
 use crate::instant::Instant;
+use crate::permissions::ChannelAccess;
 use crate::store::{
-    ChannelAccess, ChannelBeginning, ChannelRecord, GapKind, NewCoverage, NewGap, Reader, Store,
-    Writer,
+    ChannelBeginning, ChannelRecord, GapKind, NewCoverage, NewGap, Reader, Store, Writer,
 };
 
 /// A set of channels to backfill for one reason, reported together.

@@ -38,7 +38,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::ingest;
 use crate::ingest::channels::kind_of;
 use crate::instant::Instant;
-use crate::store::{ChannelAccess, GatewayEventKind, IdentitySource, Store};
+use crate::permissions::ChannelAccess;
+use crate::store::{GatewayEventKind, IdentitySource, Store};
 
 /// The events the store needs: guilds, channels, roles; guild and direct messages with their
 /// content (Message Content is privileged: enable it in the Developer Portal); reactions; poll

@@ -7,9 +7,8 @@ use serenity::model::channel::{
 use super::Recorded;
 use crate::error::Result;
 use crate::permissions::channel_access;
-use crate::store::{
-    ChannelAccess, ChannelKind, ChannelRecord, Overwrite, OverwriteKind, Store, Tag, Writer,
-};
+use crate::permissions::{ChannelAccess, Overwrite, OverwriteKind};
+use crate::store::{ChannelKind, ChannelRecord, Store, Tag, Writer};
 
 /// Discord's channel type as the store names it.
 pub fn kind_of(kind: ChannelType) -> ChannelKind {

@@ -6,7 +6,8 @@ use serenity::model::user::User;
 
 use super::Recorded;
 use crate::error::Result;
-use crate::store::{ChannelAccess, ChannelKind, ChannelRecord, Store};
+use crate::permissions::ChannelAccess;
+use crate::store::{ChannelKind, ChannelRecord, Store};
 
 /// A direct-message channel seen in a message: recorded once, readable (the bot is in it),
 /// named after the other person when the message is theirs.

@@ -1,21 +1,13 @@
-//! The record: the SQLite store and what every layer above it speaks in.
+//! The record: the SQLite store, and nothing but SQLite.
 //!
-//! This crate is the bottom of discord-manager's crate graph (`ARCHITECTURE.md` draws it). It
-//! knows no Discord client, no surface and no capability:
-//!
-//! - [`instant`], [`error`], [`vocabulary`] and [`snowflake`]: instants, error kinds with
-//!   their exit codes, the domain's words, Discord ids and their arithmetic;
-//! - [`store`] owns the SQLite file: migrations, the arrival clock, and every SQL statement;
-//! - [`permissions`] is Discord's documented permission arithmetic over stored records.
-//!
-//! Within the crate each module names only those listed before it (`store` before
-//! `permissions`), held by `tests/layering.rs`.
+//! This crate stands on the vocabulary crate alone (`ARCHITECTURE.md` draws the crate graph).
+//! It knows no Discord client, no surface and no capability: [`store`] owns the SQLite file
+//! (migrations, the arrival clock, and every SQL statement).
 
-pub mod error;
-pub mod instant;
-pub mod permissions;
-pub mod snowflake;
 pub mod store;
-pub mod vocabulary;
 
-pub use error::{Error, ErrorKind};
+// Transitional: the vocabulary's modules under their old names here, until every crate above
+// names the vocabulary crate itself.
+pub use discord_manager_vocabulary::words as vocabulary;
+pub use discord_manager_vocabulary::{Error, ErrorKind};
+pub use discord_manager_vocabulary::{error, instant, permissions, snowflake};

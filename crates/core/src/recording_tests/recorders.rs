@@ -6,7 +6,7 @@ use serde_json::json;
 use crate::business::messages::catch_up::{CatchUp, catch_up};
 use crate::ingest::Recorded;
 use crate::instant::Instant;
-use crate::store::ChannelAccess;
+use crate::permissions::ChannelAccess;
 use crate::test_fixtures::{BOT_ID, VIEW, World, dispatch, new_id};
 
 fn messages_of(world: &World, channel: &str) -> Vec<crate::business::kernel::model::MessageBody> {

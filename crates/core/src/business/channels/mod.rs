@@ -10,7 +10,8 @@ use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::names::{named, shown};
 use crate::error::{Error, Result};
 use crate::instant::Instant;
-use crate::store::{ChannelAccess, ChannelRecord};
+use crate::permissions::ChannelAccess;
+use crate::store::ChannelRecord;
 
 /// Why the bot cannot read a channel, in the owner's words; None when it can.
 pub fn unreadable_reason(access: ChannelAccess) -> Option<&'static str> {

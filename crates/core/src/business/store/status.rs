@@ -10,9 +10,9 @@ use crate::business::kernel::model::{Text, is_zero};
 use crate::business::kernel::untrusted::scrubbed;
 use crate::error::Result;
 use crate::instant::Instant;
+use crate::permissions::ChannelAccess;
 use crate::store::{
-    ChannelAccess, ChannelCoverage, ChannelRecord, GapKind, GatewayEventKind, ImportState, Reader,
-    Store,
+    ChannelCoverage, ChannelRecord, GapKind, GatewayEventKind, ImportState, Reader, Store,
 };
 use crate::vocabulary::word_enum;
 use schemars::JsonSchema;

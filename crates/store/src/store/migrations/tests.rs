@@ -3,8 +3,9 @@
 
 use std::process::Command;
 
+use discord_manager_vocabulary::error::ErrorKind;
+
 use super::*;
-use crate::error::ErrorKind;
 use crate::store::Store;
 
 #[test]
@@ -52,7 +53,10 @@ fn a_store_with_a_newer_schema_is_refused_naming_both_versions() {
     for open in [Store::open, Store::open_writable] {
         let refusal = open(&path).err().expect("a newer store");
         assert_eq!(refusal.kind(), ErrorKind::Config);
-        assert_eq!(refusal.kind(), crate::error::ErrorKind::Config);
+        assert_eq!(
+            refusal.kind(),
+            discord_manager_vocabulary::error::ErrorKind::Config
+        );
         assert_eq!(
             refusal.message(),
             format!(
