@@ -184,7 +184,7 @@ const CRATES: &[Crate] = &[
     Crate {
         src: "crates/store/src",
         library: "discord_manager_store",
-        layer: None,
+        layer: Some("store"),
     },
     Crate {
         src: "crates/ingest/src",
@@ -282,8 +282,8 @@ fn is_test_code(attributes: &[syn::Attribute]) -> bool {
 /// Collects what one file names, skipping test items.
 struct Collector<'a> {
     module: &'a [String],
-    /// The layer of a one-layer crate, which `crate::…` then names (but for the modules below
-    /// it, which its root imports under their usual names).
+    /// The layer of a one-layer crate, which `crate::…` then names: no crate imports another's
+    /// modules under local names.
     layer: Option<&'a str>,
     top_modules: &'a BTreeSet<String>,
     found: Vec<String>,
@@ -308,13 +308,8 @@ impl Collector<'_> {
         let from_root = match first.as_str() {
             "crate" => {
                 if let Some(layer) = self.layer {
-                    let name = segments.get(1)?;
-                    let below = name != layer && self.top_modules.contains(name);
-                    return Some(if below {
-                        name.clone()
-                    } else {
-                        layer.to_string()
-                    });
+                    segments.get(1)?;
+                    return Some(layer.to_string());
                 }
                 &segments[1..]
             }
@@ -799,11 +794,22 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
     ("crates/vocabulary", &[]),
     ("crates/store", &["discord-manager-vocabulary", "rusqlite"]),
     ("crates/attachments", &[]),
-    ("crates/ingest", &["discord-manager-store", "serenity"]),
-    ("crates/core", &["discord-manager-store"]),
+    (
+        "crates/ingest",
+        &[
+            "discord-manager-vocabulary",
+            "discord-manager-store",
+            "serenity",
+        ],
+    ),
+    (
+        "crates/core",
+        &["discord-manager-vocabulary", "discord-manager-store"],
+    ),
     (
         "crates/discord",
         &[
+            "discord-manager-vocabulary",
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-core",
@@ -814,6 +820,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
     (
         "crates/synthetic",
         &[
+            "discord-manager-vocabulary",
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-core",
@@ -822,6 +829,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
     (
         ".",
         &[
+            "discord-manager-vocabulary",
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-core",

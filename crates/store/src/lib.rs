@@ -1,13 +1,10 @@
 //! The record: the SQLite store, and nothing but SQLite.
 //!
 //! This crate stands on the vocabulary crate alone (`ARCHITECTURE.md` draws the crate graph).
-//! It knows no Discord client, no surface and no capability: [`store`] owns the SQLite file
-//! (migrations, the arrival clock, and every SQL statement).
+//! It knows no Discord client, no surface and no capability: its one module owns the SQLite
+//! file (migrations, the arrival clock, and every SQL statement), and its items are the
+//! crate's own, named by the crate (`discord_manager_store::Store`).
 
-pub mod store;
+mod store;
 
-// Transitional: the vocabulary's modules under their old names here, until every crate above
-// names the vocabulary crate itself.
-pub use discord_manager_vocabulary::words as vocabulary;
-pub use discord_manager_vocabulary::{Error, ErrorKind};
-pub use discord_manager_vocabulary::{error, instant, permissions, snowflake};
+pub use store::*;

@@ -1,5 +1,6 @@
 //! Domain words in and out of their columns: a word is kept as its one spelling
-//! ([`discord_manager_vocabulary::words`]), and a spelling no variant has is a corrupt store, said so.
+//! ([`discord_manager_vocabulary::words`]), and a spelling no variant has is a corrupt store,
+//! said so.
 
 use discord_manager_vocabulary::words::Word;
 use rusqlite::Row;
