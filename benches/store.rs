@@ -29,9 +29,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant as Stopwatch};
 
-use discord_manager::instant::Instant;
-use discord_manager::store::Store;
-use discord_manager_synthetic::{self as synthetic, Plan, Produced};
+use discord_manager_store::Store;
+use discord_manager_synthetic::{Plan, Produced};
+use discord_manager_vocabulary::instant::Instant;
 use serde_json::{Value, json};
 
 use support::{Repeat, Samples, round3};
@@ -490,7 +490,8 @@ fn child_build() {
         end: Instant::now(),
     };
     let store = Store::open(&path).expect("the store opens");
-    let (produced, timing) = synthetic::build(&store, &plan).expect("the generator runs");
+    let (produced, timing) =
+        discord_manager_synthetic::build(&store, &plan).expect("the generator runs");
     drop(store);
     let report = json!({
         "produced": produced,

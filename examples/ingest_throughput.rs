@@ -82,7 +82,7 @@ fn wait_for(lines: &mpsc::Receiver<String>, needle: &str) -> String {
 
 fn seconds_between(first: &Value, last: &Value) -> f64 {
     let at = |value: &Value| {
-        discord_manager::instant::Instant::parse(value.as_str().unwrap())
+        discord_manager_vocabulary::instant::Instant::parse(value.as_str().unwrap())
             .unwrap()
             .as_micros()
     };

@@ -5,7 +5,7 @@
 //! then prints the store's bytes per message and the raw payloads' bytes per message, each
 //! projected to 1M messages. It asserts nothing.
 
-use discord_manager::store::Store;
+use discord_manager_store::Store;
 use discord_manager_synthetic::{Plan, build};
 
 fn main() {

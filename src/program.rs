@@ -11,16 +11,16 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::ArgMatches;
+use discord_manager_core::business::{self, Source};
+use discord_manager_core::config::Config;
+use discord_manager_core::registry::Services;
+use discord_manager_vocabulary::error::ErrorKind;
 
-use crate::business::{self, Source};
 use crate::cli::{
     self, Failure, backup, color_enabled, discord_sender, init_logging, open_store,
     print_mcp_config, render, run_capability, run_doctor, run_ingest, setup, store_path,
     write_completions, write_stdout,
 };
-use crate::config::Config;
-use crate::error::ErrorKind;
-use crate::registry::Services;
 
 /// Runs the command line and returns the exit code.
 pub fn main() -> ExitCode {
@@ -129,8 +129,9 @@ fn serve_mcp(db: Option<PathBuf>) -> Result<(), Failure> {
 
 #[cfg(test)]
 mod tests {
+    use discord_manager_vocabulary::error::ErrorKind;
+
     use super::exit_code;
-    use crate::error::ErrorKind;
 
     /// Every kind has a code of its own, none is success, and the codes are the ones
     /// docs/capabilities.md promises scripts.

@@ -13,17 +13,17 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::business::kernel::outbox::DiscordSender;
-use crate::business::{OwnerContext, Source};
-use crate::config::GuildScope;
-pub use crate::demo::DemoDiscord;
-use crate::discord::sender::RECORDERS;
-use crate::error::{Error, Result};
-use crate::ingest::feed::{FeedLine, decode_dispatch, parse_feed};
-use crate::ingest::{self, Origin, Recorded};
-use crate::instant::Instant;
-use crate::registry::{self, Services};
-use crate::store::{IdentitySource, Store};
+use discord_manager_core::business::kernel::outbox::DiscordSender;
+use discord_manager_core::business::{OwnerContext, Source};
+use discord_manager_core::config::GuildScope;
+pub use discord_manager_core::demo::DemoDiscord;
+use discord_manager_core::registry::{self, Services};
+use discord_manager_discord::sender::RECORDERS;
+use discord_manager_ingest::feed::{FeedLine, decode_dispatch, parse_feed};
+use discord_manager_ingest::{Origin, Recorded};
+use discord_manager_store::{IdentitySource, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
 
 /// The demo guild's history: gateway dispatches and owner actions, in order.
 pub const DEMO_FEED: &str = include_str!("../seed/demo.jsonl");
@@ -89,7 +89,7 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
         match line {
             FeedLine::Dispatch { line, payload, .. } => {
                 let event = decode_dispatch(line, &payload)?;
-                match ingest::record_event(store, &event, origin)? {
+                match discord_manager_ingest::record_event(store, &event, origin)? {
                     Recorded::Stored => summary.stored += 1,
                     Recorded::AlreadyKnown => summary.already_known += 1,
                     Recorded::Ignored => summary.ignored += 1,
@@ -120,7 +120,7 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
             FeedLine::Job { line, job } => {
                 match job.as_str() {
                     "schedules_send_due" => {
-                        crate::business::schedules::job::send_due_schedules(
+                        discord_manager_core::business::schedules::job::send_due_schedules(
                             store,
                             discord.as_ref(),
                             &feed_context(store)?,
@@ -171,7 +171,7 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
                 )));
             }
             let claim = existing.claim_ingest().map_err(|refusal| {
-                if refusal.kind() == crate::error::ErrorKind::Conflict {
+                if refusal.kind() == discord_manager_vocabulary::error::ErrorKind::Conflict {
                     Error::conflict(format!(
                         "The store at {} is in use by `discord-manager ingest`: stop it before \
                          replacing the store",
@@ -203,7 +203,11 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
     store.mark_created_by_seed()?;
     let application: Application = serde_json::from_str(DEMO_APPLICATION)
         .map_err(|error| Error::internal(format!("seed/application.json is invalid: {error}")))?;
-    ingest::guilds::record_application_owner(&store, &application.owner.id, IdentitySource::Seed)?;
+    discord_manager_ingest::guilds::record_application_owner(
+        &store,
+        &application.owner.id,
+        IdentitySource::Seed,
+    )?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

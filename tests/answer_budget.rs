@@ -11,17 +11,17 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use discord_manager::business::kernel::budget::ANSWER_BYTES;
-use discord_manager::business::kernel::examples::{Sample, from_now, long_text};
-use discord_manager::business::mentions::list::{ListMentions, list_mentions};
-use discord_manager::business::{OwnerContext, Source};
-use discord_manager::config::GuildScope;
-use discord_manager::discord::sender::RECORDERS;
-use discord_manager::instant::Instant;
-use discord_manager::registry::{self, Services};
 use discord_manager::seed::DemoDiscord;
-use discord_manager::store::Store;
-use discord_manager_synthetic::{self as synthetic, OWNER_ID, Plan};
+use discord_manager_core::business::kernel::budget::ANSWER_BYTES;
+use discord_manager_core::business::kernel::examples::{Sample, from_now, long_text};
+use discord_manager_core::business::mentions::list::{ListMentions, list_mentions};
+use discord_manager_core::business::{OwnerContext, Source};
+use discord_manager_core::config::GuildScope;
+use discord_manager_core::registry::{self, Services};
+use discord_manager_discord::sender::RECORDERS;
+use discord_manager_store::Store;
+use discord_manager_synthetic::{OWNER_ID, Plan};
+use discord_manager_vocabulary::instant::Instant;
 use serde_json::{Value, json};
 
 struct World {
@@ -37,8 +37,8 @@ async fn world() -> World {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let path = folder.path().join("budget.sqlite3");
     let store = Arc::new(Store::open(&path).expect("the store opens"));
-    let (produced, _) =
-        synthetic::build(&store, &Plan::new(10_000, 20_261_201)).expect("the generator runs");
+    let (produced, _) = discord_manager_synthetic::build(&store, &Plan::new(10_000, 20_261_201))
+        .expect("the generator runs");
     let context = OwnerContext {
         owner_id: Some(OWNER_ID.to_string()),
         guild_scope: GuildScope::every_guild(),
@@ -108,7 +108,7 @@ async fn world() -> World {
         message,
         bot_message,
         mention,
-        word: synthetic::search_word(),
+        word: discord_manager_synthetic::search_word(),
         schedule_id: schedules[0].as_i64().expect("a schedule's id"),
         first_arrival,
         newest: produced.last_arrival.expect("a last arrival"),

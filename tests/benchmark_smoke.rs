@@ -9,13 +9,13 @@ mod support;
 use std::path::PathBuf;
 use std::sync::LazyLock;
 
-use discord_manager::business::bookmarks::list::{ListBookmarks, list_bookmarks};
-use discord_manager::business::kernel::budget::ANSWER_BYTES;
-use discord_manager::business::mentions::list::{ListMentions, list_mentions};
-use discord_manager::business::messages::catch_up::{CatchUp, catch_up};
-use discord_manager::instant::Instant;
-use discord_manager::store::Store;
-use discord_manager_synthetic::{self as synthetic, OWNER_ID, Plan, Produced};
+use discord_manager_core::business::bookmarks::list::{ListBookmarks, list_bookmarks};
+use discord_manager_core::business::kernel::budget::ANSWER_BYTES;
+use discord_manager_core::business::mentions::list::{ListMentions, list_mentions};
+use discord_manager_core::business::messages::catch_up::{CatchUp, catch_up};
+use discord_manager_store::Store;
+use discord_manager_synthetic::{OWNER_ID, Plan, Produced};
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::{Connection, OpenFlags};
 
 const SEED: u64 = 20_261_129;
@@ -31,8 +31,8 @@ static TEN_THOUSAND: LazyLock<Built> = LazyLock::new(|| {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let path = folder.path().join("synthetic.sqlite3");
     let store = Store::open(&path).expect("the store opens");
-    let (produced, _timing) =
-        synthetic::build(&store, &Plan::new(10_000, SEED)).expect("the generator runs");
+    let (produced, _timing) = discord_manager_synthetic::build(&store, &Plan::new(10_000, SEED))
+        .expect("the generator runs");
     Built {
         _folder: folder,
         path,
@@ -286,7 +286,8 @@ fn the_same_seed_builds_the_same_history_and_another_seed_does_not() {
                 end,
                 ..Plan::new(1_000, seed)
             };
-            let (produced, _) = synthetic::build(&store, &plan).expect("the generator runs");
+            let (produced, _) =
+                discord_manager_synthetic::build(&store, &plan).expect("the generator runs");
             drop(store);
             let db = read_only(&path);
             let rows: Vec<(String, String, String, String)> = db
@@ -321,7 +322,8 @@ fn history_arrives_at_a_steady_rate_up_to_the_planned_end() {
         end,
         ..Plan::new(1_000, 3)
     };
-    let (produced, _) = synthetic::build(&store, &plan).expect("the generator runs");
+    let (produced, _) =
+        discord_manager_synthetic::build(&store, &plan).expect("the generator runs");
     let start = end.minus_seconds(12 * 3_600);
     // READY arrives two hours before the first message, the last follow-up at the end.
     assert_eq!(produced.first_arrival, Some(start.minus_seconds(7_200)));
@@ -372,7 +374,7 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
     // Every capability of the registry that only reads is measured, in registry order, and
     // only those: a capability that writes would change the store under the next figure.
     let tools: Vec<&str> = readers.iter().map(|(tool, _)| *tool).collect();
-    let reading: Vec<&str> = discord_manager::registry::capabilities()
+    let reading: Vec<&str> = discord_manager_core::registry::capabilities()
         .iter()
         .filter(|capability| capability.effect.read_only())
         .map(|capability| capability.name)

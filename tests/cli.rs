@@ -224,7 +224,7 @@ fn sending_and_scheduling_are_denied_with_exit_5_before_anything_is_written() {
         ),
         "error: Sending needs the bot's token: set DISCORD_TOKEN\n"
     );
-    let in_an_hour = discord_manager::instant::Instant::now()
+    let in_an_hour = discord_manager_vocabulary::instant::Instant::now()
         .plus_seconds(3600)
         .to_iso();
     let mut read_only = on(&db);

@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use discord_manager::ErrorKind;
-use discord_manager::business::{OwnerContext, Source};
-use discord_manager::config::GuildScope;
-use discord_manager::registry::{Services, capabilities};
-use discord_manager::store::Store;
+use discord_manager_core::business::{OwnerContext, Source};
+use discord_manager_core::config::GuildScope;
+use discord_manager_core::registry::{Services, capabilities};
+use discord_manager_store::Store;
+use discord_manager_vocabulary::ErrorKind;
 use serde_json::{Map, Value, json};
 
 /// Words that only serde (or SQLite) would use.
@@ -268,7 +268,7 @@ async fn unknown_and_missing_fields_are_named() {
 async fn the_exact_wording_of_a_few_refusals() {
     let (_folder, services) = services();
     let call = |tool: &str, arguments: Value| {
-        let capability = discord_manager::registry::find(tool).unwrap();
+        let capability = discord_manager_core::registry::find(tool).unwrap();
         let services = &services;
         async move {
             capability

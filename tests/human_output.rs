@@ -11,9 +11,9 @@
 use std::path::Path;
 
 use assert_cmd::Command;
-use discord_manager::business::kernel::examples::Sample;
 use discord_manager::cli::command_line;
-use discord_manager::registry;
+use discord_manager_core::business::kernel::examples::Sample;
+use discord_manager_core::registry;
 
 /// The demo's ids are all of the form 1X000000000000000NN; anything else is from the clock.
 fn is_demo_id(digits: &str) -> bool {

@@ -1,6 +1,7 @@
 //! The layering of ARCHITECTURE.md, held against the source: which top-level module may name
 //! which, which modules alone may name serenity, rmcp, comfy-table, clap, rusqlite and
-//! reqwest, and that no two files of a crate name each other, directly or around a cycle.
+//! reqwest, that no two files of a crate name each other, directly or around a cycle, and that
+//! no crate imports another's modules under local names (every path names its real crate).
 //!
 //! Between crates the compiler holds the layering: a crate can only name the crates it
 //! depends on, and `the_crate_graph_is_the_layering` holds each crate's dependencies to the
@@ -28,12 +29,16 @@ use syn::visit::Visit;
 const LAYERS: &[(&str, &[&str])] = &[
     ("instant", &[]),
     ("error", &[]),
-    ("vocabulary", &[]),
+    ("words", &[]),
     ("backoff", &[]),
     ("snowflake", &["instant"]),
-    ("store", &["instant", "error", "snowflake", "vocabulary"]),
+    // Discord's permission arithmetic over a guild's roles and a channel's overwrites.
+    ("permissions", &["words"]),
+    (
+        "store",
+        &["instant", "error", "snowflake", "words", "permissions"],
+    ),
     ("config", &["error", "snowflake"]),
-    ("permissions", &["store"]),
     // The primitives of a result's page and text: a capability renders its own result beside
     // its function, so the business layer stands on them.
     ("answer", &["instant"]),
@@ -46,7 +51,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "permissions",
             "backoff",
             "snowflake",
-            "vocabulary",
+            "words",
             "instant",
             "error",
         ],
@@ -78,7 +83,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "snowflake",
             "instant",
             "error",
-            "vocabulary",
+            "words",
         ],
     ),
     (
@@ -145,7 +150,7 @@ const APPLICATION: &[&str] = &[
     "seed",
     "snowflake",
     "store",
-    "vocabulary",
+    "words",
 ];
 
 /// External crates only some modules may name, and which.
@@ -174,9 +179,14 @@ struct Crate {
 
 const CRATES: &[Crate] = &[
     Crate {
+        src: "crates/vocabulary/src",
+        library: "discord_manager_vocabulary",
+        layer: None,
+    },
+    Crate {
         src: "crates/store/src",
         library: "discord_manager_store",
-        layer: None,
+        layer: Some("store"),
     },
     Crate {
         src: "crates/ingest/src",
@@ -274,8 +284,9 @@ fn is_test_code(attributes: &[syn::Attribute]) -> bool {
 /// Collects what one file names, skipping test items.
 struct Collector<'a> {
     module: &'a [String],
-    /// The layer of a one-layer crate, which `crate::…` then names (but for the modules below
-    /// it, which its root imports under their usual names).
+    /// The layer of a one-layer crate, which `crate::…` then names: no crate imports another's
+    /// modules under local names (held by the test
+    /// `no_crate_imports_another_crates_modules_as_if_they_were_its_own`).
     layer: Option<&'a str>,
     top_modules: &'a BTreeSet<String>,
     found: Vec<String>,
@@ -300,13 +311,8 @@ impl Collector<'_> {
         let from_root = match first.as_str() {
             "crate" => {
                 if let Some(layer) = self.layer {
-                    let name = segments.get(1)?;
-                    let below = name != layer && self.top_modules.contains(name);
-                    return Some(if below {
-                        name.clone()
-                    } else {
-                        layer.to_string()
-                    });
+                    segments.get(1)?;
+                    return Some(layer.to_string());
                 }
                 &segments[1..]
             }
@@ -786,13 +792,27 @@ fn the_file_check_resolves_relative_paths_and_finds_a_cycle_between_two_files() 
 /// crates below it and the confined crates it alone may name. The compiler holds the rest: a
 /// crate cannot name what it does not depend on.
 const CRATE_GRAPH: &[(&str, &[&str])] = &[
-    ("crates/store", &["rusqlite"]),
+    // The vocabulary's one optional dependency (rusqlite, its `sqlite` feature) is the
+    // store's; held below.
+    ("crates/vocabulary", &[]),
+    ("crates/store", &["discord-manager-vocabulary", "rusqlite"]),
     ("crates/attachments", &[]),
-    ("crates/ingest", &["discord-manager-store", "serenity"]),
-    ("crates/core", &["discord-manager-store"]),
+    (
+        "crates/ingest",
+        &[
+            "discord-manager-vocabulary",
+            "discord-manager-store",
+            "serenity",
+        ],
+    ),
+    (
+        "crates/core",
+        &["discord-manager-vocabulary", "discord-manager-store"],
+    ),
     (
         "crates/discord",
         &[
+            "discord-manager-vocabulary",
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-core",
@@ -804,6 +824,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
     (
         "crates/synthetic",
         &[
+            "discord-manager-vocabulary",
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-core",
@@ -812,6 +833,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
     (
         ".",
         &[
+            "discord-manager-vocabulary",
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-core",
@@ -916,4 +938,202 @@ fn the_crate_graph_is_the_layering() {
             "{folder} builds the core with its test world outside its tests"
         );
     }
+}
+
+/// Each `use` of a file, with whether it is `pub` and the paths it brings in: each as its
+/// segments (`self` left out, a glob as `*`) and the local name it is renamed to, if any.
+type Imports = Vec<(bool, Vec<(Vec<String>, Option<String>)>)>;
+
+struct ImportCollector {
+    imports: Imports,
+}
+
+impl ImportCollector {
+    fn paths(
+        tree: &syn::UseTree,
+        prefix: &mut Vec<String>,
+        out: &mut Vec<(Vec<String>, Option<String>)>,
+    ) {
+        let with = |prefix: &[String], name: &syn::Ident| {
+            let mut segments = prefix.to_vec();
+            if name != "self" {
+                segments.push(name.to_string());
+            }
+            segments
+        };
+        match tree {
+            syn::UseTree::Path(path) => {
+                prefix.push(path.ident.to_string());
+                Self::paths(&path.tree, prefix, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(name) => out.push((with(prefix, &name.ident), None)),
+            syn::UseTree::Rename(rename) => {
+                out.push((with(prefix, &rename.ident), Some(rename.rename.to_string())))
+            }
+            syn::UseTree::Glob(_) => {
+                let mut segments = prefix.clone();
+                segments.push("*".to_string());
+                out.push((segments, None));
+            }
+            syn::UseTree::Group(group) => {
+                for tree in &group.items {
+                    Self::paths(tree, prefix, out);
+                }
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for ImportCollector {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        let mut paths = Vec::new();
+        Self::paths(&item.tree, &mut Vec::new(), &mut paths);
+        let public = !matches!(item.vis, syn::Visibility::Inherited);
+        self.imports.push((public, paths));
+    }
+}
+
+/// The modules of each workspace crate as paths from its root (`["business", "kernel"]`),
+/// counting a module its root flattens (`mod store; pub use store::*;`) at the root too.
+fn crate_modules() -> BTreeMap<&'static str, BTreeSet<Vec<String>>> {
+    CRATES
+        .iter()
+        .map(|krate| {
+            let src = root().join(krate.src);
+            let mut modules = BTreeSet::new();
+            for file in source_files(krate) {
+                let relative = file.strip_prefix(&src).unwrap().with_extension("");
+                let mut path: Vec<String> = relative
+                    .iter()
+                    .map(|part| part.to_string_lossy().to_string())
+                    .collect();
+                let is_root = path.len() == 1 && (path[0] == "lib" || path[0] == "main");
+                if is_root || path.last().is_some_and(|last| last == "mod") {
+                    path.pop();
+                }
+                modules.insert(path);
+            }
+            let lib = syn::parse_file(&std::fs::read_to_string(src.join("lib.rs")).unwrap());
+            let mut root_imports = ImportCollector {
+                imports: Vec::new(),
+            };
+            root_imports.visit_file(&lib.unwrap());
+            let flattened: Vec<String> = root_imports
+                .imports
+                .iter()
+                .filter(|(public, _)| *public)
+                .flat_map(|(_, paths)| paths)
+                .filter_map(|(path, _)| match path.as_slice() {
+                    [module, glob] if glob == "*" => Some(module.clone()),
+                    _ => None,
+                })
+                .collect();
+            for module in flattened {
+                let inside: Vec<Vec<String>> = modules
+                    .iter()
+                    .filter(|path| path.len() > 1 && path[0] == module)
+                    .map(|path| path[1..].to_vec())
+                    .collect();
+                modules.extend(inside);
+            }
+            (krate.library, modules)
+        })
+        .collect()
+}
+
+/// What in `source` (a file of the crate `library`; `crate_root` if it is its lib.rs or
+/// main.rs) hides a crate boundary: another workspace crate renamed (`use discord_manager_x
+/// as x`) anywhere, or, at a crate root, another crate's module brought in (`use
+/// discord_manager_x::{module, …}`, `pub` or not), so `crate::module::…` would read as local.
+fn hidden_boundaries(
+    source: &str,
+    library: &str,
+    crate_root: bool,
+    modules: &BTreeMap<&str, BTreeSet<Vec<String>>>,
+) -> Vec<String> {
+    let mut collector = ImportCollector {
+        imports: Vec::new(),
+    };
+    collector.visit_file(&syn::parse_file(source).unwrap());
+    let mut problems = Vec::new();
+    for (_, paths) in collector.imports {
+        for (path, rename) in paths {
+            let Some((krate, inside)) = path.split_first() else {
+                continue;
+            };
+            let Some(known) = modules.get(krate.as_str()) else {
+                continue;
+            };
+            if krate == library {
+                continue;
+            }
+            let written = path.join("::");
+            if inside.is_empty() {
+                if let Some(local) = rename {
+                    problems.push(format!("`{written}` renamed `{local}`"));
+                }
+            } else if crate_root && known.contains(&inside.to_vec()) {
+                problems.push(format!("`{written}`, a module, at the crate root"));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn no_crate_imports_another_crates_modules_as_if_they_were_its_own() {
+    let modules = crate_modules();
+    let mut problems = Vec::new();
+    for krate in CRATES {
+        let src = root().join(krate.src);
+        for file in source_files(krate) {
+            let crate_root = file == src.join("lib.rs") || file == src.join("main.rs");
+            let source = std::fs::read_to_string(&file).unwrap();
+            for problem in hidden_boundaries(&source, krate.library, crate_root, &modules) {
+                let relative = file.strip_prefix(root()).unwrap();
+                problems.push(format!("{}: {problem}", relative.display()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "name the crate itself (`discord_manager_store::Store`), not a local alias:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_import_check_sees_an_alias_and_lets_a_plain_import_be() {
+    let modules = crate_modules();
+    let at_root = |source: &str| hidden_boundaries(source, "discord_manager_core", true, &modules);
+    // A crate root may import another crate's items, and name its own modules.
+    assert_eq!(
+        at_root("use discord_manager_store::{Store, Writer}; use crate::business;"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        at_root(
+            "use discord_manager_vocabulary::{error, instant::Instant};
+             pub use discord_manager_store::testing;
+             #[cfg(test)] use discord_manager_ingest as ingest;"
+        ),
+        [
+            "`discord_manager_vocabulary::error`, a module, at the crate root",
+            "`discord_manager_store::testing`, a module, at the crate root",
+            "`discord_manager_ingest` renamed `ingest`",
+        ]
+    );
+    // Any other file may import a module of another crate under its own name, never rename
+    // the crate.
+    let in_a_file =
+        |source: &str| hidden_boundaries(source, "discord_manager_core", false, &modules);
+    assert_eq!(
+        in_a_file("use discord_manager_vocabulary::instant; use discord_manager_store::{self};"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        in_a_file("mod tests { use discord_manager_store::{self as store}; }"),
+        ["`discord_manager_store` renamed `store`"]
+    );
 }

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use discord_manager::registry::{capabilities, exemptions::EXEMPTIONS};
+use discord_manager_core::registry::{capabilities, exemptions::EXEMPTIONS};
 
 fn source_files(folder: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);

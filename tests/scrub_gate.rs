@@ -14,14 +14,14 @@
 
 use std::sync::Arc;
 
-use discord_manager::business::kernel::examples::Sample;
-use discord_manager::business::{OwnerContext, Source};
-use discord_manager::config::GuildScope;
-use discord_manager::discord::sender::RECORDERS;
-use discord_manager::ingest::Origin;
-use discord_manager::registry::{self, Services};
 use discord_manager::seed::{DemoDiscord, play_feed};
-use discord_manager::store::{IdentitySource, Store};
+use discord_manager_core::business::kernel::examples::Sample;
+use discord_manager_core::business::{OwnerContext, Source};
+use discord_manager_core::config::GuildScope;
+use discord_manager_core::registry::{self, Services};
+use discord_manager_discord::sender::RECORDERS;
+use discord_manager_ingest::Origin;
+use discord_manager_store::{IdentitySource, Store};
 use serde_json::{Value, json};
 
 /// What a stranger hides in a string: tag characters spelling "AB", an override, zero-width
@@ -136,7 +136,7 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
     let folder = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(&folder.path().join("hostile.sqlite3")).unwrap());
     // The demo's owner, as seed learns it from the demo application.
-    discord_manager::ingest::guilds::record_application_owner(
+    discord_manager_ingest::guilds::record_application_owner(
         &store,
         "1000000000000000001",
         IdentitySource::Seed,

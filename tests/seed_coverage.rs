@@ -11,15 +11,15 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use assert_cmd::Command;
-use discord_manager::business::Source;
-use discord_manager::business::kernel::context::build_owner_context;
-use discord_manager::business::kernel::examples::Sample;
-use discord_manager::business::kernel::outbox::DiscordSender;
-use discord_manager::config::Config;
-use discord_manager::discord::sender::RECORDERS;
-use discord_manager::registry::{Services, capabilities, in_demo_order};
 use discord_manager::seed::DemoDiscord;
-use discord_manager::store::Store;
+use discord_manager_core::business::Source;
+use discord_manager_core::business::kernel::context::build_owner_context;
+use discord_manager_core::business::kernel::examples::Sample;
+use discord_manager_core::business::kernel::outbox::DiscordSender;
+use discord_manager_core::config::Config;
+use discord_manager_core::registry::{Services, capabilities, in_demo_order};
+use discord_manager_discord::sender::RECORDERS;
+use discord_manager_store::Store;
 use serde_json::{Value, json};
 
 type Check = fn(&[Value]) -> Result<(), String>;
@@ -615,10 +615,10 @@ fn seed_replace_refuses_a_store_seed_did_not_make_and_one_ingest_holds() {
     // A store ingest recorded into.
     {
         let store = Arc::new(Store::open(&path).unwrap());
-        discord_manager::ingest::guilds::record_application_owner(
+        discord_manager_ingest::guilds::record_application_owner(
             &store,
             "1000000000000000009",
-            discord_manager::store::IdentitySource::Application,
+            discord_manager_store::IdentitySource::Application,
         )
         .unwrap();
     }

@@ -8,7 +8,7 @@ use serde_json::json;
 #[test]
 fn every_tool_matches_its_snapshot() {
     let tools = discord_manager::mcp::tools();
-    for capability in discord_manager::registry::capabilities() {
+    for capability in discord_manager_core::registry::capabilities() {
         let tool = tools
             .iter()
             .find(|tool| tool.name == capability.name)
@@ -30,7 +30,7 @@ fn every_tool_matches_its_snapshot() {
 
 #[test]
 fn every_field_and_tool_is_described_for_the_caller() {
-    for capability in discord_manager::registry::capabilities() {
+    for capability in discord_manager_core::registry::capabilities() {
         assert!(
             capability.description.len() > 60,
             "{}: describe what the caller gets",
@@ -78,7 +78,7 @@ fn every_field_and_tool_is_described_for_the_caller() {
 /// posts is ever presented as closed-world or read-only.
 #[test]
 fn annotations_follow_each_capabilitys_declared_effect() {
-    use discord_manager::registry::Effect;
+    use discord_manager_core::registry::Effect;
     let tools = discord_manager::mcp::tools();
     let mut read_only: Vec<&str> = Vec::new();
     let mut open_world: Vec<&str> = Vec::new();
@@ -119,7 +119,7 @@ fn annotations_follow_each_capabilitys_declared_effect() {
         ]
     );
     assert_eq!(read_only.len(), 12, "{read_only:?}");
-    let writers: Vec<&str> = discord_manager::registry::capabilities()
+    let writers: Vec<&str> = discord_manager_core::registry::capabilities()
         .iter()
         .filter(|capability| capability.effect == Effect::WritesStore)
         .map(|capability| capability.name)
@@ -128,7 +128,7 @@ fn annotations_follow_each_capabilitys_declared_effect() {
         writers,
         ["bookmarks_add", "bookmarks_resolve", "schedules_cancel"]
     );
-    let hiders: Vec<&str> = discord_manager::registry::capabilities()
+    let hiders: Vec<&str> = discord_manager_core::registry::capabilities()
         .iter()
         .filter(|capability| capability.effect == Effect::HidesFromOwner)
         .map(|capability| capability.name)
@@ -145,7 +145,7 @@ fn annotations_follow_each_capabilitys_declared_effect() {
     );
     // Only the wait runs on the runtime without the call's own context: a post that asks the
     // owner must never take that path, or it would lose the form.
-    let waiting: Vec<&str> = discord_manager::registry::capabilities()
+    let waiting: Vec<&str> = discord_manager_core::registry::capabilities()
         .iter()
         .filter(|capability| capability.waits)
         .map(|capability| capability.name)

@@ -15,13 +15,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
-use discord_manager::business::{OwnerContext, Source};
-use discord_manager::config::GuildScope;
-use discord_manager::ingest::{self, Origin};
-use discord_manager::payload::{Message, User};
-use discord_manager::registry::{self, Services};
 use discord_manager::seed::play_feed;
-use discord_manager::store::{IdentitySource, Store};
+use discord_manager_core::business::{OwnerContext, Source};
+use discord_manager_core::config::GuildScope;
+use discord_manager_core::payload::{Message, User};
+use discord_manager_core::registry::{self, Services};
+use discord_manager_ingest::Origin;
+use discord_manager_store::{IdentitySource, Store};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -265,8 +265,12 @@ impl EvalSet {
     ) -> Result<Services, String> {
         let store = Arc::new(Store::open(path).map_err(|error| error.message().to_string())?);
         let owner_id = self.author_user(&self.owner)?.id;
-        ingest::guilds::record_application_owner(&store, &owner_id, IdentitySource::Seed)
-            .map_err(|error| error.message().to_string())?;
+        discord_manager_ingest::guilds::record_application_owner(
+            &store,
+            &owner_id,
+            IdentitySource::Seed,
+        )
+        .map_err(|error| error.message().to_string())?;
         let summary = runtime
             .block_on(play_feed(&store, &self.feed()?, Origin::Seed))
             .map_err(|error| error.message().to_string())?;

@@ -14,13 +14,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant as Stopwatch};
 
-use discord_manager::business::kernel::examples::{Examples, Sample};
-use discord_manager::business::{OwnerContext, Source};
-use discord_manager::config::GuildScope;
-use discord_manager::instant::Instant;
-use discord_manager::registry::{self, Effect, Services};
-use discord_manager::store::Store;
-use discord_manager_synthetic::{self as synthetic, OWNER_ID};
+use discord_manager_core::business::kernel::examples::{Examples, Sample};
+use discord_manager_core::business::{OwnerContext, Source};
+use discord_manager_core::config::GuildScope;
+use discord_manager_core::registry::{self, Effect, Services};
+use discord_manager_store::Store;
+use discord_manager_synthetic::OWNER_ID;
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
@@ -135,7 +135,7 @@ pub fn sample(
         bot_message: message.clone(),
         message,
         mention,
-        word: synthetic::search_word(),
+        word: discord_manager_synthetic::search_word(),
         schedule_id: 0,
         first_arrival,
         newest,

@@ -43,7 +43,7 @@ pub async fn spec() {
         .find(|channel| channel["channelId"] == GENERAL)
         .cloned()
         .unwrap();
-    let window_from = discord_manager::instant::Instant::from_micros(
+    let window_from = discord_manager_vocabulary::instant::Instant::from_micros(
         (newest_ms - 7 * 24 * 60 * 60_000) as i64 * 1_000,
     )
     .to_iso();

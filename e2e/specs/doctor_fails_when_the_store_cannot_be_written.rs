@@ -32,7 +32,7 @@ pub async fn spec() {
         ),
         "{stdout}"
     );
-    let tools = discord_manager::registry::capabilities().len();
+    let tools = discord_manager_core::registry::capabilities().len();
     assert!(
         stdout.lines().any(|line| line
             == format!("ok    mcp: the server starts on this store and lists its {tools} tools")),

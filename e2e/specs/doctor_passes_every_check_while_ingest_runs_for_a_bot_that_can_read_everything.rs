@@ -52,7 +52,7 @@ pub async fn spec() {
     let assert = store.cli().run_with(&["doctor"], "", &[]).code(0).stderr("");
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     let lines: Vec<&str> = stdout.lines().collect();
-    let tools = discord_manager::registry::capabilities().len();
+    let tools = discord_manager_core::registry::capabilities().len();
     let exactly = [
         "ok    config: read from the environment and no config file".to_string(),
         format!(

@@ -72,6 +72,6 @@ pub async fn spec() {
         .await
         .expect("the server answers tools/list")
         .unwrap();
-    assert_eq!(tools.len(), discord_manager::registry::capabilities().len());
+    assert_eq!(tools.len(), discord_manager_core::registry::capabilities().len());
     client.cancel().await.unwrap();
 }

@@ -78,7 +78,7 @@ impl<'a> Cli<'a> {
 
 /// The capability whose command `args` start with, by its MCP tool name.
 fn capability_of(args: &[&str]) -> Option<&'static str> {
-    discord_manager::registry::capabilities()
+    discord_manager_core::registry::capabilities()
         .iter()
         .find(|capability| {
             capability.command.len() <= args.len()

@@ -115,7 +115,8 @@ pub fn history_before_install(
         };
         let mut line = FakeDiscord::message_value(&id, channel, author, &format!("message {k}"));
         line["d"]["timestamp"] = Value::String(
-            discord_manager::instant::Instant::from_micros(at_ms as i64 * 1_000).to_iso(),
+            discord_manager_vocabulary::instant::Instant::from_micros(at_ms as i64 * 1_000)
+                .to_iso(),
         );
         lines.push(line.to_string());
         ids.push(id);

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use discord_manager::ingest::Origin;
 use discord_manager::seed::play_feed;
+use discord_manager_ingest::Origin;
 
 use super::cli::Cli;
 use super::feed::{Feed, User};
@@ -47,7 +47,7 @@ impl Store {
     fn create(owner_id: Option<String>) -> Store {
         let folder = tempfile::tempdir().expect("a temporary folder for the spec's store");
         let path = folder.path().join("store.sqlite3");
-        discord_manager::store::Store::open(&path).expect("the spec's store opens and migrates");
+        discord_manager_store::Store::open(&path).expect("the spec's store opens and migrates");
         Store {
             folder,
             path,
@@ -128,7 +128,7 @@ impl Store {
     /// its owner actions). Fails the spec if any line fails or is not an event the store keeps.
     pub async fn play(&self, feed: &Feed) {
         let store = Arc::new(
-            discord_manager::store::Store::open(&self.path).expect("the spec's store opens"),
+            discord_manager_store::Store::open(&self.path).expect("the spec's store opens"),
         );
         let summary = play_feed(&store, &feed.to_jsonl(), Origin::Gateway)
             .await

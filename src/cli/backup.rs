@@ -6,8 +6,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::error::{Error, Result};
-use crate::store::{BackupProgress, Store};
+use discord_manager_store::{BackupProgress, Store};
+use discord_manager_vocabulary::error::{Error, Result};
 
 /// Backs up the store at `store_path` to `destination`; answers what to print.
 pub fn run(store_path: &Path, destination: &Path) -> Result<String> {

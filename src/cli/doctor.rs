@@ -16,16 +16,15 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
-use crate::config::{Config, Token};
-use crate::discord::bot_check::{
+use discord_manager_core::config::{Config, Token};
+use discord_manager_discord::bot_check::{
     self, BotProfile, bot_settings_url, guild_readability, invite_url, privileged_intents,
 };
-use crate::discord::daemon::CLOCK_WARNING_MS;
-use crate::discord::rest::{Rest, RestError};
-use crate::instant::Instant;
-use crate::store::{GatewayEventKind, IngestHolder, Store};
+use discord_manager_discord::daemon::CLOCK_WARNING_MS;
+use discord_manager_discord::rest::{Rest, RestError};
+use discord_manager_store::{GatewayEventKind, IngestHolder, Store};
+use discord_manager_vocabulary::instant::Instant;
+use serde::{Deserialize, Serialize};
 
 /// What `doctor --json` prints.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,7 +127,7 @@ impl Report {
 pub fn run(store_path: Option<PathBuf>) -> Report {
     let mut checks = Vec::new();
     let config =
-        match crate::config::Sources::read()
+        match discord_manager_core::config::Sources::read()
             .and_then(|sources| Ok((Config::from_sources(&sources)?, sources)))
         {
             Ok((config, sources)) => {
@@ -158,7 +157,7 @@ pub fn run(store_path: Option<PathBuf>) -> Report {
     };
     let path = store_path
         .or_else(|| config.as_ref().and_then(|config| config.db_path.clone()))
-        .map_or_else(crate::store::default_path, Ok);
+        .map_or_else(discord_manager_store::default_path, Ok);
     match &path {
         Ok(path) => checks.extend(store_checks(path)),
         Err(error) => checks.push(Check::new("store", Status::Fail, error.message())),
@@ -176,8 +175,8 @@ pub fn run(store_path: Option<PathBuf>) -> Report {
 }
 
 /// Where the configuration came from, without any of its values.
-fn config_detail(sources: &crate::config::Sources) -> String {
-    let file = crate::config::config_file_path()
+fn config_detail(sources: &discord_manager_core::config::Sources) -> String {
+    let file = discord_manager_core::config::config_file_path()
         .filter(|path| path.exists())
         .map_or_else(
             || "no config file".to_string(),
@@ -187,7 +186,7 @@ fn config_detail(sources: &crate::config::Sources) -> String {
         Some(env_file) => format!(
             "read from the environment, the env file {} ({} names it) and {file}",
             env_file.display(),
-            crate::config::ENV_FILE_VARIABLE
+            discord_manager_core::config::ENV_FILE_VARIABLE
         ),
         None => format!("read from the environment and {file}"),
     }
@@ -196,7 +195,7 @@ fn config_detail(sources: &crate::config::Sources) -> String {
 /// Each protection as it stands and which source set it (never a value that could be a
 /// secret); a warning when a `.env` in the working directory sets variables, since none of
 /// them is read.
-fn protections_check(config: &Config, sources: &crate::config::Sources) -> Check {
+fn protections_check(config: &Config, sources: &discord_manager_core::config::Sources) -> Check {
     let origin = |name: &str| {
         sources
             .origin(name)
@@ -270,7 +269,7 @@ fn protections_check(config: &Config, sources: &crate::config::Sources) -> Check
         .map(|(what, value, variable)| format!("{what} {value} ({})", origin(variable)))
         .collect::<Vec<_>>()
         .join("; ");
-    let ignored = crate::config::ignored_dot_env_variables();
+    let ignored = discord_manager_core::config::ignored_dot_env_variables();
     if ignored.is_empty() {
         Check::new("protections", Status::Ok, detail)
     } else {
@@ -286,7 +285,7 @@ fn protections_check(config: &Config, sources: &crate::config::Sources) -> Check
         .fix(format!(
             "to use it, name it in the environment: {}=/path/to/.env (owner-only, mode 0600), or \
              move its lines into the config file",
-            crate::config::ENV_FILE_VARIABLE
+            discord_manager_core::config::ENV_FILE_VARIABLE
         ))
     }
 }
@@ -353,7 +352,7 @@ fn discord_checks(config: &Config, checks: &mut Vec<Check>) -> Option<Check> {
         .map(|reading| clock_check(reading.host_ahead_ms()))
 }
 
-fn rest_client(token: &Token, config: &Config) -> crate::error::Result<Rest> {
+fn rest_client(token: &Token, config: &Config) -> discord_manager_vocabulary::error::Result<Rest> {
     bot_check::rest_for_a_check(token, config.api_base.as_deref())
 }
 
@@ -409,7 +408,7 @@ fn guilds_check(config: &Config, profile: &BotProfile) -> Check {
         .guilds
         .iter()
         .partition(|guild| config.guild_scope.includes(&guild.id));
-    let shown = |guilds: Vec<&crate::discord::rest::GuildSummary>| {
+    let shown = |guilds: Vec<&discord_manager_discord::rest::GuildSummary>| {
         named(
             guilds
                 .into_iter()
@@ -605,7 +604,7 @@ fn writable_check(path: &Path) -> Check {
 }
 
 /// SQLite's `quick_check` over the whole file.
-fn integrity_check(found: crate::error::Result<Vec<String>>) -> Check {
+fn integrity_check(found: discord_manager_vocabulary::error::Result<Vec<String>>) -> Check {
     let restore = "stop ingest, copy your newest backup over the store and start ingest again \
                    (docs/operations.md, \"Backup and restore\"); ingest backfills what came \
                    after it";
@@ -641,7 +640,7 @@ const BACKUP_WARNING_DAYS: i64 = 7;
 
 /// How old the newest backup `discord-manager backup` recorded is.
 fn backup_check(
-    latest: crate::error::Result<Option<crate::store::BackupRecord>>,
+    latest: discord_manager_vocabulary::error::Result<Option<discord_manager_store::BackupRecord>>,
     now: Instant,
 ) -> Check {
     let fix = "take one: `discord-manager backup PATH` (a file that does not exist yet)";
@@ -670,7 +669,7 @@ fn backup_check(
     }
 }
 
-fn ingest_check(holder: crate::error::Result<IngestHolder>) -> Check {
+fn ingest_check(holder: discord_manager_vocabulary::error::Result<IngestHolder>) -> Check {
     match holder {
         Ok(IngestHolder::Running { pid }) => Check::new(
             "ingest",
@@ -764,7 +763,7 @@ const MCP_PATIENCE: Duration = Duration::from_secs(20);
 
 /// Starts this binary's MCP server on the store, as a client would, and lists its tools.
 fn mcp_check(path: &Path) -> Check {
-    let expected = crate::registry::capabilities().len();
+    let expected = discord_manager_core::registry::capabilities().len();
     match list_tools(path) {
         Ok(count) if count == expected => Check::new(
             "mcp",
@@ -937,7 +936,7 @@ mod tests {
     fn the_backup_check_warns_without_a_backup_or_past_a_week_and_names_the_last_one() {
         let now = Instant::now();
         let backup = |days: i64| {
-            Ok(Some(crate::store::BackupRecord {
+            Ok(Some(discord_manager_store::BackupRecord {
                 created_at: now.minus_seconds(days * 86_400),
                 path: "/backups/store.sqlite3".to_string(),
                 messages: 42,

@@ -15,9 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
+use discord_manager_vocabulary::error::{Error, Result};
 use serde_json::{Map, Value, json};
-
-use crate::error::{Error, Result};
 
 /// The name the server is listed under in every client.
 const SERVER_NAME: &str = "discord-manager";

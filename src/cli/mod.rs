@@ -18,17 +18,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
+use discord_manager_core::business::{self, Source};
+use discord_manager_core::config::Config;
+use discord_manager_core::config::ImportWindow;
+use discord_manager_core::registry::{self, Capability, Services};
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::{Error, Result};
 use serde_json::{Map, Number, Value};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
-
-use crate::business::{self, Source};
-use crate::config::Config;
-use crate::config::ImportWindow;
-use crate::error::{Error, Result};
-use crate::registry::{self, Capability, Services};
-use crate::store::{self, Store};
 
 /// What the parent command of a group of capabilities says in `--help`.
 const GROUPS: &[(&str, &str)] = &[
@@ -456,7 +455,7 @@ pub(crate) fn init_logging(default: &str) {
         .with_filter(filter);
     let _ = tracing_subscriber::registry()
         .with(output)
-        .with(crate::discord::identify_watch::layer())
+        .with(discord_manager_discord::identify_watch::layer())
         .try_init();
 }
 
@@ -475,10 +474,10 @@ pub(crate) fn run_ingest(db: Option<PathBuf>, options: &ArgMatches) -> Result<()
         .copied()
         .or(config.import_window)
         .unwrap_or(ImportWindow::DEFAULT);
-    crate::discord::daemon::run_ingest(
+    discord_manager_discord::daemon::run_ingest(
         &config,
         store,
-        crate::discord::daemon::IngestOptions {
+        discord_manager_discord::daemon::IngestOptions {
             repair_every: std::time::Duration::from_secs(repair_every),
             import,
             ..Default::default()
@@ -597,9 +596,9 @@ pub(crate) fn print_mcp_config(
 /// send is refused before it would be needed).
 pub(crate) fn discord_sender(
     config: &Config,
-) -> Option<Arc<dyn crate::business::kernel::outbox::DiscordSender>> {
+) -> Option<Arc<dyn discord_manager_core::business::kernel::outbox::DiscordSender>> {
     let token = config.token.clone()?;
-    Some(Arc::new(crate::discord::sender::LazySender::new(
+    Some(Arc::new(discord_manager_discord::sender::LazySender::new(
         token,
         config.api_base.clone(),
     )))
@@ -662,7 +661,7 @@ pub(crate) fn write_completions(shell: &str, out: &mut Vec<u8>) {
 pub(crate) fn store_path(db: Option<PathBuf>, config: &Config) -> Result<PathBuf> {
     match db.or_else(|| config.db_path.clone()) {
         Some(path) => Ok(path),
-        None => store::default_path(),
+        None => discord_manager_store::default_path(),
     }
 }
 
@@ -682,11 +681,11 @@ pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
 
 #[cfg(test)]
 mod tests {
+    use discord_manager_core::business::kernel::examples::Sample;
+    use discord_manager_core::registry;
     use serde_json::json;
 
     use super::{arguments, command_line, command_tree, find_capability};
-    use crate::business::kernel::examples::Sample;
-    use crate::registry;
 
     /// Every capability's demo examples, written as command lines and parsed back by the
     /// command tree, are the same arguments: the snapshots' lines are what the CLI runs.

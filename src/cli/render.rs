@@ -5,8 +5,8 @@
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ContentArrangement, Table};
 
-pub use crate::answer::page::terminal_safe;
-use crate::answer::page::{Block, Page};
+pub use discord_manager_core::answer::page::terminal_safe;
+use discord_manager_core::answer::page::{Block, Page};
 
 /// The page as the terminal shows it.
 pub fn terminal_text(page: &Page) -> String {
@@ -22,7 +22,7 @@ pub fn terminal_text(page: &Page) -> String {
 
 /// A table in the compact style, each row on one line: a cell is never wrapped to the
 /// terminal's width, so a piped table reads the same as one on screen.
-fn laid_out(source: &crate::answer::page::Table) -> Table {
+fn laid_out(source: &discord_manager_core::answer::page::Table) -> Table {
     let mut table = Table::new();
     table
         .load_style(UTF8_FULL_CONDENSED)

@@ -13,14 +13,13 @@ use std::io::{BufRead, IsTerminal, Read, Write};
 use std::path::Path;
 
 use clap::ArgMatches;
-
-use crate::business::kernel::model::DiscordId;
-use crate::config::{self, Config, Token};
-use crate::discord::bot_check::{
+use discord_manager_core::business::kernel::model::DiscordId;
+use discord_manager_core::config::{self, Config, Token};
+use discord_manager_discord::bot_check::{
     self, BOT_PERMISSIONS, BotProfile, bot_settings_url, invite_url, privileged_intents,
 };
-use crate::discord::rest::{GuildSummary, RestError};
-use crate::error::{Error, ErrorKind, Result};
+use discord_manager_discord::rest::{GuildSummary, RestError};
+use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 
 /// The variables setup writes; every other line of the config file is kept.
 const WRITTEN: [&str; 3] = ["DISCORD_TOKEN", "DISCORD_OWNER_ID", "DISCORD_GUILD_IDS"];

@@ -1,6 +1,6 @@
 //! The owner's approval of one of an assistant's posts, asked through the MCP client's form
 //! (MCP elicitation, form mode): the server side of the business layer's
-//! [`OwnerApproval`](crate::business::kernel::approval::OwnerApproval) port.
+//! [`OwnerApproval`](discord_manager_core::business::kernel::approval::OwnerApproval) port.
 //!
 //! The server sends `elicitation/create` inside the `tools/call` it is answering; the client
 //! shows the form to the person and sends back what they chose (accept, decline, cancel). The
@@ -13,12 +13,13 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
+use discord_manager_core::business::kernel::approval::{
+    Answer, Approval, ApprovalRequest, OwnerApproval,
+};
 use rmcp::RoleServer;
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema, ProtocolVersion};
 use rmcp::service::{ElicitationMode, Peer, RequestContext};
 use tokio::sync::watch;
-
-use crate::business::kernel::approval::{Answer, Approval, ApprovalRequest, OwnerApproval};
 
 /// How long the form waits for the owner before the post is refused as unanswered.
 const PATIENCE: Duration = Duration::from_secs(10 * 60);

@@ -11,6 +11,8 @@ pub mod wire;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use discord_manager_core::registry::{self, Services};
+use discord_manager_vocabulary::error::{Error, Result};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -19,9 +21,6 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
-
-use crate::error::{Error, Result};
-use crate::registry::{self, Services};
 
 const INSTRUCTIONS: &str = "discord-manager answers from a complete local store of the owner's \
 Discord guilds, in milliseconds. When the owner asks what they missed, call activity_briefing \
@@ -174,7 +173,7 @@ async fn wait_on_the_runtime(
         )))),
         () = context.ct.cancelled() => {
             call.abort();
-            Err(crate::store::cancelled_error())
+            Err(discord_manager_store::cancelled_error())
         }
     }
 }
@@ -228,11 +227,11 @@ where
 mod tests {
     use std::time::Duration;
 
+    use discord_manager_core::test_fixtures::World;
     use serde_json::{Value, json};
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     use super::*;
-    use crate::test_fixtures::World;
 
     /// An upper bound on waiting for a reply, never a measurement.
     const ONE_SECOND: Duration = Duration::from_secs(1);

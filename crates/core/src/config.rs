@@ -19,8 +19,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
-use crate::snowflake::{DiscordId, days_before};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::snowflake::{DiscordId, days_before};
 
 mod attachments;
 mod keywords;

@@ -9,16 +9,16 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
 use serde_json::Value;
 
 use crate::business::kernel::outbox::{
     BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
     SUPPRESS_EMBEDS, SendFailure,
 };
-use crate::error::{Error, Result};
-use crate::instant::Instant;
 use crate::payload::{Message, User};
-use crate::store::Store;
 
 /// How Discord's answers reach the store: each of the gateway's recorders for an answer to one
 /// kind of request, as a plain function.
@@ -200,5 +200,5 @@ impl DiscordSender for DemoDiscord {
 fn snowflake(at: Instant) -> String {
     static SEQUENCE: AtomicU64 = AtomicU64::new(0);
     let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed) & 0xfff;
-    crate::snowflake::snowflake_at(at, sequence).to_string()
+    discord_manager_vocabulary::snowflake::snowflake_at(at, sequence).to_string()
 }

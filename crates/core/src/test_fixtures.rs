@@ -8,6 +8,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use discord_manager_ingest::{Origin, Recorded, record_event};
+use discord_manager_store::Store;
+use discord_manager_store::testing::{fresh_id, shared_store};
 use serde_json::{Value, json};
 use serenity::model::event::Event;
 
@@ -18,10 +21,7 @@ use crate::business::kernel::outbox::{
 use crate::business::{OwnerContext, Source};
 use crate::config::GuildScope;
 use crate::demo::{DemoDiscord, Recorders};
-use crate::ingest::{Origin, Recorded, record_event};
 use crate::payload::{Message, User};
-use crate::store::Store;
-use crate::store::testing::{fresh_id, shared_store};
 
 /// The bot's user id: the same in every test, because the bot's identity is store-wide.
 pub const BOT_ID: &str = "1100000000000000001";
@@ -33,13 +33,18 @@ pub const SEND_IN_THREADS: u64 = 1 << 38;
 /// The gateway's recorders of Discord's answers, as the Discord crate's sender hands them to
 /// its demo Discord (that crate is above this one, so the world names them itself).
 pub const RECORDERS: Recorders = Recorders {
-    sent: |store, answer| crate::ingest::sent::record_sent_message(store, answer).map(drop),
-    edited: |store, answer| crate::ingest::sent::record_edited_message(store, answer).map(drop),
+    sent: |store, answer| {
+        discord_manager_ingest::sent::record_sent_message(store, answer).map(drop)
+    },
+    edited: |store, answer| {
+        discord_manager_ingest::sent::record_edited_message(store, answer).map(drop)
+    },
     deleted: |store, channel, message| {
-        crate::ingest::sent::record_deleted_message(store, channel, message).map(drop)
+        discord_manager_ingest::sent::record_deleted_message(store, channel, message).map(drop)
     },
     reacted: |store, channel, message, emoji, added| {
-        crate::ingest::sent::record_bot_reaction(store, channel, message, emoji, added).map(drop)
+        discord_manager_ingest::sent::record_bot_reaction(store, channel, message, emoji, added)
+            .map(drop)
     },
 };
 
@@ -79,7 +84,8 @@ fn role(id: &str, permissions: u64) -> Value {
 /// Plays one dispatch through the real recorders; fails loudly if it does not parse.
 pub fn dispatch(store: &Store, kind: &str, data: Value) -> Recorded {
     let payload = json!({"t": kind, "d": data});
-    let event = crate::ingest::feed::decode_dispatch(0, &payload).expect("a valid dispatch");
+    let event =
+        discord_manager_ingest::feed::decode_dispatch(0, &payload).expect("a valid dispatch");
     assert!(!matches!(event, Event::Unknown(_)), "{kind} did not parse");
     record_event(store, &event, Origin::Gateway).expect("the recorder succeeds")
 }
@@ -258,7 +264,7 @@ impl World {
     /// [`World::alone`]: a direct message is in no guild, so other tests would see it.
     pub fn direct_message(&self, author_id: &str, content: &str, extra: Value) -> (String, String) {
         let channel = fresh_id();
-        crate::ingest::direct::record_direct_channel(
+        discord_manager_ingest::direct::record_direct_channel(
             &self.store,
             serenity::model::id::ChannelId::new(channel.parse().expect("a snowflake")),
             None,
@@ -311,7 +317,7 @@ impl World {
     }
 }
 
-pub use crate::store::testing::fresh_id as new_id;
+pub use discord_manager_store::testing::fresh_id as new_id;
 
 /// What the scripted Discord answers to one request.
 pub enum Answer {

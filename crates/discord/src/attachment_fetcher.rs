@@ -35,12 +35,12 @@ use tracing::{debug, info, warn};
 use super::cdn::{self, CdnPolicy};
 use super::channel_work::blocking;
 use super::rest::{Rest, RestError};
-use crate::attachments::{Cache, NotKept};
-use crate::backoff::Backoff;
-use crate::config::AttachmentPolicy;
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{Attachment, AttachmentOutcome, AttachmentRecord, Store};
+use discord_manager_attachments::{Cache, NotKept};
+use discord_manager_core::backoff::Backoff;
+use discord_manager_core::config::AttachmentPolicy;
+use discord_manager_store::{Attachment, AttachmentOutcome, AttachmentRecord, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
 
 /// How many pending attachments one read of the store takes.
 const BATCH: usize = 50;
@@ -335,7 +335,7 @@ impl Fetcher {
     async fn download(
         &self,
         url: reqwest::Url,
-    ) -> std::result::Result<crate::attachments::Kept, Download> {
+    ) -> std::result::Result<discord_manager_attachments::Kept, Download> {
         let mut rate_limits = 0;
         let mut response = loop {
             let response = self

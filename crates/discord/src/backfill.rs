@@ -17,6 +17,14 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use discord_manager_core::config::ImportWindow;
+use discord_manager_ingest::history::record_history_page;
+use discord_manager_store::{
+    ChannelBeginning, ChannelRecord, GapKind, NewCoverage, NewGap, Reader, Store, Writer,
+};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::permissions::ChannelAccess;
 use serenity::model::channel::{Channel, GuildChannel};
 use serenity::model::guild::Guild;
 use serenity::model::id::{ChannelId, GuildId, MessageId};
@@ -26,14 +34,6 @@ use tracing::{info, warn};
 use super::channel_work::{ChannelJob, PAGE, Progress, blocking};
 use super::import::{self, PageOutcome};
 use super::rest::{Rest, RestError};
-use crate::config::ImportWindow;
-use crate::error::Result;
-use crate::ingest::history::record_history_page;
-use crate::instant::Instant;
-use crate::store::{
-    ChannelAccess, ChannelBeginning, ChannelRecord, GapKind, NewCoverage, NewGap, Reader, Store,
-    Writer,
-};
 
 /// A set of channels to backfill for one reason, reported together.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -569,9 +569,10 @@ pub const DEFAULT_REPAIR_EVERY: Duration = Duration::from_secs(300);
 
 #[cfg(test)]
 mod tests {
+    use discord_manager_store::BeginningSource;
+    use discord_manager_store::testing::{fresh_id, shared_store};
+
     use super::*;
-    use crate::store::BeginningSource;
-    use crate::store::testing::{fresh_id, shared_store};
 
     #[test]
     fn a_thread_newer_than_its_parents_beginning_is_wholly_the_stores_and_an_older_one_is_not() {

@@ -8,18 +8,18 @@
 
 use std::time::Duration;
 
+use discord_manager_core::business::channels::unreadable_reason;
+use discord_manager_core::business::kernel::untrusted::scrub;
+use discord_manager_core::config::Token;
+use discord_manager_ingest::channels::overwrites_of;
+use discord_manager_store::{GuildRecord, RolePermissions};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::permissions::channel_access;
 use serenity::model::channel::ChannelType;
 use serenity::model::id::{GuildId, UserId};
 use serenity::model::permissions::Permissions;
 
 use super::rest::{ApplicationInfo, GuildSummary, Rest, RestError, RetryPolicy};
-use crate::business::channels::unreadable_reason;
-use crate::business::kernel::untrusted::scrub;
-use crate::config::Token;
-use crate::error::Result;
-use crate::ingest::channels::overwrites_of;
-use crate::permissions::channel_access;
-use crate::store::{GuildRecord, RolePermissions};
 
 /// A permission the bot is invited with, and what the product does with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use crate::instant::Instant;
+use discord_manager_vocabulary::instant::Instant;
 
 /// Identifies allowed back to back.
 pub const BURST: i64 = 5;

@@ -13,9 +13,8 @@
 //! when it was issued, `hm` the signature. A URL past its `ex` answers 404, so it is
 //! refreshed (the message fetched again over REST) before it is fetched.
 
+use discord_manager_vocabulary::instant::Instant;
 use reqwest::Url;
-
-use crate::instant::Instant;
 
 /// The hosts Discord serves attachments from.
 pub const CDN_HOSTS: &[&str] = &["cdn.discordapp.com", "media.discordapp.net"];

@@ -3,9 +3,8 @@
 //! their store work runs off the async threads ([`blocking`]). Both stand on it; neither names
 //! the other's internals for it.
 
+use discord_manager_vocabulary::error::{Error, Result};
 use tracing::info;
-
-use crate::error::{Error, Result};
 
 /// Discord's largest page of messages.
 pub const PAGE: u8 = 100;
@@ -69,7 +68,7 @@ impl Progress {
         reached: u64,
         stored: u64,
     ) {
-        let back_to = crate::snowflake::minted_at(reached).to_iso();
+        let back_to = discord_manager_vocabulary::snowflake::minted_at(reached).to_iso();
         let back_to = back_to.get(..16).unwrap_or(&back_to);
         if self.line.is_hidden() {
             info!("importing #{channel}'s history: back to {back_to}Z, {stored} new on this page");

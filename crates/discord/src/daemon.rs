@@ -6,14 +6,24 @@
 //! the real gateway if that request failed; here a failure is an error, and a loopback API
 //! base must answer a loopback gateway) and sets that URL on the client. Every IDENTIFY is
 //! recorded and paced by the budget in [`super::budget`]. The scheduler
-//! ([`crate::business::schedules::job::run_schedules`]) sends scheduled messages as they fall due,
-//! through the same REST client. SIGINT and SIGTERM stop the client and the scheduler, let the
+//! ([`discord_manager_core::business::schedules::job::run_schedules`]) sends scheduled
+//! messages as they fall due, through the same REST client. SIGINT and SIGTERM stop the client and the scheduler, let the
 //! writer commit everything received, and record a clean stop.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use discord_manager_attachments::Cache;
+use discord_manager_core::business::kernel::context::{OwnerContext, Source, build_owner_context};
+use discord_manager_core::business::schedules;
+use discord_manager_core::config::ImportWindow;
+use discord_manager_core::config::{Config, GuildScope};
+use discord_manager_ingest::channels::kind_of;
+use discord_manager_store::{GatewayEventKind, IdentitySource, Store};
+use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::permissions::ChannelAccess;
 use serenity::gateway::{ConnectionStage, GatewayError, ShardManager, ShardRunnerMessage};
 use serenity::model::channel::{ChannelType, GuildChannel};
 use serenity::model::gateway::GatewayIntents;
@@ -32,16 +42,6 @@ use super::channel_work::{ChannelJob, blocking};
 use super::gateway::{Notice, Received, Relay, Writer};
 use super::identify_watch;
 use super::rest::{Rest, RestError, RetryPolicy};
-use crate::attachments::Cache;
-use crate::business::kernel::context::{OwnerContext, Source, build_owner_context};
-use crate::business::schedules;
-use crate::config::ImportWindow;
-use crate::config::{Config, GuildScope};
-use crate::error::{Error, ErrorKind, Result};
-use crate::ingest;
-use crate::ingest::channels::kind_of;
-use crate::instant::Instant;
-use crate::store::{ChannelAccess, GatewayEventKind, IdentitySource, Store};
 
 /// The events the store needs: guilds, channels, roles; guild and direct messages with their
 /// content (Message Content is privileged: enable it in the Developer Portal); reactions; poll
@@ -310,7 +310,7 @@ async fn learn_owner(rest: &Rest, store: &Arc<Store>) {
         Ok(Some(owner)) => {
             let store = Arc::clone(store);
             let recorded = tokio::task::spawn_blocking(move || {
-                ingest::guilds::record_application_owner(
+                discord_manager_ingest::guilds::record_application_owner(
                     &store,
                     &owner,
                     IdentitySource::Application,
@@ -1026,7 +1026,7 @@ async fn repair_guild(
 /// first backfill reads from there.
 fn record_listing(store: &Store, listed: &[GuildChannel]) -> Result<Vec<ChannelJob>> {
     for channel in listed {
-        ingest::channels::record_channel(store, channel)?;
+        discord_manager_ingest::channels::record_channel(store, channel)?;
     }
     let threads = listed
         .iter()

@@ -22,6 +22,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use discord_manager_core::config::GuildScope;
+use discord_manager_ingest::direct::record_direct_channel;
+use discord_manager_ingest::feed::{repair_unparsed, why_unparsed};
+use discord_manager_ingest::{Origin, Recorded};
+use discord_manager_store::{GapKind, GatewayEventKind, NewGap, Store};
+use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
+use discord_manager_vocabulary::instant::Instant;
 use serenity::all::{Context, RawEventHandler};
 use serenity::async_trait;
 use serenity::model::channel::Message;
@@ -32,13 +39,6 @@ use tokio::sync::mpsc;
 use tracing::{debug, error, info, warn};
 
 use super::backfill::{self, Batch};
-use crate::config::GuildScope;
-use crate::error::{Error, ErrorKind, Result};
-use crate::ingest::direct::record_direct_channel;
-use crate::ingest::feed::{repair_unparsed, why_unparsed};
-use crate::ingest::{self, Origin, Recorded};
-use crate::instant::Instant;
-use crate::store::{GapKind, GatewayEventKind, NewGap, Store};
 
 /// A dispatch as serenity handed it over, with when it was received.
 pub struct Received {
@@ -229,7 +229,7 @@ impl Writer {
     fn commit(&self, state: &mut State, pending: Pending) -> Result<()> {
         let Pending { events, prepared } = pending;
         if events.len() > 1 {
-            match ingest::record_events(&self.store, &events, Origin::Gateway) {
+            match discord_manager_ingest::record_events(&self.store, &events, Origin::Gateway) {
                 Ok(recorded) => {
                     for ((event, prepared), recorded) in events.iter().zip(&prepared).zip(recorded)
                     {
@@ -247,7 +247,7 @@ impl Writer {
             }
         }
         for (event, prepared) in events.iter().zip(&prepared) {
-            match ingest::record_event(&self.store, event, Origin::Gateway) {
+            match discord_manager_ingest::record_event(&self.store, event, Origin::Gateway) {
                 Ok(recorded) => self.acknowledge(state, event, prepared, recorded),
                 Err(failure) if failure.kind() == ErrorKind::StoreUnwritable => {
                     return Err(failure);
@@ -524,8 +524,9 @@ fn channel_of(event: &Event) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    use discord_manager_core::payload::{self, User};
+
     use super::*;
-    use crate::payload::{self, User};
 
     fn message(content: &str, guild: bool, bot: bool) -> Message {
         let author = User {
@@ -570,7 +571,7 @@ mod tests {
 
     #[test]
     fn a_message_that_cannot_be_stored_holds_back_none_of_the_burst_it_came_in() {
-        use crate::test_fixtures::{World, new_id};
+        use discord_manager_core::test_fixtures::{World, new_id};
         let world = World::alone();
         let channel = world.channel("general");
         let ids = [new_id(), new_id(), new_id()];
@@ -579,7 +580,7 @@ mod tests {
         for id in &ids {
             let data = world.message_payload(id, &channel, "7", "burst", serde_json::json!({}));
             let payload = serde_json::json!({"t": "MESSAGE_CREATE", "d": data});
-            let event = crate::ingest::feed::decode_dispatch(0, &payload).unwrap();
+            let event = discord_manager_ingest::feed::decode_dispatch(0, &payload).unwrap();
             let at = Instant::now();
             queue.send(Received { event, at }).unwrap();
         }
@@ -627,7 +628,7 @@ mod tests {
 
     #[test]
     fn a_burst_is_stored_in_the_order_received_and_a_guild_create_in_it_plans_its_backfill() {
-        use crate::test_fixtures::{World, new_id};
+        use discord_manager_core::test_fixtures::{World, new_id};
         let world = World::alone();
         let channel = world.channel("general");
         let (first, last) = (new_id(), new_id());
@@ -640,7 +641,7 @@ mod tests {
         let guild = serde_json::json!({"t": "GUILD_CREATE", "d": guild_create});
         let (queue, queued) = mpsc::unbounded_channel();
         for payload in [message(&first), guild, message(&last)] {
-            let event = crate::ingest::feed::decode_dispatch(0, &payload).unwrap();
+            let event = discord_manager_ingest::feed::decode_dispatch(0, &payload).unwrap();
             assert!(!matches!(event, Event::Unknown(_)), "{payload}");
             queue
                 .send(Received {

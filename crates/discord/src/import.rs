@@ -16,17 +16,17 @@
 
 use std::sync::Arc;
 
+use discord_manager_core::config::ImportWindow;
+use discord_manager_ingest::history::record_import_page;
+use discord_manager_store::{BeginningSource, ChannelBeginning, ImportState, NewImportStep, Store};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{days_before, snowflake_at};
 use serenity::model::id::{ChannelId, GuildId, MessageId};
 use tracing::{info, warn};
 
 use super::channel_work::{ChannelJob, PAGE, Progress, blocking};
 use super::rest::{Rest, RestError};
-use crate::config::ImportWindow;
-use crate::error::Result;
-use crate::ingest::history::record_import_page;
-use crate::instant::Instant;
-use crate::snowflake::{days_before, snowflake_at};
-use crate::store::{BeginningSource, ChannelBeginning, ImportState, NewImportStep, Store};
 
 /// The lowest imported id that is news: a message Discord sent within the last day before the
 /// daemon first saw the channel counts as new when it arrives, like a backfilled one; older
@@ -233,7 +233,7 @@ fn reached_in_words(step: &NewImportStep) -> String {
     if step.exhausted {
         "the channel's first message".to_string()
     } else {
-        crate::snowflake::minted_at(step.reached).to_iso()
+        discord_manager_vocabulary::snowflake::minted_at(step.reached).to_iso()
     }
 }
 

@@ -16,12 +16,3 @@ pub mod identify_watch;
 pub mod import;
 pub mod rest;
 pub mod sender;
-
-// The crates below under their modules' usual names, so paths read `crate::store::Store` and
-// `crate::business::…` here as in every crate of the workspace.
-use discord_manager_attachments as attachments;
-use discord_manager_core::{backoff, business, config, demo};
-#[cfg(test)]
-use discord_manager_core::{payload, test_fixtures};
-use discord_manager_ingest as ingest;
-use discord_manager_store::{error, instant, permissions, snowflake, store};

@@ -9,18 +9,20 @@
 
 use std::sync::OnceLock;
 
-use super::rest::{Rest, RetryPolicy};
-use crate::business::kernel::outbox::{
+use discord_manager_core::business::kernel::outbox::{
     BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
     SendFailure,
 };
-use crate::config::Token;
-use crate::demo::Recorders;
-use crate::ingest::sent;
-use crate::store::Store;
+use discord_manager_core::config::Token;
+use discord_manager_core::demo::Recorders;
+use discord_manager_ingest::sent;
+use discord_manager_store::Store;
 
-/// The gateway's recorders of Discord's answers, as a [`crate::demo::DemoDiscord`] takes them:
-/// the demo records exactly as this adapter does.
+use super::rest::{Rest, RetryPolicy};
+
+/// The gateway's recorders of Discord's answers, as a
+/// [`discord_manager_core::demo::DemoDiscord`] takes them: the demo records exactly as this
+/// adapter does.
 pub const RECORDERS: Recorders = Recorders {
     sent: |store, answer| sent::record_sent_message(store, answer).map(drop),
     edited: |store, answer| sent::record_edited_message(store, answer).map(drop),
@@ -80,7 +82,7 @@ impl DiscordSender for Rest {
 /// What the store holds of a message Discord answered with: its id, and how recording it went.
 fn recorded_answer<T>(
     answer: &serde_json::Value,
-    recorded: crate::error::Result<(String, T)>,
+    recorded: discord_manager_vocabulary::error::Result<(String, T)>,
 ) -> Delivered {
     let id = answer
         .get("id")

@@ -1,15 +1,14 @@
 //! Recorders for channels and threads: created, updated, deleted, and thread list syncs.
 
+use discord_manager_store::{ChannelKind, ChannelRecord, Store, Tag, Writer};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::permissions::channel_access;
+use discord_manager_vocabulary::permissions::{ChannelAccess, Overwrite, OverwriteKind};
 use serenity::model::channel::{
     ChannelType, GuildChannel, PartialGuildChannel, PermissionOverwriteType,
 };
 
 use super::Recorded;
-use crate::error::Result;
-use crate::permissions::channel_access;
-use crate::store::{
-    ChannelAccess, ChannelKind, ChannelRecord, Overwrite, OverwriteKind, Store, Tag, Writer,
-};
 
 /// Discord's channel type as the store names it.
 pub fn kind_of(kind: ChannelType) -> ChannelKind {

@@ -1,12 +1,13 @@
 //! Direct-message channels: Discord sends no CHANNEL_CREATE for them, so the daemon records
 //! one the first time a message shows it.
 
+use discord_manager_store::{ChannelKind, ChannelRecord, Store};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::permissions::ChannelAccess;
 use serenity::model::id::ChannelId;
 use serenity::model::user::User;
 
 use super::Recorded;
-use crate::error::Result;
-use crate::store::{ChannelAccess, ChannelKind, ChannelRecord, Store};
 
 /// A direct-message channel seen in a message: recorded once, readable (the bot is in it),
 /// named after the other person when the message is theirs.

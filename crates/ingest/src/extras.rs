@@ -3,6 +3,11 @@
 //! A MESSAGE_UPDATE is partial: what it carries replaces the stored value, the rest is kept
 //! (an unfurl brings the embeds alone; a pin, `pinned` alone).
 
+use discord_manager_store::{
+    Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, PollVote, Sticker,
+    Writer,
+};
+use discord_manager_vocabulary::error::Result;
 use serenity::model::channel::{
     Attachment as DiscordAttachment, Embed as DiscordEmbed, Message, MessageSnapshot, MessageType,
     Poll as DiscordPoll,
@@ -13,11 +18,6 @@ use serenity::model::sticker::StickerItem;
 
 use super::Recorded;
 use super::discord_time::instant_of;
-use crate::error::Result;
-use crate::store::{
-    Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, PollVote, Sticker,
-    Writer,
-};
 
 /// Discord's type number, with a default message and a reply both 0: a reply already shows
 /// its target.

@@ -7,11 +7,10 @@
 //! string of the form `@now`, `@now-2h`, `@now-1d3h20m` or `@now+2h` becomes the ISO-8601
 //! instant that far before (or after) the moment the feed is read, so a feed never goes stale.
 
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
 use serde_json::Value;
 use serenity::model::event::Event;
-
-use crate::error::{Error, Result};
-use crate::instant::Instant;
 
 /// One line of a feed.
 #[derive(Debug, Clone)]

@@ -1,5 +1,9 @@
 //! Recorders for the bot's identity, guilds, roles and members' roles.
 
+use discord_manager_store::{
+    GuildRecord, Identity, IdentitySource, RolePermissions, Store, Writer,
+};
+use discord_manager_vocabulary::error::Result;
 use serenity::model::event::GuildMemberUpdateEvent;
 use serenity::model::gateway::Ready;
 use serenity::model::guild::{Guild, PartialGuild, Role, UnavailableGuild};
@@ -7,8 +11,6 @@ use serenity::model::id::{GuildId, RoleId};
 
 use super::Recorded;
 use super::channels::{record_channel_in, refresh_guild_channels};
-use crate::error::Result;
-use crate::store::{GuildRecord, Identity, IdentitySource, RolePermissions, Store, Writer};
 
 pub(super) fn record_ready_in(writer: &mut Writer<'_>, ready: &Ready) -> Result<Recorded> {
     let identity = Identity {

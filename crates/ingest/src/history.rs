@@ -1,14 +1,14 @@
 //! Recorders for what the daemon learns over REST rather than the gateway: a page of a
 //! channel's history fetched by a backfill, or by the import of what came before the store.
 
+use discord_manager_store::{NewEdit, NewImportStep, Store, Writer};
+use discord_manager_vocabulary::error::Result;
 use serenity::model::channel::Message;
 use serenity::model::id::GuildId;
 
 use super::Origin;
 use super::discord_time::instant_of;
 use super::messages::record_message_in;
-use crate::error::Result;
-use crate::store::{NewEdit, NewImportStep, Store, Writer};
 
 /// What recording a page of history changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

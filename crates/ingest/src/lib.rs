@@ -18,18 +18,13 @@ pub mod messages;
 pub mod reactions;
 pub mod sent;
 
-// The record's modules under their usual names, so paths read `crate::store::Store` here as
-// in every crate of the workspace.
-use discord_manager_store::{error, instant, permissions, store};
-
+use discord_manager_store::{Store, Writer};
+use discord_manager_vocabulary::error::Result;
 use serenity::model::event::Event;
-
-use crate::error::Result;
-use crate::store::{Store, Writer};
 
 /// Where an event came from: a word of the store's, since its news readers leave imported
 /// history out by it.
-pub use crate::store::Origin;
+pub use discord_manager_store::Origin;
 
 /// Whether an event changed the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,7 @@
 //! Recorders for messages: created, edited (partial updates too), deleted, bulk-deleted.
 
+use discord_manager_store::{NewEdit, NewMessage, Provenance, Store, Writer};
+use discord_manager_vocabulary::error::Result;
 use serenity::model::channel::Message;
 use serenity::model::event::MessageUpdateEvent;
 use serenity::model::id::{ChannelId, MessageId};
@@ -7,8 +9,6 @@ use serenity::model::id::{ChannelId, MessageId};
 use super::discord_time::instant_of;
 use super::extras::{extras_of, updated_extras};
 use super::{Origin, Recorded};
-use crate::error::Result;
-use crate::store::{NewEdit, NewMessage, Provenance, Store, Writer};
 
 /// The new-message row for a Discord message, whichever way it reached us.
 fn new_message(

@@ -1,11 +1,11 @@
 //! Recorders for reactions: added, removed, all cleared, one emoji cleared.
 
+use discord_manager_store::{ReactionChange, Writer};
+use discord_manager_vocabulary::error::Result;
 use serenity::model::channel::{Reaction, ReactionType};
 use serenity::model::id::{ChannelId, MessageId};
 
 use super::Recorded;
-use crate::error::Result;
-use crate::store::{ReactionChange, Writer};
 
 /// A Unicode emoji as itself, a custom one as Discord writes it in a message (`<:name:id>`).
 pub(crate) fn emoji_text(emoji: &ReactionType) -> String {

@@ -6,6 +6,8 @@
 //! These are what the `DiscordSender` adapters call after a request succeeds, so the business
 //! layer never records anything itself.
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use serde_json::{Value, json};
 use serenity::model::channel::Message;
 use serenity::model::event::Event;
@@ -13,8 +15,6 @@ use serenity::model::id::GuildId;
 
 use super::messages::record_message;
 use super::{Origin, Recorded, record_event};
-use crate::error::{Error, ErrorKind, Result};
-use crate::store::Store;
 
 /// Records the message Discord created (its JSON answer to `POST /channels/{id}/messages`)
 /// and returns its id. Discord's REST answer carries no `guild_id`: the channel's guild is

@@ -1,21 +1,10 @@
-//! The record: the SQLite store and what every layer above it speaks in.
+//! The record: the SQLite store, and nothing but SQLite.
 //!
-//! This crate is the bottom of discord-manager's crate graph (`ARCHITECTURE.md` draws it). It
-//! knows no Discord client, no surface and no capability:
-//!
-//! - [`instant`], [`error`], [`vocabulary`] and [`snowflake`]: instants, error kinds with
-//!   their exit codes, the domain's words, Discord ids and their arithmetic;
-//! - [`store`] owns the SQLite file: migrations, the arrival clock, and every SQL statement;
-//! - [`permissions`] is Discord's documented permission arithmetic over stored records.
-//!
-//! Within the crate each module names only those listed before it (`store` before
-//! `permissions`), held by `tests/layering.rs`.
+//! This crate stands on the vocabulary crate alone (`ARCHITECTURE.md` draws the crate graph).
+//! It knows no Discord client, no surface and no capability: its one module owns the SQLite
+//! file (migrations, the arrival clock, and every SQL statement), and its items are the
+//! crate's own, named by the crate (`discord_manager_store::Store`).
 
-pub mod error;
-pub mod instant;
-pub mod permissions;
-pub mod snowflake;
-pub mod store;
-pub mod vocabulary;
+mod store;
 
-pub use error::{Error, ErrorKind};
+pub use store::*;

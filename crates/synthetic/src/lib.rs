@@ -23,26 +23,20 @@ use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::time::{Duration, Instant as Stopwatch};
 
+use discord_manager_core::business::bookmarks::add::{AddBookmark, add_bookmark};
+use discord_manager_core::business::bookmarks::resolve::{ResolveBookmark, resolve_bookmark};
+use discord_manager_core::business::{OwnerContext, Source};
+use discord_manager_core::config::GuildScope;
+use discord_manager_core::payload::{Message, User};
+use discord_manager_ingest::feed::decode_dispatch;
+use discord_manager_ingest::guilds::record_application_owner_in;
+use discord_manager_ingest::{Origin, Recorded, record_event_in};
+use discord_manager_store::{IdentitySource, Store, Writer};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{DiscordId, snowflake_at};
 use serde::Serialize;
 use serde_json::{Value, json};
-
-// The crates below under their modules' usual names, as in every crate of the workspace.
-use discord_manager_core::{business, config, payload};
-use discord_manager_ingest as ingest;
-use discord_manager_store::{error, instant, snowflake, store};
-
-use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
-use crate::business::bookmarks::resolve::{ResolveBookmark, resolve_bookmark};
-use crate::business::{OwnerContext, Source};
-use crate::config::GuildScope;
-use crate::error::{Error, Result};
-use crate::ingest::feed::decode_dispatch;
-use crate::ingest::guilds::record_application_owner_in;
-use crate::ingest::{Origin, Recorded, record_event_in};
-use crate::instant::Instant;
-use crate::payload::{Message, User};
-use crate::snowflake::{DiscordId, snowflake_at};
-use crate::store::{IdentitySource, Store, Writer};
 
 /// Guilds the history spans.
 pub const GUILDS: u64 = 5;

@@ -270,15 +270,15 @@ impl FakeDiscord {
         let (http, ws) = (bind(), bind());
         let http_url = format!("http://{}", http.local_addr().unwrap());
         let ws_url = format!("ws://{}", ws.local_addr().unwrap());
-        let lines = discord_manager::ingest::feed::parse_feed(
+        let lines = discord_manager_ingest::feed::parse_feed(
             DEMO_FEED,
-            discord_manager::instant::Instant::now(),
+            discord_manager_vocabulary::instant::Instant::now(),
         )
         .expect("the demo feed parses");
         let mut ready = Value::Null;
         let mut guilds = Vec::new();
         for line in lines {
-            if let discord_manager::ingest::feed::FeedLine::Dispatch { kind, payload, .. } = line {
+            if let discord_manager_ingest::feed::FeedLine::Dispatch { kind, payload, .. } = line {
                 match kind.as_str() {
                     "READY" => ready = payload["d"].clone(),
                     "GUILD_CREATE" => guilds.push(payload["d"].clone()),
@@ -700,11 +700,11 @@ impl FakeDiscord {
         }
         text.push_str(rest);
         let now = discord_now(&self.inner.lock());
-        discord_manager::ingest::feed::parse_feed(&text, now)
+        discord_manager_ingest::feed::parse_feed(&text, now)
             .expect("the test feed parses")
             .into_iter()
             .filter_map(|line| match line {
-                discord_manager::ingest::feed::FeedLine::Dispatch { payload, .. } => Some(payload),
+                discord_manager_ingest::feed::FeedLine::Dispatch { payload, .. } => Some(payload),
                 _ => None,
             })
             .collect()
@@ -815,8 +815,8 @@ impl FakeView<'_> {
 }
 
 /// The instant on this Discord's clock.
-fn discord_now(state: &State) -> discord_manager::instant::Instant {
-    discord_manager::instant::Instant::now().plus_micros(state.clock_offset_ms * 1_000)
+fn discord_now(state: &State) -> discord_manager_vocabulary::instant::Instant {
+    discord_manager_vocabulary::instant::Instant::now().plus_micros(state.clock_offset_ms * 1_000)
 }
 
 /// `Date` as an HTTP answer carries it: whole seconds, on this Discord's clock.

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use std::sync::LazyLock;
 
-use crate::instant::Instant;
+use discord_manager_vocabulary::instant::Instant;
 
 use jiff::tz::TimeZone;
 

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 
 use std::hash::{BuildHasher, Hasher};
 
-use crate::instant::Instant;
+use discord_manager_vocabulary::instant::Instant;
 
 /// A result a model can read as text.
 pub trait ModelText {

@@ -15,7 +15,7 @@
 
 use std::fmt;
 
-use crate::error::{Error, Result};
+use discord_manager_vocabulary::error::{Error, Result};
 
 /// The per-file cap unless the owner sets one, in MiB.
 pub const DEFAULT_FILE_MIB: u64 = 8;

@@ -7,7 +7,7 @@
 //! at most [`MAX_KEYWORDS`] are kept, each at most [`MAX_KEYWORD_CHARS`] characters, so that
 //! one briefing's searches stay few and short.
 
-use crate::error::{Error, Result};
+use discord_manager_vocabulary::error::{Error, Result};
 
 /// How many keywords the owner may set.
 pub const MAX_KEYWORDS: usize = 25;

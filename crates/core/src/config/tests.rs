@@ -1,7 +1,8 @@
 //! Unit tests of `config`, kept beside it so the production file reads on its own.
 
+use discord_manager_vocabulary::error::ErrorKind;
+
 use super::*;
-use crate::error::ErrorKind;
 
 const TOKEN: &str = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.GhIjKl.secret_token-part-3";
 
@@ -87,7 +88,10 @@ fn import_days_reads_a_number_all_or_zero_and_refuses_anything_else_by_name() {
     assert_eq!(read("all").unwrap().import_window, Some(ImportWindow::All));
     assert_eq!(read("0").unwrap().import_window, Some(ImportWindow::Off));
     let error = read("a week").unwrap_err();
-    assert_eq!(error.kind(), crate::error::ErrorKind::Config);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Config
+    );
     assert_eq!(
         error.message(),
         "DISCORD_MANAGER_IMPORT_DAYS must be a whole number of days from 0 (no import) to \
@@ -152,7 +156,10 @@ fn a_malformed_token_is_a_configuration_error_that_does_not_show_it() {
     ] {
         let error = config(&[("DISCORD_TOKEN", token)]).unwrap_err();
         assert_eq!(error.kind(), ErrorKind::Config, "{token:?}");
-        assert_eq!(error.kind(), crate::error::ErrorKind::Config);
+        assert_eq!(
+            error.kind(),
+            discord_manager_vocabulary::error::ErrorKind::Config
+        );
         assert!(
             error
                 .message()

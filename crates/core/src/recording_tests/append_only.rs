@@ -2,11 +2,12 @@
 //! and the owner's capabilities (which is why this test lives in the core crate, not beside
 //! the store's triggers).
 
-use crate::instant::Instant;
-use crate::store::testing::{HISTORY_TABLES, connection};
-use crate::store::{
+use discord_manager_store::testing::{HISTORY_TABLES, connection};
+use discord_manager_store::{
     ChannelBeginning, DiscordClockReading, GapKind, GatewayEventKind, NewCoverage, NewGap, PollVote,
 };
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::test_fixtures::World;
 
 /// Writes at least one row into every history table, through the real recorders.
@@ -79,11 +80,11 @@ fn fill_every_table() -> World {
             })?;
             writer.record_attachment_outcome(
                 "1600000000000000001",
-                &crate::store::AttachmentOutcome::Skipped {
+                &discord_manager_store::AttachmentOutcome::Skipped {
                     reason: "too large".into(),
                 },
             )?;
-            writer.record_import_step(&crate::store::NewImportStep {
+            writer.record_import_step(&discord_manager_store::NewImportStep {
                 channel_id: channel.clone(),
                 window_start: 1,
                 reached: 3,
@@ -106,7 +107,7 @@ fn fill_every_table() -> World {
         &world.store,
         schedule,
         &world.sending_context(),
-        crate::instant::Instant::now(),
+        discord_manager_vocabulary::instant::Instant::now(),
     )
     .unwrap();
     let cancel = CancelSchedule {
@@ -115,7 +116,7 @@ fn fill_every_table() -> World {
     cancel_schedule(&world.store, cancel, &world.context()).unwrap();
     world
         .store
-        .record_backup(&crate::store::BackupSummary {
+        .record_backup(&discord_manager_store::BackupSummary {
             path: std::path::PathBuf::from("/backups/store.sqlite3"),
             messages: 1,
             bytes: 4096,

@@ -1,11 +1,13 @@
 //! The recorders of a message's extras (the ingest crate's `extras`: attachments, embeds,
 //! stickers, polls) read back from the store.
 
+use discord_manager_ingest::Recorded;
+use discord_manager_store::testing::fresh_id as new_id;
+use discord_manager_store::{
+    Attachment, Embed, EmbedField, MessageExtras, Poll, PollAnswer, Sticker,
+};
 use serde_json::{Value, json};
 
-use crate::ingest::Recorded;
-use crate::store::testing::fresh_id as new_id;
-use crate::store::{Attachment, Embed, EmbedField, MessageExtras, Poll, PollAnswer, Sticker};
 use crate::test_fixtures::{World, dispatch};
 
 fn extras(world: &World, id: &str) -> MessageExtras {
@@ -117,7 +119,7 @@ fn an_embed_only_webhook_post_keeps_its_embed_and_indexes_its_words() {
         .read(|reader| {
             reader.search(
                 "test_rollout_gate",
-                &crate::store::SearchFilter {
+                &discord_manager_store::SearchFilter {
                     channel_ids: vec![channel.clone()],
                     ..Default::default()
                 },
@@ -228,7 +230,7 @@ fn a_poll_keeps_its_question_answers_and_counts_as_discord_reports_them() {
                 votes: votes[1],
             },
         ],
-        expiry: crate::instant::Instant::parse("2026-11-30T10:00:00Z"),
+        expiry: discord_manager_vocabulary::instant::Instant::parse("2026-11-30T10:00:00Z"),
         allow_multiselect: false,
         finalized,
     };

@@ -1,12 +1,12 @@
 //! The recorders (the ingest crate's `record_event`) read back through the owner's
 //! capabilities: what each Discord event leaves in the record.
 
+use discord_manager_ingest::Recorded;
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::permissions::ChannelAccess;
 use serde_json::json;
 
 use crate::business::messages::catch_up::{CatchUp, catch_up};
-use crate::ingest::Recorded;
-use crate::instant::Instant;
-use crate::store::ChannelAccess;
 use crate::test_fixtures::{BOT_ID, VIEW, World, dispatch, new_id};
 
 fn messages_of(world: &World, channel: &str) -> Vec<crate::business::kernel::model::MessageBody> {

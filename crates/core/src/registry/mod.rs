@@ -13,6 +13,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, LazyLock};
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::{Error, Result};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
@@ -23,8 +25,6 @@ use crate::business::kernel::examples::{Examples, Sample};
 use crate::business::kernel::input;
 use crate::business::kernel::outbox::DiscordSender;
 use crate::business::{self, OwnerContext};
-use crate::error::{Error, Result};
-use crate::store::Store;
 
 /// What a capability call needs: the store, the owner context built at start-up (the MCP
 /// server gives each call from a client that can show forms a copy that can ask the owner),

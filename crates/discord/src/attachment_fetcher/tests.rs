@@ -2,8 +2,8 @@
 //! and that a download cut short is never read as a whole file.
 
 use super::*;
-use crate::config::Token;
 use crate::rest::RetryPolicy;
+use discord_manager_core::config::Token;
 
 /// A fetcher whose REST base and CDN are a closed loopback port: any request it made would
 /// fail, so an outcome other than a failure proves it made none. Never a host off this

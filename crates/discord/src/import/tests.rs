@@ -1,6 +1,7 @@
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::snowflake_at;
+
 use super::*;
-use crate::instant::Instant;
-use crate::snowflake::snowflake_at;
 
 /// A channel first seen with `last` as its newest message.
 fn began_at(last: u64) -> ChannelBeginning {
@@ -185,7 +186,7 @@ fn news_starts_one_day_before_discords_clock_at_first_sight_not_before_the_newes
     // Without a record of first sight, the beginning in Discord's ids.
     assert_eq!(news_start(last, None, 0), minted("2026-11-30T12:00:00Z"));
     assert_eq!(
-        crate::snowflake::minted_at(minted("2026-11-30T12:00:00Z")),
+        discord_manager_vocabulary::snowflake::minted_at(minted("2026-11-30T12:00:00Z")),
         Instant::parse("2026-11-30T12:00:00Z").unwrap()
     );
     // A window reaching before Discord's epoch is everything.

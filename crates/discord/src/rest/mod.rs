@@ -15,17 +15,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use discord_manager_core::config::Token;
+use discord_manager_store::DiscordClockReading;
+use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
+use discord_manager_vocabulary::instant::Instant;
 use serenity::http::{Http, HttpBuilder, Route};
 use serenity::model::channel::{Channel, GuildChannel, Message, ThreadsData};
 use serenity::model::gateway::Gateway;
 use serenity::model::id::{ChannelId, GuildId, MessageId};
 use serenity::model::user::CurrentUser;
 use tokio::sync::Mutex;
-
-use crate::config::Token;
-use crate::error::{Error, ErrorKind, Result};
-use crate::instant::Instant;
-use crate::store::DiscordClockReading;
 
 mod post;
 mod probe;

@@ -8,14 +8,14 @@
 
 use std::time::Duration;
 
+use discord_manager_core::business::kernel::outbox::{
+    BotReaction, MessageEdit, MessageToDelete, OutgoingMessage, SUPPRESS_EMBEDS, SendFailure,
+};
 use serenity::http::{LightMethod, Request, Route};
 use serenity::model::id::{ChannelId, MessageId};
 
 use super::Rest;
 use super::retry::{Attempt, attempt_of, header_seconds, without_url};
-use crate::business::kernel::outbox::{
-    BotReaction, MessageEdit, MessageToDelete, OutgoingMessage, SUPPRESS_EMBEDS, SendFailure,
-};
 
 impl Rest {
     /// `POST /channels/{id}/messages`: one attempt at posting `message`, with its nonce and

@@ -11,13 +11,13 @@
 
 use std::time::Duration;
 
+use discord_manager_core::backoff::Backoff;
+use discord_manager_core::business::kernel::outbox::{RETRY_AFTER_CEILING, asked_wait};
 use serde::de::DeserializeOwned;
 use serenity::http::{LightMethod, Request, Route};
 use tracing::{debug, warn};
 
 use super::{Rest, RestError};
-use crate::backoff::Backoff;
-use crate::business::kernel::outbox::{RETRY_AFTER_CEILING, asked_wait};
 
 /// How requests are retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

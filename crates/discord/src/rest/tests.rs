@@ -2,13 +2,16 @@
 
 use std::time::Duration;
 
+use discord_manager_core::business::kernel::outbox::{
+    OutgoingMessage, RETRY_AFTER_CEILING, SendFailure,
+};
+use discord_manager_vocabulary::instant::Instant;
+
 use super::http_date;
 use super::post::{message_body, posting_outcome};
 use super::retry::{
     Attempt, Next, RetryPolicy, attempt_of, bucket_wait, header_seconds, retry_after_in_body,
 };
-use crate::business::kernel::outbox::{OutgoingMessage, RETRY_AFTER_CEILING, SendFailure};
-use crate::instant::Instant;
 
 fn policy() -> RetryPolicy {
     RetryPolicy {

@@ -1,11 +1,11 @@
 //! Counting what arrived: the cursor tool's counts, the digest's window.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::named_params;
 
 use super::messages::{imported_origin, message_columns, message_from_row};
 use super::{MessageRecord, Reader};
-use crate::error::Result;
-use crate::instant::Instant;
 
 /// What arrived in one channel after an instant.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

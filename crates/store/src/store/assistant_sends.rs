@@ -4,11 +4,11 @@
 //! how many posts an assistant started in a window, whichever process served it; alone, how
 //! many of its posts went out.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::named_params;
 
 use super::{Reader, Writer};
-use crate::error::Result;
-use crate::instant::Instant;
 
 const INSERT_ASSISTANT_SEND: &str =
     "INSERT INTO assistant_sends (created_at, channel_id) VALUES (:created_at, :channel_id)";

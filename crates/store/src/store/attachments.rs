@@ -8,9 +8,9 @@
 use rusqlite::{Row, named_params};
 
 use super::{Reader, Writer};
-use crate::error::Result;
-use crate::instant::Instant;
 use crate::store::Attachment;
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 
 /// An attachment as last seen, with its state.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,12 +14,12 @@
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags, named_params};
 
 use super::{Reader, Store, Writer};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
 
 /// Pages copied between two progress reports: 4 MiB of the store's 4 KiB pages.
 const PAGES_PER_STEP: i32 = 1_024;

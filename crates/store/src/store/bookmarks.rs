@@ -1,12 +1,12 @@
 //! The owner's bookmarks: added and resolved events, keyed by message.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::words::word;
 use super::{Reader, Writer};
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::vocabulary::word_enum;
 
 word_enum! {
     /// What a bookmark event did.

@@ -7,13 +7,13 @@
 
 use std::collections::HashMap;
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::named_params;
 
 use super::Reader;
 use super::messages::{imported_origin, instant_at};
 use super::reactions::ReactionEventKind;
-use crate::error::Result;
-use crate::instant::Instant;
 
 /// One message of a window, without its text.
 #[derive(Debug, Clone, PartialEq, Eq)]

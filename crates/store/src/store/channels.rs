@@ -3,15 +3,16 @@
 //! Every record is history: a change appends a row, an unchanged sighting appends nothing,
 //! and the current state of an entity is its newest row.
 
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::permissions::{ChannelAccess, GuildRoles, Overwrite};
+use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 use serde::{Deserialize, Serialize};
 
 use super::messages::imported_origin;
 use super::words::word;
 use super::{Reader, Writer};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::vocabulary::word_enum;
 
 /// A role and the permission bits it grants guild-wide.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,22 +33,18 @@ pub struct GuildRecord {
     pub removed: bool,
 }
 
-/// A channel permission overwrite, for a role or for one member.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Overwrite {
-    pub id: String,
-    pub kind: OverwriteKind,
-    pub allow: u64,
-    pub deny: u64,
-}
-
-word_enum! {
-    /// Whom an overwrite is for.
-    pub enum OverwriteKind {
-        Role = "role",
-        Member = "member",
-        /// A kind this version does not know: it applies to no one.
-        Other = "other",
+impl GuildRoles for GuildRecord {
+    fn guild_id(&self) -> &str {
+        &self.guild_id
+    }
+    fn role_bits(&self, id: &str) -> u64 {
+        self.roles
+            .iter()
+            .find(|role| role.id == id)
+            .map_or(0, |role| role.permissions)
+    }
+    fn bot_role_ids(&self) -> &[String] {
+        &self.bot_role_ids
     }
 }
 
@@ -89,15 +86,6 @@ impl ChannelKind {
             self,
             ChannelKind::NewsThread | ChannelKind::PublicThread | ChannelKind::PrivateThread
         )
-    }
-}
-
-word_enum! {
-    /// Whether the bot can read a channel, and if not, what it lacks.
-    pub enum ChannelAccess {
-        Readable = "readable",
-        NoView = "no_view",
-        NoHistory = "no_history",
     }
 }
 

@@ -5,10 +5,9 @@
 //! it reads the high-water mark, no two processes can interleave: a later commit always gets a
 //! later instant, even within one millisecond and even if the wall clock steps back.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::{Transaction, named_params};
-
-use crate::error::Result;
-use crate::instant::Instant;
 
 pub(super) const LAST_HANDED_OUT: &str = "SELECT last_micros FROM clock WHERE id = 1";
 

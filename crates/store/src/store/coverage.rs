@@ -7,14 +7,14 @@
 //! serenity runs handlers concurrently and a crash can leave received-but-uncommitted messages
 //! below the newest stored one.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::messages::Origin;
 use super::words::word;
 use super::{Reader, Store, Writer};
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::vocabulary::word_enum;
 
 word_enum! {
     /// What happened to the daemon's gateway connection (see `migrations/0002_gateway_state.sql`).

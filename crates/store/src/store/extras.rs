@@ -8,13 +8,13 @@
 
 use std::collections::HashMap;
 
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::{OptionalExtension, named_params};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Reader, Writer};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
 
 fn is_zero(value: &u64) -> bool {
     *value == 0

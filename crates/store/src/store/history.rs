@@ -1,11 +1,11 @@
 //! A channel's history in Discord's order (its timestamp, then the id), around an anchor.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::named_params;
 
 use super::messages::{message_columns, message_from_row};
 use super::{MessageRecord, Reader};
-use crate::error::Result;
-use crate::instant::Instant;
 
 /// A place in a channel's history: a message (its timestamp and id), or an instant alone.
 #[derive(Debug, Clone, PartialEq, Eq)]

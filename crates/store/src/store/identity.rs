@@ -1,10 +1,10 @@
 //! Who the bot is and who owns it, as last learned.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, named_params};
 
 use super::{Reader, Writer};
-use crate::error::Result;
-use crate::vocabulary::word_enum;
 
 word_enum! {
     /// Where the store learned who the bot is or who owns it: `identity_events.origin`.

@@ -2,11 +2,11 @@
 //! the page's own transaction, so a channel's newest row says exactly how far it has come
 //! (see `migrations/0015_history_import.sql`).
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::{Reader, Writer};
-use crate::error::Result;
-use crate::instant::Instant;
 
 /// One page of a channel's import, as recorded with the page.
 #[derive(Debug, Clone, PartialEq, Eq)]

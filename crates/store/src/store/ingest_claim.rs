@@ -9,8 +9,9 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
+use discord_manager_vocabulary::error::{Error, Result};
+
 use super::Store;
-use crate::error::{Error, Result};
 
 /// The running daemon's claim on a store; dropping it releases the store.
 #[derive(Debug)]
@@ -120,7 +121,8 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use crate::error::ErrorKind;
+    use discord_manager_vocabulary::error::ErrorKind;
+
     use crate::store::Store;
 
     #[test]

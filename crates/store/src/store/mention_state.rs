@@ -2,12 +2,12 @@
 //! mentions inbox asks of the history: did the owner or our bot reply to it, react to it, or
 //! write in its channel after it.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::reactions::reaction_added;
 use super::{Reader, Writer};
-use crate::error::Result;
-use crate::instant::Instant;
 
 /// The owner's dismissal of a mention.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,15 +2,15 @@
 
 use std::collections::HashMap;
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::extras::MessageExtras;
 use super::reactions::{ReactionCount, reaction_counts};
 use super::words::word;
 use super::{Reader, Writer};
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::vocabulary::word_enum;
 
 word_enum! {
     /// Whom a mention addresses: `message_mentions.kind`.

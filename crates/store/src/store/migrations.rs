@@ -12,9 +12,8 @@
 
 use std::path::Path;
 
+use discord_manager_vocabulary::error::{Error, Result};
 use rusqlite::{Connection, TransactionBehavior};
-
-use crate::error::{Error, Result};
 
 /// Every migration, in order; the file name's number is its position.
 const MIGRATIONS: &[(&str, &str)] = &[

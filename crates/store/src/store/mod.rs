@@ -40,20 +40,16 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
-
-use crate::error::{Error, Result};
-use crate::instant::Instant;
 
 pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
 pub use attachments::{AttachmentOutcome, AttachmentRecord, CacheTotals};
 pub use backup::{BackupProgress, BackupRecord, BackupSummary};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use briefing::{KeywordMatch, WindowMessage};
-pub use channels::{
-    ChannelAccess, ChannelKind, ChannelRecord, GuildRecord, Overwrite, OverwriteKind,
-    RolePermissions, Tag,
-};
+pub use channels::{ChannelKind, ChannelRecord, GuildRecord, RolePermissions, Tag};
 pub use coverage::{
     BeginningSource, ChannelBeginning, ChannelCoverage, DiscordClockReading, GapKind, GapRecord,
     GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
@@ -741,8 +737,9 @@ impl Writer<'_> {
 
 #[cfg(test)]
 mod read_limit_tests {
+    use discord_manager_vocabulary::error::ErrorKind;
+
     use super::*;
-    use crate::error::ErrorKind;
 
     /// A read that takes a few thousand progress steps (a million-row recursive count).
     fn long_count(store: &Store) -> Result<i64> {
@@ -816,8 +813,9 @@ mod read_limit_tests {
 mod file_tests {
     use std::os::unix::fs::PermissionsExt;
 
+    use discord_manager_vocabulary::error::ErrorKind;
+
     use super::*;
-    use crate::error::ErrorKind;
 
     /// Writes something: the application's owner, as the recorders would.
     fn record_owner(store: &Store, id: &str) -> Result<bool> {

@@ -13,8 +13,9 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use discord_manager_vocabulary::error::{Error, Result};
+
 use super::Store;
-use crate::error::{Error, Result};
 
 /// This process's hold on a store's open lock.
 #[derive(Debug)]
@@ -149,7 +150,8 @@ fn cannot_lock(path: &Path, error: std::io::Error) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use crate::error::ErrorKind;
+    use discord_manager_vocabulary::error::ErrorKind;
+
     use crate::store::Store;
 
     /// Another open file description, as another process would have, holds the store open:

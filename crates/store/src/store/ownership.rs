@@ -16,9 +16,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
+use discord_manager_vocabulary::error::{Error, Result};
 use rusqlite::{Connection, OpenFlags};
-
-use crate::error::{Error, Result};
 
 /// The `application_id` of a store discord-manager made: "dmST" (discord-manager store).
 pub(super) const STORE_APPLICATION_ID: i64 = 0x646d_5354;

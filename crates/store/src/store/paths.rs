@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::error::{Error, Result};
+use discord_manager_vocabulary::error::{Error, Result};
 
 /// `$XDG_DATA_HOME/discord-manager/store.sqlite3` (or the platform's equivalent).
 pub fn default_path() -> Result<PathBuf> {

@@ -2,12 +2,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{Connection, named_params};
 
 use super::words::word;
 use super::{Reader, Writer};
-use crate::error::Result;
-use crate::vocabulary::word_enum;
 
 /// The spelling of an added reaction ([`ReactionEventKind::Add`]), as a macro so that a
 /// statement can `concat!` it: a partial index is on `kind = 'add'`

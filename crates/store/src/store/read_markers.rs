@@ -3,12 +3,12 @@
 
 use std::collections::HashMap;
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::named_params;
 
 use super::messages::{imported_origin, message_columns, message_from_row};
 use super::{MessageRecord, Reader, Writer};
-use crate::error::Result;
-use crate::instant::Instant;
 
 impl Reader<'_> {
     /// Every channel's read marker: the instant its newest marker reads through.

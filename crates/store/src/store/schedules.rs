@@ -1,14 +1,14 @@
 //! Scheduled messages: the schedule as the owner added it, and its events (attempts, retries,
 //! the outcome, a cancellation). The status is derived from the events, never stored.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::messages::instant_at;
 use super::words::word;
 use super::{Reader, Writer};
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::vocabulary::word_enum;
 
 /// A schedule to write: what to send, where, when, and the nonce every attempt will carry.
 #[derive(Debug, Clone)]

@@ -1,13 +1,13 @@
 //! Full-text search (SQLite FTS5) over every version of every message's content and the words
 //! of its attachments, embeds, stickers, poll and forwards; and the filters beside the query.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::named_params;
 use rusqlite::types::Value;
 
 use super::messages::{MentionKind, message_columns, message_from_row_at};
 use super::{MessageRecord, Reader, Writer};
-use crate::error::Result;
-use crate::instant::Instant;
 
 /// What narrows a search besides the query.
 #[derive(Debug, Clone, Default)]

@@ -17,7 +17,10 @@ fn a_file_that_is_not_a_store_is_refused_in_the_owners_words_and_left_untouched(
     let error = Store::open(&path)
         .err()
         .expect("a text file is not a store");
-    assert_eq!(error.kind(), crate::error::ErrorKind::Config);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Config
+    );
     assert_eq!(
         error.message(),
         format!(

@@ -1,9 +1,9 @@
 //! Domain words in and out of their columns: a word is kept as its one spelling
-//! ([`crate::vocabulary`]), and a spelling no variant has is a corrupt store, said so.
+//! ([`discord_manager_vocabulary::words`]), and a spelling no variant has is a corrupt store,
+//! said so.
 
+use discord_manager_vocabulary::words::Word;
 use rusqlite::Row;
-
-use crate::vocabulary::Word;
 
 /// The word in column `index` of `row`.
 pub(super) fn word<W: Word>(row: &Row<'_>, index: usize) -> rusqlite::Result<W> {

@@ -2,6 +2,11 @@
 //! open bookmarks; its input, its answer, the function, its examples, and the answer as a page
 //! and as a model's text.
 
+use discord_manager_store::{MessageRecord, Reader, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::permissions::ChannelAccess;
+
 use crate::answer::page::{Page, Render, excerpt, local, plural, when};
 use crate::answer::text::{ModelText, TextBlock};
 use crate::business::OwnerContext;
@@ -15,9 +20,6 @@ use crate::business::kernel::model::{Message, MessageBody, Shaper, is_false, is_
 use crate::business::kernel::presentation::{body_line, message_line};
 use crate::business::kernel::untrusted::Text;
 use crate::business::mentions::unanswered;
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{ChannelAccess, MessageRecord, Reader, Store};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use discord_manager_vocabulary::instant::Instant;
 use serde_json::json;
 
 use crate::business::activity::digest::Digest;
@@ -14,7 +15,6 @@ use crate::business::activity::wait::wait_for_activity;
 use crate::business::activity::wait::wait_within;
 use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
 use crate::business::kernel::model::DiscordId;
-use crate::instant::Instant;
 use crate::test_fixtures::World;
 use std::time::Duration;
 
@@ -287,7 +287,10 @@ async fn waiting_on_a_channel_the_bot_cannot_read_is_refused_with_the_reason() {
             "`channelId`: channel {hidden} cannot be read: the bot cannot view this channel (View Channel is denied)"
         )
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::Denied);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Denied
+    );
 }
 
 fn waiting_for(after: Instant, wait_seconds: u32) -> WaitForActivity {

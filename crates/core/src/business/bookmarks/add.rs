@@ -1,13 +1,14 @@
 //! `bookmarks_add`: bookmarks a stored message, with a note and a due time; its input, the
 //! function and its examples. Its answer is the bookmark.
 
+use discord_manager_store::{BookmarkKind, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::business::OwnerContext;
 use crate::business::bookmarks::{Bookmark, bookmark_view, message_in_scope};
 use crate::business::kernel::examples::{Examples, Sample, demo, from_now, long_text};
 use crate::business::kernel::model::{DiscordId, Shaper};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{BookmarkKind, Store};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

@@ -1,6 +1,10 @@
 //! `bookmarks_list`: the open bookmarks, due first; its input, its answer, the function, its
 //! examples, and the answer as a page and as a model's text.
 
+use discord_manager_store::{BookmarkEvent, MessageRecord, Store};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::answer::page::{Page, Render, Table, excerpt, local, zone_label};
 use crate::answer::text::{ModelText, TextBlock, json_args};
 use crate::business::OwnerContext;
@@ -8,9 +12,6 @@ use crate::business::bookmarks::{Bookmark, bookmark_line, bookmark_view, due, op
 use crate::business::kernel::budget::Budget;
 use crate::business::kernel::examples::{Examples, Sample};
 use crate::business::kernel::model::{PageCursor, Shaper};
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::store::{BookmarkEvent, MessageRecord, Store};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

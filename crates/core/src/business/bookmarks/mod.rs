@@ -7,15 +7,16 @@ pub mod add;
 pub mod list;
 pub mod resolve;
 
+use discord_manager_store::{BookmarkEvent, MessageRecord, Reader};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::answer::page::{Page, Render, excerpt, local};
 use crate::answer::text::{ModelText, TextBlock};
 use crate::business::OwnerContext;
 use crate::business::kernel::model::{DiscordId, Message, Shaper};
 use crate::business::kernel::presentation::{author_kind, text_flags};
 use crate::business::kernel::untrusted::Text;
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{BookmarkEvent, MessageRecord, Reader};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;

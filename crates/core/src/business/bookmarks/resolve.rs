@@ -1,15 +1,16 @@
 //! `bookmarks_resolve`: closes a message's open bookmark; its input, its answer, the function,
 //! its examples, and the answer as a page and as a model's text.
 
+use discord_manager_store::{BookmarkKind, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::answer::page::{Page, Render};
 use crate::answer::text::{ModelText, TextBlock};
 use crate::business::OwnerContext;
 use crate::business::kernel::examples::{Examples, Sample, demo};
 use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::untrusted::{Text, scrubbed};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{BookmarkKind, Store};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

@@ -1,5 +1,7 @@
 //! Unit tests of `bookmarks`, kept beside it so the production file reads on its own.
 
+use discord_manager_store::BookmarkKind;
+
 use super::*;
 use crate::business::Source;
 use crate::business::bookmarks::add::AddBookmark;
@@ -12,7 +14,6 @@ use crate::business::bookmarks::resolve::ResolveBookmark;
 use crate::business::bookmarks::resolve::ResolvedBookmark;
 use crate::business::bookmarks::resolve::resolve_bookmark;
 use crate::business::kernel::model::PageCursor;
-use crate::store::BookmarkKind;
 use crate::test_fixtures::{World, new_id};
 use serde_json::json;
 
@@ -99,7 +100,10 @@ fn resolving_twice_says_it_is_already_resolved() {
     resolve(&world, &message, Source::Cli).unwrap();
     let error = resolve(&world, &message, Source::Cli).unwrap_err();
     assert_eq!(error.message(), "That bookmark is already resolved");
-    assert_eq!(error.kind(), crate::error::ErrorKind::Conflict);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Conflict
+    );
 }
 
 #[test]
@@ -124,7 +128,10 @@ fn unknown_messages_and_missing_bookmarks_are_named() {
         error.message(),
         format!("`messageId`: no stored message has id {missing}")
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::NotFound);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::NotFound
+    );
     let channel = world.channel("general");
     let never = world.post(&channel, "7", "never bookmarked", json!({}));
     let error = resolve(&world, &never, Source::Cli).unwrap_err();
@@ -132,7 +139,10 @@ fn unknown_messages_and_missing_bookmarks_are_named() {
         error.message(),
         format!("`messageId`: message {never} has no bookmark")
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::NotFound);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::NotFound
+    );
 }
 
 #[test]

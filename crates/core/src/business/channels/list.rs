@@ -2,6 +2,11 @@
 //! each, paged by channel id; its input, its answer, the function, its examples, and the
 //! answer as a page and as a model's text.
 
+use discord_manager_store::{ChannelKind, ChannelRecord, Store};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::permissions::ChannelAccess;
+
 use crate::answer::page::{Page, Render, Table, local};
 use crate::answer::text::{ModelText, TextBlock, json_args};
 use crate::business::OwnerContext;
@@ -11,9 +16,6 @@ use crate::business::kernel::examples::{Examples, Sample};
 use crate::business::kernel::model::PageCursor;
 use crate::business::kernel::since_or_default;
 use crate::business::kernel::untrusted::Text;
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::store::{ChannelAccess, ChannelKind, ChannelRecord, Store};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -265,7 +267,7 @@ fn nested(channels: Vec<ChannelRecord>) -> Vec<(ChannelRecord, Vec<ChannelRecord
 
 /// One page of `channels_list` as it fills, within its limit and the answer budget.
 struct ListingPage<'a, 'r> {
-    reader: &'a crate::store::Reader<'r>,
+    reader: &'a discord_manager_store::Reader<'r>,
     since: Instant,
     markers: std::collections::HashMap<String, Instant>,
     budget: Budget,

@@ -2,6 +2,10 @@
 //! after them; its input, its answer, the function, its examples, and the answer as a page and
 //! as a model's text.
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::answer::page::{Page, Render, local};
 use crate::answer::text::{ModelText, TextBlock};
 use crate::business::OwnerContext;
@@ -10,9 +14,6 @@ use crate::business::kernel::budget::Budget;
 use crate::business::kernel::examples::{Examples, Sample, demo};
 use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::untrusted::Text;
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

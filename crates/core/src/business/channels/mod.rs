@@ -5,12 +5,14 @@
 pub mod list;
 pub mod mark_read;
 
+use discord_manager_store::ChannelRecord;
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::permissions::ChannelAccess;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::names::{named, shown};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{ChannelAccess, ChannelRecord};
 
 /// Why the bot cannot read a channel, in the owner's words; None when it can.
 pub fn unreadable_reason(access: ChannelAccess) -> Option<&'static str> {
@@ -25,7 +27,7 @@ pub fn unreadable_reason(access: ChannelAccess) -> Option<&'static str> {
 
 /// Channels in the owner's scope that still exist, as last seen.
 pub(crate) fn channels_in_scope(
-    reader: &crate::store::Reader<'_>,
+    reader: &discord_manager_store::Reader<'_>,
     context: &OwnerContext,
 ) -> Result<Vec<ChannelRecord>> {
     Ok(reader
@@ -40,7 +42,7 @@ pub(crate) fn channels_in_scope(
 /// received something at or after `since`: a catch-up names them as skipped, with the reason,
 /// so the owner knows they exist and what brings them in, without reading a word of them.
 pub(crate) fn direct_messages_left_out(
-    reader: &crate::store::Reader<'_>,
+    reader: &discord_manager_store::Reader<'_>,
     context: &OwnerContext,
     since: Instant,
 ) -> Result<Vec<(ChannelRecord, &'static str)>> {
@@ -66,7 +68,7 @@ pub(crate) const DIRECT_MESSAGES_OFF: &str =
 /// The channels a call is about: the one named (which must be stored and in scope), or every
 /// channel in scope.
 pub(crate) fn chosen_channels(
-    reader: &crate::store::Reader<'_>,
+    reader: &discord_manager_store::Reader<'_>,
     context: &OwnerContext,
     channel_id: Option<&DiscordId>,
 ) -> Result<Vec<ChannelRecord>> {
@@ -95,7 +97,7 @@ pub(crate) fn chosen_channels(
 /// Like [`chosen_channels`], but a channel named explicitly must also be readable: asking for
 /// one the bot cannot read is refused with the reason, never answered with silence.
 pub(crate) fn chosen_readable_channels(
-    reader: &crate::store::Reader<'_>,
+    reader: &discord_manager_store::Reader<'_>,
     context: &OwnerContext,
     channel_id: Option<&DiscordId>,
 ) -> Result<Vec<ChannelRecord>> {

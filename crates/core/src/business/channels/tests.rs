@@ -1,5 +1,7 @@
 //! Unit tests of `channels`, kept beside it so the production file reads on its own.
 
+use discord_manager_store::ChannelKind;
+
 use super::*;
 use crate::business::channels::list::ChannelList;
 use crate::business::channels::list::ChannelSummary;
@@ -9,7 +11,6 @@ use crate::business::channels::mark_read::MarkRead;
 use crate::business::channels::mark_read::MarkedRead;
 use crate::business::channels::mark_read::mark_read;
 use crate::business::kernel::model::PageCursor;
-use crate::store::ChannelKind;
 use crate::test_fixtures::{HISTORY, World};
 use serde_json::json;
 
@@ -429,7 +430,10 @@ fn marking_refuses_an_instant_after_the_newest_arrival_and_an_unknown_channel() 
              a read marker covers only what arrived"
         )
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::Conflict);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Conflict
+    );
     assert_eq!(unread(&world, &general), (1, None), "nothing was marked");
     let unknown = crate::test_fixtures::new_id();
     let error = mark(&world, Some(&unknown), None).unwrap_err();

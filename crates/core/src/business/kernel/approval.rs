@@ -18,11 +18,12 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
+use discord_manager_store::{Store, Writer};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use super::untrusted::scrub;
 use crate::business::OwnerContext;
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{Store, Writer};
 
 /// What an assistant asks to do, in the form's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

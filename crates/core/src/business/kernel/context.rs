@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
+use discord_manager_store::{Reader, Store};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::words::word_enum;
+
 use super::approval::OwnerApproval;
 use super::model::OwnerView;
 use crate::config::{Config, GuildScope, Keywords};
-use crate::error::Result;
-use crate::store::{Reader, Store};
-use crate::vocabulary::word_enum;
 
 word_enum! {
     /// Which surface a call came through; recorded on what the owner creates (bookmarks).

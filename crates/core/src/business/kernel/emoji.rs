@@ -5,9 +5,8 @@
 //! Only the form is checked here, before any request: whether the guild has that custom emoji
 //! is Discord's to say (a refusal comes back in the owner's words).
 
+use discord_manager_vocabulary::error::{Error, Result};
 use serde_json::{Value, json};
-
-use crate::error::{Error, Result};
 
 /// Discord's limit on a custom emoji's name.
 const MAX_NAME_CHARACTERS: usize = 32;

@@ -12,9 +12,8 @@
 //! A capability whose examples are empty fails each of those at once
 //! (`registry::tests::every_capability_declares_examples_for_every_gate`).
 
+use discord_manager_vocabulary::instant::Instant;
 use serde_json::Value;
-
-use crate::instant::Instant;
 
 /// Where a generated store's examples point: the ids and instants the gate found in it.
 #[derive(Debug, Clone)]

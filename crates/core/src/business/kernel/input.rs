@@ -10,13 +10,12 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::{self, Instant};
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-
-use crate::error::{Error, Result};
-use crate::instant::{self, Instant};
 
 use super::model::{MESSAGE_OR_INSTANT, PAGE_CURSOR};
 
@@ -258,7 +257,10 @@ mod tests {
             "since": "9999-12-31T23:59:59-23:59"
         }))
         .unwrap_err();
-        assert_eq!(error.kind(), crate::error::ErrorKind::Input);
+        assert_eq!(
+            error.kind(),
+            discord_manager_vocabulary::error::ErrorKind::Input
+        );
         assert_eq!(
             error.message(),
             "`since` must be an instant from 0000-01-01T00:00:00Z to \
@@ -270,6 +272,9 @@ mod tests {
             "since": "9999-12-31T23:59:59.999999Z"
         }))
         .unwrap();
-        assert_eq!(input.since, Some(crate::instant::LATEST));
+        assert_eq!(
+            input.since,
+            Some(discord_manager_vocabulary::instant::LATEST)
+        );
     }
 }

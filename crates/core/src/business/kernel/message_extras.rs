@@ -4,12 +4,11 @@
 //! made by scrubbing the stored one, so no such string reaches either surface unscrubbed.
 //! They serialize exactly as the rows do (every field at its default omitted).
 
+use discord_manager_vocabulary::instant::Instant;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::untrusted::Text;
-use crate::instant::Instant;
-use crate::store;
 
 fn is_false(value: &bool) -> bool {
     !*value
@@ -129,8 +128,8 @@ fn text(value: Option<String>) -> Option<Text> {
     value.map(Text::from)
 }
 
-impl From<store::Attachment> for Attachment {
-    fn from(row: store::Attachment) -> Attachment {
+impl From<discord_manager_store::Attachment> for Attachment {
+    fn from(row: discord_manager_store::Attachment) -> Attachment {
         Attachment {
             id: row.id,
             filename: row.filename.into(),
@@ -144,8 +143,8 @@ impl From<store::Attachment> for Attachment {
     }
 }
 
-impl From<store::Embed> for Embed {
-    fn from(row: store::Embed) -> Embed {
+impl From<discord_manager_store::Embed> for Embed {
+    fn from(row: discord_manager_store::Embed) -> Embed {
         Embed {
             kind: text(row.kind),
             title: text(row.title),
@@ -167,8 +166,8 @@ impl From<store::Embed> for Embed {
     }
 }
 
-impl From<store::Sticker> for Sticker {
-    fn from(row: store::Sticker) -> Sticker {
+impl From<discord_manager_store::Sticker> for Sticker {
+    fn from(row: discord_manager_store::Sticker) -> Sticker {
         Sticker {
             id: row.id,
             name: row.name.into(),
@@ -176,8 +175,8 @@ impl From<store::Sticker> for Sticker {
     }
 }
 
-impl From<store::Poll> for Poll {
-    fn from(row: store::Poll) -> Poll {
+impl From<discord_manager_store::Poll> for Poll {
+    fn from(row: discord_manager_store::Poll) -> Poll {
         Poll {
             question: row.question.into(),
             answers: row
@@ -196,8 +195,8 @@ impl From<store::Poll> for Poll {
     }
 }
 
-impl From<store::Forwarded> for Forwarded {
-    fn from(row: store::Forwarded) -> Forwarded {
+impl From<discord_manager_store::Forwarded> for Forwarded {
+    fn from(row: discord_manager_store::Forwarded) -> Forwarded {
         Forwarded {
             content: row.content.into(),
             attachments: row.attachments.into_iter().map(Attachment::from).collect(),

@@ -29,7 +29,7 @@ pub mod outbox;
 pub mod presentation;
 pub mod untrusted;
 
-use crate::instant::Instant;
+use discord_manager_vocabulary::instant::Instant;
 
 /// The default look-back of reading tools whose `since` is not given.
 pub(crate) const DEFAULT_LOOKBACK_SECONDS: i64 = 24 * 60 * 60;

@@ -22,11 +22,11 @@ pub const MESSAGE_OR_INSTANT: &str = "message-id-or-date-time";
 /// The JSON Schema `format` of a field that takes a cursor an earlier answer returned
 /// ([`PageCursor`]).
 pub const PAGE_CURSOR: &str = "page-cursor";
-use crate::error::Result as BusinessResult;
-use crate::instant::Instant;
-pub use crate::snowflake::DiscordId;
-use crate::store::{MessageRecord, ReactionCount, Reader};
-use crate::vocabulary::word_enum;
+use discord_manager_store::{MessageRecord, ReactionCount, Reader};
+use discord_manager_vocabulary::error::Result as BusinessResult;
+use discord_manager_vocabulary::instant::Instant;
+pub use discord_manager_vocabulary::snowflake::DiscordId;
+use discord_manager_vocabulary::words::word_enum;
 
 /// A `nextCursor` an earlier answer returned: passed back unchanged, it reads on exactly
 /// where that answer stopped. It is whole numbers joined by `_`, which each tool reads back.
@@ -69,8 +69,8 @@ impl PageCursor {
     }
 
     /// The refusal of a cursor `tool` did not return.
-    pub(crate) fn foreign(tool: &str) -> crate::error::Error {
-        crate::error::Error::input(format!(
+    pub(crate) fn foreign(tool: &str) -> discord_manager_vocabulary::error::Error {
+        discord_manager_vocabulary::error::Error::input(format!(
             "`cursor` is not one {tool} returned: pass its `nextCursor` unchanged"
         ))
     }

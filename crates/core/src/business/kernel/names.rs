@@ -10,9 +10,10 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use discord_manager_store::{ChannelRecord, Reader};
+use discord_manager_vocabulary::error::Result;
+
 use super::untrusted::scrubbed;
-use crate::error::Result;
-use crate::store::{ChannelRecord, Reader};
 
 /// A channel as the business layer shows it: its name (anyone with Manage Channels, or a
 /// stranger's display name for a direct message) scrubbed of invisible characters.

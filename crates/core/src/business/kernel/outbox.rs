@@ -13,6 +13,11 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use discord_manager_store::{ChannelRecord, Reader, Store};
+use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::permissions::{SendAccess, send_access};
+
 use super::approval::{AskReason, Clearance, Consent};
 use super::context::Source;
 use super::emoji::Emoji;
@@ -20,10 +25,6 @@ use super::model::DiscordId;
 use super::names::{named, shown};
 use crate::backoff::Backoff;
 use crate::business::OwnerContext;
-use crate::error::{Error, ErrorKind, Result};
-use crate::instant::Instant;
-use crate::permissions::{SendAccess, send_access};
-use crate::store::{ChannelRecord, Reader, Store};
 
 /// The most characters a bot may send in one message.
 pub const MAX_CONTENT_CHARACTERS: usize = 2000;

@@ -3,10 +3,11 @@
 //! `reactions_add` and `reactions_remove` return) as a page and as text. Every capability's
 //! rendering that lists messages takes them from here.
 
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::answer::page::{Page, Render, excerpt, local};
 use crate::answer::text::{ModelText, TextBlock, at};
 use crate::business::kernel::model::{AuthorKind, Message, MessageBody, Reaction};
-use crate::instant::Instant;
 
 /// One thing a message's flags say. Both renderings read the one list [`flags`] makes, each in
 /// its own words, so neither can show a flag the other leaves out.

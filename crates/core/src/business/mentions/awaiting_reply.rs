@@ -1,14 +1,15 @@
 //! `mentions_awaiting_reply`: the mentions nobody on the owner's side has answered after a
 //! silence; its input, the function and its examples.
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::DEFAULT_LIMIT;
 use crate::business::kernel::examples::{Examples, Sample};
 use crate::business::kernel::model::PageCursor;
 use crate::business::mentions::{Mentions, page_start, unanswered};
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::store::Store;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

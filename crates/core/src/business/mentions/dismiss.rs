@@ -1,6 +1,10 @@
 //! `mentions_dismiss`: closes a mention without answering it; its input, its answer, the
 //! function, its examples, and the answer as a page and as a model's text.
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::answer::page::{Page, Render, local};
 use crate::answer::text::{ModelText, TextBlock};
 use crate::business::OwnerContext;
@@ -9,9 +13,6 @@ use crate::business::kernel::model::{DiscordId, Shaper};
 use crate::business::kernel::presentation::message_line;
 use crate::business::kernel::untrusted::Text;
 use crate::business::mentions::{Mention, answerers, closure, owner_id};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

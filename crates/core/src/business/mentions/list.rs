@@ -1,6 +1,10 @@
 //! `mentions_list`: the messages that mention the owner, newest last, each with whether it is
 //! closed; its input, the function and its examples.
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::examples::{Examples, Sample, demo};
 use crate::business::kernel::model::PageCursor;
@@ -8,9 +12,6 @@ use crate::business::kernel::{DEFAULT_LIMIT, since_or_default};
 use crate::business::mentions::{
     Mentions, closure, owner_id, page_start, scan_mentions, shape_page,
 };
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::store::Store;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

@@ -7,6 +7,12 @@ pub mod awaiting_reply;
 pub mod dismiss;
 pub mod list;
 
+use discord_manager_store::{MessageRecord, Reader, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::permissions::ChannelAccess;
+use discord_manager_vocabulary::words::word_enum;
+
 use crate::answer::page::{Page, Render, Table, plural, sent_heading};
 use crate::answer::text::{ModelText, TextBlock, json_args};
 use crate::business::OwnerContext;
@@ -14,10 +20,6 @@ use crate::business::channels::channels_in_scope;
 use crate::business::kernel::budget::Budget;
 use crate::business::kernel::model::{Message, OwnerView, PageCursor, Shaper};
 use crate::business::kernel::presentation::{message_line, message_row};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{ChannelAccess, MessageRecord, Reader, Store};
-use crate::vocabulary::word_enum;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

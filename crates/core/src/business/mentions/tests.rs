@@ -179,7 +179,10 @@ fn needs_the_owners_id() {
         error.message(),
         "Mentions need the owner's Discord user id: set DISCORD_OWNER_ID"
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::Config);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Config
+    );
 }
 
 #[test]
@@ -432,7 +435,10 @@ fn a_dismissed_mention_leaves_awaiting_reply_and_is_listed_as_dismissed_with_its
     );
     let again = dismiss(&world, &mention, None).unwrap_err();
     assert_eq!(again.message(), "That mention is already dismissed");
-    assert_eq!(again.kind(), crate::error::ErrorKind::Conflict);
+    assert_eq!(
+        again.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Conflict
+    );
 }
 
 #[test]
@@ -446,7 +452,10 @@ fn dismissing_refuses_an_unknown_message_and_one_that_does_not_mention_the_owner
         error.message(),
         format!("`messageId`: no stored message has id {unknown}")
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::NotFound);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::NotFound
+    );
     let error = dismiss(&world, &plain, None).unwrap_err();
     assert_eq!(
         error.message(),

@@ -2,6 +2,10 @@
 //! channel, on the arrival clock; its input, its answer, the function, its examples, and the
 //! answer as a page and as a model's text.
 
+use discord_manager_store::{ArrivalCounts, ChannelRecord, MessageRecord, Reader, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::answer::page::{Page, Render, Table, plural, sent_heading};
 use crate::answer::text::{ModelText, TextBlock, json_args};
 use crate::business::OwnerContext;
@@ -12,9 +16,6 @@ use crate::business::kernel::model::{DiscordId, MessageBody, PageCursor, Shaper,
 use crate::business::kernel::presentation::{body_line, body_row};
 use crate::business::kernel::untrusted::Text;
 use crate::business::kernel::{DEFAULT_LIMIT, budget, since_or_default};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{ArrivalCounts, ChannelRecord, MessageRecord, Reader, Store};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

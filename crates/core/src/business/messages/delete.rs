@@ -2,6 +2,9 @@
 //! its input, the function and its examples. The checks it shares with the other follow-up
 //! actions are in `kernel::bot_actions`.
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::Result;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::Consent;
 use crate::business::kernel::bot_actions::{SEND_POLICY, available, check_target, finish, gave_up};
@@ -9,8 +12,6 @@ use crate::business::kernel::examples::{Examples, Sample, demo};
 use crate::business::kernel::model::{DiscordId, Message};
 use crate::business::kernel::outbox;
 use crate::business::kernel::outbox::{Action, DiscordSender, MessageToDelete};
-use crate::error::Result;
-use crate::store::Store;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

@@ -3,6 +3,10 @@
 //! `kernel::bot_actions`; its answer is the message as recorded, shown as every posted message
 //! is.
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::{ApprovalRequest, Checked, Clearance, PostKind};
 use crate::business::kernel::bot_actions::{SEND_POLICY, available, check_target, finish, gave_up};
@@ -11,9 +15,6 @@ use crate::business::kernel::examples::{Examples, Sample, demo, long_text};
 use crate::business::kernel::model::{DiscordId, Message};
 use crate::business::kernel::outbox::{Action, DiscordSender, MessageEdit};
 use crate::business::kernel::{approval, outbox};
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::store::Store;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

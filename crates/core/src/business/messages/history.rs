@@ -1,6 +1,9 @@
 //! `messages_history`: one channel's messages around a point, with every edit; its input, its
 //! answer, the function, its examples, and the answer as a page and as a model's text.
 
+use discord_manager_store::{Anchor, ChannelRecord, HistoryPage, Position, Reader, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+
 use crate::answer::page::{Page, Render, local, zone_label};
 use crate::answer::text::{ModelText, TextBlock, at, json_args};
 use crate::business::OwnerContext;
@@ -13,8 +16,6 @@ use crate::business::kernel::names::named;
 use crate::business::kernel::presentation::body_line;
 use crate::business::kernel::untrusted::Text;
 use crate::business::messages::catch_up::{shorten_text, shorten_to_fit};
-use crate::error::{Error, Result};
-use crate::store::{Anchor, ChannelRecord, HistoryPage, Position, Reader, Store};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -173,7 +174,7 @@ fn fit_history_page(
 /// The one message of a history page that fits nowhere whole: the one nearest the anchor,
 /// its content and versions cut to what fits.
 fn page_of_one(
-    records: &[crate::store::MessageRecord],
+    records: &[discord_manager_store::MessageRecord],
     backwards: bool,
     shaper: &Shaper,
 ) -> MessageWithHistory {

@@ -1,6 +1,10 @@
 //! `messages_search`: full-text search over every stored message, with filters; its input, its
 //! answer, the function, its examples, and the answer as a page and as a model's text.
 
+use discord_manager_store::{Author, Has, OwnerMentions, Reader, SearchFilter, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::answer::page::{Page, Render, Table, excerpt, sent_heading};
 use crate::answer::text::{ModelText, TextBlock, json_args};
 use crate::business::OwnerContext;
@@ -12,9 +16,6 @@ use crate::business::kernel::model::{
 };
 use crate::business::kernel::presentation::{message_line, message_row};
 use crate::business::kernel::untrusted::Text;
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{Author, Has, OwnerMentions, Reader, SearchFilter, Store};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

@@ -2,6 +2,10 @@
 //! function and its examples. Its answer is the message as the store recorded it, shown as
 //! every posted message is (`kernel::presentation`).
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::{ApprovalRequest, Checked, Clearance, PostKind};
 use crate::business::kernel::bot_actions::{SEND_POLICY, recorded_message};
@@ -11,9 +15,6 @@ use crate::business::kernel::model::{DiscordId, Message};
 use crate::business::kernel::names::named;
 use crate::business::kernel::outbox::{DiscordSender, OutgoingMessage};
 use crate::business::kernel::{approval, outbox};
-use crate::error::{Error, ErrorKind, Result};
-use crate::instant::Instant;
-use crate::store::Store;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

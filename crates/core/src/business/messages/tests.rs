@@ -1,5 +1,8 @@
 //! Unit tests of `messages`, kept beside it so the production file reads on its own.
 
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::budget;
 use crate::business::kernel::model::DiscordId;
@@ -17,8 +20,6 @@ use crate::business::messages::search::HasKind;
 use crate::business::messages::search::Search;
 use crate::business::messages::search::SearchResults;
 use crate::business::messages::search::search_messages;
-use crate::error::Result;
-use crate::instant::Instant;
 use crate::test_fixtures::{VIEW, World};
 use serde_json::json;
 
@@ -289,13 +290,19 @@ fn a_channel_not_stored_or_deleted_is_not_found_and_one_out_of_scope_is_denied()
         error.message(),
         format!("`channelId`: no channel with id {missing} is in the store")
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::NotFound);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::NotFound
+    );
     let error = ask(&foreign);
     assert_eq!(
         error.message(),
         format!("Channel {foreign} is outside the guilds in scope (DISCORD_GUILD_IDS)")
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::Denied);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Denied
+    );
     // A deleted channel of a guild in scope is named as deleted, not as out of scope.
     let gone = world.channel("gone");
     crate::test_fixtures::dispatch(
@@ -308,14 +315,20 @@ fn a_channel_not_stored_or_deleted_is_not_found_and_one_out_of_scope_is_denied()
         error.message(),
         format!("`channelId`: channel {gone} was deleted")
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::NotFound);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::NotFound
+    );
     // A deleted channel of a guild out of scope is still out of scope.
     crate::test_fixtures::dispatch(
         &elsewhere.store,
         "CHANNEL_DELETE",
         elsewhere.channel_payload(&foreign, "theirs", 0, None, json!([])),
     );
-    assert_eq!(ask(&foreign).kind(), crate::error::ErrorKind::Denied);
+    assert_eq!(
+        ask(&foreign).kind(),
+        discord_manager_vocabulary::error::ErrorKind::Denied
+    );
 }
 
 #[test]
@@ -540,7 +553,10 @@ fn a_direct_message_is_read_nowhere_unless_the_owner_allows_direct_messages() {
     );
     assert_eq!((listed, searched, mentioned), (false, 0, false));
     let error = history(&world, &direct, |_| {}).unwrap_err();
-    assert_eq!(error.kind(), crate::error::ErrorKind::Denied);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Denied
+    );
     assert_eq!(
         error.message(),
         format!(
@@ -627,7 +643,10 @@ fn search_takes_plain_text_literally_and_refuses_broken_syntax_in_the_owners_wor
         "`query` is not valid search syntax: use words, \"exact phrases\", OR, NOT, parentheses, \
          prefix* or NEAR(a b, 5), with quotes and parentheses balanced"
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::Input);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Input
+    );
 }
 
 #[test]
@@ -1031,7 +1050,10 @@ fn history_refuses_two_anchors_an_unknown_message_and_an_unreadable_channel() {
             "`channelId`: channel {hidden} cannot be read: the bot cannot view this channel (View Channel is denied)"
         )
     );
-    assert_eq!(error.kind(), crate::error::ErrorKind::Denied);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Denied
+    );
 }
 
 fn catch_up_from_markers(

@@ -1,13 +1,14 @@
 //! `reactions_add`: the bot reacts to a stored message; its input, the function and its
 //! examples.
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::Result;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::examples::{Examples, Sample, demo};
 use crate::business::kernel::model::{DiscordId, Message};
 use crate::business::kernel::outbox::DiscordSender;
 use crate::business::reactions::react;
-use crate::error::Result;
-use crate::store::Store;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

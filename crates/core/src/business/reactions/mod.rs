@@ -4,6 +4,10 @@
 pub mod add;
 pub mod remove;
 
+use discord_manager_store::{MessageRecord, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::Consent;
 use crate::business::kernel::bot_actions::{SEND_POLICY, available, check_target, finish, gave_up};
@@ -12,9 +16,6 @@ use crate::business::kernel::emoji::Emoji;
 use crate::business::kernel::model::{DiscordId, Message};
 use crate::business::kernel::outbox;
 use crate::business::kernel::outbox::{Action, BotReaction, DiscordSender};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{MessageRecord, Store};
 
 /// Adds (`add`) or removes the bot's reaction with `emoji` on a message.
 async fn react(

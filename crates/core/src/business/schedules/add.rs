@@ -1,15 +1,16 @@
 //! `schedules_add`: a message to send later, checked as a send is when it is added; its input,
 //! the function and its examples. Its answer is the schedule.
 
+use discord_manager_store::{NewSchedule, ScheduleEventDraft, ScheduleEventKind, Store, Writer};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::{ApprovalRequest, Checked, Clearance, Consent, PostKind};
 use crate::business::kernel::examples::{Examples, Sample, demo, from_now, long_text};
 use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::{approval, outbox};
 use crate::business::schedules::{SEND_AT_GRACE_SECONDS, SEND_AT_HORIZON_SECONDS, Schedule, view};
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{NewSchedule, ScheduleEventDraft, ScheduleEventKind, Store, Writer};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

@@ -1,11 +1,12 @@
 //! `schedules_cancel`: cancels a pending scheduled message; its input, the function and its
 //! examples. Its answer is the schedule.
 
+use discord_manager_store::{ScheduleEventDraft, ScheduleEventKind, Store};
+use discord_manager_vocabulary::error::{Error, Result};
+
 use crate::business::OwnerContext;
 use crate::business::kernel::examples::{Examples, Sample, demo};
 use crate::business::schedules::{Schedule, in_scope, view};
-use crate::error::{Error, Result};
-use crate::store::{ScheduleEventDraft, ScheduleEventKind, Store};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

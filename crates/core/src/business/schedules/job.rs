@@ -12,6 +12,10 @@
 use std::future::Future;
 use std::time::Duration;
 
+use discord_manager_store::{ScheduleEventDraft, ScheduleEventKind, ScheduleRecord, Store, Writer};
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+
 use super::{Schedule, view};
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::Consent;
@@ -21,9 +25,6 @@ use crate::business::kernel::names::named;
 use crate::business::kernel::outbox::{
     self, Delivered, DiscordSender, OutgoingMessage, RetryPolicy, SendFailure,
 };
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::{ScheduleEventDraft, ScheduleEventKind, ScheduleRecord, Store, Writer};
 
 /// How the daemon retries a scheduled message: five attempts, 10 s after the first failure and
 /// doubling, never waiting more than 5 minutes at a time (a longer `retry_after` gives up).
@@ -209,7 +210,7 @@ fn check_still_sendable(
     writer: &Writer<'_>,
     context: &OwnerContext,
     current: &ScheduleRecord,
-) -> Result<crate::store::ChannelRecord> {
+) -> Result<discord_manager_store::ChannelRecord> {
     let reply_to = current
         .reply_to_message_id
         .as_deref()

@@ -1,6 +1,10 @@
 //! `schedules_list`: the scheduled messages, by when they are due; its input, its answer, the
 //! function, its examples, and the answer as a page and as a model's text.
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::answer::page::{Page, Render, Table, excerpt, plural, when};
 use crate::answer::text::{ModelText, TextBlock, json_args};
 use crate::business::OwnerContext;
@@ -10,9 +14,6 @@ use crate::business::kernel::model::PageCursor;
 use crate::business::schedules::{
     Schedule, ScheduleStatus, in_scope, schedule_line, status_text, view,
 };
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::store::Store;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

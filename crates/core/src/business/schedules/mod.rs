@@ -16,15 +16,16 @@ pub mod cancel;
 pub mod job;
 pub mod list;
 
+use discord_manager_store::{Reader, ScheduleEventKind, ScheduleRecord};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::words::word_enum;
+
 use crate::answer::page::{Page, Render, excerpt};
 use crate::answer::text::{ModelText, TextBlock};
 use crate::business::OwnerContext;
 use crate::business::kernel::model::Text;
 use crate::business::kernel::untrusted::scrub;
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::store::{Reader, ScheduleEventKind, ScheduleRecord};
-use crate::vocabulary::word_enum;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;

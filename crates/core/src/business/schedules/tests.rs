@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::ErrorKind;
 use serde_json::json;
 
 use super::job::{NONCE_WINDOW_SECONDS, run_schedules_by};
@@ -17,8 +19,6 @@ use crate::business::schedules::cancel::cancel_schedule;
 use crate::business::schedules::job::send_due_schedules;
 use crate::business::schedules::list::ListSchedules;
 use crate::business::schedules::list::list_schedules;
-use crate::error::ErrorKind;
-use crate::store::Store;
 use crate::test_fixtures::{Answer, SEND, ScriptedDiscord, VIEW, World, dispatch, new_id};
 
 /// `schedules_add` as of now, without asking the owner.

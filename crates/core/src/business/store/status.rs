@@ -1,5 +1,13 @@
 //! Freshness and coverage of the store: how far an answer can be trusted.
 
+use discord_manager_store::{
+    ChannelCoverage, ChannelRecord, GapKind, GatewayEventKind, ImportState, Reader, Store,
+};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::permissions::ChannelAccess;
+use discord_manager_vocabulary::words::word_enum;
+
 use crate::answer::page::{Page, Render, Table, when};
 use crate::answer::text::{ModelText, TextBlock};
 use crate::business::OwnerContext;
@@ -8,13 +16,6 @@ use crate::business::kernel::budget::{Budget, fit};
 use crate::business::kernel::examples::{Examples, Sample};
 use crate::business::kernel::model::{Text, is_zero};
 use crate::business::kernel::untrusted::scrubbed;
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::store::{
-    ChannelAccess, ChannelCoverage, ChannelRecord, GapKind, GatewayEventKind, ImportState, Reader,
-    Store,
-};
-use crate::vocabulary::word_enum;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -170,9 +171,9 @@ impl ChannelImportStatus {
                 ImportProgress::InProgress
             },
             imported_back_to: (!state.exhausted)
-                .then(|| crate::snowflake::minted_at(state.reached)),
+                .then(|| discord_manager_vocabulary::snowflake::minted_at(state.reached)),
             window_from: (state.window_start > 0)
-                .then(|| crate::snowflake::minted_at(state.window_start)),
+                .then(|| discord_manager_vocabulary::snowflake::minted_at(state.window_start)),
             pages: state.pages,
             messages: state.stored,
         }
@@ -594,11 +595,11 @@ fn import_text(import: &ChannelImportStatus) -> String {
 
 #[cfg(test)]
 mod tests {
+    use discord_manager_store::testing::fresh_id;
+    use discord_manager_store::{NewCoverage, NewGap};
     use serde_json::json;
 
     use super::*;
-    use crate::store::testing::fresh_id;
-    use crate::store::{NewCoverage, NewGap};
     use crate::test_fixtures::{VIEW, World};
 
     fn coverage(store: &Store, channel: &str, started_after: u64, complete_through: u64) {

@@ -4,9 +4,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use discord_manager_vocabulary::error::ErrorKind;
 use rusqlite::Connection;
 
-use crate::error::ErrorKind;
 use crate::store::Store;
 use crate::store::messages::tests::new_message;
 

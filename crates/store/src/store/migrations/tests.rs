@@ -3,8 +3,9 @@
 
 use std::process::Command;
 
+use discord_manager_vocabulary::error::ErrorKind;
+
 use super::*;
-use crate::error::ErrorKind;
 use crate::store::Store;
 
 #[test]
@@ -52,7 +53,10 @@ fn a_store_with_a_newer_schema_is_refused_naming_both_versions() {
     for open in [Store::open, Store::open_writable] {
         let refusal = open(&path).err().expect("a newer store");
         assert_eq!(refusal.kind(), ErrorKind::Config);
-        assert_eq!(refusal.kind(), crate::error::ErrorKind::Config);
+        assert_eq!(
+            refusal.kind(),
+            discord_manager_vocabulary::error::ErrorKind::Config
+        );
         assert_eq!(
             refusal.message(),
             format!(
@@ -175,8 +179,8 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
 /// each was seen with, so their files are fetched like those that arrive after the upgrade.
 #[test]
 fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
-    use crate::instant::Instant;
     use crate::store::{Attachment, MessageExtras};
+    use discord_manager_vocabulary::instant::Instant;
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("before-0020.sqlite3");
     let store = Store::open_writable(&path).unwrap();

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
+use discord_manager_vocabulary::error::ErrorKind;
 use rusqlite::Connection;
 
 use super::{SEED_APPLICATION_ID, STORE_APPLICATION_ID};
-use crate::error::ErrorKind;
 use crate::store::Store;
 
 /// Everything about a file a program could notice changed: its bytes, its mode, and the

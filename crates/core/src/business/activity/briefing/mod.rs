@@ -26,15 +26,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::words::word_enum;
+
 use crate::business::OwnerContext;
 use crate::business::kernel::budget::Budget;
 use crate::business::kernel::model::is_zero;
 use crate::business::kernel::model::{PageCursor, is_false};
 use crate::business::kernel::untrusted::Text;
-use crate::error::{Error, Result};
-use crate::instant::Instant;
-use crate::store::Store;
-use crate::vocabulary::word_enum;
 
 use sections::Ranked;
 use window::Window;

@@ -3,6 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use discord_manager_store::{BookmarkEvent, MessageRecord, Reader};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 use serde::Serialize;
 
 use super::window::Window;
@@ -19,9 +22,6 @@ use crate::business::kernel::model::Shaper;
 use crate::business::kernel::untrusted::Text;
 use crate::business::mentions::closure;
 use crate::business::schedules::{self, ScheduleStatus};
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::store::{BookmarkEvent, MessageRecord, Reader};
 
 /// A page of one section: where it starts (None: its beginning), how many items it may list,
 /// and the room it may take.
@@ -638,7 +638,7 @@ fn due(
     }
     for record in reader.schedules()? {
         let failed_at = match record.outcome() {
-            Some(outcome) if outcome.kind == crate::store::ScheduleEventKind::Failed => {
+            Some(outcome) if outcome.kind == discord_manager_store::ScheduleEventKind::Failed => {
                 outcome.created_at
             }
             _ => continue,

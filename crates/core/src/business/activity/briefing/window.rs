@@ -3,12 +3,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use discord_manager_store::{ChannelRecord, Reader, WindowMessage};
+use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
+
 use crate::business::OwnerContext;
 use crate::business::channels::chosen_readable_channels;
 use crate::business::kernel::model::OwnerView;
-use crate::error::Result;
-use crate::instant::Instant;
-use crate::store::{ChannelRecord, Reader, WindowMessage};
 
 /// How far back a channel without a read marker starts: a day.
 const DEFAULT_LOOKBACK_SECONDS: i64 = crate::business::kernel::DEFAULT_LOOKBACK_SECONDS;

@@ -1,11 +1,12 @@
 use std::sync::{Arc, Mutex};
 
+use discord_manager_vocabulary::error::ErrorKind;
+
 use super::*;
 use crate::business::kernel::context::Source;
 use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::outbox::{Action, DiscordSender, check_channel, check_sendable};
 use crate::business::messages::send::{SendMessage, send_message};
-use crate::error::ErrorKind;
 use crate::test_fixtures::{ScriptedDiscord, World};
 
 /// An owner at a form who answers `answer`, keeping what they were asked.

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use discord_manager_ingest::Recorded;
 use serde_json::json;
 
 use super::*;
@@ -22,7 +23,6 @@ use crate::business::reactions::add::AddReaction;
 use crate::business::reactions::add::add_reaction;
 use crate::business::reactions::remove::RemoveReaction;
 use crate::business::reactions::remove::remove_reaction;
-use crate::ingest::Recorded;
 use crate::test_fixtures::{Acted, Answer, BOT_ID, ScriptedDiscord, World, dispatch, new_id};
 
 fn id(text: &str) -> DiscordId {

@@ -5,14 +5,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use discord_manager_ingest::Recorded;
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::ErrorKind;
 use serde_json::json;
 
 use super::*;
 use crate::business::kernel::model::Message;
 use crate::business::messages::send::{SendMessage, send_message};
-use crate::error::ErrorKind;
-use crate::ingest::Recorded;
-use crate::store::Store;
 use crate::test_fixtures::{
     Answer, BOT_ID, SEND, SEND_IN_THREADS, ScriptedDiscord, VIEW, World, dispatch, new_id,
 };
@@ -700,7 +700,10 @@ async fn discords_refusals_become_owner_worded_errors_without_a_retry() {
         )
     );
     assert_eq!(error.kind(), ErrorKind::Discord);
-    assert_eq!(error.kind(), crate::error::ErrorKind::Discord);
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Discord
+    );
     assert_eq!(requests, 1);
     let (channel, error, requests) = refused_by_discord(404, 10003, "Unknown Channel").await;
     assert_eq!(

@@ -78,6 +78,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+#[cfg(feature = "sqlite")]
 impl From<rusqlite::Error> for Error {
     /// A store failure is never the caller's fault, so it is reported as internal,
     /// with SQLite's own words kept for the bug report.

@@ -5,13 +5,56 @@
 //! the bot cannot view (serenity's own computation, which this replaces, does not clear the
 //! other bits when VIEW_CHANNEL is denied).
 //!
-//! The arithmetic is Discord's documented bit set over the roles and overwrites the store
-//! keeps, so it needs no Discord client: the recorders use it when a channel is seen, the
-//! business layer before a post.
+//! The arithmetic is Discord's documented bit set over a guild's roles and a channel's
+//! overwrites, so it needs no Discord client and no store: the guild is read through
+//! [`GuildRoles`] (the store's record of a guild implements it), and an [`Overwrite`] is
+//! Discord's own permission overwrite object. The recorders use it when a channel is seen,
+//! the business layer before a post.
 
 use std::ops::{BitOr, BitOrAssign};
 
-use crate::store::{ChannelAccess, GuildRecord, Overwrite, OverwriteKind};
+use serde::{Deserialize, Serialize};
+
+use crate::words::word_enum;
+
+/// A guild's roles as the arithmetic reads them: whatever keeps a guild says which bits each
+/// role grants and which roles the bot has.
+pub trait GuildRoles {
+    /// The guild's id, which is also the id of its @everyone role.
+    fn guild_id(&self) -> &str;
+    /// The permission bits role `id` grants guild-wide; none for a role the guild lacks.
+    fn role_bits(&self, id: &str) -> u64;
+    /// The roles the bot has in the guild.
+    fn bot_role_ids(&self) -> &[String];
+}
+
+/// A channel permission overwrite, for a role or for one member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overwrite {
+    pub id: String,
+    pub kind: OverwriteKind,
+    pub allow: u64,
+    pub deny: u64,
+}
+
+word_enum! {
+    /// Whom an overwrite is for.
+    pub enum OverwriteKind {
+        Role = "role",
+        Member = "member",
+        /// A kind this version does not know: it applies to no one.
+        Other = "other",
+    }
+}
+
+word_enum! {
+    /// Whether the bot can read a channel, and if not, what it lacks.
+    pub enum ChannelAccess {
+        Readable = "readable",
+        NoView = "no_view",
+        NoHistory = "no_history",
+    }
+}
 
 /// A set of Discord permission bits, as Discord documents them
 /// (<https://discord.com/developers/docs/topics/permissions>).
@@ -62,21 +105,14 @@ impl BitOrAssign for Permissions {
 
 /// The bot's permissions in a channel with these overwrites.
 fn effective(
-    guild: &GuildRecord,
+    guild: &impl GuildRoles,
     overwrites: &[Overwrite],
     bot_user_id: Option<&str>,
 ) -> Permissions {
-    let role_bits = |id: &str| {
-        guild
-            .roles
-            .iter()
-            .find(|role| role.id == id)
-            .map_or(0, |role| role.permissions)
-    };
     // The @everyone role has the guild's id.
-    let mut bits = role_bits(&guild.guild_id);
-    for role in &guild.bot_role_ids {
-        bits |= role_bits(role);
+    let mut bits = guild.role_bits(guild.guild_id());
+    for role in guild.bot_role_ids() {
+        bits |= guild.role_bits(role);
     }
     let mut permissions = Permissions::from_bits(bits);
     if permissions.contains(Permissions::ADMINISTRATOR) {
@@ -85,14 +121,14 @@ fn effective(
     let mut apply = |allow: u64, deny: u64| permissions = permissions.overwritten(allow, deny);
     if let Some(everyone) = overwrites
         .iter()
-        .find(|o| o.kind == OverwriteKind::Role && o.id == guild.guild_id)
+        .find(|o| o.kind == OverwriteKind::Role && o.id == guild.guild_id())
     {
         apply(everyone.allow, everyone.deny);
     }
     let (mut allow, mut deny) = (0, 0);
     for overwrite in overwrites
         .iter()
-        .filter(|o| o.kind == OverwriteKind::Role && guild.bot_role_ids.contains(&o.id))
+        .filter(|o| o.kind == OverwriteKind::Role && guild.bot_role_ids().contains(&o.id))
     {
         allow |= overwrite.allow;
         deny |= overwrite.deny;
@@ -107,8 +143,9 @@ fn effective(
     permissions
 }
 
+/// Whether the bot can read a channel with these overwrites.
 pub fn channel_access(
-    guild: Option<&GuildRecord>,
+    guild: Option<&impl GuildRoles>,
     overwrites: &[Overwrite],
     bot_user_id: Option<&str>,
 ) -> ChannelAccess {
@@ -142,7 +179,7 @@ pub enum SendAccess {
 /// Whether the bot may post in a channel, or in a thread of it (`thread`: the overwrites are
 /// the parent channel's, which is what a thread's permissions come from).
 pub fn send_access(
-    guild: Option<&GuildRecord>,
+    guild: Option<&impl GuildRoles>,
     overwrites: &[Overwrite],
     bot_user_id: Option<&str>,
     thread: bool,
@@ -166,7 +203,6 @@ pub fn send_access(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::RolePermissions;
 
     // Written out as Discord documents them, not through the constants under test.
     const VIEW: u64 = 1 << 10;
@@ -174,24 +210,34 @@ mod tests {
     const SEND: u64 = 1 << 11;
     const SEND_IN_THREADS: u64 = 1 << 38;
 
-    fn guild(everyone: u64, bot_role: u64) -> GuildRecord {
-        GuildRecord {
-            guild_id: "1".into(),
-            name: "g".into(),
-            roles: vec![
-                RolePermissions {
-                    id: "1".into(),
-                    permissions: everyone,
-                    name: "@everyone".into(),
-                },
-                RolePermissions {
-                    id: "2".into(),
-                    permissions: bot_role,
-                    name: "bot".into(),
-                },
-            ],
+    /// Guild 1: its @everyone role (id 1) and the bot's one role (id 2).
+    struct Guild {
+        everyone: u64,
+        bot_role: u64,
+        bot_role_ids: Vec<String>,
+    }
+
+    impl GuildRoles for Guild {
+        fn guild_id(&self) -> &str {
+            "1"
+        }
+        fn role_bits(&self, id: &str) -> u64 {
+            match id {
+                "1" => self.everyone,
+                "2" => self.bot_role,
+                _ => 0,
+            }
+        }
+        fn bot_role_ids(&self) -> &[String] {
+            &self.bot_role_ids
+        }
+    }
+
+    fn guild(everyone: u64, bot_role: u64) -> Guild {
+        Guild {
+            everyone,
+            bot_role,
             bot_role_ids: vec!["2".into()],
-            removed: false,
         }
     }
 

@@ -56,7 +56,7 @@ macro_rules! word_enum {
             $( $(#[$variant_meta])* $variant ),+
         }
 
-        impl $crate::vocabulary::Word for $name {
+        impl $crate::words::Word for $name {
             const ALL: &'static [$name] = &[$($name::$variant),+];
             fn as_str(self) -> &'static str {
                 match self {
@@ -68,18 +68,18 @@ macro_rules! word_enum {
         impl $name {
             /// Every variant, in declaration order.
             #[allow(dead_code)]
-            pub const ALL: &'static [$name] = <$name as $crate::vocabulary::Word>::ALL;
+            pub const ALL: &'static [$name] = <$name as $crate::words::Word>::ALL;
 
             /// The word as the store keeps it and the JSON says it.
             #[allow(dead_code)]
             pub fn as_str(self) -> &'static str {
-                $crate::vocabulary::Word::as_str(self)
+                $crate::words::Word::as_str(self)
             }
 
             /// The variant spelled `text`, if any.
             #[allow(dead_code)]
             pub fn parse(text: &str) -> Option<$name> {
-                <$name as $crate::vocabulary::Word>::parse(text)
+                <$name as $crate::words::Word>::parse(text)
             }
         }
 
@@ -98,7 +98,7 @@ macro_rules! word_enum {
         impl<'de> ::serde::Deserialize<'de> for $name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let text = <::std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-                <$name as $crate::vocabulary::Word>::parse(&text).ok_or_else(|| {
+                <$name as $crate::words::Word>::parse(&text).ok_or_else(|| {
                     ::serde::de::Error::unknown_variant(&text, &[$($text),+])
                 })
             }
@@ -113,7 +113,7 @@ macro_rules! word_enum {
             $( $(#[doc = $variant_doc:literal])+ $variant:ident = $text:expr ),+ $(,)?
         }
     ) => {
-        $crate::vocabulary::word_enum! {
+        $crate::words::word_enum! {
             @words
             $(#[doc = $doc])+
             $vis enum $name {
@@ -130,11 +130,11 @@ macro_rules! word_enum {
             }
             fn json_schema(_: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
                 ::schemars::json_schema!({
-                    "description": $crate::vocabulary::doc_text(&[$($doc),+]),
+                    "description": $crate::words::doc_text(&[$($doc),+]),
                     "oneOf": [$({
                         "type": "string",
                         "const": $text,
-                        "description": $crate::vocabulary::doc_text(&[$($variant_doc),+])
+                        "description": $crate::words::doc_text(&[$($variant_doc),+])
                     }),+]
                 })
             }
@@ -148,7 +148,7 @@ macro_rules! word_enum {
             $( $(#[$variant_meta:meta])* $variant:ident = $text:expr ),+ $(,)?
         }
     ) => {
-        $crate::vocabulary::word_enum! {
+        $crate::words::word_enum! {
             @words
             $(#[$meta])*
             $vis enum $name {

@@ -1,0 +1,25 @@
+//! The vocabulary every layer of discord-manager speaks in, and nothing more: no SQLite, no
+//! Discord client, no surface.
+//!
+//! - [`instant`]: instants, written as fixed-width ISO-8601 UTC text;
+//! - [`error`]: the one error type, sorted into kinds (the binary chooses exit codes from them);
+//! - [`words`]: `word_enum!`, each domain word's text, JSON and schema forms defined once;
+//! - [`snowflake`]: Discord ids and the one place that knows their millisecond;
+//! - [`permissions`]: Discord's documented permission arithmetic, over a guild's roles and a
+//!   channel's overwrites, whoever keeps them.
+//!
+//! This crate is the bottom of the crate graph (`ARCHITECTURE.md` draws it): every other
+//! crate of the workspace that needs these names it by its own name
+//! (`discord_manager_vocabulary::instant::Instant`). Its one optional dependency, rusqlite
+//! behind the `sqlite` feature, is the store's: how a SQLite failure becomes an [`Error`].
+//!
+//! Within the crate each module names only those listed before it, held by
+//! `tests/layering.rs`.
+
+pub mod error;
+pub mod instant;
+pub mod permissions;
+pub mod snowflake;
+pub mod words;
+
+pub use error::{Error, ErrorKind};
