@@ -128,6 +128,7 @@ const NEVER_NAMED: &[(&str, &[&str])] =
 
 const APPLICATION: &[&str] = &[
     "answer",
+    "attachments",
     "backoff",
     "business",
     "cli",
@@ -816,6 +817,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-ingest",
             "discord-manager-core",
             "discord-manager-discord",
+            "discord-manager-attachments",
             "rmcp",
             "clap",
             "clap_complete",
