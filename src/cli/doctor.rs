@@ -166,7 +166,7 @@ pub fn run(store_path: Option<PathBuf>) -> Report {
             checks.extend(store_checks(path));
             let policy = config
                 .as_ref()
-                .map(|config| config.attachments.clone())
+                .map(|config| config.attachments)
                 .unwrap_or_default();
             let folder = Cache::folder_of(path);
             checks.push(attachments_check(
