@@ -133,6 +133,7 @@ const NEVER_NAMED: &[(&str, &[&str])] =
 
 const APPLICATION: &[&str] = &[
     "answer",
+    "attachments",
     "backoff",
     "business",
     "cli",
@@ -838,6 +839,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-ingest",
             "discord-manager-core",
             "discord-manager-discord",
+            "discord-manager-attachments",
             "rmcp",
             "clap",
             "clap_complete",

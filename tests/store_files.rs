@@ -235,7 +235,7 @@ fn backup_writes_a_private_verified_copy_and_never_overwrites_a_file() {
         stdout(&done),
         format!(
             "Backed up {} to {}: {messages} messages, {bytes} bytes, checked with SQLite's \
-             integrity_check.\n",
+             integrity_check.\nNo attachment file is kept yet: none to copy.\n",
             db.display(),
             copy.display()
         )

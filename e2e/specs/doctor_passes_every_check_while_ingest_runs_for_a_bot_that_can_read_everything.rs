@@ -96,15 +96,24 @@ pub async fn spec() {
         )),
         "{stdout}"
     );
+    // The daemon made the attachment folder as it started; nothing is kept in it yet.
     assert!(
-        lines[11].starts_with("ok    clock: this machine's clock is "),
+        lines[11].starts_with(&format!(
+            "ok    attachments: {}.attachments: 0 files, 0 B, mode 0700; ",
+            store.path().display()
+        )),
+        "{stdout}"
+    );
+    assert!(lines[11].ends_with(" free on its filesystem"), "{stdout}");
+    assert!(
+        lines[12].starts_with("ok    clock: this machine's clock is "),
         "{stdout}"
     );
     assert_eq!(
-        lines[12],
+        lines[13],
         format!("ok    mcp: the server starts on this store and lists its {tools} tools")
     );
-    assert_eq!(lines[13..], ["Every check passed."]);
+    assert_eq!(lines[14..], ["Every check passed."]);
     assert!(!stdout.contains(fake.token()), "the token is never printed");
 
     let json = store.cli().run_with(&["doctor", "--json"], "", &[]).code(0);
@@ -125,6 +134,7 @@ pub async fn spec() {
             "ingest",
             "freshness",
             "backup",
+            "attachments",
             "clock",
             "mcp"
         ]

@@ -66,6 +66,7 @@ specs! {
     a_thread_archived_while_the_daemon_was_down_is_found_and_backfilled,
     a_token_discord_rejects_over_rest_ends_ingest_before_it_connects,
     a_waiting_activity_call_returns_the_message_that_arrives_while_it_waits,
+    a_word_inside_a_text_attachment_is_found_by_messages_search_and_the_hit_says_it_was_in_the_attachment,
     activity_wait_after_is_strictly_after_on_the_arrival_clock,
     activity_wait_counts_messages_edits_deletions_and_reactions_apart,
     after_a_close_4000_and_a_replay_on_resume_every_message_is_recorded_exactly_once,

@@ -567,7 +567,17 @@ impl SearchResults {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SearchResult {
     pub snippet: String,
+    #[serde(default)]
+    pub in_attachment: Option<MatchedAttachment>,
     pub message: Message,
+}
+
+/// `messages_search`'s attached text file a hit was in.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct MatchedAttachment {
+    pub attachment_id: String,
+    pub filename: String,
 }
 
 /// `activity_digest`.

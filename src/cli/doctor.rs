@@ -3,7 +3,8 @@
 //! configuration; the token and the Message Content intent; the guilds in scope against the
 //! guilds the bot is in; per guild in scope, the channels the bot cannot read and why; the
 //! store (writable, private, its WAL) and its integrity (SQLite's `quick_check`); whether an
-//! `ingest` holds it and how fresh it is; how old its last backup is; this machine's clock
+//! `ingest` holds it and how fresh it is; how old its last backup is; the attachment cache's
+//! folder (private, and room left on its filesystem for what it may still keep); this machine's clock
 //! against Discord's; and the MCP server, started as an MCP client starts it.
 //!
 //! It exits 0 when no check failed (a warning is worth reading, not a failure) and 1 when one
@@ -16,7 +17,8 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use discord_manager_core::config::{Config, Token};
+use discord_manager_attachments::{Cache, ContentHash};
+use discord_manager_core::config::{Config, TOTAL_CAP_VARIABLE, Token};
 use discord_manager_discord::bot_check::{
     self, BotProfile, bot_settings_url, guild_readability, invite_url, privileged_intents,
 };
@@ -40,8 +42,8 @@ pub struct Report {
 #[serde(rename_all = "camelCase")]
 pub struct Check {
     /// Which check: `config`, `protections`, `token`, `message-content`, `guilds`, `channels`
-    /// (one per guild in scope), `store`, `integrity`, `ingest`, `freshness`, `backup`, `clock`
-    /// or `mcp`.
+    /// (one per guild in scope), `store`, `integrity`, `ingest`, `freshness`, `backup`,
+    /// `attachments`, `clock` or `mcp`.
     pub check: String,
     /// Absent except for `channels`: the guild the line is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,8 +161,24 @@ pub fn run(store_path: Option<PathBuf>) -> Report {
         .or_else(|| config.as_ref().and_then(|config| config.db_path.clone()))
         .map_or_else(discord_manager_store::default_path, Ok);
     match &path {
-        Ok(path) => checks.extend(store_checks(path)),
-        Err(error) => checks.push(Check::new("store", Status::Fail, error.message())),
+        Ok(path) => {
+            checks.extend(store_checks(path));
+            let policy = config
+                .as_ref()
+                .map(|config| config.attachments)
+                .unwrap_or_default();
+            let folder = Cache::folder_of(path);
+            checks.push(attachments_check(
+                &folder,
+                inspect_cache(&folder),
+                free_space(path.parent().unwrap_or(Path::new("."))),
+                policy.total_cap,
+            ));
+        }
+        Err(error) => {
+            checks.push(Check::new("store", Status::Fail, error.message()));
+            checks.push(Check::skipped("attachments", "there is no store path"));
+        }
     }
     checks.push(clock.unwrap_or_else(|| Check::skipped("clock", "Discord did not answer")));
     checks.push(match &path {
@@ -758,6 +776,144 @@ fn size(bytes: u64) -> String {
     }
 }
 
+/// What the attachment cache's folder holds, as far as its modes and size go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct CacheFolder {
+    /// The folder's mode (on Unix; 0700 elsewhere, where access is the folder's ACL).
+    mode: u32,
+    /// Kept files (named by their hash) and their bytes.
+    files: u64,
+    bytes: u64,
+    /// Kept files others may read or write, by name.
+    open_files: Vec<String>,
+}
+
+/// The cache folder as it is: None when it is not made yet.
+fn inspect_cache(folder: &Path) -> std::io::Result<Option<CacheFolder>> {
+    let metadata = match std::fs::metadata(folder) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    let mut found = CacheFolder {
+        mode: mode_of(&metadata),
+        ..CacheFolder::default()
+    };
+    for entry in std::fs::read_dir(folder)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if ContentHash::parse(&name).is_none() {
+            continue;
+        }
+        let metadata = entry.metadata()?;
+        found.files += 1;
+        found.bytes += metadata.len();
+        if mode_of(&metadata) & 0o077 != 0 {
+            found.open_files.push(name);
+        }
+    }
+    Ok(Some(found))
+}
+
+/// A file's permission bits on Unix; elsewhere those of a private file or folder.
+fn mode_of(metadata: &std::fs::Metadata) -> u32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        metadata.permissions().mode() & 0o777
+    }
+    #[cfg(not(unix))]
+    {
+        if metadata.is_dir() { 0o700 } else { 0o600 }
+    }
+}
+
+/// The bytes an unprivileged user may still write on the filesystem holding `path` (None where
+/// it is not checked: not Unix, or the filesystem would not say).
+fn free_space(path: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let path = if path.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            path
+        };
+        rustix::fs::statvfs(path)
+            .ok()
+            .map(|stats| stats.f_bavail.saturating_mul(stats.f_frsize))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// The attachment cache's folder: private (0700, its files 0600), and room on its filesystem
+/// for what it may still keep (the total cap less what it holds), or a warning.
+fn attachments_check(
+    folder: &Path,
+    found: std::io::Result<Option<CacheFolder>>,
+    free: Option<u64>,
+    total_cap: u64,
+) -> Check {
+    let shown = folder.display();
+    let found = match found {
+        Ok(found) => found,
+        Err(error) => {
+            return Check::new(
+                "attachments",
+                Status::Fail,
+                format!("{shown} cannot be read: {error}"),
+            )
+            .fix(format!("give this user access to {shown}"));
+        }
+    };
+    let kept = found.as_ref().map_or(0, |found| found.bytes);
+    let room = total_cap.saturating_sub(kept);
+    let free_text = match free {
+        Some(free) => format!("{} free on its filesystem", size(free)),
+        None => "free space not checked on this platform".to_string(),
+    };
+    let detail = match &found {
+        None => format!(
+            "{shown} is not made yet (ingest makes it, 0700, as it keeps the first file); {free_text}"
+        ),
+        Some(found) => format!(
+            "{shown}: {} files, {}, mode {:04o}; {free_text}",
+            found.files,
+            size(found.bytes),
+            found.mode
+        ),
+    };
+    if let Some(found) = &found {
+        if found.mode & 0o077 != 0 {
+            return Check::new("attachments", Status::Fail, detail)
+                .fix(format!("make it yours only: `chmod 700 {shown}`"));
+        }
+        if let Some(first) = found.open_files.first() {
+            return Check::new(
+                "attachments",
+                Status::Fail,
+                format!(
+                    "{detail}; {} files others may read, such as {first}",
+                    found.open_files.len()
+                ),
+            )
+            .fix(format!("make them yours only: `chmod 600 {shown}/*`"));
+        }
+    }
+    match free {
+        Some(free) if free < room => Check::new("attachments", Status::Warn, detail).fix(format!(
+            "the cache may still grow by {} (its total cap, {}, less what it holds): free some \
+             space, or lower {TOTAL_CAP_VARIABLE}",
+            size(room),
+            size(total_cap)
+        )),
+        _ => Check::new("attachments", Status::Ok, detail),
+    }
+}
+
 /// How long the MCP server may take to start and list its tools.
 const MCP_PATIENCE: Duration = Duration::from_secs(20);
 
@@ -859,6 +1015,104 @@ fn list_tools(path: &Path) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MIB: u64 = 1024 * 1024;
+
+    fn cache(mode: u32, open_files: &[&str]) -> std::io::Result<Option<CacheFolder>> {
+        Ok(Some(CacheFolder {
+            mode,
+            files: 3,
+            bytes: 100 * MIB,
+            open_files: open_files.iter().map(|name| name.to_string()).collect(),
+        }))
+    }
+
+    #[test]
+    fn the_attachments_check_wants_a_private_folder_and_room_for_what_the_cache_may_still_keep() {
+        let folder = Path::new("/data/store.sqlite3.attachments");
+        let check = |found, free| attachments_check(folder, found, free, 1024 * MIB);
+        // 924 MiB may still come (1 GiB less the 100 MiB kept): free space at it is enough...
+        let at = check(cache(0o700, &[]), Some(924 * MIB));
+        assert_eq!(at.status, Status::Ok);
+        assert_eq!(
+            at.detail,
+            "/data/store.sqlite3.attachments: 3 files, 100.0 MiB, mode 0700; 924.0 MiB free on \
+             its filesystem"
+        );
+        // ...a byte less is a warning, with the fix.
+        let short = check(cache(0o700, &[]), Some(924 * MIB - 1));
+        assert_eq!(short.status, Status::Warn);
+        assert_eq!(
+            short.fix.as_deref(),
+            Some(
+                "the cache may still grow by 924.0 MiB (its total cap, 1024.0 MiB, less what it \
+                 holds): free some space, or lower DISCORD_MANAGER_ATTACHMENT_TOTAL_MB"
+            )
+        );
+        // A folder others may enter, or a file others may read, fails with its chmod.
+        let open = check(cache(0o755, &[]), Some(10_000 * MIB));
+        assert_eq!(open.status, Status::Fail);
+        assert_eq!(
+            open.fix.as_deref(),
+            Some("make it yours only: `chmod 700 /data/store.sqlite3.attachments`")
+        );
+        let readable = check(cache(0o700, &["ab12"]), Some(10_000 * MIB));
+        assert_eq!(readable.status, Status::Fail);
+        assert!(
+            readable
+                .detail
+                .ends_with("1 files others may read, such as ab12")
+        );
+        assert_eq!(
+            readable.fix.as_deref(),
+            Some("make them yours only: `chmod 600 /data/store.sqlite3.attachments/*`")
+        );
+        // Not made yet: fine, and the whole cap must fit.
+        let none = check(Ok(None), Some(1024 * MIB));
+        assert_eq!(none.status, Status::Ok);
+        assert!(none.detail.contains("is not made yet"), "{}", none.detail);
+        assert_eq!(check(Ok(None), Some(1024 * MIB - 1)).status, Status::Warn);
+        // Where free space cannot be read, the line says it was not checked.
+        let unknown = check(cache(0o700, &[]), None);
+        assert_eq!(unknown.status, Status::Ok);
+        assert!(
+            unknown
+                .detail
+                .ends_with("free space not checked on this platform")
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_cache_folder_is_read_for_its_modes_its_kept_files_and_free_space() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let store = root.path().join("store.sqlite3");
+        let folder = Cache::folder_of(&store);
+        assert_eq!(inspect_cache(&folder).unwrap(), None);
+        let cache = Cache::open(&store).unwrap();
+        let kept = cache.keep(&b"twelve bytes"[..], 1024).unwrap();
+        // A temporary file is not a kept file.
+        std::fs::write(folder.join(".partial-x"), b"half").unwrap();
+        let found = inspect_cache(&folder).unwrap().unwrap();
+        assert_eq!(
+            found,
+            CacheFolder {
+                mode: 0o700,
+                files: 1,
+                bytes: 12,
+                open_files: vec![]
+            }
+        );
+        std::fs::set_permissions(
+            cache.path(&kept.hash),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .unwrap();
+        let found = inspect_cache(&folder).unwrap().unwrap();
+        assert_eq!(found.open_files, vec![kept.hash.to_string()]);
+        assert!(free_space(root.path()).is_some_and(|free| free > 0));
+    }
 
     #[test]
     fn the_clock_passes_up_to_five_seconds_off_either_way_and_fails_past_them() {

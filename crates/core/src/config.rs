@@ -24,7 +24,7 @@ use discord_manager_vocabulary::snowflake::{DiscordId, days_before};
 
 mod attachments;
 mod keywords;
-pub use attachments::{AttachmentPolicy, FileKind, SkipReason};
+pub use attachments::{AttachmentPolicy, FileKind, SkipReason, TOTAL_CAP_VARIABLE};
 pub use keywords::{Keywords, MAX_KEYWORDS};
 
 /// How much history before the store began `ingest` imports for each channel.

@@ -21,6 +21,11 @@
 //!   hash, so `kill -9` never leaves a partial file at a name (the daemon clears what it left
 //!   as it starts); an attachment recorded `fetched` is never fetched again.
 //!
+//! - **Search reads text files**: a text-like file (the policy's [`FileKind::Text`]) is
+//!   indexed for full-text search as it is recorded kept, in the same transaction, its first
+//!   [`INDEXED_TEXT_BYTES`] decoded as UTF-8 (lossily); text files kept before search read them
+//!   are indexed by a pass as the fetcher starts ([`Fetcher::index_kept_text`]).
+//!
 //! It runs as a task of its own on the daemon's runtime, and does its store and file work on
 //! blocking threads ([`blocking`]), so the gateway's writer never waits for it.
 
@@ -37,8 +42,10 @@ use super::channel_work::blocking;
 use super::rest::{Rest, RestError};
 use discord_manager_attachments::{Cache, NotKept};
 use discord_manager_core::backoff::Backoff;
-use discord_manager_core::config::AttachmentPolicy;
-use discord_manager_store::{Attachment, AttachmentOutcome, AttachmentRecord, Store};
+use discord_manager_core::config::{AttachmentPolicy, FileKind};
+use discord_manager_store::{
+    Attachment, AttachmentOutcome, AttachmentRecord, Store, UnindexedFile,
+};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
 
@@ -66,6 +73,14 @@ const LONGEST_RATE_LIMIT: Duration = Duration::from_secs(120);
 const RATE_LIMITS_PER_ATTEMPT: u32 = 3;
 /// The longest one download may take.
 const DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How much of a kept text file search reads: its first 64 KiB. What someone quotes from a
+/// log (the error, the stack's head, the command run) is near its start; 64 KiB is some
+/// 1,000 lines of a log, twice the whole answer budget, and bounds the index: a cache full of
+/// text files adds at most 64 KiB of words per file to the store, however large the files
+/// (up to 8 MiB each by default). The whole file is still kept and read on through
+/// `attachments_get`.
+pub const INDEXED_TEXT_BYTES: u64 = 64 * 1024;
 
 /// The reason recorded for a message Discord no longer has.
 pub const DELETED: &str = "deleted before it could be fetched";
@@ -123,6 +138,10 @@ impl Fetcher {
     /// Fetches what is pending until `stop` turns true. A download in progress when it does is
     /// dropped: nothing of it is kept or recorded, and the next start fetches it again.
     pub async fn run(self, mut stop: watch::Receiver<bool>) {
+        tokio::select! {
+            () = self.index_kept_text() => {}
+            _ = stop.wait_for(|stopping| *stopping) => return,
+        }
         let mut after = 0;
         let mut rescanned = tokio::time::Instant::now();
         loop {
@@ -203,13 +222,70 @@ impl Fetcher {
                 }
             ),
         }
-        let store = Arc::clone(&self.store);
-        let id = attachment.attachment_id.clone();
-        let recorded =
-            blocking(move || store.write(|writer| writer.record_attachment_outcome(&id, &outcome)))
-                .await;
+        let (store, cache) = (Arc::clone(&self.store), self.cache.clone());
+        let attachment = attachment.clone();
+        let recorded = blocking(move || {
+            // A text file's words go into search with the record that it is kept.
+            let text = match &outcome {
+                AttachmentOutcome::Fetched { hash, .. } if is_text(&attachment) => {
+                    text_of_kept(&cache, hash)
+                }
+                _ => None,
+            };
+            store.write(|writer| {
+                writer.record_attachment_outcome(&attachment.attachment_id, &outcome)?;
+                if let Some((text, bytes)) = &text {
+                    writer.index_attachment_text(&attachment, text, *bytes)?;
+                }
+                Ok(())
+            })
+        })
+        .await;
         if let Err(error) = recorded {
             warn!("cannot record what became of an attachment: {error}");
+        }
+    }
+
+    /// Indexes the text files kept before search read them (or whose indexing was cut short),
+    /// in batches, once: an indexed file leaves the list.
+    pub async fn index_kept_text(&self) {
+        let mut after = 0;
+        loop {
+            let (store, cache) = (Arc::clone(&self.store), self.cache.clone());
+            let pass = blocking(move || {
+                let files = store.read(|reader| reader.unindexed_kept_files(after, BATCH))?;
+                let mut indexed = 0;
+                for UnindexedFile {
+                    attachment, hash, ..
+                } in &files
+                {
+                    if !is_text(attachment) {
+                        continue;
+                    }
+                    if let Some((text, bytes)) = text_of_kept(&cache, hash)
+                        && store.write(|writer| {
+                            writer.index_attachment_text(attachment, &text, bytes)
+                        })?
+                    {
+                        indexed += 1;
+                    }
+                }
+                Ok((files.last().map(|file| file.outcome_seq), indexed))
+            })
+            .await;
+            match pass {
+                Ok((Some(last), indexed)) => {
+                    if indexed > 0 {
+                        info!("indexed the text of {indexed} kept files for search");
+                    }
+                    after = last;
+                }
+                Ok((None, _)) => return,
+                Err(error) => {
+                    warn!("cannot index the text of kept files: {error}");
+                    return;
+                }
+            }
         }
     }
 
@@ -460,6 +536,48 @@ pub fn failure(attachment: &AttachmentRecord, reason: String, now: Instant) -> A
         attempts,
         retry_at,
     }
+}
+
+/// Whether search reads `attachment`'s file: the kinds the policy calls text.
+fn is_text(attachment: &AttachmentRecord) -> bool {
+    FileKind::of(&attachment.filename, attachment.content_type.as_deref()) == FileKind::Text
+}
+
+/// The text search indexes of the kept file `hash`, with how many bytes it read; None when
+/// the file is not there or cannot be read (said in the log; nothing is indexed).
+fn text_of_kept(cache: &discord_manager_attachments::Cache, hash: &str) -> Option<(String, u64)> {
+    let file = discord_manager_attachments::ContentHash::parse(hash)
+        .map(|hash| cache.open_file(&hash))
+        .transpose()
+        .map(Option::flatten);
+    match file {
+        Ok(Some(file)) => match text_to_index(file) {
+            Ok(text) => Some(text),
+            Err(error) => {
+                warn!("cannot read the kept file {hash} for search: {error}");
+                None
+            }
+        },
+        Ok(None) => {
+            warn!("the kept file {hash} is not in the cache: its text is not searchable");
+            None
+        }
+        Err(error) => {
+            warn!("cannot open the kept file {hash} for search: {error}");
+            None
+        }
+    }
+}
+
+/// The first [`INDEXED_TEXT_BYTES`] of `file` as text (invalid UTF-8, and a character cut at
+/// the bound, become U+FFFD), and how many bytes that was.
+pub fn text_to_index(file: impl Read) -> io::Result<(String, u64)> {
+    let mut bytes = Vec::new();
+    file.take(INDEXED_TEXT_BYTES).read_to_end(&mut bytes)?;
+    Ok((
+        String::from_utf8_lossy(&bytes).into_owned(),
+        bytes.len() as u64,
+    ))
 }
 
 /// A failure never tried again.

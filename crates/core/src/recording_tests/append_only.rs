@@ -84,6 +84,22 @@ fn fill_every_table() -> World {
                     reason: "too large".into(),
                 },
             )?;
+            writer.index_attachment_text(
+                &discord_manager_store::AttachmentRecord {
+                    seq: 1,
+                    attachment_id: "1600000000000000001".into(),
+                    message_id: "7".into(),
+                    channel_id: channel.clone(),
+                    filename: "a.log".into(),
+                    content_type: None,
+                    size: 4,
+                    url: "https://cdn.discordapp.com/attachments/1/1600000000000000001/a.log"
+                        .into(),
+                    failed_attempts: 0,
+                },
+                "text",
+                4,
+            )?;
             writer.record_import_step(&discord_manager_store::NewImportStep {
                 channel_id: channel.clone(),
                 window_start: 1,

@@ -200,3 +200,157 @@ fn a_download_is_read_whole_only_when_its_end_came_and_one_cut_short_is_an_error
     .unwrap_err();
     assert_eq!(broken.to_string(), "connection reset");
 }
+
+#[test]
+fn search_reads_a_text_file_up_to_the_bound_and_not_a_byte_past_it() {
+    let bound = usize::try_from(INDEXED_TEXT_BYTES).unwrap();
+    // A file exactly at the bound is read whole...
+    let at = "a".repeat(bound - 5) + "tail!";
+    let (text, bytes) = text_to_index(at.as_bytes()).unwrap();
+    assert_eq!((text.len(), bytes), (bound, INDEXED_TEXT_BYTES));
+    assert!(text.ends_with("tail!"));
+    // ...one a byte over it loses that byte.
+    let over = at.clone() + "Z";
+    let (text, bytes) = text_to_index(over.as_bytes()).unwrap();
+    assert_eq!((text.as_str(), bytes), (at.as_str(), INDEXED_TEXT_BYTES));
+    // A character cut at the bound, and invalid UTF-8, read as U+FFFD.
+    let cut = "a".repeat(bound - 1) + "é";
+    let (text, bytes) = text_to_index(cut.as_bytes()).unwrap();
+    assert_eq!(bytes, INDEXED_TEXT_BYTES);
+    assert!(text.ends_with("a\u{FFFD}"));
+    let (text, _) = text_to_index(&b"ok \xff ok"[..]).unwrap();
+    assert_eq!(text, "ok \u{FFFD} ok");
+}
+
+/// The words search finds in channel 1400000000000000003 of `fetcher`'s store, with the
+/// attachment each hit was in.
+fn found(fetcher: &Fetcher, query: &str) -> Vec<Option<String>> {
+    let filter = discord_manager_store::SearchFilter {
+        channel_ids: vec!["1400000000000000003".into()],
+        ..Default::default()
+    };
+    fetcher
+        .store
+        .read(|reader| reader.search(query, &filter, 10))
+        .unwrap()
+        .unwrap()
+        .into_iter()
+        .map(|hit| hit.in_attachment.map(|matched| matched.filename))
+        .collect()
+}
+
+/// `attachment` seen on its message (recorded once, whatever else it carries).
+fn seen(fetcher: &Fetcher, attachment: &AttachmentRecord) {
+    let extras = discord_manager_store::MessageExtras {
+        attachments: vec![Attachment {
+            id: attachment.attachment_id.clone(),
+            filename: attachment.filename.clone(),
+            size: attachment.size,
+            content_type: attachment.content_type.clone(),
+            url: attachment.url.clone(),
+            ..Attachment::default()
+        }],
+        ..Default::default()
+    };
+    let message = discord_manager_store::NewMessage {
+        message_id: attachment.message_id.clone(),
+        channel_id: attachment.channel_id.clone(),
+        guild_id: None,
+        author_id: "7".into(),
+        author_name: "someone".into(),
+        content: "see attached".into(),
+        sent_at: Instant::now(),
+        reply_to_message_id: None,
+        reply_to_author_id: None,
+        mention_everyone: false,
+        mentioned_user_ids: Vec::new(),
+        mentioned_role_ids: Vec::new(),
+        origin: discord_manager_store::Origin::Gateway,
+        provenance: discord_manager_store::Provenance::default(),
+    };
+    fetcher
+        .store
+        .write(|writer| {
+            writer.insert_message(&message)?;
+            writer.record_extras(&attachment.message_id, &attachment.channel_id, &extras)
+        })
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_text_file_recorded_kept_is_searchable_and_an_image_is_not_read() {
+    let (_folder, fetcher, url) = fetcher(AttachmentPolicy::default());
+    let log = AttachmentRecord {
+        attachment_id: "1600000000000000002".into(),
+        filename: "deploy.log".into(),
+        content_type: None,
+        ..attachment(&url, 38)
+    };
+    seen(&fetcher, &log);
+    let kept = fetcher
+        .cache
+        .keep(&b"step 4: quokka-migration exited 137\n\xff"[..], 1 << 20)
+        .unwrap();
+    let fetched = AttachmentOutcome::Fetched {
+        hash: kept.hash.to_string(),
+        bytes: kept.bytes,
+    };
+    fetcher.record(&log, fetched).await;
+    assert_eq!(
+        found(&fetcher, "quokka"),
+        vec![Some("deploy.log".to_string())]
+    );
+    // An image is kept, never read as text: its bytes' words find nothing.
+    let image = attachment(&url, 12);
+    seen(&fetcher, &image);
+    let kept = fetcher.cache.keep(&b"wombat bytes"[..], 1 << 20).unwrap();
+    let fetched = AttachmentOutcome::Fetched {
+        hash: kept.hash.to_string(),
+        bytes: kept.bytes,
+    };
+    fetcher.record(&image, fetched).await;
+    assert_eq!(found(&fetcher, "wombat"), Vec::<Option<String>>::new());
+}
+
+#[tokio::test]
+async fn text_files_kept_before_search_read_them_are_indexed_once_by_the_pass_at_start() {
+    let (_folder, fetcher, url) = fetcher(AttachmentPolicy::default());
+    let notes = AttachmentRecord {
+        attachment_id: "1600000000000000003".into(),
+        filename: "notes.md".into(),
+        content_type: Some("text/markdown".into()),
+        ..attachment(&url, 20)
+    };
+    seen(&fetcher, &notes);
+    let kept = fetcher
+        .cache
+        .keep(&b"# Retro\nthe pangolin"[..], 1 << 20)
+        .unwrap();
+    // Recorded kept as before this change: no text indexed with it.
+    fetcher
+        .store
+        .write(|writer| {
+            writer.record_attachment_outcome(
+                &notes.attachment_id,
+                &AttachmentOutcome::Fetched {
+                    hash: kept.hash.to_string(),
+                    bytes: kept.bytes,
+                },
+            )
+        })
+        .unwrap();
+    assert_eq!(found(&fetcher, "pangolin"), Vec::<Option<String>>::new());
+    fetcher.index_kept_text().await;
+    assert_eq!(
+        found(&fetcher, "pangolin"),
+        vec![Some("notes.md".to_string())]
+    );
+    // A second pass finds nothing left to index, and indexes nothing twice.
+    fetcher.index_kept_text().await;
+    assert_eq!(found(&fetcher, "pangolin").len(), 1);
+    let left = fetcher
+        .store
+        .read(|reader| reader.unindexed_kept_files(0, 10))
+        .unwrap();
+    assert_eq!(left, vec![]);
+}

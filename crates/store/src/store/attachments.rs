@@ -119,7 +119,7 @@ const BY_STATE: &str = "SELECT
        ON o.seq = (SELECT max(l.seq) FROM attachment_outcomes AS l
                    WHERE l.attachment_id = a.attachment_id)";
 
-fn record_from_row(row: &Row<'_>) -> rusqlite::Result<AttachmentRecord> {
+pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<AttachmentRecord> {
     Ok(AttachmentRecord {
         seq: row.get(0)?,
         attachment_id: row.get(1)?,

@@ -264,7 +264,18 @@ impl Writer<'_> {
     }
 }
 
+/// Every file the attachments' record says is kept, each hash once, in order.
+const KEPT_HASHES: &str = "SELECT DISTINCT hash FROM attachment_outcomes
+     WHERE outcome = 'fetched' ORDER BY hash";
+
 impl Reader<'_> {
+    /// The hashes of the attachment files recorded kept: what a backup copies beside itself.
+    pub fn kept_hashes(&self) -> Result<Vec<String>> {
+        let mut statement = self.connection.prepare_cached(KEPT_HASHES)?;
+        let rows = statement.query_map([], |row| row.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// The newest backup recorded, if any was.
     pub fn latest_backup(&self) -> Result<Option<BackupRecord>> {
         let mut statement = self.connection.prepare_cached(LATEST_BACKUP)?;

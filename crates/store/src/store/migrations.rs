@@ -97,6 +97,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0020_attachments.sql",
         include_str!("../../../../migrations/0020_attachments.sql"),
     ),
+    (
+        "0021_attachment_text_in_search.sql",
+        include_str!("../../../../migrations/0021_attachment_text_in_search.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

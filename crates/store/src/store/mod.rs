@@ -8,6 +8,7 @@
 
 mod activity;
 mod assistant_sends;
+mod attachment_text;
 mod attachments;
 mod backup;
 mod bookmarks;
@@ -45,6 +46,7 @@ use discord_manager_vocabulary::instant::Instant;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
+pub use attachment_text::UnindexedFile;
 pub use attachments::{AttachmentOutcome, AttachmentRecord, CacheTotals};
 pub use backup::{BackupProgress, BackupRecord, BackupSummary};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
@@ -71,7 +73,7 @@ pub use reactions::{ReactionChange, ReactionCount};
 pub use schedules::{
     NewSchedule, ScheduleEvent, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord,
 };
-pub use search::{Author, Has, OwnerMentions, SearchFilter, SearchHit};
+pub use search::{AttachmentMatch, Author, Has, OwnerMentions, SearchFilter, SearchHit};
 
 /// How long a writer waits for another process's write lock before giving up.
 /// Readers never wait: WAL lets them read the last committed state.

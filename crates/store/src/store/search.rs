@@ -1,5 +1,6 @@
 //! Full-text search (SQLite FTS5) over every version of every message's content and the words
-//! of its attachments, embeds, stickers, poll and forwards; and the filters beside the query.
+//! of its attachments, embeds, stickers, poll and forwards, and the text of its kept text
+//! files (`attachment_text.rs`, which says whose a row is); and the filters beside the query.
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
@@ -184,6 +185,16 @@ pub struct SearchHit {
     pub snippet: String,
     /// FTS5's bm25 rank: lower is better.
     pub rank: f64,
+    /// The attachment whose text matched best, when that was the best match (the snippet is
+    /// then from the file's text); None when it was the message's own words.
+    pub in_attachment: Option<AttachmentMatch>,
+}
+
+/// The attachment a hit was in (`migrations/0021_attachment_text_in_search.sql`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttachmentMatch {
+    pub attachment_id: String,
+    pub filename: String,
 }
 
 impl Writer<'_> {
@@ -216,16 +227,21 @@ impl Reader<'_> {
         // A message can match on several versions: read a few more rows than asked and keep
         // each message's best one. The filters on extras read the message's current row.
         const SEARCH_UP_TO_CONDITIONS: &str = concat!(
-            "SELECT snippet, rank, ",
+            "SELECT snippet, rank, matched_attachment_id, matched_filename, ",
             message_columns!(),
             " FROM (
-                 SELECT hits.snippet, hits.rank, m.*, ",
+                 SELECT hits.snippet, hits.rank, hits.matched_attachment_id,
+                        hits.matched_filename, m.*, ",
             current_extras!(),
             " AS extras
-                 FROM (SELECT message_id,
+                 FROM (SELECT message_text.message_id,
                               snippet(message_text, 0, '[', ']', '…', 16) AS snippet,
-                              bm25(message_text) AS rank
-                       FROM message_text WHERE message_text MATCH :query) AS hits
+                              bm25(message_text) AS rank,
+                              t.attachment_id AS matched_attachment_id,
+                              t.filename AS matched_filename
+                       FROM message_text
+                       LEFT JOIN attachment_text AS t ON t.text_rowid = message_text.rowid
+                       WHERE message_text MATCH :query) AS hits
                  JOIN messages AS m USING (message_id)
                  WHERE "
         );
@@ -245,8 +261,15 @@ impl Reader<'_> {
         let rows = statement.query_map(conditions.values().as_slice(), |row| {
             let snippet: String = row.get(0)?;
             let rank: f64 = row.get(1)?;
-            let message = message_from_row_at(row, 2)?;
-            Ok((snippet, rank, message))
+            let in_attachment = row
+                .get::<_, Option<String>>(2)?
+                .zip(row.get::<_, Option<String>>(3)?)
+                .map(|(attachment_id, filename)| AttachmentMatch {
+                    attachment_id,
+                    filename,
+                });
+            let message = message_from_row_at(row, 4)?;
+            Ok(((snippet, rank, in_attachment), message))
         });
         let rows = match rows.and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()) {
             Ok(rows) => rows,
@@ -254,20 +277,21 @@ impl Reader<'_> {
             Err(error) => return Err(error.into()),
         };
         let mut seen = std::collections::HashSet::new();
-        let mut hits: Vec<(String, f64, MessageRecord)> = Vec::new();
-        for (snippet, rank, message) in rows {
+        let mut hits = Vec::new();
+        for (matched, message) in rows {
             if seen.insert(message.message_id.clone()) && hits.len() < limit {
-                hits.push((snippet, rank, message));
+                hits.push((matched, message));
             }
         }
-        let records = self.hydrate(hits.iter().map(|(_, _, message)| message.clone()).collect())?;
+        let records = self.hydrate(hits.iter().map(|(_, message)| message.clone()).collect())?;
         Ok(Some(
             hits.into_iter()
                 .zip(records)
-                .map(|((snippet, rank, _), message)| SearchHit {
+                .map(|(((snippet, rank, in_attachment), _), message)| SearchHit {
                     message,
                     snippet,
                     rank,
+                    in_attachment,
                 })
                 .collect(),
         ))

@@ -97,6 +97,7 @@ pub const HISTORY_TABLES: &[&str] = &[
     "assistant_reactions",
     "attachments",
     "attachment_outcomes",
+    "attachment_text",
 ];
 /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
 /// only ever inserts into it).

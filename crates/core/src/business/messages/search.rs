@@ -115,10 +115,25 @@ pub struct SearchResults {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchResult {
-    /// The best-matching version of the content, matches between `[` and `]`.
+    /// The best-matching version of the content, matches between `[` and `]`: from the text
+    /// of an attached file when `inAttachment` is there.
     pub snippet: Text,
+    /// The attached text file the best match was in (its first 64 KiB are searched), when it
+    /// was not the message's own words; read it whole with `attachments_get`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_attachment: Option<MatchedAttachment>,
     /// The message as it is now.
     pub message: Message,
+}
+
+/// An attached file whose text matched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MatchedAttachment {
+    /// The attachment's id.
+    pub attachment_id: String,
+    /// Its filename, as the sender chose it.
+    pub filename: Text,
 }
 
 const DEFAULT_SEARCH_LIMIT: u32 = 20;
@@ -176,6 +191,10 @@ pub fn search_messages(
         for hit in &hits {
             let result = SearchResult {
                 snippet: shaper.text(&hit.snippet),
+                in_attachment: hit.in_attachment.as_ref().map(|matched| MatchedAttachment {
+                    attachment_id: matched.attachment_id.clone(),
+                    filename: shaper.text(&matched.filename),
+                }),
                 message: shaper.message(&hit.message),
             };
             if results.len() == limit || !budget.admit(&result) {
@@ -286,7 +305,22 @@ impl Render for SearchResults {
         let mut out = Table::new(&[sent.as_str(), "channel", "author", "match", "", "id"]);
         for result in &self.results {
             let mut row = message_row(&result.message);
-            row[3] = excerpt(&result.snippet, 64);
+            row[3] = match &result.in_attachment {
+                // A file's snippet may span lines: the one with the match is shown.
+                Some(matched) => format!(
+                    "in {}: {}",
+                    excerpt(&matched.filename, 24),
+                    excerpt(
+                        result
+                            .snippet
+                            .lines()
+                            .find(|line| line.contains('['))
+                            .unwrap_or(&result.snippet),
+                        64
+                    )
+                ),
+                None => excerpt(&result.snippet, 64),
+            };
             out.add_row(row);
         }
         Page::new().then(
@@ -306,7 +340,16 @@ impl ModelText for SearchResults {
         for result in &self.results {
             let line = message_line(text, &result.message);
             let snippet = text.data(&result.snippet);
-            text.line(&format!("{line} — match: {snippet}"));
+            match &result.in_attachment {
+                Some(matched) => {
+                    let filename = text.data(&matched.filename);
+                    text.line(&format!(
+                        "{line} — match in attached file {filename} (attachment {}): {snippet}",
+                        matched.attachment_id
+                    ));
+                }
+                None => text.line(&format!("{line} — match: {snippet}")),
+            }
         }
         if let Some(cursor) = &self.next_cursor {
             text.line(&format!(

@@ -1,7 +1,8 @@
 //! Freshness and coverage of the store: how far an answer can be trusted.
 
 use discord_manager_store::{
-    ChannelCoverage, ChannelRecord, GapKind, GatewayEventKind, ImportState, Reader, Store,
+    CacheTotals, ChannelCoverage, ChannelRecord, GapKind, GatewayEventKind, ImportState, Reader,
+    Store,
 };
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
@@ -73,10 +74,43 @@ pub struct StoreStatus {
     pub message_count: u64,
     /// The store's size on disk in bytes (database and write-ahead log).
     pub store_bytes: u64,
+    /// The attachment cache beside the store, as the record tells: what is kept, and what is
+    /// left.
+    pub attachments: AttachmentCache,
     /// This machine's clock against Discord's, as the ingest daemon last measured it; absent if
     /// it never did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discord_clock: Option<ClockOffset>,
+}
+
+/// The files of messages, as the store records them (`<store>.attachments/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachmentCache {
+    /// Distinct files kept (a file attached twice is kept and counted once).
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Attachments not attempted yet: the ingest daemon fetches them in the background.
+    pub pending: u64,
+    /// Attachments whose latest attempt failed (tried again when their time comes, unless
+    /// given up).
+    pub failed: u64,
+    /// Attachments not kept, each for a reason (a type not kept, over a cap, not Discord's
+    /// CDN).
+    pub skipped: u64,
+}
+
+impl AttachmentCache {
+    fn of(totals: CacheTotals) -> AttachmentCache {
+        AttachmentCache {
+            files: totals.files,
+            bytes: totals.bytes,
+            pending: totals.pending,
+            failed: totals.failed,
+            skipped: totals.skipped,
+        }
+    }
 }
 
 /// This machine's clock against Discord's (the `Date` header of a Discord answer).
@@ -248,6 +282,7 @@ pub fn store_status(
             gaps,
             message_count: reader.message_count()?,
             store_bytes,
+            attachments: AttachmentCache::of(reader.cache_totals()?),
             discord_clock: reader.latest_discord_clock()?.map(|reading| ClockOffset {
                 host_ahead_ms: reading.host_ahead_ms(),
                 measured_at: reading.host_at,
@@ -377,6 +412,7 @@ impl Render for StoreStatus {
             self.message_count,
             self.store_bytes as f64 / 1_000_000.0
         ));
+        text.push_str(&attachments_line(&self.attachments));
         if let Some(clock) = &self.discord_clock {
             text.push_str(&clock_line(clock));
         }
@@ -401,6 +437,18 @@ impl Render for StoreStatus {
         }
         text
     }
+}
+
+/// The attachment cache in one line.
+fn attachments_line(cache: &AttachmentCache) -> String {
+    format!(
+        "attachments: {} files kept, {:.1} MB; {} pending, {} failed, {} skipped\n",
+        cache.files,
+        cache.bytes as f64 / 1_000_000.0,
+        cache.pending,
+        cache.failed,
+        cache.skipped
+    )
 }
 
 /// When something last happened, or "never".
@@ -527,6 +575,11 @@ impl ModelText for StoreStatus {
             seen(self.last_backfill),
             self.message_count,
             self.store_bytes
+        ));
+        let cache = &self.attachments;
+        text.line(&format!(
+            "Attachments: {} files kept ({} bytes); {} pending, {} failed, {} skipped.",
+            cache.files, cache.bytes, cache.pending, cache.failed, cache.skipped
         ));
         for gap in &self.gaps {
             let channel = match (&gap.channel_name, &gap.channel_id) {
