@@ -19,6 +19,8 @@ fn is_false(value: &bool) -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
+    /// The attachment's id.
+    #[serde(rename = "attachmentId", alias = "id")]
     pub id: String,
     pub filename: Text,
     /// Bytes.
@@ -34,6 +36,10 @@ pub struct Attachment {
     /// The alt text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<Text>,
+    /// Whether its file is kept in the cache beside the store, where it outlives Discord's
+    /// expiring URL and the message's deletion; false while it is pending, or when it was not
+    /// kept (too large, a type not kept, the cache full, or fetching failed).
+    pub kept: bool,
 }
 
 impl Attachment {
@@ -140,6 +146,7 @@ impl From<store::Attachment> for Attachment {
             width: row.width,
             height: row.height,
             description: text(row.description),
+            kept: false,
         }
     }
 }
