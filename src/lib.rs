@@ -21,6 +21,7 @@
 //! `ARCHITECTURE.md` at the repository root has the crate graph, the code map and the
 //! invariants.
 
+pub use discord_manager_attachments as attachments;
 pub use discord_manager_core::{answer, backoff, business, config, demo, payload, registry};
 pub use discord_manager_discord as discord;
 pub use discord_manager_ingest as ingest;

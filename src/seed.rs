@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use crate::attachments::{Cache, NotKept};
 use crate::business::kernel::outbox::DiscordSender;
 use crate::business::{OwnerContext, Source};
 use crate::config::GuildScope;
@@ -23,7 +24,7 @@ use crate::ingest::feed::{FeedLine, decode_dispatch, parse_feed};
 use crate::ingest::{self, Origin, Recorded};
 use crate::instant::Instant;
 use crate::registry::{self, Services};
-use crate::store::{IdentitySource, Store};
+use crate::store::{AttachmentOutcome, IdentitySource, Store};
 
 /// The demo guild's history: gateway dispatches and owner actions, in order.
 pub const DEMO_FEED: &str = include_str!("../seed/demo.jsonl");
@@ -38,14 +39,16 @@ pub struct FeedSummary {
     pub ignored: usize,
     pub actions: usize,
     pub jobs: usize,
+    pub kept: usize,
 }
 
 impl fmt::Display for FeedSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} events stored, {} already known, {} ignored; {} owner actions, {} job runs",
-            self.stored, self.already_known, self.ignored, self.actions, self.jobs
+            "{} events stored, {} already known, {} ignored; {} owner actions, {} job runs, {} \
+             attachment files kept",
+            self.stored, self.already_known, self.ignored, self.actions, self.jobs, self.kept
         )
     }
 }
@@ -117,6 +120,14 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
                     })?;
                 summary.actions += 1;
             }
+            FeedLine::Kept {
+                line,
+                attachment_id,
+                base64,
+            } => {
+                keep_attachment(store, line, &attachment_id, &base64)?;
+                summary.kept += 1;
+            }
             FeedLine::Job { line, job } => {
                 match job.as_str() {
                     "schedules_send_due" => {
@@ -139,6 +150,45 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
         }
     }
     Ok(summary)
+}
+
+/// Keeps an attachment's bytes as the daemon's fetcher does: written into the store's cache
+/// and recorded `fetched` through the same store method, so `attachments_get` serves them.
+fn keep_attachment(store: &Store, line: usize, attachment_id: &str, encoded: &str) -> Result<()> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .map_err(|error| {
+            Error::internal(format!(
+                "Feed line {line}'s \"base64\" is not base64: {error}"
+            ))
+        })?;
+    let known = store.read(|reader| reader.attachment(attachment_id))?;
+    if known.is_none() {
+        return Err(Error::internal(format!(
+            "Feed line {line} keeps attachment {attachment_id}, which no message before it carries"
+        )));
+    }
+    let cannot = |error: String| {
+        Error::internal(format!(
+            "Feed line {line}: cannot keep attachment {attachment_id}: {error}"
+        ))
+    };
+    let cache = Cache::open(store.path()).map_err(|error| cannot(error.to_string()))?;
+    let kept = match cache.keep(bytes.as_slice(), u64::MAX) {
+        Ok(kept) => kept,
+        Err(NotKept::TooLarge { cap }) => return Err(cannot(format!("over {cap} bytes"))),
+        Err(NotKept::Io(error)) => return Err(cannot(error.to_string())),
+    };
+    store.write(|writer| {
+        writer.record_attachment_outcome(
+            attachment_id,
+            &AttachmentOutcome::Fetched {
+                hash: kept.hash.to_string(),
+                bytes: kept.bytes,
+            },
+        )
+    })
 }
 
 /// Builds the demo store at `path`. Refuses a store that already holds anything unless

@@ -30,6 +30,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("error", &[]),
     ("vocabulary", &[]),
     ("backoff", &[]),
+    // Files and bytes: the attachment cache names nothing of the workspace; attachments_get
+    // (business) reads it and the seed keeps its demo files in it.
+    ("attachments", &[]),
     ("snowflake", &["instant"]),
     ("store", &["instant", "error", "snowflake", "vocabulary"]),
     ("config", &["error", "snowflake"]),
@@ -41,6 +44,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "business",
         &[
             "answer",
+            "attachments",
             "store",
             "config",
             "permissions",
@@ -68,8 +72,6 @@ const LAYERS: &[(&str, &[&str])] = &[
         "registry",
         &["answer", "business", "store", "instant", "error"],
     ),
-    // Files and bytes: the attachment cache names nothing of the workspace.
-    ("attachments", &[]),
     (
         "ingest",
         &[
@@ -128,6 +130,7 @@ const NEVER_NAMED: &[(&str, &[&str])] =
 
 const APPLICATION: &[&str] = &[
     "answer",
+    "attachments",
     "backoff",
     "business",
     "cli",
@@ -789,7 +792,10 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
     ("crates/store", &["rusqlite"]),
     ("crates/attachments", &[]),
     ("crates/ingest", &["discord-manager-store", "serenity"]),
-    ("crates/core", &["discord-manager-store"]),
+    (
+        "crates/core",
+        &["discord-manager-store", "discord-manager-attachments"],
+    ),
     (
         "crates/discord",
         &[
@@ -816,6 +822,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-ingest",
             "discord-manager-core",
             "discord-manager-discord",
+            "discord-manager-attachments",
             "rmcp",
             "clap",
             "clap_complete",

@@ -216,6 +216,15 @@ fn checks() -> Vec<(&'static str, Check)> {
             ensure(
                 messages.iter().any(|m| m["deletedAt"].is_string()),
                 "a deleted message with its deletion",
+            )?;
+            let kept: Vec<(&str, bool)> = messages
+                .iter()
+                .flat_map(|m| m["attachments"].as_array().into_iter().flatten())
+                .map(|a| (a["attachmentId"].as_str().unwrap_or(""), a["kept"] == true))
+                .collect();
+            ensure(
+                kept == [("1600000000000000001", true), ("1600000000000000002", true)],
+                "the incident's graph and timeline, each with its id, kept",
             )
         }),
         ("messages_search", |results| {

@@ -32,6 +32,8 @@ pub mod test_fixtures;
 // The record's modules under their usual names, so paths read `crate::store::Store` here as
 // in every crate of the workspace.
 use discord_manager_store::{error, instant, permissions, snowflake, store, vocabulary};
+// The attachment cache, which `attachments_get` reads.
+use discord_manager_attachments as attachments;
 // The recorders, for the unit-test world only: it plays Discord's payloads through them.
 #[cfg(any(test, feature = "fixtures"))]
 use discord_manager_ingest as ingest;

@@ -111,6 +111,10 @@ pub mod demo {
     pub const MAINTAINERS_ONLY: &str = "1400000000000000004";
     /// The `v2.4 rollout` thread.
     pub const ROLLOUT: &str = "1400000000000000005";
+    /// The latency graph attached to Margaret's message in `#incidents`, kept (an image).
+    pub const INCIDENT_SCREENSHOT: &str = "1600000000000000001";
+    /// The incident's timeline attached to the same message, kept (a text file).
+    pub const INCIDENT_LOG: &str = "1600000000000000002";
     /// Margaret's question in `#general`, which the owner has not answered.
     pub const MARGARETS_QUESTION: &str = "1500000000000000004";
     /// The CI build's message, which the bot acknowledged with ✅.
