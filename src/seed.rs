@@ -191,6 +191,49 @@ fn keep_attachment(store: &Store, line: usize, attachment_id: &str, encoded: &st
     })
 }
 
+/// The message and the attachment [`play_kept_text_attachment`] plays.
+pub const SAMPLE_MESSAGE: &str = "1700000000000000001";
+pub const SAMPLE_ATTACHMENT: &str = "1700000000000000002";
+
+/// Plays into `channel_id` a message carrying one text file, a log longer than one answer,
+/// kept as the daemon's fetcher keeps a file: what the generated stores of the benchmark and
+/// of the answer-budget gate point `attachments_get` at. Playing it again changes nothing
+/// (the message is known, the file already kept). Returns the attachment's id.
+pub async fn play_kept_text_attachment(store: &Arc<Store>, channel_id: &str) -> Result<String> {
+    use base64::Engine as _;
+    use std::fmt::Write as _;
+    let guild_id = store
+        .read(|reader| reader.channel(channel_id))?
+        .and_then(|channel| channel.guild_id);
+    let mut log = String::new();
+    for line in 0..2_000 {
+        let _ = writeln!(
+            log,
+            "2026-12-01T03:{:02}:{:02}Z eu-west-2 cache node c3 p99 {} ms, evictions {}",
+            line / 60 % 60,
+            line % 60,
+            120 + line % 700,
+            line * 7 % 1000
+        );
+    }
+    let message = serde_json::json!({"t": "MESSAGE_CREATE", "d": {
+        "id": SAMPLE_MESSAGE, "channel_id": channel_id, "guild_id": guild_id,
+        "author": {"id": "1000000000000000099", "username": "sampler", "discriminator": "0",
+                   "global_name": "Sampler", "avatar": null, "bot": false},
+        "content": "the node's log", "timestamp": "@now-1h", "edited_timestamp": null,
+        "tts": false, "mention_everyone": false, "mentions": [], "mention_roles": [],
+        "attachments": [{"id": SAMPLE_ATTACHMENT, "filename": "node-c3.log", "size": log.len(),
+                         "url": "https://cdn.discordapp.com/attachments/1/2/node-c3.log",
+                         "proxy_url": "https://media.discordapp.net/attachments/1/2/node-c3.log",
+                         "content_type": "text/plain; charset=utf-8"}],
+        "embeds": [], "pinned": false, "type": 0, "flags": 0}});
+    let kept = serde_json::json!({"kept": {
+        "attachmentId": SAMPLE_ATTACHMENT,
+        "base64": base64::engine::general_purpose::STANDARD.encode(log.as_bytes())}});
+    play_feed(store, &format!("{message}\n{kept}\n"), Origin::Seed).await?;
+    Ok(SAMPLE_ATTACHMENT.to_string())
+}
+
 /// Builds the demo store at `path`. Refuses a store that already holds anything unless
 /// `replace` is set, in which case the old file is deleted first: only a demo store seed made,
 /// and only while no other process has it open. A file that is not a discord-manager store is

@@ -227,6 +227,25 @@ fn checks() -> Vec<(&'static str, Check)> {
                 "the incident's graph and timeline, each with its id, kept",
             )
         }),
+        ("attachments_get", |results| {
+            let graph = &results[0];
+            ensure(
+                graph["state"] == "kept"
+                    && graph["image"]["width"] == 1280
+                    && graph["image"]["height"] == 720
+                    && graph["image"]["servedWidth"] == 1280,
+                "the incident's latency graph, kept, shown at its own size",
+            )?;
+            let log = &results[1];
+            ensure(
+                log["state"] == "kept"
+                    && log["text"]["content"]
+                        .as_str()
+                        .is_some_and(|text| text.contains("resolved; follow-up"))
+                    && log["text"]["nextCursor"].is_null(),
+                "the incident's timeline, whole, in one page",
+            )
+        }),
         ("messages_search", |results| {
             let result = &results[0];
             let results = result["results"].as_array().unwrap();

@@ -83,6 +83,7 @@ specs! {
     an_embed_only_message_is_found_by_a_word_of_its_embed,
     an_expired_attachment_url_is_refreshed_with_one_message_fetch_and_then_fetched,
     an_image_posted_while_ingest_runs_is_kept_byte_for_byte,
+    an_image_posted_while_ingest_runs_is_returned_by_attachments_get_as_image_content_of_the_expected_dimensions,
     an_injected_message_cannot_make_an_assistant_post_where_the_owner_did_not_allow,
     an_input_error_reads_the_same_on_both_surfaces,
     an_mcp_client_sees_exactly_the_registered_tools,

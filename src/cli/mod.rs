@@ -33,6 +33,10 @@ use crate::store::{self, Store};
 /// What the parent command of a group of capabilities says in `--help`.
 const GROUPS: &[(&str, &str)] = &[
     (
+        "attachments",
+        "The files of messages, as the store keeps them",
+    ),
+    (
         "bookmarks",
         "Keep messages to come back to: add, list, resolve",
     ),

@@ -13,10 +13,6 @@ const RECORDER: &str = "gateway-driven recorder: the ingest daemon (and the demo
 
 pub const EXEMPTIONS: &[Exemption] = &[
     Exemption {
-        function: "business::attachments::get::get_attachment",
-        reason: "attachments_get of issue 25, item 2, before its registration: its examples need an attachment in the generated store and kept files in the demo seed, which are not there yet",
-    },
-    Exemption {
         function: "business::kernel::context::build_owner_context",
         reason: "builds the owner context every capability receives; it is the gate's input, not an owner action",
     },

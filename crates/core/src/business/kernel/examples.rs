@@ -29,6 +29,8 @@ pub struct Sample {
     pub mention: String,
     /// A word the store's messages hold, for search.
     pub word: String,
+    /// A kept text attachment longer than one answer, for `attachments_get`.
+    pub attachment: String,
     /// A scheduled message still pending.
     pub schedule_id: i64,
     /// The store's first arrival: `since` at its widest.
@@ -46,6 +48,7 @@ impl Sample {
             bot_message: demo::BOTS_ANNOUNCEMENT.to_string(),
             mention: demo::OPEN_MENTION.to_string(),
             word: "standup".to_string(),
+            attachment: demo::INCIDENT_LOG.to_string(),
             schedule_id: demo::NEXT_SCHEDULE,
             first_arrival: Instant::parse(demo::EVER).expect("an instant"),
             newest: Instant::now(),

@@ -19,7 +19,7 @@ fn is_false(value: &bool) -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
-    /// The attachment's id.
+    /// The attachment's id: what `attachments_get` takes to show its file.
     #[serde(rename = "attachmentId", alias = "id")]
     pub id: String,
     pub filename: Text,
@@ -37,8 +37,8 @@ pub struct Attachment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<Text>,
     /// Whether its file is kept in the cache beside the store, where it outlives Discord's
-    /// expiring URL and the message's deletion; false while it is pending, or when it was not
-    /// kept (too large, a type not kept, the cache full, or fetching failed).
+    /// expiring URL and the message's deletion, so `attachments_get` shows it; false while it
+    /// is pending, or when it was not kept (`attachments_get` says why).
     pub kept: bool,
 }
 
