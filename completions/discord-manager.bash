@@ -377,7 +377,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__attachments__subcmd__get)
-            opts="-h --attachment-id --cursor --json --db --help"
+            opts="-h --attachment-id --cursor --out --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -388,6 +388,10 @@ _discord__manager() {
                     return 0
                     ;;
                 --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -31,6 +31,8 @@ pub trait Outcome: Send {
     fn to_text(&self) -> String;
     /// An image the answer shows a model beside its text (MCP's image content); most have none.
     fn image(&self) -> Option<&Image>;
+    /// A file the CLI can write out whole (`--out`); most have none.
+    fn file(&self) -> Option<&std::path::Path>;
 }
 
 /// An image, encoded, as an answer shows it to a model: the bytes of a PNG or a JPEG and
@@ -56,5 +58,8 @@ impl<T: Serialize + Render + ModelText + Send> Outcome for T {
     }
     fn image(&self) -> Option<&Image> {
         ModelText::image(self)
+    }
+    fn file(&self) -> Option<&std::path::Path> {
+        Render::file(self)
     }
 }

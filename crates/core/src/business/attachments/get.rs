@@ -107,6 +107,10 @@ pub struct AttachmentFile {
     #[serde(skip)]
     #[schemars(skip)]
     pub served: Option<Image>,
+    /// Where the kept file is in the cache: what `attachments get --out FILE` copies.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub kept_file: Option<std::path::PathBuf>,
 }
 
 /// An image's dimensions, as kept and as shown.
@@ -187,6 +191,7 @@ pub fn get_attachment(
         image: None,
         text: None,
         served: None,
+        kept_file: None,
     };
     let hash = match outcome {
         None => {
@@ -213,6 +218,8 @@ pub fn get_attachment(
         Some(AttachmentOutcome::Fetched { hash, .. }) => hash,
     };
     answer.state = FileState::Kept;
+    answer.kept_file =
+        ContentHash::parse(&hash).map(|hash| Cache::for_reading(store.path()).path(&hash));
     match FileKind::of(&record.filename, record.content_type.as_deref()) {
         FileKind::Image => {
             let bytes = kept_bytes(store, &hash, &record)?;
@@ -537,6 +544,10 @@ impl Render for AttachmentFile {
             page.push_str(&text_page_footer(text));
         }
         page
+    }
+
+    fn file(&self) -> Option<&std::path::Path> {
+        self.kept_file.as_deref()
     }
 }
 
