@@ -16,6 +16,9 @@ _discord__manager() {
             ",$1")
                 cmd="discord__manager"
                 ;;
+            discord__manager,attachments)
+                cmd="discord__manager__subcmd__attachments"
+                ;;
             discord__manager,backup)
                 cmd="discord__manager__subcmd__backup"
                 ;;
@@ -88,6 +91,18 @@ _discord__manager() {
             discord__manager,wait)
                 cmd="discord__manager__subcmd__wait"
                 ;;
+            discord__manager__subcmd__attachments,get)
+                cmd="discord__manager__subcmd__attachments__subcmd__get"
+                ;;
+            discord__manager__subcmd__attachments,help)
+                cmd="discord__manager__subcmd__attachments__subcmd__help"
+                ;;
+            discord__manager__subcmd__attachments__subcmd__help,get)
+                cmd="discord__manager__subcmd__attachments__subcmd__help__subcmd__get"
+                ;;
+            discord__manager__subcmd__attachments__subcmd__help,help)
+                cmd="discord__manager__subcmd__attachments__subcmd__help__subcmd__help"
+                ;;
             discord__manager__subcmd__bookmarks,add)
                 cmd="discord__manager__subcmd__bookmarks__subcmd__add"
                 ;;
@@ -123,6 +138,9 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__channels__subcmd__help,list)
                 cmd="discord__manager__subcmd__channels__subcmd__help__subcmd__list"
+                ;;
+            discord__manager__subcmd__help,attachments)
+                cmd="discord__manager__subcmd__help__subcmd__attachments"
                 ;;
             discord__manager__subcmd__help,backup)
                 cmd="discord__manager__subcmd__help__subcmd__backup"
@@ -195,6 +213,9 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__help,wait)
                 cmd="discord__manager__subcmd__help__subcmd__wait"
+                ;;
+            discord__manager__subcmd__help__subcmd__attachments,get)
+                cmd="discord__manager__subcmd__help__subcmd__attachments__subcmd__get"
                 ;;
             discord__manager__subcmd__help__subcmd__bookmarks,add)
                 cmd="discord__manager__subcmd__help__subcmd__bookmarks__subcmd__add"
@@ -320,7 +341,7 @@ _discord__manager() {
 
     case "${cmd}" in
         discord__manager)
-            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete briefing wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
+            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete briefing wait digest status channels attachments reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -330,6 +351,96 @@ _discord__manager() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__attachments)
+            opts="-h --json --db --help get help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__attachments__subcmd__get)
+            opts="-h --attachment-id --cursor --out --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --attachment-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__attachments__subcmd__help)
+            opts="get help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__attachments__subcmd__help__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__attachments__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
@@ -790,8 +901,36 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help)
-            opts="mark-read catch-up history search send edit delete briefing wait digest status channels reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
+            opts="mark-read catch-up history search send edit delete briefing wait digest status channels attachments reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__attachments)
+            opts="get"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__attachments__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use discord_manager_attachments::{Cache, NotKept};
 use discord_manager_core::business::kernel::outbox::DiscordSender;
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
@@ -21,7 +22,7 @@ use discord_manager_core::registry::{self, Services};
 use discord_manager_discord::sender::RECORDERS;
 use discord_manager_ingest::feed::{FeedLine, decode_dispatch, parse_feed};
 use discord_manager_ingest::{Origin, Recorded};
-use discord_manager_store::{IdentitySource, Store};
+use discord_manager_store::{AttachmentOutcome, IdentitySource, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
 
@@ -38,14 +39,16 @@ pub struct FeedSummary {
     pub ignored: usize,
     pub actions: usize,
     pub jobs: usize,
+    pub kept: usize,
 }
 
 impl fmt::Display for FeedSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} events stored, {} already known, {} ignored; {} owner actions, {} job runs",
-            self.stored, self.already_known, self.ignored, self.actions, self.jobs
+            "{} events stored, {} already known, {} ignored; {} owner actions, {} job runs, {} \
+             attachment files kept",
+            self.stored, self.already_known, self.ignored, self.actions, self.jobs, self.kept
         )
     }
 }
@@ -117,6 +120,14 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
                     })?;
                 summary.actions += 1;
             }
+            FeedLine::Kept {
+                line,
+                attachment_id,
+                base64,
+            } => {
+                keep_attachment(store, line, &attachment_id, &base64)?;
+                summary.kept += 1;
+            }
             FeedLine::Job { line, job } => {
                 match job.as_str() {
                     "schedules_send_due" => {
@@ -139,6 +150,88 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
         }
     }
     Ok(summary)
+}
+
+/// Keeps an attachment's bytes as the daemon's fetcher does: written into the store's cache
+/// and recorded `fetched` through the same store method, so `attachments_get` serves them.
+fn keep_attachment(store: &Store, line: usize, attachment_id: &str, encoded: &str) -> Result<()> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .map_err(|error| {
+            Error::internal(format!(
+                "Feed line {line}'s \"base64\" is not base64: {error}"
+            ))
+        })?;
+    let known = store.read(|reader| reader.attachment(attachment_id))?;
+    if known.is_none() {
+        return Err(Error::internal(format!(
+            "Feed line {line} keeps attachment {attachment_id}, which no message before it carries"
+        )));
+    }
+    let cannot = |error: String| {
+        Error::internal(format!(
+            "Feed line {line}: cannot keep attachment {attachment_id}: {error}"
+        ))
+    };
+    let cache = Cache::open(store.path()).map_err(|error| cannot(error.to_string()))?;
+    let kept = match cache.keep(bytes.as_slice(), u64::MAX) {
+        Ok(kept) => kept,
+        Err(NotKept::TooLarge { cap }) => return Err(cannot(format!("over {cap} bytes"))),
+        Err(NotKept::Io(error)) => return Err(cannot(error.to_string())),
+    };
+    store.write(|writer| {
+        writer.record_attachment_outcome(
+            attachment_id,
+            &AttachmentOutcome::Fetched {
+                hash: kept.hash.to_string(),
+                bytes: kept.bytes,
+            },
+        )
+    })
+}
+
+/// The message and the attachment [`play_kept_text_attachment`] plays.
+pub const SAMPLE_MESSAGE: &str = "1700000000000000001";
+pub const SAMPLE_ATTACHMENT: &str = "1700000000000000002";
+
+/// Plays into `channel_id` a message carrying one text file, a log longer than one answer,
+/// kept as the daemon's fetcher keeps a file: what the generated stores of the benchmark and
+/// of the answer-budget gate point `attachments_get` at. Playing it again changes nothing
+/// (the message is known, the file already kept). Returns the attachment's id.
+pub async fn play_kept_text_attachment(store: &Arc<Store>, channel_id: &str) -> Result<String> {
+    use base64::Engine as _;
+    use std::fmt::Write as _;
+    let guild_id = store
+        .read(|reader| reader.channel(channel_id))?
+        .and_then(|channel| channel.guild_id);
+    let mut log = String::new();
+    for line in 0..2_000 {
+        let _ = writeln!(
+            log,
+            "2026-12-01T03:{:02}:{:02}Z eu-west-2 cache node c3 p99 {} ms, evictions {}",
+            line / 60 % 60,
+            line % 60,
+            120 + line % 700,
+            line * 7 % 1000
+        );
+    }
+    let message = serde_json::json!({"t": "MESSAGE_CREATE", "d": {
+        "id": SAMPLE_MESSAGE, "channel_id": channel_id, "guild_id": guild_id,
+        "author": {"id": "1000000000000000099", "username": "sampler", "discriminator": "0",
+                   "global_name": "Sampler", "avatar": null, "bot": false},
+        "content": "the node's log", "timestamp": "@now-1h", "edited_timestamp": null,
+        "tts": false, "mention_everyone": false, "mentions": [], "mention_roles": [],
+        "attachments": [{"id": SAMPLE_ATTACHMENT, "filename": "node-c3.log", "size": log.len(),
+                         "url": "https://cdn.discordapp.com/attachments/1/2/node-c3.log",
+                         "proxy_url": "https://media.discordapp.net/attachments/1/2/node-c3.log",
+                         "content_type": "text/plain; charset=utf-8"}],
+        "embeds": [], "pinned": false, "type": 0, "flags": 0}});
+    let kept = serde_json::json!({"kept": {
+        "attachmentId": SAMPLE_ATTACHMENT,
+        "base64": base64::engine::general_purpose::STANDARD.encode(log.as_bytes())}});
+    play_feed(store, &format!("{message}\n{kept}\n"), Origin::Seed).await?;
+    Ok(SAMPLE_ATTACHMENT.to_string())
 }
 
 /// Builds the demo store at `path`. Refuses a store that already holds anything unless

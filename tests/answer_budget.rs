@@ -103,12 +103,16 @@ async fn world() -> World {
                                "sendAt": from_now(200 * 86_400 + n)});
         schedules.push(call("schedules_add", arguments).await["scheduleId"].clone());
     }
+    let attachment = discord_manager::seed::play_kept_text_attachment(&services.store, &channel)
+        .await
+        .expect("a kept text attachment plays into the busiest channel");
     let sample = Sample {
         channel,
         message,
         bot_message,
         mention,
         word: discord_manager_synthetic::search_word(),
+        attachment,
         schedule_id: schedules[0].as_i64().expect("a schedule's id"),
         first_arrival,
         newest: produced.last_arrival.expect("a last arrival"),

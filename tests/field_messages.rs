@@ -102,6 +102,8 @@ fn right_cursor(tool: &str) -> Value {
     match tool {
         // channels_list: (channel, thread).
         "messages_catch_up" | "schedules_list" | "channels_list" => json!("0_0"),
+        // attachments_get: (attachment, offset into its text).
+        "attachments_get" => json!("0_0"),
         // Due ones first: (0, due, bookmarked) or (1, 0, bookmarked).
         "bookmarks_list" => json!("1_0_0"),
         // (section and lookback, since or -1, through, and the first key left out).

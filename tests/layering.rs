@@ -31,6 +31,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("error", &[]),
     ("words", &[]),
     ("backoff", &[]),
+    // Files and bytes: the attachment cache names nothing of the workspace; attachments_get
+    // (business) reads it and the seed keeps its demo files in it.
+    ("attachments", &[]),
     ("snowflake", &["instant"]),
     // Discord's permission arithmetic over a guild's roles and a channel's overwrites.
     ("permissions", &["words"]),
@@ -46,6 +49,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "business",
         &[
             "answer",
+            "attachments",
             "store",
             "config",
             "permissions",
@@ -73,8 +77,6 @@ const LAYERS: &[(&str, &[&str])] = &[
         "registry",
         &["answer", "business", "store", "instant", "error"],
     ),
-    // Files and bytes: the attachment cache names nothing of the workspace.
-    ("attachments", &[]),
     (
         "ingest",
         &[
@@ -808,7 +810,11 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
     ),
     (
         "crates/core",
-        &["discord-manager-vocabulary", "discord-manager-store"],
+        &[
+            "discord-manager-vocabulary",
+            "discord-manager-store",
+            "discord-manager-attachments",
+        ],
     ),
     (
         "crates/discord",

@@ -42,6 +42,8 @@ fn is_discords_own(key: &str, text: &str) -> bool {
         key,
         "t" | "tool"
             | "job"
+            // A kept file's bytes, encoded: the seed's own line, not a string Discord shows.
+            | "base64"
             | "id"
             | "type"
             | "session_id"

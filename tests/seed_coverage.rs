@@ -216,6 +216,34 @@ fn checks() -> Vec<(&'static str, Check)> {
             ensure(
                 messages.iter().any(|m| m["deletedAt"].is_string()),
                 "a deleted message with its deletion",
+            )?;
+            let kept: Vec<(&str, bool)> = messages
+                .iter()
+                .flat_map(|m| m["attachments"].as_array().into_iter().flatten())
+                .map(|a| (a["attachmentId"].as_str().unwrap_or(""), a["kept"] == true))
+                .collect();
+            ensure(
+                kept == [("1600000000000000001", true), ("1600000000000000002", true)],
+                "the incident's graph and timeline, each with its id, kept",
+            )
+        }),
+        ("attachments_get", |results| {
+            let graph = &results[0];
+            ensure(
+                graph["state"] == "kept"
+                    && graph["image"]["width"] == 1280
+                    && graph["image"]["height"] == 720
+                    && graph["image"]["servedWidth"] == 1280,
+                "the incident's latency graph, kept, shown at its own size",
+            )?;
+            let log = &results[1];
+            ensure(
+                log["state"] == "kept"
+                    && log["text"]["content"]
+                        .as_str()
+                        .is_some_and(|text| text.contains("resolved; follow-up"))
+                    && log["text"]["nextCursor"].is_null(),
+                "the incident's timeline, whole, in one page",
             )
         }),
         ("messages_search", |results| {

@@ -118,7 +118,7 @@ fn annotations_follow_each_capabilitys_declared_effect() {
             "schedules_add"
         ]
     );
-    assert_eq!(read_only.len(), 12, "{read_only:?}");
+    assert_eq!(read_only.len(), 13, "{read_only:?}");
     let writers: Vec<&str> = discord_manager_core::registry::capabilities()
         .iter()
         .filter(|capability| capability.effect == Effect::WritesStore)

@@ -130,12 +130,20 @@ pub fn sample(
         .as_str()
         .ok_or("the store has no mention of the owner")?
         .to_string();
+    // The one file attachments_get reads: played into the store once, known after.
+    let attachment = runtime
+        .block_on(discord_manager::seed::play_kept_text_attachment(
+            &services.store,
+            busiest_channel,
+        ))
+        .map_err(|error| format!("the sample's attachment: {}", error.message()))?;
     Ok(Sample {
         channel: busiest_channel.to_string(),
         bot_message: message.clone(),
         message,
         mention,
         word: discord_manager_synthetic::search_word(),
+        attachment,
         schedule_id: 0,
         first_arrival,
         newest,

@@ -32,6 +32,14 @@ pub async fn spec() {
     );
     feed.edit(&answer, "Me, starting Monday!", 2);
     feed.react(&answer, &owner, &Emoji::unicode("🙏"));
+    // A screenshot no daemon fetched: attachments_get says it is pending.
+    feed.post(Post::new(&general, &grace, "the graph").with(
+        "attachments",
+        json!([{"id": "1700000000000000077", "filename": "graph.png", "size": 4096,
+                "url": "https://cdn.discordapp.com/attachments/1/1700000000000000077/graph.png",
+                "proxy_url": "https://media.discordapp.net/attachments/1/1700000000000000077/graph.png",
+                "content_type": "image/png"}]),
+    ));
     let oops = feed.post(Post::new(&general, &grace, "wrong channel, sorry"));
     feed.delete(&oops);
     let store = Store::for_owner(&owner)
@@ -64,6 +72,7 @@ pub async fn spec() {
         ("mentions_dismiss", json!({"messageId": answer.id, "note": "thanked her"})),
         ("messages_history", json!({"channelId": general.id, "limit": 2})),
         ("messages_search", json!({"query": "release"})),
+        ("attachments_get", json!({"attachmentId": "1700000000000000077"})),
         ("activity_wait", json!({"after": since})),
         ("bookmarks_add", json!({"messageId": answer.id, "note": "thank Grace", "dueAt": since})),
         ("bookmarks_list", json!({})),

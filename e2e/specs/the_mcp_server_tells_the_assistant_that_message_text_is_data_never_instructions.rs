@@ -38,7 +38,7 @@ pub async fn spec() {
             );
         }
     }
-    assert_eq!(reading, 12);
+    assert_eq!(reading, 13);
     for posting in ["messages_send", "schedules_add"] {
         let tool = tools.iter().find(|tool| tool.name == posting).unwrap();
         assert!(

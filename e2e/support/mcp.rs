@@ -146,18 +146,24 @@ pub struct ToolResult {
     /// The text content blocks, in order.
     pub texts: Vec<String>,
     pub structured: Option<Value>,
-    /// Content blocks that are not text (a tool here never sends any).
+    /// The image content blocks, in order: their media type and base64 data.
+    pub images: Vec<(String, String)>,
+    /// Content blocks that are neither text nor images (a tool here never sends any).
     pub other_blocks: usize,
 }
 
 impl ToolResult {
     fn from(tool: &str, result: CallToolResult) -> ToolResult {
         let mut texts = Vec::new();
+        let mut images = Vec::new();
         let mut other_blocks = 0;
         for block in &result.content {
-            match block.as_text() {
-                Some(text) => texts.push(text.text.clone()),
-                None => other_blocks += 1,
+            if let Some(text) = block.as_text() {
+                texts.push(text.text.clone());
+            } else if let Some(image) = block.as_image() {
+                images.push((image.mime_type.clone(), image.data.clone()));
+            } else {
+                other_blocks += 1;
             }
         }
         ToolResult {
@@ -165,6 +171,7 @@ impl ToolResult {
             is_error: result.is_error == Some(true),
             texts,
             structured: result.structured_content,
+            images,
             other_blocks,
         }
     }

@@ -87,6 +87,7 @@ pub struct PageMessage {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Attachment {
+    #[serde(rename = "attachmentId")]
     pub id: String,
     pub filename: String,
     pub size: u64,
@@ -95,6 +96,7 @@ pub struct Attachment {
     pub width: Option<u32>,
     pub height: Option<u32>,
     pub description: Option<String>,
+    pub kept: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -32,6 +32,10 @@ use tracing_subscriber::util::SubscriberInitExt;
 /// What the parent command of a group of capabilities says in `--help`.
 const GROUPS: &[(&str, &str)] = &[
     (
+        "attachments",
+        "The files of messages, as the store keeps them",
+    ),
+    (
         "bookmarks",
         "Keep messages to come back to: add, list, resolve",
     ),
@@ -42,6 +46,10 @@ const GROUPS: &[(&str, &str)] = &[
         "Messages to send later as the bot: add, list, cancel",
     ),
 ];
+
+/// The capabilities whose command also takes `--out FILE`, to write the file the result
+/// holds (a kept attachment's original bytes): MCP has no file of the owner's to write to.
+pub const WRITES_OUT: &[&str] = &["attachments_get"];
 
 /// The whole command tree: every capability, then the machine surfaces.
 pub fn command_tree() -> Command {
@@ -273,6 +281,15 @@ fn capability_command(name: &'static str, capability: &Capability) -> Command {
             );
         }
         command = command.arg(option);
+    }
+    if WRITES_OUT.contains(&capability.name) {
+        command = command.arg(
+            Arg::new("out")
+                .long("out")
+                .value_name("FILE")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("Write the kept file's original bytes to FILE (a new file, 0600; an existing one is never overwritten) instead of printing the page"),
+        );
     }
     command
 }
@@ -540,12 +557,58 @@ pub(crate) fn run_capability(
         .build()
         .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
     let outcome = runtime.block_on(capability.call(arguments(capability, leaf), &services))?;
+    if let Some(out) = leaf.try_get_one::<PathBuf>("out").ok().flatten() {
+        return write_out(outcome.as_ref(), out);
+    }
     let text = if json {
         pretty_json(&outcome.to_json())?
     } else {
         render::terminal_text(&outcome.render())
     };
     write_stdout(text.as_bytes())
+}
+
+/// `--out FILE`: the result's file copied to a new file, private to the owner (0600), never
+/// over an existing one; what was written is said on stdout.
+fn write_out(
+    outcome: &dyn discord_manager_core::answer::Outcome,
+    out: &std::path::Path,
+) -> Result<(), Failure> {
+    let Some(source) = outcome.file() else {
+        return Err(Error::conflict(
+            "`--out`: this attachment's file is not kept, so there is nothing to write (its \
+             state and reason say why)",
+        )
+        .into());
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut target = options.open(out).map_err(|error| {
+        if error.kind() == std::io::ErrorKind::AlreadyExists {
+            Error::conflict(format!(
+                "`--out`: {} already exists: give a path that does not, nothing is overwritten",
+                out.display()
+            ))
+        } else {
+            Error::config(format!("`--out`: cannot create {}: {error}", out.display()))
+        }
+    })?;
+    let written = std::fs::File::open(source)
+        .and_then(|mut file| std::io::copy(&mut file, &mut target))
+        .and_then(|written| target.sync_all().map(|()| written));
+    match written {
+        Ok(bytes) => write_stdout(format!("Wrote {bytes} bytes to {}\n", out.display()).as_bytes()),
+        Err(error) => {
+            let _ = std::fs::remove_file(out);
+            Err(Error::internal(format!(
+                "Cannot copy the kept file to {}: {error}",
+                out.display()
+            ))
+            .into())
+        }
+    }
 }
 
 /// JSON as `--json` prints it: indented, with a final line end, safe for a terminal.

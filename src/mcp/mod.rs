@@ -11,6 +11,7 @@ pub mod wire;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use base64::Engine as _;
 use discord_manager_core::registry::{self, Services};
 use discord_manager_vocabulary::error::{Error, Result};
 use rmcp::model::{
@@ -22,6 +23,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
+use discord_manager_core::answer::{Image, Outcome};
 const INSTRUCTIONS: &str = "discord-manager answers from a complete local store of the owner's \
 Discord guilds, in milliseconds. When the owner asks what they missed, call activity_briefing \
 first: one answer, most important first (what needs the owner, their keywords, what is due, \
@@ -136,7 +138,7 @@ impl ServerHandler for Server {
                 capability
                     .call(arguments, &services)
                     .await
-                    .map(|outcome| (outcome.to_json(), outcome.to_text()))
+                    .map(|outcome| Answer::of(outcome.as_ref()))
             })
         })
         .await
@@ -159,12 +161,12 @@ async fn wait_on_the_runtime(
     arguments: Value,
     services: Arc<Services>,
     context: &RequestContext<RoleServer>,
-) -> Result<(Value, String)> {
+) -> Result<Answer> {
     let mut call = tokio::spawn(async move {
         capability
             .call(arguments, &services)
             .await
-            .map(|outcome| (outcome.to_json(), outcome.to_text()))
+            .map(|outcome| Answer::of(outcome.as_ref()))
     });
     tokio::select! {
         joined = &mut call => joined.unwrap_or_else(|_| Err(Error::internal(format!(
@@ -178,11 +180,34 @@ async fn wait_on_the_runtime(
     }
 }
 
-/// A call's outcome as a tool result: its JSON and text, or its refusal.
-fn answer(outcome: Result<(Value, String)>) -> CallToolResult {
+/// What a call answered, in the forms a tool result carries.
+struct Answer {
+    json: Value,
+    text: String,
+    image: Option<Image>,
+}
+
+impl Answer {
+    fn of(outcome: &dyn Outcome) -> Answer {
+        Answer {
+            json: outcome.to_json(),
+            text: outcome.to_text(),
+            image: outcome.image().cloned(),
+        }
+    }
+}
+
+/// A call's outcome as a tool result: its JSON, its text and any image (as image content,
+/// base64, after the text), or its refusal.
+fn answer(outcome: Result<Answer>) -> CallToolResult {
     match outcome {
-        Ok((json, text)) => {
-            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        Ok(Answer { json, text, image }) => {
+            let mut content = vec![ContentBlock::text(text)];
+            if let Some(image) = image {
+                let data = base64::engine::general_purpose::STANDARD.encode(&image.bytes);
+                content.push(ContentBlock::image(data, image.media_type));
+            }
+            let mut result = CallToolResult::success(content);
             result.structured_content = Some(json);
             result
         }
@@ -337,5 +362,30 @@ mod tests {
         let added = client.reply("bookmarks_add once the store is free").await;
         assert_eq!(added["id"], 1, "{added}");
         assert_eq!(added["result"]["isError"], false, "{added}");
+    }
+
+    #[test]
+    fn an_answer_with_an_image_carries_it_as_image_content_after_the_text() {
+        let result = answer(Ok(Answer {
+            json: json!({"attachmentId": "1"}),
+            text: "Attachment 1".into(),
+            image: Some(Image {
+                media_type: "image/png",
+                bytes: vec![0x89, b'P', b'N', b'G'],
+            }),
+        }));
+        let result = serde_json::to_value(&result).unwrap();
+        assert_eq!(result["content"][0]["type"], "text");
+        assert_eq!(result["content"][0]["text"], "Attachment 1");
+        assert_eq!(result["content"][1]["type"], "image");
+        assert_eq!(result["content"][1]["data"], "iVBORw==");
+        assert_eq!(result["content"][1]["mimeType"], "image/png");
+        assert_eq!(result["structuredContent"]["attachmentId"], "1");
+        let without = answer(Ok(Answer {
+            json: json!({}),
+            text: "no image".into(),
+            image: None,
+        }));
+        assert_eq!(without.content.len(), 1);
     }
 }

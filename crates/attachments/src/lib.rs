@@ -104,6 +104,14 @@ impl Cache {
         Ok(Cache { folder })
     }
 
+    /// The cache of the store at `store`, to read from: nothing is made (the cache of a store
+    /// whose daemon never kept a file has no folder, and holds nothing).
+    pub fn for_reading(store: &Path) -> Cache {
+        Cache {
+            folder: Cache::folder_of(store),
+        }
+    }
+
     /// Deletes what interrupted writes left (temporary files), returning how many. Only the
     /// cache's one writer calls it, as it starts (the daemon, which holds the store's ingest
     /// claim): a reader must not delete a write in progress.

@@ -3,7 +3,8 @@
 //! A feed is JSON Lines. A line is a gateway dispatch exactly as Discord sends it,
 //! `{"t": "MESSAGE_CREATE", "d": {…}}`, an owner action played through a capability,
 //! `{"tool": "bookmarks_add", "arguments": {…}}`, or a run of one of the daemon's jobs,
-//! `{"job": "schedules_send_due"}`. Blank lines and lines starting with `//` are skipped. Any
+//! `{"job": "schedules_send_due"}`, or (the seed only) the bytes of an attachment as the
+//! fetcher would have kept them, `{"kept": {"attachmentId": "…", "base64": "…"}}`. Blank lines and lines starting with `//` are skipped. Any
 //! string of the form `@now`, `@now-2h`, `@now-1d3h20m` or `@now+2h` becomes the ISO-8601
 //! instant that far before (or after) the moment the feed is read, so a feed never goes stale.
 
@@ -29,6 +30,13 @@ pub enum FeedLine {
     },
     /// A run of one of the daemon's jobs, by name.
     Job { line: usize, job: String },
+    /// The bytes of an attachment already recorded, as the daemon's fetcher would have kept
+    /// them from Discord's CDN (the seed has no CDN): `{"kept": {"attachmentId", "base64"}}`.
+    Kept {
+        line: usize,
+        attachment_id: String,
+        base64: String,
+    },
 }
 
 /// Reads a feed, resolving `@now…` instants against `now`.
@@ -61,9 +69,25 @@ pub fn parse_feed(text: &str, now: Instant) -> Result<Vec<FeedLine>> {
                 line,
                 job: job.to_string(),
             });
+        } else if let Some(kept) = value.get("kept") {
+            let field = |name: &str| {
+                kept.get(name)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        Error::internal(format!(
+                            "Feed line {line}'s \"kept\" has no string {name:?}"
+                        ))
+                    })
+            };
+            lines.push(FeedLine::Kept {
+                line,
+                attachment_id: field("attachmentId")?,
+                base64: field("base64")?,
+            });
         } else {
             return Err(Error::internal(format!(
-                "Feed line {line} is neither a dispatch (\"t\"), an action (\"tool\") nor a job (\"job\")"
+                "Feed line {line} is neither a dispatch (\"t\"), an action (\"tool\"), a job (\"job\") nor a kept file (\"kept\")"
             )));
         }
     }
@@ -229,7 +253,7 @@ mod tests {
         let error = parse_feed("{\"t\":\"X\",\"d\":{}}\n{\"x\":1}", now).unwrap_err();
         assert_eq!(
             error.message(),
-            "Feed line 2 is neither a dispatch (\"t\"), an action (\"tool\") nor a job (\"job\")"
+            "Feed line 2 is neither a dispatch (\"t\"), an action (\"tool\"), a job (\"job\") nor a kept file (\"kept\")"
         );
         let error = parse_feed("{\"t\":\"X\",\"d\":\"@now-3y\"}", now).unwrap_err();
         assert_eq!(

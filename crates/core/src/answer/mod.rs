@@ -29,6 +29,19 @@ pub trait Outcome: Send {
     fn render(&self) -> Page;
     /// The text block an MCP answer carries for a model to read, beside the structured result.
     fn to_text(&self) -> String;
+    /// An image the answer shows a model beside its text (MCP's image content); most have none.
+    fn image(&self) -> Option<&Image>;
+    /// A file the CLI can write out whole (`--out`); most have none.
+    fn file(&self) -> Option<&std::path::Path>;
+}
+
+/// An image, encoded, as an answer shows it to a model: the bytes of a PNG or a JPEG and
+/// their media type. Its description is in the structured result and the text block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    /// `image/png` or `image/jpeg`.
+    pub media_type: &'static str,
+    pub bytes: Vec<u8>,
 }
 
 impl<T: Serialize + Render + ModelText + Send> Outcome for T {
@@ -42,5 +55,11 @@ impl<T: Serialize + Render + ModelText + Send> Outcome for T {
         let mut text = TextBlock::new();
         self.write_text(&mut text);
         text.finish()
+    }
+    fn image(&self) -> Option<&Image> {
+        ModelText::image(self)
+    }
+    fn file(&self) -> Option<&std::path::Path> {
+        Render::file(self)
     }
 }

@@ -17,6 +17,11 @@ use jiff::tz::TimeZone;
 /// A result the CLI can show to a person.
 pub trait Render {
     fn render(&self) -> Page;
+    /// A file the person can have written out whole (`--out FILE`): a kept attachment's
+    /// original bytes. None for every other result.
+    fn file(&self) -> Option<&std::path::Path> {
+        None
+    }
 }
 
 /// A table: a header and rows of cells, laid out by whoever shows it.

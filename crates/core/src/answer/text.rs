@@ -18,9 +18,13 @@ use std::hash::{BuildHasher, Hasher};
 
 use discord_manager_vocabulary::instant::Instant;
 
-/// A result a model can read as text.
+/// A result a model can read as text (and, for one that shows a picture, see).
 pub trait ModelText {
     fn write_text(&self, text: &mut TextBlock);
+    /// The image shown beside the text; none unless the result is a picture.
+    fn image(&self) -> Option<&super::Image> {
+        None
+    }
 }
 
 /// One answer's text block being written, with its fence.

@@ -6,6 +6,7 @@
 //! render what it returns. This layer knows nothing of rmcp, comfy-table or serenity.
 
 pub mod activity;
+pub mod attachments;
 pub mod bookmarks;
 pub mod channels;
 pub mod kernel;

@@ -383,6 +383,15 @@ fn channel_and_message_readers() -> Vec<Capability> {
             messages::search::search_messages,
             examples = business::messages::search::search_messages_examples
         ),
+        capability!(
+            "attachments_get",
+            "Show a message's attachment",
+            ReadsStore,
+            ["attachments", "get"],
+            Some("attachmentId"),
+            attachments::get::get_attachment,
+            examples = business::attachments::get::get_attachment_examples
+        ),
     ]
 }
 

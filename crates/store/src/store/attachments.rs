@@ -119,6 +119,13 @@ const BY_STATE: &str = "SELECT
        ON o.seq = (SELECT max(l.seq) FROM attachment_outcomes AS l
                    WHERE l.attachment_id = a.attachment_id)";
 
+/// Which of the attachments `:attachment_ids` (a JSON array) are kept: fetched once (an
+/// attachment fetched is never attempted again).
+const KEPT_AMONG: &str = "SELECT DISTINCT o.attachment_id
+     FROM json_each(:attachment_ids) AS j
+     JOIN attachment_outcomes AS o ON o.attachment_id = j.value
+     WHERE o.outcome = :fetched";
+
 pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<AttachmentRecord> {
     Ok(AttachmentRecord {
         seq: row.get(0)?,
@@ -286,6 +293,24 @@ impl Reader<'_> {
                 },
             }
         }))
+    }
+
+    /// Which of `attachment_ids` are kept in the cache, in one statement: a page of messages
+    /// asks once, not once per attachment.
+    pub fn kept_attachments(
+        &self,
+        attachment_ids: &[&str],
+    ) -> Result<std::collections::HashSet<String>> {
+        if attachment_ids.is_empty() {
+            return Ok(std::collections::HashSet::new());
+        }
+        let ids = serde_json::to_string(attachment_ids).unwrap_or_else(|_| "[]".to_string());
+        let mut statement = self.connection.prepare_cached(KEPT_AMONG)?;
+        let rows = statement.query_map(
+            named_params! {":attachment_ids": ids, ":fetched": "fetched"},
+            |row| row.get::<_, String>(0),
+        )?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The bytes of the files kept, each counted once: what the total cap is held against.

@@ -28,6 +28,8 @@ pub struct Sample {
     pub mention: String,
     /// A word the store's messages hold, for search.
     pub word: String,
+    /// A kept text attachment longer than one answer, for `attachments_get`.
+    pub attachment: String,
     /// A scheduled message still pending.
     pub schedule_id: i64,
     /// The store's first arrival: `since` at its widest.
@@ -45,6 +47,7 @@ impl Sample {
             bot_message: demo::BOTS_ANNOUNCEMENT.to_string(),
             mention: demo::OPEN_MENTION.to_string(),
             word: "standup".to_string(),
+            attachment: demo::INCIDENT_LOG.to_string(),
             schedule_id: demo::NEXT_SCHEDULE,
             first_arrival: Instant::parse(demo::EVER).expect("an instant"),
             newest: Instant::now(),
@@ -110,6 +113,10 @@ pub mod demo {
     pub const MAINTAINERS_ONLY: &str = "1400000000000000004";
     /// The `v2.4 rollout` thread.
     pub const ROLLOUT: &str = "1400000000000000005";
+    /// The latency graph attached to Margaret's message in `#incidents`, kept (an image).
+    pub const INCIDENT_SCREENSHOT: &str = "1600000000000000001";
+    /// The incident's timeline attached to the same message, kept (a text file).
+    pub const INCIDENT_LOG: &str = "1600000000000000002";
     /// Margaret's question in `#general`, which the owner has not answered.
     pub const MARGARETS_QUESTION: &str = "1500000000000000004";
     /// The CI build's message, which the bot acknowledged with ✅.

@@ -18,6 +18,8 @@ fn is_false(value: &bool) -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
+    /// The attachment's id: what `attachments_get` takes to show its file.
+    #[serde(rename = "attachmentId", alias = "id")]
     pub id: String,
     pub filename: Text,
     /// Bytes.
@@ -33,6 +35,10 @@ pub struct Attachment {
     /// The alt text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<Text>,
+    /// Whether its file is kept in the cache beside the store, where it outlives Discord's
+    /// expiring URL and the message's deletion, so `attachments_get` shows it; false while it
+    /// is pending, or when it was not kept (`attachments_get` says why).
+    pub kept: bool,
 }
 
 impl Attachment {
@@ -139,6 +145,7 @@ impl From<discord_manager_store::Attachment> for Attachment {
             width: row.width,
             height: row.height,
             description: text(row.description),
+            kept: false,
         }
     }
 }

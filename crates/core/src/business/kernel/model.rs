@@ -2,6 +2,7 @@
 //! result shows it. Field names are camelCase on both surfaces.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -336,6 +337,8 @@ impl OwnerView {
 pub(crate) struct Shaper {
     owner: OwnerView,
     names: Names,
+    /// The attachments of the records shaped whose files are kept, read in one query.
+    kept: HashSet<String>,
 }
 
 impl Shaper {
@@ -357,14 +360,50 @@ impl Shaper {
         records: impl IntoIterator<Item = &'r MessageRecord>,
     ) -> BusinessResult<Shaper> {
         let mut texts: Vec<&str> = Vec::new();
+        let mut attachments: Vec<&str> = Vec::new();
         for record in records {
             texts.push(&record.original_content);
             texts.extend(record.edits.iter().map(|edit| edit.content.as_str()));
+            attachments.extend(
+                record
+                    .extras
+                    .attachments
+                    .iter()
+                    .chain(record.extras.forwarded.iter().flat_map(|f| &f.attachments))
+                    .map(|attachment| attachment.id.as_str()),
+            );
         }
         Ok(Shaper {
             owner,
+            kept: reader.kept_attachments(&attachments)?,
             names: Names::for_texts(reader, texts)?,
         })
+    }
+
+    /// Attachments as results show them, each saying whether its file is kept.
+    fn attachments(&self, rows: Vec<discord_manager_store::Attachment>) -> Vec<Attachment> {
+        rows.into_iter()
+            .map(|row| {
+                let kept = self.kept.contains(&row.id);
+                Attachment {
+                    kept,
+                    ..Attachment::from(row)
+                }
+            })
+            .collect()
+    }
+
+    /// Forwarded snapshots as results show them, their attachments saying whether kept.
+    fn forwarded(&self, rows: Vec<discord_manager_store::Forwarded>) -> Vec<Forwarded> {
+        rows.into_iter()
+            .map(|row| {
+                let attachments = self.attachments(row.attachments.clone());
+                Forwarded {
+                    attachments,
+                    ..Forwarded::from(row)
+                }
+            })
+            .collect()
     }
 
     /// The message inside a group that states its channel.
@@ -382,11 +421,11 @@ impl Shaper {
             reactions: record.reactions.iter().map(Reaction::from).collect(),
             mentions_owner: self.owner.is_mentioned_by(record),
             author_kind: self.owner.author_kind(record),
-            attachments: shown(record.extras.attachments.clone()),
+            attachments: self.attachments(record.extras.attachments.clone()),
             embeds: shown(record.extras.embeds.clone()),
             stickers: shown(record.extras.stickers.clone()),
             poll: record.extras.poll.clone().map(Poll::from),
-            forwarded: shown(record.extras.forwarded.clone()),
+            forwarded: self.forwarded(record.extras.forwarded.clone()),
             pinned: record.extras.pinned,
         }
     }
@@ -431,11 +470,11 @@ impl Shaper {
                 .collect(),
             mentions_owner,
             author_kind,
-            attachments: shown(extras.attachments),
+            attachments: self.attachments(extras.attachments),
             embeds: shown(extras.embeds),
             stickers: shown(extras.stickers),
             poll: extras.poll.map(Poll::from),
-            forwarded: shown(extras.forwarded),
+            forwarded: self.forwarded(extras.forwarded),
             pinned: extras.pinned,
         }
     }

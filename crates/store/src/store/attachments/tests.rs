@@ -240,3 +240,44 @@ fn cache_totals_count_each_file_once_and_each_attachment_by_its_latest_outcome()
         }
     );
 }
+
+#[test]
+fn which_attachments_are_kept_is_read_for_a_whole_page_at_once() {
+    let (_folder, store) = store();
+    record(
+        &store,
+        "1",
+        vec![
+            attachment("10", "https://cdn.discordapp.com/a/10", 5),
+            attachment("11", "https://cdn.discordapp.com/a/11", 5),
+            attachment("12", "https://cdn.discordapp.com/a/12", 5),
+        ],
+    );
+    store
+        .write(|writer| {
+            writer.record_attachment_outcome(
+                "10",
+                &AttachmentOutcome::Fetched {
+                    hash: "ab".repeat(32),
+                    bytes: 5,
+                },
+            )?;
+            writer.record_attachment_outcome(
+                "11",
+                &AttachmentOutcome::Skipped {
+                    reason: "type not kept".into(),
+                },
+            )
+        })
+        .unwrap();
+    let kept = store
+        .read(|reader| reader.kept_attachments(&["10", "11", "12", "99"]))
+        .unwrap();
+    assert_eq!(kept, std::collections::HashSet::from(["10".to_string()]));
+    assert!(
+        store
+            .read(|reader| reader.kept_attachments(&[]))
+            .unwrap()
+            .is_empty()
+    );
+}
