@@ -231,17 +231,40 @@ fn backup_writes_a_private_verified_copy_and_never_overwrites_a_file() {
         .success()
         .stderr("");
     let bytes = std::fs::metadata(&copy).unwrap().len();
+    // The demo seed keeps two files (the incident's latency graph and its timeline): the
+    // backup copies both, under the same names, beside the copy.
+    let kept_folder = folder.path().join("demo.sqlite3.attachments");
+    let mut kept: Vec<(std::ffi::OsString, Vec<u8>)> = std::fs::read_dir(&kept_folder)
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            (entry.file_name(), std::fs::read(entry.path()).unwrap())
+        })
+        .collect();
+    kept.sort();
+    assert_eq!(kept.len(), 2, "{kept_folder:?}");
+    let kept_bytes: usize = kept.iter().map(|(_, content)| content.len()).sum();
+    let copied_folder = folder.path().join("copy.sqlite3.attachments");
     assert_eq!(
         stdout(&done),
         format!(
             "Backed up {} to {}: {messages} messages, {bytes} bytes, checked with SQLite's \
-             integrity_check.\nNo attachment file is kept yet: none to copy.\n",
+             integrity_check.\nCopied 2 kept attachment files, {kept_bytes} bytes, to {}.\n",
             db.display(),
-            copy.display()
+            copy.display(),
+            copied_folder.display()
         )
     );
+    for (name, content) in &kept {
+        let copied = copied_folder.join(name);
+        assert_eq!(&std::fs::read(&copied).unwrap(), content, "{copied:?}");
+        #[cfg(unix)]
+        assert_eq!(mode(&copied), 0o600);
+    }
     #[cfg(unix)]
     assert_eq!(mode(&copy), 0o600);
+    #[cfg(unix)]
+    assert_eq!(mode(&copied_folder), 0o700);
     let check: String = rusqlite::Connection::open(&copy)
         .unwrap()
         .query_row("PRAGMA integrity_check", [], |row| row.get(0))

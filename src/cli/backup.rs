@@ -28,7 +28,9 @@ pub fn run(store_path: &Path, destination: &Path) -> Result<String> {
     }
     let store = Store::open(store_path)?;
     let files_destination = Cache::folder_of(destination);
-    if files_destination.symlink_metadata().is_ok() {
+    // A destination that exists is refused by the store's backup, in its own words; only a
+    // free path whose attachments folder is taken is refused here.
+    if destination.symlink_metadata().is_err() && files_destination.symlink_metadata().is_ok() {
         return Err(Error::conflict(format!(
             "{} already exists: a backup never overwrites a file, and its attachment files go \
              there, so give a path whose .attachments folder does not exist yet",
