@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use discord_manager_vocabulary::error::{Error, Result};
@@ -446,7 +447,7 @@ fn with_settings(existing: &str, settings: &[(&str, String)]) -> String {
         match name_of(line).and_then(|name| settings.iter().find(|(set, _)| *set == name)) {
             Some((name, _)) if written.contains(name) => {}
             Some((name, value)) => {
-                text.push_str(&format!("{name}={value}\n"));
+                let _ = writeln!(text, "{name}={value}");
                 written.push(*name);
             }
             None => {
@@ -457,7 +458,7 @@ fn with_settings(existing: &str, settings: &[(&str, String)]) -> String {
     }
     for (name, value) in settings {
         if !written.contains(name) {
-            text.push_str(&format!("{name}={value}\n"));
+            let _ = writeln!(text, "{name}={value}");
         }
     }
     text

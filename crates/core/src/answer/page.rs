@@ -7,6 +7,7 @@
 //! BEL, a CR that rewrites the line) would otherwise drive the owner's terminal.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use std::sync::LazyLock;
 
@@ -61,6 +62,10 @@ pub enum Block {
 }
 
 /// What a person reads: text and tables, in order.
+///
+/// Text is written with `write!`/`writeln!(page, "…")` (the page is a [`std::fmt::Write`]
+/// that never fails, appending like [`Page::push_str`]); tables go in whole with
+/// [`Page::table`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Page {
     blocks: Vec<Block>,
@@ -92,6 +97,14 @@ impl Page {
 
     pub fn blocks(&self) -> &[Block] {
         &self.blocks
+    }
+}
+
+/// Writing never fails: text is appended to the page's last text block.
+impl std::fmt::Write for Page {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        self.push_str(text);
+        Ok(())
     }
 }
 
@@ -167,7 +180,9 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
             _ if !obeyed((position, c)) => shown.push(c),
             '\u{0}'..='\u{1f}' => shown.push(char::from_u32(0x2400 + c as u32).unwrap_or('�')),
             '\u{7f}' => shown.push('\u{2421}'),
-            _ => shown.push_str(&format!("\\x{:02x}", c as u32)),
+            _ => {
+                let _ = write!(shown, "\\x{:02x}", c as u32);
+            }
         }
     }
     Cow::Owned(shown)

@@ -12,7 +12,7 @@
 //! Every line stays within its item's JSON plus the business layer's `LINE_OVERHEAD`
 //! (`business::kernel::budget`), which is what its answer budget counts on.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use std::hash::{BuildHasher, Hasher};
 
@@ -28,6 +28,10 @@ pub trait ModelText {
 }
 
 /// One answer's text block being written, with its fence.
+///
+/// A rendering writes its lines with `writeln!(text, "…")` (the block is a [`fmt::Write`]
+/// that never fails) and wraps every piece of third-party text in [`TextBlock::data`] first,
+/// so the fence stays the only way such text enters the block.
 pub struct TextBlock {
     out: String,
     nonce: String,
@@ -82,6 +86,14 @@ impl TextBlock {
         }
         let _ = write!(fenced, "‹/{}›", self.nonce);
         fenced
+    }
+}
+
+/// Writing never fails: the block is a `String` underneath.
+impl fmt::Write for TextBlock {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        self.out.push_str(text);
+        Ok(())
     }
 }
 

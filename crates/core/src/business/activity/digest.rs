@@ -6,6 +6,7 @@ use discord_manager_store::{MessageRecord, Reader, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::permissions::ChannelAccess;
+use std::fmt::Write as _;
 
 use crate::answer::page::{Page, Render, excerpt, local, plural, when};
 use crate::answer::text::{ModelText, TextBlock};
@@ -257,26 +258,25 @@ impl Render for DigestReport {
         for channel in &self.channels {
             text.push_str(&channel_digest_lines(channel));
         }
-        text.push_str(&format!(
-            "\nAwaiting your reply: {}\n",
+        let _ = writeln!(
+            text,
+            "\nAwaiting your reply: {}",
             self.unanswered_mentions.len()
-        ));
+        );
         for message in &self.unanswered_mentions {
-            text.push_str(&format!(
-                "    {} #{} {}: {}\n",
+            let _ = writeln!(
+                text,
+                "    {} #{} {}: {}",
                 local(message.body.sent_at),
                 message.channel_name,
                 message.body.author_name,
                 excerpt(&message.body.text_with_extras(), 60)
-            ));
+            );
         }
         if self.more_unanswered_mentions {
             text.push_str("    and more: see mentions awaiting-reply\n");
         }
-        text.push_str(&format!(
-            "\nOpen bookmarks: {}\n",
-            self.open_bookmarks.len()
-        ));
+        let _ = writeln!(text, "\nOpen bookmarks: {}", self.open_bookmarks.len());
         for bookmark in &self.open_bookmarks {
             text.push_str(&open_bookmark_line(bookmark));
         }
@@ -284,10 +284,11 @@ impl Render for DigestReport {
             text.push_str("    and more: see bookmarks list\n");
         }
         if self.channels_left_out > 0 {
-            text.push_str(&format!(
-                "\n{} more channels had messages: see catch-up\n",
+            let _ = writeln!(
+                text,
+                "\n{} more channels had messages: see catch-up",
                 self.channels_left_out
-            ));
+            );
         }
         text.into()
     }
@@ -313,12 +314,13 @@ fn channel_digest_lines(channel: &ChannelDigest) -> String {
             .iter()
             .map(|r| format!("{}×{}", r.emoji, r.count))
             .collect();
-        lines.push_str(&format!(
-            "    {} {}: {}\n",
+        let _ = writeln!(
+            lines,
+            "    {} {}: {}",
             reactions.join(" "),
             message.author_name,
             excerpt(&message.text_with_extras(), 60)
-        ));
+        );
     }
     lines
 }
@@ -343,10 +345,11 @@ fn open_bookmark_line(bookmark: &Bookmark) -> String {
 
 impl ModelText for DigestReport {
     fn write_text(&self, text: &mut TextBlock) {
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Digest of {} to {}: {} messages.",
             self.since, self.until, self.total_messages
-        ));
+        );
         for channel in &self.channels {
             let name = text.data(&format!("#{}", channel.channel_name));
             let mut authors = Vec::new();
@@ -358,24 +361,27 @@ impl ModelText for DigestReport {
                     author.messages
                 ));
             }
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "{name} (channel {}): {} messages; most active: {}",
                 channel.channel_id,
                 channel.messages,
                 authors.join(", ")
-            ));
+            );
             for message in &channel.most_reacted {
                 let line = body_line(text, message);
-                text.line(&format!("  most reacted {line}"));
+                let _ = writeln!(text, "  most reacted {line}");
             }
         }
         if self.channels_left_out > 0 {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "And {} more channels with messages (messages_catch_up reads them).",
                 self.channels_left_out
-            ));
+            );
         }
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Mentions awaiting the owner's reply: {}{}",
             self.unanswered_mentions.len(),
             if self.more_unanswered_mentions {
@@ -383,12 +389,13 @@ impl ModelText for DigestReport {
             } else {
                 ""
             }
-        ));
+        );
         for message in &self.unanswered_mentions {
             let line = message_line(text, message);
             text.line(&line);
         }
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Open bookmarks: {}{}",
             self.open_bookmarks.len(),
             if self.more_open_bookmarks {
@@ -396,7 +403,7 @@ impl ModelText for DigestReport {
             } else {
                 ""
             }
-        ));
+        );
         for bookmark in &self.open_bookmarks {
             let line = bookmark_line(text, bookmark);
             text.line(&line);

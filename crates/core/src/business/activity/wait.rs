@@ -5,6 +5,7 @@
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use std::fmt::Write as _;
 
 use crate::answer::page::{Page, Render, Table};
 use crate::answer::text::{ModelText, TextBlock, json_args};
@@ -266,27 +267,30 @@ impl Render for Activity {
 
 impl ModelText for Activity {
     fn write_text(&self, text: &mut TextBlock) {
-        text.line(&format!("{} new events.", self.total));
+        let _ = writeln!(text, "{} new events.", self.total);
         for channel in &self.channels {
             let name = text.data(&format!("#{}", channel.channel_name));
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "- {name} (channel {}): {} messages, {} edits, {} deletions, {} reactions",
                 channel.channel_id,
                 channel.messages,
                 channel.edits,
                 channel.deletions,
                 channel.reactions
-            ));
+            );
         }
         if self.channels_left_out > 0 {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "And {} more channels (counted in the total).",
                 self.channels_left_out
-            ));
+            );
         }
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Next poll: activity_wait {}.",
             json_args(&[("after", &self.cutoff.to_string())])
-        ));
+        );
     }
 }

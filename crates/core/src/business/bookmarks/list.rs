@@ -4,6 +4,7 @@
 use discord_manager_store::{BookmarkEvent, MessageRecord, Store};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use std::fmt::Write as _;
 
 use crate::answer::page::{Page, Render, Table, excerpt, local, zone_label};
 use crate::answer::text::{ModelText, TextBlock, json_args};
@@ -176,19 +177,21 @@ impl Render for Bookmarks {
 
 impl ModelText for Bookmarks {
     fn write_text(&self, text: &mut TextBlock) {
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "{} open bookmarks, due ones first (soonest due first), then the others oldest first:",
             self.bookmarks.len()
-        ));
+        );
         for bookmark in &self.bookmarks {
             let line = bookmark_line(text, bookmark);
             text.line(&line);
         }
         if let Some(cursor) = &self.next_cursor {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "More bookmarks: call again with {}.",
                 json_args(&[("cursor", cursor.as_str())])
-            ));
+            );
         }
     }
 }

@@ -4,6 +4,7 @@
 use discord_manager_store::{BookmarkKind, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use std::fmt::Write as _;
 
 use crate::answer::page::{Page, Render};
 use crate::answer::text::{ModelText, TextBlock};
@@ -94,9 +95,10 @@ impl Render for ResolvedBookmark {
 
 impl ModelText for ResolvedBookmark {
     fn write_text(&self, text: &mut TextBlock) {
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Resolved the bookmark of msg {} at {} (from {}).",
             self.message_id, self.resolved_at, self.source
-        ));
+        );
     }
 }

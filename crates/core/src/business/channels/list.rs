@@ -6,6 +6,7 @@ use discord_manager_store::{ChannelKind, ChannelRecord, Store};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::permissions::ChannelAccess;
+use std::fmt::Write as _;
 
 use crate::answer::page::{Page, Render, Table, local};
 use crate::answer::text::{ModelText, TextBlock, json_args};
@@ -446,10 +447,11 @@ impl Render for ChannelList {
             ),
         );
         if let Some(cursor) = &self.next_cursor {
-            text.push_str(&format!(
-                "more channels: --since {} --cursor {cursor}\n",
+            let _ = writeln!(
+                text,
+                "more channels: --since {} --cursor {cursor}",
                 self.since
-            ));
+            );
         }
         text
     }
@@ -500,11 +502,12 @@ impl ModelText for ChannelList {
             .iter()
             .filter(|channel| !channel.continued)
             .count();
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "{listed} channels and {threads} threads (each under its channel); `new` counts \
              messages since {}:",
             self.since
-        ));
+        );
         for channel in &self.channels {
             let name = text.data(&channel.name);
             let parent = channel
@@ -518,9 +521,10 @@ impl ModelText for ChannelList {
                 channel.channel_id, channel.kind
             );
             if channel.continued {
-                text.line(&format!(
+                let _ = writeln!(
+                    text,
                     "{head}, continued from the previous page: its threads go on"
-                ));
+                );
             } else {
                 let tags = tag_list(text, &channel.tags);
                 let counts = channel_counts(
@@ -529,7 +533,7 @@ impl ModelText for ChannelList {
                     channel.read_through,
                     channel.newest_arrival,
                 );
-                text.line(&format!("{head}{tags}: {counts}"));
+                let _ = writeln!(text, "{head}{tags}: {counts}");
             }
             for thread in &channel.threads {
                 let name = text.data(&thread.name);
@@ -541,20 +545,22 @@ impl ModelText for ChannelList {
                     thread.read_through,
                     thread.newest_arrival,
                 );
-                text.line(&format!(
+                let _ = writeln!(
+                    text,
                     "  - {name} (thread {}, {}{readable}){tags}: {counts}",
                     thread.channel_id, thread.kind
-                ));
+                );
             }
         }
         if let Some(cursor) = &self.next_cursor {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "More channels: call again with {}.",
                 json_args(&[
                     ("since", &self.since.to_string()),
                     ("cursor", cursor.as_str())
                 ])
-            ));
+            );
         }
     }
 }

@@ -5,6 +5,7 @@
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use std::fmt::Write as _;
 
 use crate::answer::page::{Page, Render, local};
 use crate::answer::text::{ModelText, TextBlock};
@@ -133,18 +134,19 @@ impl Render for MarkedRead {
 
 impl ModelText for MarkedRead {
     fn write_text(&self, text: &mut TextBlock) {
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Marked read through {} (from {}); channels_list counts only what arrives after as unread, and messages_catch_up {} starts there:",
             self.through,
             self.source,
             json_args_bool("fromReadMarkers")
-        ));
+        );
         for channel in &self.channels {
             let name = text.data(&format!("#{}", channel.channel_name));
-            text.line(&format!("- {name} (channel {})", channel.channel_id));
+            let _ = writeln!(text, "- {name} (channel {})", channel.channel_id);
         }
         if self.channels_left_out > 0 {
-            text.line(&format!("- and {} more channels", self.channels_left_out));
+            let _ = writeln!(text, "- and {} more channels", self.channels_left_out);
         }
     }
 }

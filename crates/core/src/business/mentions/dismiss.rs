@@ -4,6 +4,7 @@
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use std::fmt::Write as _;
 
 use crate::answer::page::{Page, Render, local};
 use crate::answer::text::{ModelText, TextBlock};
@@ -125,14 +126,15 @@ impl Render for DismissedMention {
 impl ModelText for DismissedMention {
     fn write_text(&self, text: &mut TextBlock) {
         let line = message_line(text, &self.mention.message);
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Dismissed at {} (from {}); it no longer awaits a reply:",
             self.dismissed_at, self.source
-        ));
+        );
         text.line(&line);
         if let Some(note) = &self.note {
             let note = text.data(note);
-            text.line(&format!("Note: {note}"));
+            let _ = writeln!(text, "Note: {note}");
         }
     }
 }

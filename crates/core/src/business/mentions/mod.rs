@@ -3,6 +3,8 @@
 //! dismissed (`mentions_dismiss`, in [`dismiss`]); the answer the first two share, with its
 //! page and its text, and how a mention is found closed.
 
+use std::fmt::Write as _;
+
 pub mod awaiting_reply;
 pub mod dismiss;
 pub mod list;
@@ -257,19 +259,20 @@ impl Render for Mentions {
 
 impl ModelText for Mentions {
     fn write_text(&self, text: &mut TextBlock) {
-        text.line(&format!("{} mentions of the owner:", self.mentions.len()));
+        let _ = writeln!(text, "{} mentions of the owner:", self.mentions.len());
         for mention in &self.mentions {
             let line = message_line(text, &mention.message);
-            match mention.closed {
-                None => text.line(&line),
-                Some(closed) => text.line(&format!("{line} [closed: {}]", closed.as_str())),
-            }
+            let _ = match mention.closed {
+                None => writeln!(text, "{line}"),
+                Some(closed) => writeln!(text, "{line} [closed: {}]", closed.as_str()),
+            };
         }
         if let Some(cursor) = &self.next_cursor {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "More wait: call again with {}.",
                 json_args(&[("cursor", cursor.as_str())])
-            ));
+            );
         }
     }
 }

@@ -5,6 +5,7 @@
 use discord_manager_store::{ArrivalCounts, ChannelRecord, MessageRecord, Reader, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use std::fmt::Write as _;
 
 use crate::answer::page::{Page, Render, Table, plural, sent_heading};
 use crate::answer::text::{ModelText, TextBlock, json_args};
@@ -455,11 +456,12 @@ impl Render for CaughtUp {
             for message in &channel.messages {
                 out.add_row(body_row(message));
             }
-            text.push_str(&format!(
-                "#{} — {}\n",
+            let _ = writeln!(
+                text,
+                "#{} — {}",
                 channel.channel_name,
                 plural(channel.messages.len() as u64, "message")
-            ));
+            );
             text.table(out);
             text.push_str("\n");
         }
@@ -475,23 +477,25 @@ impl Render for CaughtUp {
                     ),
                 })
                 .collect();
-            text.push_str(&format!("news since {}: {}", self.since, news.join(", ")));
+            let _ = write!(text, "news since {}: {}", self.since, news.join(", "));
             if self.overview_left_out > 0 {
-                text.push_str(&format!(", and {} more channels", self.overview_left_out));
+                let _ = write!(text, ", and {} more channels", self.overview_left_out);
             }
             text.push_str("\n");
         }
         for skipped in &self.skipped_channels {
-            text.push_str(&format!(
-                "skipped #{}: {}\n",
+            let _ = writeln!(
+                text,
+                "skipped #{}: {}",
                 skipped.channel_name, skipped.reason
-            ));
+            );
         }
         if self.skipped_left_out > 0 {
-            text.push_str(&format!(
-                "and {} more unreadable channels\n",
+            let _ = writeln!(
+                text,
+                "and {} more unreadable channels",
                 self.skipped_left_out
-            ));
+            );
         }
         if let Some(cursor) = &self.next_cursor {
             let noun = if self.remaining == 1 {
@@ -499,15 +503,17 @@ impl Render for CaughtUp {
             } else {
                 "messages"
             };
-            text.push_str(&format!(
-                "{} more {noun} waiting: --cursor {cursor}\n",
+            let _ = writeln!(
+                text,
+                "{} more {noun} waiting: --cursor {cursor}",
                 self.remaining
-            ));
+            );
         }
-        text.push_str(&format!(
-            "watermark: {} (pass it as --since next time)\n",
+        let _ = writeln!(
+            text,
+            "watermark: {} (pass it as --since next time)",
             self.watermark
-        ));
+        );
         text
     }
 }
@@ -515,17 +521,18 @@ impl Render for CaughtUp {
 impl ModelText for CaughtUp {
     fn write_text(&self, text: &mut TextBlock) {
         let shown: usize = self.channels.iter().map(|c| c.messages.len()).sum();
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Catch-up of what arrived since {}: {shown} messages on this page{}.",
             self.since,
             match self.remaining {
                 0 => String::new(),
                 more => format!(", {more} more waiting"),
             }
-        ));
+        );
         for channel in &self.channels {
             let name = text.data(&format!("#{}", channel.channel_name));
-            text.line(&format!("{name} (channel {}):", channel.channel_id));
+            let _ = writeln!(text, "{name} (channel {}):", channel.channel_id);
             for message in &channel.messages {
                 let line = body_line(text, message);
                 text.line(&line);
@@ -547,33 +554,38 @@ impl ModelText for CaughtUp {
                 0 => String::new(),
                 more => format!("; and {more} more channels"),
             };
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "Messages in the window by channel: {}{more}.",
                 news.join(", ")
-            ));
+            );
         }
         for skipped in &self.skipped_channels {
             let name = text.data(&format!("#{}", skipped.channel_name));
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "Skipped {name} (channel {}): {}.",
                 skipped.channel_id, skipped.reason
-            ));
+            );
         }
         if self.skipped_left_out > 0 {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "And {} more unreadable channels skipped.",
                 self.skipped_left_out
-            ));
+            );
         }
         if let Some(cursor) = &self.next_cursor {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "Next page: messages_catch_up {}.",
                 json_args(&[("cursor", cursor.as_str())])
-            ));
+            );
         }
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Next time, to read what arrives after this: messages_catch_up {}.",
             json_args(&[("since", &self.watermark.to_string())])
-        ));
+        );
     }
 }

@@ -223,36 +223,38 @@ impl Render for ChannelHistory {
         }
         for entry in &self.messages {
             let message = &entry.message;
-            text.push_str(&format!(
-                "{}  {}  [{}]{}\n",
+            let _ = writeln!(
+                text,
+                "{}  {}  [{}]{}",
                 local(message.sent_at),
                 message.author_name,
                 message.message_id,
                 if message.deleted { "  (deleted)" } else { "" }
-            ));
-            match &entry.original_content {
-                None => text.push_str(&format!(
-                    "    {}\n",
+            );
+            let _ = match &entry.original_content {
+                None => writeln!(
+                    text,
+                    "    {}",
                     message.text_with_extras().replace('\n', "\n    ")
-                )),
-                Some(original) => text.push_str(&format!(
-                    "    originally: {}\n",
-                    original.replace('\n', "\n    ")
-                )),
-            }
+                ),
+                Some(original) => {
+                    writeln!(text, "    originally: {}", original.replace('\n', "\n    "))
+                }
+            };
             for edit in &entry.edits {
-                text.push_str(&format!(
-                    "    edited {}: {}\n",
+                let _ = writeln!(
+                    text,
+                    "    edited {}: {}",
                     local(edit.edited_at),
                     edit.content.replace('\n', "\n    ")
-                ));
+                );
             }
         }
         if let Some(older) = &self.older_cursor {
-            text.push_str(&format!("older: --before {older}\n"));
+            let _ = writeln!(text, "older: --before {older}");
         }
         if let Some(newer) = &self.newer_cursor {
-            text.push_str(&format!("newer: --after {newer}\n"));
+            let _ = writeln!(text, "newer: --after {newer}");
         }
         text.into()
     }
@@ -280,27 +282,30 @@ fn history_line(text: &mut TextBlock, entry: &MessageWithHistory) -> String {
 impl ModelText for ChannelHistory {
     fn write_text(&self, text: &mut TextBlock) {
         let name = text.data(&format!("#{}", self.channel_name));
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "{name} (channel {}): {} messages, oldest first:",
             self.channel_id,
             self.messages.len()
-        ));
+        );
         for entry in &self.messages {
             let line = history_line(text, entry);
             text.line(&line);
         }
         let channel = self.channel_id.as_str();
         if let Some(older) = &self.older_cursor {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "Older: messages_history {}.",
                 json_args(&[("channelId", channel), ("before", older)])
-            ));
+            );
         }
         if let Some(newer) = &self.newer_cursor {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "Newer: messages_history {}.",
                 json_args(&[("channelId", channel), ("after", newer)])
-            ));
+            );
         }
     }
 }

@@ -4,6 +4,7 @@
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use std::fmt::Write as _;
 
 use crate::answer::page::{Page, Render, Table, excerpt, plural, when};
 use crate::answer::text::{ModelText, TextBlock, json_args};
@@ -129,19 +130,21 @@ impl Render for Schedules {
 
 impl ModelText for Schedules {
     fn write_text(&self, text: &mut TextBlock) {
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "{} scheduled messages, soonest first:",
             self.schedules.len()
-        ));
+        );
         for schedule in &self.schedules {
             let line = schedule_line(text, schedule);
             text.line(&line);
         }
         if let Some(cursor) = &self.next_cursor {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "More: call again with {}.",
                 json_args(&[("cursor", cursor.as_str())])
-            ));
+            );
         }
     }
 }

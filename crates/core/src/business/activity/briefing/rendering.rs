@@ -60,10 +60,11 @@ fn brief_line(text: &mut TextBlock, brief: &Brief) -> String {
 /// The line that reads on in a section cut short.
 fn more_line(text: &mut TextBlock, left: u64, cursor: &Option<PageCursor>) {
     if let Some(cursor) = cursor {
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "  {left} more: activity_briefing {}",
             json_args(&[("cursor", cursor.as_str())])
-        ));
+        );
     }
 }
 
@@ -112,11 +113,12 @@ fn keywords_text(text: &mut TextBlock, section: &KeywordHits) {
         );
         return;
     }
-    text.line(&format!(
+    let _ = writeln!(
+        text,
         "## Your keywords ({}): {}",
         section.keywords.join(", "),
         section.total
-    ));
+    );
     for item in &section.items {
         let line = format!(
             "- [{}] {}",
@@ -133,7 +135,7 @@ fn keywords_text(text: &mut TextBlock, section: &KeywordHits) {
 }
 
 fn due_text(text: &mut TextBlock, section: &Due) {
-    text.line(&format!("## Due: {}", section.total));
+    let _ = writeln!(text, "## Due: {}", section.total);
     for item in &section.items {
         let line = match item {
             DueItem::Bookmark(bookmark) => {
@@ -172,7 +174,7 @@ fn due_text(text: &mut TextBlock, section: &Due) {
 }
 
 fn conversations_text(text: &mut TextBlock, section: &Conversations) {
-    text.line(&format!("## Conversations you are in: {}", section.total));
+    let _ = writeln!(text, "## Conversations you are in: {}", section.total);
     for item in &section.items {
         let mut people: Vec<String> = item.participants.iter().map(|p| p.to_string()).collect();
         if item.more_participants > 0 {
@@ -196,7 +198,7 @@ fn conversations_text(text: &mut TextBlock, section: &Conversations) {
 }
 
 fn most_active_text(text: &mut TextBlock, section: &MostActive) {
-    text.line(&format!("## Most active: {}", section.total));
+    let _ = writeln!(text, "## Most active: {}", section.total);
     for item in &section.items {
         let mut line = format!(
             "- {}: {} messages, {} replies, {} people, {} reactions; opened by {}",
@@ -220,11 +222,12 @@ fn most_active_text(text: &mut TextBlock, section: &MostActive) {
 }
 
 fn rest_text(text: &mut TextBlock, section: &Rest) {
-    text.line(&format!(
+    let _ = writeln!(
+        text,
         "## The rest: {} in {}",
         plural(section.messages, "message"),
         plural(section.total, "channel")
-    ));
+    );
     if !section.items.is_empty() {
         let counts: Vec<String> = section
             .items
@@ -237,14 +240,15 @@ fn rest_text(text: &mut TextBlock, section: &Rest) {
                 )
             })
             .collect();
-        text.line(&format!("- {}", counts.join(", ")));
+        let _ = writeln!(text, "- {}", counts.join(", "));
     }
     if section.quiet_channels > 0 {
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "- and {} quiet ({})",
             plural(section.quiet_channels, "channel"),
             plural(section.quiet_messages, "message")
-        ));
+        );
     }
     more_line(
         text,
@@ -255,13 +259,14 @@ fn rest_text(text: &mut TextBlock, section: &Rest) {
 
 impl ModelText for BriefingReport {
     fn write_text(&self, text: &mut TextBlock) {
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Briefing of what arrived from {} through {} ({}). Sections in order of importance; \
              each states its full count.",
             at(self.since),
             at(self.through),
             window_words(self)
-        ));
+        );
         if let Some(section) = &self.needs_you {
             needs_you_text(text, section);
         }
@@ -286,10 +291,11 @@ impl ModelText for BriefingReport {
              reactions_add {messageId, emoji} reacts; mentions_dismiss {messageId} closes a \
              mention or direct message; bookmarks_add {messageId, dueAt} keeps it for later.",
         );
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "When the owner has read this briefing: channels_mark_read {}.",
             json_args(&[("through", &self.watermark.to_string())])
-        ));
+        );
     }
 }
 
@@ -359,11 +365,12 @@ fn keywords_page(page: &mut Page, section: &KeywordHits) {
         page.push_str("\nYour keywords: none set (DISCORD_MANAGER_KEYWORDS)\n");
         return;
     }
-    page.push_str(&format!(
-        "\nYour keywords ({}): {}\n",
+    let _ = writeln!(
+        page,
+        "\nYour keywords ({}): {}",
         section.keywords.join(", "),
         section.total
-    ));
+    );
     if section.items.is_empty() {
         return;
     }
@@ -389,7 +396,7 @@ fn keywords_page(page: &mut Page, section: &KeywordHits) {
 }
 
 fn due_page(page: &mut Page, section: &Due) {
-    page.push_str(&format!("\nDue: {}\n", section.total));
+    let _ = writeln!(page, "\nDue: {}", section.total);
     if section.items.is_empty() {
         return;
     }
@@ -425,7 +432,7 @@ fn due_page(page: &mut Page, section: &Due) {
 }
 
 fn conversations_page(page: &mut Page, section: &Conversations) {
-    page.push_str(&format!("\nConversations you are in: {}\n", section.total));
+    let _ = writeln!(page, "\nConversations you are in: {}", section.total);
     if section.items.is_empty() {
         return;
     }
@@ -452,7 +459,7 @@ fn conversations_page(page: &mut Page, section: &Conversations) {
 }
 
 fn most_active_page(page: &mut Page, section: &MostActive) {
-    page.push_str(&format!("\nMost active: {}\n", section.total));
+    let _ = writeln!(page, "\nMost active: {}", section.total);
     if section.items.is_empty() {
         return;
     }
@@ -534,10 +541,11 @@ impl Render for BriefingReport {
         if let Some(section) = &self.rest {
             rest_page(&mut page, section);
         }
-        page.push_str(&format!(
-            "\nRead it all? discord-manager mark-read --through {}\n",
+        let _ = writeln!(
+            page,
+            "\nRead it all? discord-manager mark-read --through {}",
             self.watermark
-        ));
+        );
         page
     }
 }
