@@ -11,6 +11,7 @@
 //! did; `--json` prints the [`Report`]. Discord is asked over REST only; the token is never
 //! printed.
 
+use std::fmt::{self, Write as _};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -89,17 +90,23 @@ impl Check {
 
     /// The checklist line: `ok    token: Discord accepts it…`, a failure's fix after it.
     fn line(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mark = match self.status {
             Status::Ok => "ok",
             Status::Warn => "warn",
             Status::Fail => "FAIL",
             Status::Skipped => "skip",
         };
-        let mut line = format!("{mark:<5} {}: {}", self.check, self.detail);
+        write!(out, "{mark:<5} {}: {}", self.check, self.detail)?;
         if let Some(fix) = &self.fix {
-            line.push_str(&format!(". Fix: {fix}"));
+            write!(out, ". Fix: {fix}")?;
         }
-        line
+        Ok(())
     }
 }
 
@@ -447,18 +454,20 @@ fn guilds_check(config: &Config, profile: &BotProfile) -> Check {
         format!("in scope: {}", shown(in_scope))
     };
     if !out_of_scope.is_empty() {
-        detail.push_str(&format!(
+        let _ = write!(
+            detail,
             "; out of scope (not in DISCORD_GUILD_IDS): {}",
             shown(out_of_scope)
-        ));
+        );
     }
     if missing.is_empty() {
         return Check::new("guilds", Status::Ok, detail);
     }
-    detail.push_str(&format!(
+    let _ = write!(
+        detail,
         "; in DISCORD_GUILD_IDS but the bot is not in: {}",
         named(missing)
-    ));
+    );
     Check::new("guilds", Status::Fail, detail).fix(format!(
         "invite the bot there ({}) or take the id out of DISCORD_GUILD_IDS",
         invite_url(&profile.application.id)

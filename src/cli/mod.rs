@@ -702,14 +702,19 @@ pub fn command_line(capability: &Capability, arguments: &Value) -> Vec<String> {
             line.push(text);
         } else if field_type(schema) == "boolean" && !nullable(schema) {
             if value == &Value::Bool(true) {
-                options.push(format!("--{}", kebab_case(field)));
+                options.push(option_flag(field));
             }
         } else {
-            options.extend([format!("--{}", kebab_case(field)), text]);
+            options.extend([option_flag(field), text]);
         }
     }
     line.extend(options);
     line
+}
+
+/// The option an input is given with on the command line: `--mentions-owner`.
+fn option_flag(field: &str) -> String {
+    format!("--{}", kebab_case(field))
 }
 
 pub(crate) fn write_completions(shell: &str, out: &mut Vec<u8>) {

@@ -9,6 +9,7 @@
 //! `--all-guilds`, `--owner-id`, and `--yes` to replace an existing config file's values.
 //! Prompts and questions go to stderr; the report goes to stdout. The token is never printed.
 
+use std::fmt;
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::path::Path;
 
@@ -267,63 +268,75 @@ fn guild_list<'a>(guilds: impl Iterator<Item = &'a GuildSummary>) -> String {
 /// What setup did and what is left to the owner: the bot, the scope, the file, the intents
 /// and the invite.
 fn report(profile: &BotProfile, scope: &Scope, owner_id: Option<&str>, path: &Path) -> String {
+    let mut out = String::new();
+    let _ = write_report(&mut out, profile, scope, owner_id, path);
+    out
+}
+
+fn write_report(
+    out: &mut impl fmt::Write,
+    profile: &BotProfile,
+    scope: &Scope,
+    owner_id: Option<&str>,
+    path: &Path,
+) -> fmt::Result {
     let application = &profile.application;
-    let mut lines = vec![format!(
+    writeln!(
+        out,
         "The token belongs to the bot {} ({}) of the application {} ({}), owned by {}.",
         profile.user_name,
         profile.user_id,
         application.name,
         application.id,
         owner_id.unwrap_or("nobody Discord names (give --owner-id)")
-    )];
-    lines.extend(scope_lines(scope, &profile.guilds));
+    )?;
+    write_scope(out, scope, &profile.guilds)?;
     let written: Vec<&str> = WRITTEN
         .iter()
         .copied()
         .filter(|name| *name != "DISCORD_OWNER_ID" || owner_id.is_some())
         .collect();
-    lines.push(format!(
+    writeln!(
+        out,
         "Wrote {} (mode 0600): {}.",
         path.display(),
         written.join(", ")
-    ));
+    )?;
     for (name, place) in config::set_elsewhere(&WRITTEN) {
-        let place = place.to_string();
-        lines.push(format!(
+        writeln!(
+            out,
             "Note: {name} is also set in {place}, which wins over the config file."
-        ));
+        )?;
     }
-    lines.push(String::new());
-    lines.extend(intent_lines(application.flags, &application.id));
-    lines.push(String::new());
-    lines.push("Invite the bot with exactly the permissions it uses:".to_string());
-    lines.push(format!("  {}", invite_url(&application.id)));
+    writeln!(out)?;
+    write_intents(out, application.flags, &application.id)?;
+    writeln!(out)?;
+    writeln!(out, "Invite the bot with exactly the permissions it uses:")?;
+    writeln!(out, "  {}", invite_url(&application.id))?;
     for permission in BOT_PERMISSIONS {
-        lines.push(format!("  {}: {}", permission.name, permission.why));
+        writeln!(out, "  {}: {}", permission.name, permission.why)?;
     }
-    lines.push(String::new());
-    lines.push(
+    writeln!(out)?;
+    writeln!(
+        out,
         "Next: `discord-manager ingest` records what the bot sees; `discord-manager doctor` \
          checks everything; `discord-manager mcp config <client> --write` connects your \
          assistant."
-            .to_string(),
-    );
-    let mut text = lines.join("\n");
-    text.push('\n');
-    text
+    )
 }
 
-fn scope_lines(scope: &Scope, guilds: &[GuildSummary]) -> Vec<String> {
+fn write_scope(out: &mut impl fmt::Write, scope: &Scope, guilds: &[GuildSummary]) -> fmt::Result {
     match scope {
-        Scope::Every if guilds.is_empty() => vec![
+        Scope::Every if guilds.is_empty() => writeln!(
+            out,
             "The bot is in no guild yet: invite it with the URL below; every guild it joins is \
              in scope."
-                .to_string(),
-        ],
-        Scope::Every => vec![format!(
+        ),
+        Scope::Every => writeln!(
+            out,
             "In scope: every guild the bot is in, now and later: {}.",
             guild_list(guilds.iter())
-        )],
+        ),
         Scope::Only(ids) => {
             let named = |id: &String| {
                 guilds
@@ -336,53 +349,55 @@ fn scope_lines(scope: &Scope, guilds: &[GuildSummary]) -> Vec<String> {
                 .filter(|id| !guilds.iter().any(|guild| guild.id == **id))
                 .map(String::as_str)
                 .collect();
-            let mut lines = vec![format!(
+            writeln!(
+                out,
                 "In scope: {}.",
                 ids.iter().map(named).collect::<Vec<_>>().join(", ")
-            )];
+            )?;
             if !not_in.is_empty() {
-                lines.push(format!(
+                writeln!(
+                    out,
                     "Not in yet: {}: invite the bot there with the URL below.",
                     not_in.join(", ")
-                ));
+                )?;
             }
             let outside: Vec<&GuildSummary> = guilds
                 .iter()
                 .filter(|guild| !ids.contains(&guild.id))
                 .collect();
             if !outside.is_empty() {
-                lines.push(format!(
-                    "Out of scope: {}.",
-                    guild_list(outside.into_iter())
-                ));
+                writeln!(out, "Out of scope: {}.", guild_list(outside.into_iter()))?;
             }
-            lines
+            Ok(())
         }
     }
 }
 
-fn intent_lines(flags: u64, application_id: &str) -> Vec<String> {
-    let mut lines = vec![format!(
+fn write_intents(out: &mut impl fmt::Write, flags: u64, application_id: &str) -> fmt::Result {
+    writeln!(
+        out,
         "Privileged intents (Developer Portal → your application → Bot → Privileged Gateway \
          Intents: {}):",
         bot_settings_url(application_id)
-    )];
+    )?;
     for intent in privileged_intents(flags) {
-        lines.push(match (intent.needed, intent.enabled) {
-            (true, true) => format!("  {}: on (needed: {})", intent.name, intent.why),
-            (true, false) => format!(
+        match (intent.needed, intent.enabled) {
+            (true, true) => writeln!(out, "  {}: on (needed: {})", intent.name, intent.why)?,
+            (true, false) => writeln!(
+                out,
                 "  {}: OFF: switch it on there, then save; {}",
                 intent.name, intent.why
-            ),
-            (false, enabled) => format!(
+            )?,
+            (false, enabled) => writeln!(
+                out,
                 "  {}: {} ({})",
                 intent.name,
                 if enabled { "on" } else { "off" },
                 intent.why
-            ),
-        });
+            )?,
+        }
     }
-    lines
+    Ok(())
 }
 
 #[cfg(test)]

@@ -352,21 +352,20 @@ impl ModelText for DigestReport {
         );
         for channel in &self.channels {
             let name = text.data(&format!("#{}", channel.channel_name));
-            let mut authors = Vec::new();
-            for author in &channel.top_authors {
-                authors.push(format!(
-                    "{} (user {}) {}",
-                    text.data(&author.author_name),
-                    author.author_id,
-                    author.messages
-                ));
+            let mut authors = String::new();
+            for (index, author) in channel.top_authors.iter().enumerate() {
+                let separator = if index > 0 { ", " } else { "" };
+                let author_name = text.data(&author.author_name);
+                let _ = write!(
+                    authors,
+                    "{separator}{author_name} (user {}) {}",
+                    author.author_id, author.messages
+                );
             }
             let _ = writeln!(
                 text,
-                "{name} (channel {}): {} messages; most active: {}",
-                channel.channel_id,
-                channel.messages,
-                authors.join(", ")
+                "{name} (channel {}): {} messages; most active: {authors}",
+                channel.channel_id, channel.messages,
             );
             for message in &channel.most_reacted {
                 let line = body_line(text, message);

@@ -11,6 +11,7 @@
 //! downscaling, about 1,600 tokens), encoded as PNG, or as JPEG when the PNG would be over
 //! [`SERVED_BYTES`] (base64 makes that about 1.4 MB, well under the 5 MB clients accept).
 
+use std::fmt::Write;
 use std::io::{Cursor, Read};
 
 use image::{DynamicImage, ImageFormat, ImageReader, Limits};
@@ -537,11 +538,11 @@ impl Render for AttachmentFile {
             ),
         ]);
         let mut page = Page::new();
-        page.push_str(&format!("Attachment {}\n", self.attachment_id));
+        let _ = writeln!(page, "Attachment {}", self.attachment_id);
         page.table(table);
         page.push_str("\n");
         if let Some(text) = &self.text {
-            page.push_str(&text_page_footer(text));
+            write_text_page_footer(&mut page, text);
         }
         page
     }
@@ -552,9 +553,7 @@ impl Render for AttachmentFile {
 }
 
 /// A text page as a person reads it: the text, then where it ends.
-fn text_page_footer(text: &TextPage) -> String {
-    let mut out = String::new();
-    use std::fmt::Write as _;
+fn write_text_page_footer(out: &mut impl Write, text: &TextPage) {
     let _ = writeln!(out, "{}", text.content);
     let _ = write!(out, "bytes {}–{} of {}", text.from, text.to, text.length);
     if text.lossy {
@@ -568,7 +567,6 @@ fn text_page_footer(text: &TextPage) -> String {
             let _ = writeln!(out);
         }
     }
-    out
 }
 
 impl ModelText for AttachmentFile {
@@ -579,24 +577,26 @@ impl ModelText for AttachmentFile {
             .as_deref()
             .map(|kind| text.data(kind))
             .unwrap_or_else(|| "no type".to_string());
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Attachment {} {filename} ({kind}, {} bytes): {}.",
             self.attachment_id,
             self.size,
             self.state.as_str()
-        ));
+        );
         if let Some(reason) = &self.reason {
             let reason = text.data(reason);
-            text.line(&format!("Why: {reason}"));
+            let _ = writeln!(text, "Why: {reason}");
         }
         text.line("Of the message:");
         let line = message_line(text, &self.message);
         text.line(&line);
         if let Some(image) = &self.image {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "The image ({}×{}) is shown beside this text at {}×{}.",
                 image.width, image.height, image.served_width, image.served_height
-            ));
+            );
         }
         if let Some(page) = &self.text {
             let lossy = if page.lossy {
@@ -604,17 +604,19 @@ impl ModelText for AttachmentFile {
             } else {
                 ""
             };
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "Its text, bytes {}–{} of {}{lossy}:",
                 page.from, page.to, page.length
-            ));
+            );
             let content = text.data(&page.content);
             text.line(&content);
             if let Some(cursor) = &page.next_cursor {
-                text.line(&format!(
+                let _ = writeln!(
+                    text,
                     "More: call attachments_get with {{\"attachmentId\": \"{}\", \"cursor\": \"{cursor}\"}}.",
                     self.attachment_id
-                ));
+                );
             }
         }
     }

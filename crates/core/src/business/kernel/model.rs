@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -176,9 +176,9 @@ impl MessageBody {
     /// each attachment, sticker, poll and forward, and for its embeds when it has no text of
     /// its own (a link preview only repeats the link the text holds): "[image: cat.png]".
     pub fn text_with_extras(&self) -> String {
-        let mut parts: Vec<String> = Vec::new();
+        let mut line = String::new();
         if !self.content.is_empty() {
-            parts.push(self.content.to_string());
+            let _ = write!(line, "{}", self.content);
         }
         for attachment in &self.attachments {
             let kind = if attachment.is_image() {
@@ -186,7 +186,7 @@ impl MessageBody {
             } else {
                 "file"
             };
-            parts.push(format!("[{kind}: {}]", attachment.filename));
+            let _ = write!(next_part(&mut line), "[{kind}: {}]", attachment.filename);
         }
         if self.content.is_empty() {
             for embed in &self.embeds {
@@ -200,35 +200,42 @@ impl MessageBody {
                 .flatten()
                 .next()
                 .map_or("", Text::as_str);
-                parts.push(format!("[embed: {words}]"));
+                let _ = write!(next_part(&mut line), "[embed: {words}]");
             }
         }
         for sticker in &self.stickers {
-            parts.push(format!("[sticker: {}]", sticker.name));
+            let _ = write!(next_part(&mut line), "[sticker: {}]", sticker.name);
         }
         if let Some(poll) = &self.poll {
-            let answers: Vec<String> = poll
-                .answers
-                .iter()
-                .map(|answer| match answer.votes {
-                    Some(votes) => format!("{} ({votes})", answer.text),
-                    None => answer.text.to_string(),
-                })
-                .collect();
-            parts.push(format!(
-                "[poll: {} — {}]",
-                poll.question,
-                answers.join(" / ")
-            ));
+            let out = next_part(&mut line);
+            let _ = write!(out, "[poll: {} — ", poll.question);
+            for (index, answer) in poll.answers.iter().enumerate() {
+                if index > 0 {
+                    out.push_str(" / ");
+                }
+                let _ = write!(out, "{}", answer.text);
+                if let Some(votes) = answer.votes {
+                    let _ = write!(out, " ({votes})");
+                }
+            }
+            out.push(']');
         }
         for forwarded in &self.forwarded {
-            parts.push(format!("[forwarded: {}]", forwarded.content));
+            let _ = write!(next_part(&mut line), "[forwarded: {}]", forwarded.content);
         }
-        if parts.is_empty() {
+        if line.is_empty() {
             return "[no text]".to_string();
         }
-        parts.join(" ")
+        line
     }
+}
+
+/// The line, with a space after what it already holds, ready for the next part.
+fn next_part(line: &mut String) -> &mut String {
+    if !line.is_empty() {
+        line.push(' ');
+    }
+    line
 }
 
 word_enum! {

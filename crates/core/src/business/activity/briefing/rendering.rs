@@ -176,16 +176,22 @@ fn due_text(text: &mut TextBlock, section: &Due) {
 fn conversations_text(text: &mut TextBlock, section: &Conversations) {
     let _ = writeln!(text, "## Conversations you are in: {}", section.total);
     for item in &section.items {
-        let mut people: Vec<String> = item.participants.iter().map(|p| p.to_string()).collect();
+        let mut people = item
+            .participants
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
         if item.more_participants > 0 {
-            people.push(format!("{} more", item.more_participants));
+            let separator = if people.is_empty() { "" } else { ", " };
+            let _ = write!(people, "{separator}{} more", item.more_participants);
         }
         let line = format!(
             "- {}: {} new since you wrote {}, from {}; newest {}",
             channel(text, &item.channel_name, &item.channel_id),
             item.new_messages,
             at(item.you_wrote_at),
-            text.data(&people.join(", ")),
+            text.data(&people),
             brief_line(text, &item.newest)
         );
         text.line(&line);
@@ -438,15 +444,21 @@ fn conversations_page(page: &mut Page, section: &Conversations) {
     }
     let mut table = Table::new(&["where", "new", "who", "newest"]);
     for item in &section.items {
-        let mut people: Vec<String> = item.participants.iter().map(|p| p.to_string()).collect();
+        let mut people = item
+            .participants
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
         if item.more_participants > 0 {
-            people.push(format!("+{}", item.more_participants));
+            let separator = if people.is_empty() { "" } else { ", " };
+            let _ = write!(people, "{separator}+{}", item.more_participants);
         }
         let (who, what) = who_and_what(&item.newest);
         table.add_row(vec![
             format!("#{}", item.channel_name),
             item.new_messages.to_string(),
-            people.join(", "),
+            people,
             format!("{who}: {what}"),
         ]);
     }
