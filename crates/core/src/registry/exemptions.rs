@@ -17,8 +17,12 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: "builds the owner context every capability receives; it is the gate's input, not an owner action",
     },
     Exemption {
-        function: "business::kernel::input::parse_input",
-        reason: "applies a capability's input schema; every capability call goes through it",
+        function: "business::kernel::input::check_input",
+        reason: "checks a call's arguments against its capability's input schema; every capability call goes through it",
+    },
+    Exemption {
+        function: "business::kernel::input::build_input",
+        reason: "builds a capability's input from checked fields; every capability call goes through it",
     },
     Exemption {
         function: "business::kernel::input::input_schema",

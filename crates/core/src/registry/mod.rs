@@ -94,7 +94,8 @@ impl Effect {
 }
 
 pub type Invocation<'a> = Pin<Box<dyn Future<Output = Result<Box<dyn Outcome>>> + Send + 'a>>;
-type Invoke = Box<dyn for<'a> Fn(Value, &'a Services) -> Invocation<'a> + Send + Sync>;
+/// A call of the business function with fields already checked against the input schema.
+type Invoke = Box<dyn for<'a> Fn(Map<String, Value>, &'a Services) -> Invocation<'a> + Send + Sync>;
 
 /// One capability: its names on both surfaces, its schemas, and the call.
 pub struct Capability {
@@ -140,7 +141,7 @@ impl Capability {
     {
         let invoke = invoke(move |arguments, services| {
             Box::pin(async move {
-                let input = input::parse_input::<I>(arguments)?;
+                let input = input::build_input::<I>(arguments)?;
                 let output = function(&services.store, input, &services.context)?;
                 Ok(Box::new(output) as Box<dyn Outcome>)
             })
@@ -208,9 +209,13 @@ impl Capability {
         (self.examples)(sample)
     }
 
-    /// Validates `arguments` against the input type and calls the business function once.
+    /// Checks `arguments` against this capability's input schema (the one clients see) and
+    /// calls the business function once.
     pub fn call<'a>(&'a self, arguments: Value, services: &'a Services) -> Invocation<'a> {
-        (self.invoke)(arguments, services)
+        match input::check_input(&self.input_schema, arguments) {
+            Ok(fields) => (self.invoke)(fields, services),
+            Err(error) => Box::pin(std::future::ready(Err(error))),
+        }
     }
 }
 
@@ -250,7 +255,7 @@ fn unwrap_descriptions(value: &mut Value) {
 /// Boxes a call, fixing its signature so the closure is general over the services' lifetime.
 fn invoke<F>(call: F) -> Invoke
 where
-    F: for<'a> Fn(Value, &'a Services) -> Invocation<'a> + Send + Sync + 'static,
+    F: for<'a> Fn(Map<String, Value>, &'a Services) -> Invocation<'a> + Send + Sync + 'static,
 {
     Box::new(call)
 }
@@ -265,7 +270,7 @@ macro_rules! capability {
             concat!("business" $(, "::", stringify!($path))+),
             invoke(|arguments, services| {
                 Box::pin(async move {
-                    let input = input::parse_input::<$input>(arguments)?;
+                    let input = input::build_input::<$input>(arguments)?;
                     let output: $output = business::$($path)::+(
                         &services.store,
                         input,
@@ -296,7 +301,7 @@ macro_rules! capability {
             concat!("business" $(, "::", stringify!($path))+),
             invoke(|arguments, services| {
                 Box::pin(async move {
-                    let input = input::parse_input::<$input>(arguments)?;
+                    let input = input::build_input::<$input>(arguments)?;
                     let output: $output =
                         business::$($path)::+(&services.store, input, &services.context).await?;
                     Ok(Box::new(output) as Box<dyn Outcome>)

@@ -2,13 +2,10 @@
 //! validated, for the CLI and the MCP server alike.
 //!
 //! The input struct is the only schema. Its JSON Schema (schemars, from the same struct and
-//! its doc comments) is what MCP clients see; this module checks a value against that same
-//! schema first, so every refusal names the field and says what is wanted in the owner's
-//! words, and only then lets serde build the struct.
-
-use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+//! its doc comments) is generated once, when the registry is built, and is what MCP clients
+//! see; every call is checked against that very schema first, so every refusal names the
+//! field and says what is wanted in the owner's words, and only then does serde build the
+//! struct.
 
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::{self, Instant};
@@ -31,21 +28,10 @@ pub fn input_schema<I: JsonSchema>() -> Schema {
         .into_root_schema_for::<I>()
 }
 
-/// `I`'s input schema, generated once per type and process: every call of a capability
-/// checks against it, and generating it is the costly part.
-fn cached_input_schema<I: JsonSchema + 'static>() -> Arc<Schema> {
-    static SCHEMAS: LazyLock<Mutex<HashMap<TypeId, Arc<Schema>>>> = LazyLock::new(Mutex::default);
-    let mut schemas = SCHEMAS.lock().unwrap_or_else(PoisonError::into_inner);
-    Arc::clone(
-        schemas
-            .entry(TypeId::of::<I>())
-            .or_insert_with(|| Arc::new(input_schema::<I>())),
-    )
-}
-
-/// Checks `value` against `I`'s schema and builds `I` from it.
-pub fn parse_input<I: DeserializeOwned + JsonSchema + 'static>(value: Value) -> Result<I> {
-    let schema = cached_input_schema::<I>();
+/// Checks `value` against a capability's input schema (the one the registry holds and
+/// MCP clients see) and returns the fields to build the input from: a null optional field is
+/// dropped so its default applies, and a whole number written as `5.0` becomes `5`.
+pub fn check_input(schema: &Map<String, Value>, value: Value) -> Result<Map<String, Value>> {
     let object = match value {
         Value::Object(object) => object,
         Value::Null => Map::new(),
@@ -55,9 +41,9 @@ pub fn parse_input<I: DeserializeOwned + JsonSchema + 'static>(value: Value) -> 
             ));
         }
     };
-    check_object(schema.as_value(), &object)?;
+    check_object(schema, &object)?;
     let properties = schema.get("properties").and_then(Value::as_object);
-    let object: Map<String, Value> = object
+    Ok(object
         .into_iter()
         // Null means "not given" for an optional field: drop it so the default applies.
         .filter(|(_, value)| !value.is_null())
@@ -71,12 +57,16 @@ pub fn parse_input<I: DeserializeOwned + JsonSchema + 'static>(value: Value) -> 
                 _ => (name, value),
             }
         })
-        .collect();
-    serde_json::from_value(Value::Object(object))
+        .collect())
+}
+
+/// Builds the input type from fields [`check_input`] accepted.
+pub fn build_input<I: DeserializeOwned>(fields: Map<String, Value>) -> Result<I> {
+    serde_json::from_value(Value::Object(fields))
         .map_err(|_| Error::input("The input does not match what this accepts"))
 }
 
-fn check_object(schema: &Value, object: &Map<String, Value>) -> Result<()> {
+fn check_object(schema: &Map<String, Value>, object: &Map<String, Value>) -> Result<()> {
     let empty = Map::new();
     let properties = schema
         .get("properties")
@@ -250,6 +240,14 @@ fn shown(value: &Value) -> String {
 mod tests {
     use super::*;
     use crate::business::messages::catch_up::CatchUp;
+
+    /// What a call does with `value`: checked against `I`'s schema, then built.
+    fn parse_input<I: JsonSchema + DeserializeOwned>(value: Value) -> Result<I> {
+        let Value::Object(schema) = input_schema::<I>().to_value() else {
+            unreachable!("an input schema is an object");
+        };
+        build_input(check_input(&schema, value)?)
+    }
 
     #[test]
     fn refuses_an_instant_past_year_9999_naming_the_field_and_the_range() {
