@@ -3,10 +3,13 @@
 //! `reactions_add` and `reactions_remove` return) as a page and as text. Every capability's
 //! rendering that lists messages takes them from here.
 
+use std::fmt::Write as _;
+
 use discord_manager_vocabulary::instant::Instant;
 
 use crate::answer::page::{Page, Render, excerpt, local};
 use crate::answer::text::{ModelText, TextBlock, at};
+use crate::business::kernel::message_extras::Attachment;
 use crate::business::kernel::model::{AuthorKind, Message, MessageBody, Reaction};
 
 /// One thing a message's flags say. Both renderings read the one list [`flags`] makes, each in
@@ -21,6 +24,9 @@ enum Flag<'a> {
     Pinned,
     Reply(&'a str),
     Reaction(&'a Reaction),
+    /// A file attached, by the id `attachments_get` takes, and whether the file is kept (so it
+    /// can be shown whatever became of Discord's URL or the message).
+    Attachment(&'a Attachment),
 }
 
 /// A message's flags, in the order both renderings show them.
@@ -48,24 +54,47 @@ fn flags(message: &MessageBody) -> Vec<Flag<'_>> {
         flags.push(Flag::Reply(reply));
     }
     flags.extend(message.reactions.iter().map(Flag::Reaction));
+    flags.extend(message.attachments.iter().map(Flag::Attachment));
     flags
 }
 
-/// The message's flags in a table's cell.
+/// Whether an attachment's file is kept, as a flag says it.
+fn kept(attachment: &Attachment) -> &'static str {
+    if attachment.kept { "kept" } else { "not kept" }
+}
+
+/// The message's flags in a table's cell. A row has no room for attachment ids (`messages
+/// get` and `--json` show them): its files are counted, and how many are kept (`📎2 kept`,
+/// `📎1 of 2 kept`).
 fn page_flags(message: &MessageBody) -> String {
-    flags(message)
+    let (mut files, mut kept_files) = (0, 0);
+    let mut words = flags(message)
         .into_iter()
-        .map(|flag| match flag {
-            Flag::Author(kind) => kind.to_string(),
-            Flag::MentionsOwner => "@you".to_string(),
-            Flag::Edited(_) => "edited".to_string(),
-            Flag::Deleted => "deleted".to_string(),
-            Flag::Pinned => "pinned".to_string(),
-            Flag::Reply(_) => "reply".to_string(),
-            Flag::Reaction(reaction) => format!("{}×{}", reaction.emoji, reaction.count),
+        .filter_map(|flag| match flag {
+            Flag::Author(kind) => Some(kind.to_string()),
+            Flag::MentionsOwner => Some("@you".to_string()),
+            Flag::Edited(_) => Some("edited".to_string()),
+            Flag::Deleted => Some("deleted".to_string()),
+            Flag::Pinned => Some("pinned".to_string()),
+            Flag::Reply(_) => Some("reply".to_string()),
+            Flag::Reaction(reaction) => Some(format!("{}×{}", reaction.emoji, reaction.count)),
+            Flag::Attachment(attachment) => {
+                files += 1;
+                kept_files += u32::from(attachment.kept);
+                None
+            }
         })
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    if files > 0 {
+        let separator = if words.is_empty() { "" } else { " " };
+        let _ = match kept_files {
+            kept if kept == files => write!(words, "{separator}📎{files} kept"),
+            0 => write!(words, "{separator}📎{files} not kept"),
+            kept => write!(words, "{separator}📎{kept} of {files} kept"),
+        };
+    }
+    words
 }
 
 /// A message in a table whose rows all belong to one channel.
@@ -125,6 +154,9 @@ pub(crate) fn text_flags(text: &mut TextBlock, message: &MessageBody) -> String 
             Flag::Reply(reply) => Some(format!("reply to {reply}")),
             Flag::Reaction(reaction) => {
                 Some(format!("{}×{}", text.data(&reaction.emoji), reaction.count))
+            }
+            Flag::Attachment(attachment) => {
+                Some(format!("attachment {} {}", attachment.id, kept(attachment)))
             }
         })
         .collect();
@@ -236,6 +268,34 @@ mod tests {
         );
         assert_eq!(page_flags(&message(false)), "reply");
         assert_eq!(text_flags(&mut text, &message(false)), " [reply to 4]");
+    }
+
+    #[test]
+    fn each_attachment_is_flagged_with_the_id_attachments_get_takes_and_whether_it_is_kept() {
+        let message: MessageBody = serde_json::from_value(serde_json::json!({
+            "messageId": "5", "authorId": "6", "authorName": "Ada", "content": "graphs",
+            "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
+            "authorKind": "person",
+            "attachments": [
+                {"attachmentId": "71", "filename": "p99.png", "size": 10, "url": "u",
+                 "contentType": "image/png", "kept": true},
+                {"attachmentId": "72", "filename": "trace.bin", "size": 99, "url": "u",
+                 "kept": false}
+            ]
+        }))
+        .unwrap();
+        let mut text = TextBlock::with_nonce("00000000".into());
+        assert_eq!(
+            text_flags(&mut text, &message),
+            " [attachment 71 kept, attachment 72 not kept]"
+        );
+        assert_eq!(page_flags(&message), "📎1 of 2 kept");
+        assert_eq!(
+            body_line(&mut text, &message),
+            "- 2026-11-29T18:54:18Z msg 5 by ‹00000000›Ada‹/00000000› (user 6): \
+             ‹00000000›graphs [image: p99.png] [file: trace.bin]‹/00000000› \
+             [attachment 71 kept, attachment 72 not kept]"
+        );
     }
 
     #[test]
