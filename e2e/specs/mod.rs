@@ -83,6 +83,7 @@ specs! {
     an_edit_retried_after_a_5xx_leaves_one_edit_on_discord,
     an_embed_only_message_is_found_by_a_word_of_its_embed,
     an_expired_attachment_url_is_refreshed_with_one_message_fetch_and_then_fetched,
+    an_expired_url_of_a_forwarded_file_is_refreshed_from_the_forwards_snapshot_and_the_file_kept,
     an_image_posted_while_ingest_runs_is_kept_byte_for_byte,
     an_image_posted_while_ingest_runs_is_returned_by_attachments_get_as_image_content_of_the_expected_dimensions,
     attachments_get_with_out_writes_the_kept_files_exact_bytes_and_never_overwrites,

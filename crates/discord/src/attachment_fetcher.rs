@@ -366,6 +366,12 @@ impl Fetcher {
         let Some(fresh) = message
             .attachments
             .iter()
+            .chain(
+                message
+                    .message_snapshots
+                    .iter()
+                    .flat_map(|snapshot| &snapshot.attachments),
+            )
             .find(|fresh| fresh.id.to_string() == attachment.attachment_id)
         else {
             return Err(never_again(

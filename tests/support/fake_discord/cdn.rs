@@ -117,28 +117,53 @@ pub(super) fn is_cdn(path: &str) -> bool {
     path.starts_with("/attachments/")
 }
 
-/// Signs every attachment of `message` afresh, as Discord does when a message is fetched.
+/// Signs every attachment of `message` afresh, as Discord does when a message is fetched: its
+/// own and those of the messages it forwards (each under the channel its file was posted in).
 pub(super) fn sign_afresh(inner: &Inner, state: &State, message: &mut Value) {
-    let channel = message["channel_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let Some(attachments) = message.get_mut("attachments").and_then(Value::as_array_mut) else {
-        return;
-    };
-    for attachment in attachments {
-        let id = attachment["id"].as_str().unwrap_or_default().to_string();
-        let filename = attachment["filename"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        if !state.files.contains_key(&id) {
-            continue;
+    let sign = |attachments: &mut Value| {
+        for attachment in attachments.as_array_mut().into_iter().flatten() {
+            let id = attachment["id"].as_str().unwrap_or_default().to_string();
+            let Some(file) = state.files.get(&id) else {
+                continue;
+            };
+            let url = signed_url(
+                inner,
+                state,
+                &file.channel,
+                &id,
+                &file.filename,
+                VALID_FOR_SECONDS,
+            );
+            attachment["url"] = Value::String(url.clone());
+            attachment["proxy_url"] = Value::String(url);
         }
-        let url = signed_url(inner, state, &channel, &id, &filename, VALID_FOR_SECONDS);
-        attachment["url"] = Value::String(url.clone());
-        attachment["proxy_url"] = Value::String(url);
+    };
+    if let Some(attachments) = message.get_mut("attachments") {
+        sign(attachments);
     }
+    for snapshot in message
+        .get_mut("message_snapshots")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(attachments) = snapshot["message"].get_mut("attachments") {
+            sign(attachments);
+        }
+    }
+}
+
+/// Whether a message carries the attachment `id`, itself or in a message it forwards.
+fn carries(message: &Value, id: &str) -> bool {
+    let has = |attachments: &Value| {
+        attachments
+            .as_array()
+            .is_some_and(|all| all.iter().any(|a| a["id"] == *id))
+    };
+    has(&message["attachments"])
+        || message["message_snapshots"]
+            .as_array()
+            .is_some_and(|snapshots| snapshots.iter().any(|s| has(&s["message"]["attachments"])))
 }
 
 /// What the CDN answers: a status, the media type, the body, and how much of it to send
@@ -182,15 +207,11 @@ fn answer(state: &State, path: &str, query: &[(String, String)]) -> Answer {
     if ex < discord_now(state).as_micros() / 1_000_000 {
         return missing;
     }
-    // Discord stops serving a file once no message carries it.
-    let carried = channel.parse::<u64>().ok().is_some_and(|channel| {
-        state.history.get(&channel).is_some_and(|messages| {
-            messages.values().any(|message| {
-                message["attachments"]
-                    .as_array()
-                    .is_some_and(|all| all.iter().any(|a| a["id"] == *attachment))
-            })
-        })
+    // Discord stops serving a file once no message carries it (its own, or a forward of it).
+    let carried = state.history.values().any(|messages| {
+        messages
+            .values()
+            .any(|message| carries(message, attachment))
     });
     if !carried {
         return missing;

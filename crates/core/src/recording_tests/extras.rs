@@ -310,6 +310,10 @@ fn poll_votes_the_gateway_delivers_are_counted_once_each_and_a_taken_back_vote_i
 fn a_forwarded_message_keeps_what_discord_copied() {
     let world = World::new();
     let channel = world.channel("general");
+    // Its own attachment id: the store is shared with other tests, which post `screenshot()`.
+    let attachment_id = new_id();
+    let mut attachment = screenshot();
+    attachment["id"] = json!(attachment_id);
     let id = post(
         &world,
         &channel,
@@ -318,7 +322,7 @@ fn a_forwarded_message_keeps_what_discord_copied() {
                                       "channel_id": "1400000000000000002", "guild_id": world.guild_id},
                "flags": 16384,
                "message_snapshots": [{"message": {"content": "2.4 is out", "timestamp": "2026-11-29T09:00:00+00:00",
-                   "edited_timestamp": null, "mentions": [], "mention_roles": [], "attachments": [screenshot()],
+                   "edited_timestamp": null, "mentions": [], "mention_roles": [], "attachments": [attachment],
                    "embeds": [], "type": 0, "flags": 0}}]}),
     );
     let kept = extras(&world, &id);
@@ -336,6 +340,24 @@ fn a_forwarded_message_keeps_what_discord_copied() {
         .unwrap()
         .unwrap();
     assert_eq!(message.reply_to_message_id, None);
+    // The snapshot's file is listed for the fetcher, under the forward's own message (the
+    // original is often in a channel the bot cannot read).
+    let (listed, outcome) = world
+        .store
+        .read(|reader| {
+            Ok((
+                reader.attachment(&attachment_id)?,
+                reader.attachment_outcome(&attachment_id)?,
+            ))
+        })
+        .unwrap();
+    let listed = listed.expect("the forwarded file is listed");
+    assert_eq!(
+        (listed.message_id.as_str(), listed.channel_id.as_str()),
+        (id.as_str(), channel.as_str())
+    );
+    assert_eq!(listed.filename, "cat.png");
+    assert_eq!(outcome, None, "pending: nothing became of it yet");
 }
 
 #[test]

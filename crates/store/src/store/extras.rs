@@ -363,9 +363,15 @@ impl Writer<'_> {
         channel_id: &str,
         extras: &MessageExtras,
     ) -> Result<bool> {
-        // Each attachment as last seen, for the fetcher (a replay writes nothing).
+        // Each attachment as last seen, for the fetcher (a replay writes nothing), a forwarded
+        // snapshot's too: the forward is often the only copy the bot can read.
         if !extras.attachments.is_empty() {
             self.record_attachments(message_id, channel_id, &extras.attachments)?;
+        }
+        for forwarded in &extras.forwarded {
+            if !forwarded.attachments.is_empty() {
+                self.record_attachments(message_id, channel_id, &forwarded.attachments)?;
+            }
         }
         let current = self.reader().message_extras(message_id)?;
         if current == *extras {
