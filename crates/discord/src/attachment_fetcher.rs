@@ -48,6 +48,7 @@ use discord_manager_store::{
 };
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use progress::FetchProgress;
 
 /// How many pending attachments one read of the store takes.
 const BATCH: usize = 50;
@@ -144,6 +145,8 @@ impl Fetcher {
         }
         let mut after = 0;
         let mut rescanned = tokio::time::Instant::now();
+        let mut progress = FetchProgress::on_stderr();
+        let drawn = progress.is_drawn();
         loop {
             if *stop.borrow() {
                 return;
@@ -151,18 +154,22 @@ impl Fetcher {
             let store = Arc::clone(&self.store);
             // What the cache holds is read only when there is something to fetch: an idle
             // poll reads the pending list after the cursor, nothing more.
+            // The bar's count of what waits is read only when a bar is drawn.
             let batch = blocking(move || {
                 let pending = store
                     .read(|reader| reader.pending_attachments(after, Instant::now(), BATCH))?;
-                let kept = if pending.is_empty() {
-                    0
+                let (kept, waiting) = if pending.is_empty() {
+                    (0, 0)
+                } else if drawn {
+                    let totals = store.read(|reader| reader.cache_totals())?;
+                    (totals.bytes, totals.pending.max(pending.len() as u64))
                 } else {
-                    store.read(|reader| reader.kept_bytes())?
+                    (store.read(|reader| reader.kept_bytes())?, 0)
                 };
-                Ok((kept, pending))
+                Ok((kept, waiting, pending))
             })
             .await;
-            let (mut kept, batch) = match batch {
+            let (mut kept, waiting, batch) = match batch {
                 Ok(read) => read,
                 Err(error) => {
                     warn!("cannot read the attachments to fetch: {error}");
@@ -173,6 +180,7 @@ impl Fetcher {
                 }
             };
             let Some(last) = batch.last() else {
+                progress.idle();
                 if wait(&mut stop, IDLE).await {
                     return;
                 }
@@ -183,6 +191,7 @@ impl Fetcher {
                 continue;
             };
             after = last.seq;
+            progress.found(waiting);
             for attachment in batch {
                 let (outcome, downloaded) = tokio::select! {
                     outcome = self.fetch(&attachment, kept) => outcome,
@@ -192,6 +201,7 @@ impl Fetcher {
                     kept += bytes;
                 }
                 self.record(&attachment, outcome).await;
+                progress.file_done();
                 if downloaded && wait(&mut stop, GAP).await {
                     return;
                 }
@@ -656,6 +666,8 @@ impl Read for Incoming {
         Ok(count)
     }
 }
+
+mod progress;
 
 #[cfg(test)]
 mod tests;
