@@ -418,6 +418,37 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
         "the searched word is in the store"
     );
 
+    // attachments_get on the kept screenshot, as the benchmark measures it: read from the
+    // cache, decoded, downscaled to 1568 × 522 (1568 pixels on its longest side) and served as
+    // a PNG.
+    let screenshot = runtime
+        .block_on(support::attachments::play_kept_screenshot(
+            &services.store,
+            &produced.busiest_readable_channel,
+        ))
+        .unwrap();
+    let (reader, arguments) = support::attachments::image_reader(&screenshot);
+    assert_eq!(reader, "attachments_get (image)");
+    let shown = support::call(&runtime, &services, "attachments_get", &arguments).unwrap();
+    assert_eq!(shown["state"], "kept");
+    assert_eq!(shown["contentType"], "image/png");
+    assert_eq!(
+        shown["image"],
+        serde_json::json!({"width": 3000, "height": 1000, "servedWidth": 1568,
+                           "servedHeight": 522, "servedType": "image/png"})
+    );
+    let png = support::attachments::screenshot_png();
+    assert_eq!(shown["size"], png.len());
+    let (media_type, served_bytes) =
+        support::attachments::served_image(&runtime, &services, &arguments)
+            .unwrap()
+            .expect("the image is shown to a model");
+    assert_eq!(media_type, "image/png");
+    assert!(
+        served_bytes > 0 && served_bytes < png.len(),
+        "{served_bytes}"
+    );
+
     // Every reader's answer is sized with its largest inputs too, and each fits the budget.
     let largest = support::largest_inputs(&sample);
     let mut sized: Vec<&str> = largest.iter().map(|(tool, _)| *tool).collect();
@@ -494,4 +525,40 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
     assert_eq!(floor.virtual_tables, ["message_text"]);
     assert_eq!(floor.text_rows, floor.text_rows_in_source);
     assert_eq!(floor.text_rows, produced.messages + produced.edits);
+}
+
+#[test]
+fn the_attachment_mix_is_fixed_by_its_seed_and_the_cache_keeps_what_the_default_policy_keeps() {
+    // 10k messages: the mix's files, fixed by the seed, all within the 1 GiB total cap.
+    let small = support::attachments::attachment_cache(10_000, SEED);
+    assert_eq!(
+        small,
+        serde_json::json!({
+            "messages": 10_000, "messagesWithFiles": 397, "files": 484, "bytes": 1_171_064_670u64,
+            "keptWithoutTotalCap": {"files": 384, "bytes": 313_017_165},
+            "keptWithinTotalCap": {"files": 384, "bytes": 313_017_165, "totalCapBytes": 1_073_741_824u64,
+                                   "fileCapBytes": 8_388_608, "firstSkippedAtMessage": null},
+        })
+    );
+    // 1M messages: the total cap is reached on the way, and the cache stops just under it.
+    let large = support::attachments::attachment_cache(1_000_000, SEED);
+    let within = &large["keptWithinTotalCap"];
+    let cap = within["totalCapBytes"].as_u64().unwrap();
+    let kept = within["bytes"].as_u64().unwrap();
+    assert!(kept <= cap && kept > cap - 8_388_608, "{kept} of {cap}");
+    assert!(
+        within["firstSkippedAtMessage"]
+            .as_u64()
+            .is_some_and(|at| at < 1_000_000)
+    );
+    assert!(large["keptWithoutTotalCap"]["bytes"].as_u64().unwrap() > cap);
+    // Every message with files carries one to four: Discord allows ten.
+    let (messages, files) = (
+        large["messagesWithFiles"].as_u64().unwrap(),
+        large["files"].as_u64().unwrap(),
+    );
+    assert!(
+        files >= messages && files <= 4 * messages,
+        "{files} files, {messages} messages"
+    );
 }

@@ -19,6 +19,8 @@
 //! depends only on the plan's message count and seed; when they arrive depends on its rate
 //! and end instant too.
 
+pub mod attachment_mix;
+
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::time::{Duration, Instant as Stopwatch};

@@ -1,6 +1,10 @@
 //! Full-text search (SQLite FTS5) over every version of every message's content and the words
 //! of its attachments, embeds, stickers, poll and forwards, and the text of its kept text
 //! files (`attachment_text.rs`, which says whose a row is); and the filters beside the query.
+//! FTS5 ranks the matches from its index before any message row is read, and only the
+//! best-ranked versions' messages are read and filtered ([`Reader::search`]).
+
+use std::collections::{HashMap, HashSet};
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
@@ -212,89 +216,232 @@ impl Writer<'_> {
     }
 }
 
+/// How many versions the first pass reads from the index for each message a search returns:
+/// room for the filters to leave some out (unreadable channels, another channel, an author)
+/// and for a message matching on several versions, and still prove the page complete (see
+/// [`Reader::search`]).
+const CANDIDATES_PER_RESULT: usize = 2;
+
+/// The versions that match, ranked inside FTS5 (bm25, best first: `ORDER BY rank` is the
+/// order FTS5 sorts by itself, from its index, before any row is read), at most
+/// `:candidates` of them (-1: all); then their messages, the filters, and the best `:rows` by
+/// rank and arrival. The first two columns say how many versions the index gave and the worst
+/// rank among them, which is how [`Reader::search`] proves a page complete. A macro, so that
+/// the statement can `concat!` it around the filter's conditions.
+macro_rules! ranked_up_to_conditions {
+    () => {
+        concat!(
+            "WITH candidates AS MATERIALIZED (
+                 SELECT rowid AS text_rowid, message_id, rank FROM message_text
+                 WHERE message_text MATCH :query
+                 ORDER BY rank
+                 LIMIT :candidates)
+             SELECT (SELECT count(*) FROM candidates), (SELECT max(rank) FROM candidates),
+                    text_rowid, rank, ",
+            message_columns!(),
+            " FROM (
+                 SELECT c.text_rowid, c.rank, m.*, ",
+            current_extras!(),
+            " AS extras
+                 FROM candidates AS c
+                 JOIN messages AS m USING (message_id)
+                 WHERE "
+        )
+    };
+}
+const RANKED_UP_TO_CONDITIONS: &str = ranked_up_to_conditions!();
+const RANKED_AFTER_CONDITIONS: &str = "
+             )
+             ORDER BY rank, created_at, text_rowid
+             LIMIT :rows";
+
+/// What the kept versions (`:kept`, a JSON array of their rowids in the index) matched: each
+/// one's snippet, and the attachment whose text it is, if it is one. One walk over the
+/// matches, a snippet for the kept ones only (`+` keeps the rowid test out of FTS5's hands,
+/// which would otherwise run the query once per rowid).
+const MATCHED_TEXT: &str = "SELECT message_text.rowid,
+            snippet(message_text, 0, '[', ']', '…', 16), t.attachment_id, t.filename
+     FROM message_text
+     LEFT JOIN attachment_text AS t ON t.text_rowid = message_text.rowid
+     WHERE message_text MATCH :query
+       AND +message_text.rowid IN (SELECT value FROM json_each(:kept))";
+
+/// One ranked version that passed the filters, with its message.
+struct RankedRow {
+    text_rowid: i64,
+    rank: f64,
+    message: MessageRecord,
+}
+
+/// What one pass of [`Reader::ranked`] read: the rows in order, and how many candidates the
+/// index gave with the worst rank among them (unknown when no row passed the filters).
+struct RankedPass {
+    rows: Vec<RankedRow>,
+    candidates: usize,
+    worst_candidate: Option<f64>,
+}
+
 impl Reader<'_> {
     /// The best `limit` messages for an FTS5 query, best first. `Ok(None)` when FTS5 cannot
     /// parse the query.
+    ///
+    /// The versions that pass the filter are taken in order of rank, then arrival, up to
+    /// `limit × 4` of them, and each message keeps its best version: the first `limit`
+    /// messages are the page. FTS5 ranks every match from its index alone; rows are read
+    /// for the best-ranked versions only, in at most two passes:
+    /// - the first reads the messages of the best `CANDIDATES_PER_RESULT × limit` versions.
+    ///   Its page is exact when the index had no more versions than that, or when the page
+    ///   was complete before a version ranked as badly as the worst candidate (every version
+    ///   ranked better than that one was a candidate);
+    /// - otherwise (filters that leave out most of the best versions) the second reads every
+    ///   match.
+    ///
+    /// The snippet, and whether the match was in an attachment's text, are read for the page's
+    /// versions only.
     pub fn search(
         &self,
         query: &str,
         filter: &SearchFilter,
         limit: usize,
     ) -> Result<Option<Vec<SearchHit>>> {
-        let mut conditions = filter.conditions();
-        conditions.bind(":query", Value::from(query.to_string()));
-        conditions.bind(":rows", Value::Integer((limit * 4) as i64));
-        // A message can match on several versions: read a few more rows than asked and keep
-        // each message's best one. The filters on extras read the message's current row.
-        const SEARCH_UP_TO_CONDITIONS: &str = concat!(
-            "SELECT snippet, rank, matched_attachment_id, matched_filename, ",
-            message_columns!(),
-            " FROM (
-                 SELECT hits.snippet, hits.rank, hits.matched_attachment_id,
-                        hits.matched_filename, m.*, ",
-            current_extras!(),
-            " AS extras
-                 FROM (SELECT message_text.message_id,
-                              snippet(message_text, 0, '[', ']', '…', 16) AS snippet,
-                              bm25(message_text) AS rank,
-                              t.attachment_id AS matched_attachment_id,
-                              t.filename AS matched_filename
-                       FROM message_text
-                       LEFT JOIN attachment_text AS t ON t.text_rowid = message_text.rowid
-                       WHERE message_text MATCH :query) AS hits
-                 JOIN messages AS m USING (message_id)
-                 WHERE "
-        );
-        const SEARCH_AFTER_CONDITIONS: &str = "
-             )
-             ORDER BY rank, created_at
-             LIMIT :rows";
-        // Composed: the conditions are the filter's, so the statement's shape varies with it
-        // (one cached statement per shape); each piece is a constant.
-        let sql = [
-            SEARCH_UP_TO_CONDITIONS,
-            conditions.sql.as_str(),
-            SEARCH_AFTER_CONDITIONS,
-        ]
-        .concat();
-        let mut statement = self.connection.prepare_cached(&sql)?;
-        let rows = statement.query_map(conditions.values().as_slice(), |row| {
-            let snippet: String = row.get(0)?;
-            let rank: f64 = row.get(1)?;
-            let in_attachment = row
-                .get::<_, Option<String>>(2)?
-                .zip(row.get::<_, Option<String>>(3)?)
-                .map(|(attachment_id, filename)| AttachmentMatch {
-                    attachment_id,
-                    filename,
-                });
-            let message = message_from_row_at(row, 4)?;
-            Ok(((snippet, rank, in_attachment), message))
-        });
-        let rows = match rows.and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>()) {
-            Ok(rows) => rows,
-            Err(error) if is_query_syntax_error(&error) => return Ok(None),
-            Err(error) => return Err(error.into()),
+        let most_rows = limit * 4;
+        let first = limit.saturating_mul(CANDIDATES_PER_RESULT);
+        let Some(pass) = self.ranked(query, filter, most_rows, Some(first))? else {
+            return Ok(None);
         };
-        let mut seen = std::collections::HashSet::new();
-        let mut hits = Vec::new();
-        for (matched, message) in rows {
-            if seen.insert(message.message_id.clone()) && hits.len() < limit {
-                hits.push((matched, message));
-            }
-        }
-        let records = self.hydrate(hits.iter().map(|(_, message)| message.clone()).collect())?;
+        let kept = match pass.page(limit, most_rows, Some(first)) {
+            Some(kept) => kept,
+            None => match self.ranked(query, filter, most_rows, None)? {
+                Some(every) => every.page(limit, most_rows, None).unwrap_or_default(),
+                None => return Ok(None),
+            },
+        };
+        let rowids: Vec<i64> = kept.iter().map(|row| row.text_rowid).collect();
+        let mut matched = self.matched_text(query, &rowids)?;
+        let ranks: Vec<(i64, f64)> = kept.iter().map(|row| (row.text_rowid, row.rank)).collect();
+        let records = self.hydrate(kept.into_iter().map(|row| row.message).collect())?;
         Ok(Some(
-            hits.into_iter()
+            ranks
+                .into_iter()
                 .zip(records)
-                .map(|(((snippet, rank, in_attachment), _), message)| SearchHit {
-                    message,
-                    snippet,
-                    rank,
-                    in_attachment,
+                .map(|((text_rowid, rank), message)| {
+                    let (snippet, in_attachment) = matched.remove(&text_rowid).unwrap_or_default();
+                    SearchHit {
+                        message,
+                        snippet,
+                        rank,
+                        in_attachment,
+                    }
                 })
                 .collect(),
         ))
+    }
+
+    /// What each of the versions `rowids` matched: its snippet, and the attachment whose text
+    /// it is, if it is one.
+    fn matched_text(
+        &self,
+        query: &str,
+        rowids: &[i64],
+    ) -> Result<HashMap<i64, (String, Option<AttachmentMatch>)>> {
+        let mut statement = self.connection.prepare_cached(MATCHED_TEXT)?;
+        let rows = statement.query_map(
+            named_params! {
+                ":query": query,
+                ":kept": serde_json::to_string(rowids).unwrap_or_else(|_| "[]".into()),
+            },
+            |row| {
+                let in_attachment = row
+                    .get::<_, Option<String>>(2)?
+                    .zip(row.get::<_, Option<String>>(3)?)
+                    .map(|(attachment_id, filename)| AttachmentMatch {
+                        attachment_id,
+                        filename,
+                    });
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    (row.get::<_, String>(1)?, in_attachment),
+                ))
+            },
+        )?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// One pass: the best `rows` versions by (rank, arrival) that pass `filter`, among the
+    /// best `candidates` versions by rank (None: all of them). `Ok(None)` when FTS5 cannot
+    /// parse the query.
+    fn ranked(
+        &self,
+        query: &str,
+        filter: &SearchFilter,
+        rows: usize,
+        candidates: Option<usize>,
+    ) -> Result<Option<RankedPass>> {
+        let mut conditions = filter.conditions();
+        conditions.bind(":query", Value::from(query.to_string()));
+        conditions.bind(":rows", Value::Integer(rows as i64));
+        let candidates_bound = candidates.map_or(-1, |candidates| candidates as i64);
+        conditions.bind(":candidates", Value::Integer(candidates_bound));
+        // Composed: the conditions are the filter's, so the statement's shape varies with it
+        // (one cached statement per shape); each piece is a constant.
+        let sql = [
+            RANKED_UP_TO_CONDITIONS,
+            conditions.sql.as_str(),
+            RANKED_AFTER_CONDITIONS,
+        ]
+        .concat();
+        let mut statement = self.connection.prepare_cached(&sql)?;
+        let mut pass = RankedPass {
+            rows: Vec::new(),
+            candidates: 0,
+            worst_candidate: None,
+        };
+        let read = statement
+            .query(conditions.values().as_slice())
+            .and_then(|mut found| {
+                while let Some(row) = found.next()? {
+                    pass.candidates = usize::try_from(row.get::<_, i64>(0)?).unwrap_or(0);
+                    pass.worst_candidate = row.get(1)?;
+                    pass.rows.push(RankedRow {
+                        text_rowid: row.get(2)?,
+                        rank: row.get(3)?,
+                        message: message_from_row_at(row, 4)?,
+                    });
+                }
+                Ok(())
+            });
+        match read {
+            Ok(()) => Ok(Some(pass)),
+            Err(error) if is_query_syntax_error(&error) => Ok(None),
+            Err(error) => Err(error.into()),
+        }
+    }
+}
+
+impl RankedPass {
+    /// The page this pass gives: its rows in order, up to `most_rows`, each message at its
+    /// first (best) version, the first `limit` messages. None when a pass over more
+    /// candidates than `asked` (None: every match) could give another page: the index gave
+    /// all it was asked for, and the page was not complete before the worst candidate's rank.
+    fn page(self, limit: usize, most_rows: usize, asked: Option<usize>) -> Option<Vec<RankedRow>> {
+        let every_match =
+            asked.is_none_or(|asked| self.candidates < asked && !self.rows.is_empty());
+        let worst = self.worst_candidate;
+        let mut seen = HashSet::new();
+        let (mut kept, mut read) = (Vec::new(), 0);
+        let mut complete_before_worst = false;
+        for row in self.rows {
+            if kept.len() == limit || read == most_rows {
+                break;
+            }
+            read += 1;
+            let better_than_worst = worst.is_some_and(|worst| row.rank < worst);
+            if seen.insert(row.message.message_id.clone()) {
+                kept.push(row);
+            }
+            complete_before_worst = better_than_worst && (kept.len() == limit || read == most_rows);
+        }
+        (every_match || complete_before_worst).then_some(kept)
     }
 }
 

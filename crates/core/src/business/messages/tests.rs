@@ -838,6 +838,94 @@ fn search_filters_by_author_channel_and_arrival_window() {
     assert_eq!(error.message(), "`until` must be after `since`");
 }
 
+/// Every search page from its first to its last, following the cursors.
+fn all_pages(
+    world: &World,
+    query: &str,
+    limit: u32,
+    change: impl Fn(&mut Search),
+) -> Vec<Vec<String>> {
+    let mut pages = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = search(world, query, |input| {
+            input.limit = Some(limit);
+            input.cursor = cursor.clone();
+            change(input);
+        })
+        .unwrap();
+        pages.push(found(&page).into_iter().map(str::to_string).collect());
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return pages,
+        }
+    }
+}
+
+#[test]
+fn search_pages_keep_the_ranking_across_page_boundaries_whatever_the_filters_leave_out() {
+    let world = World::new();
+    let general = world.channel("general");
+    let other = world.channel("other");
+    let needle = format!("r{}", crate::test_fixtures::new_id());
+    let filler = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"];
+    let words = |count: usize| {
+        std::iter::once(needle.as_str())
+            .chain(filler.iter().copied().take(count))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // The first to arrive: six other words, edited later to the needle alone. Its best
+    // version ties with the 30 below and goes first by arrival, though the index holds it
+    // last (an edit's words are indexed when the edit comes).
+    let edited = world.post(&general, "8", &words(6), json!({}));
+    // 30 messages of the needle alone in #other: the best matches, tied with each other.
+    let best: Vec<String> = (0..30)
+        .map(|_| world.post(&other, "7", &needle, json!({})))
+        .collect();
+    // In #general, the needle with one to five other words, posted longest first: a shorter
+    // message ranks better (bm25), whatever the order it arrived in.
+    let mut general_ranked: Vec<String> = (1..=5)
+        .rev()
+        .map(|count| world.post(&general, "8", &words(count), json!({})))
+        .collect();
+    general_ranked.reverse();
+    world.edit(&general, &edited, &needle, "2026-11-29T12:00:00Z");
+    general_ranked.insert(0, edited.clone());
+
+    let mut expected = vec![edited.clone()];
+    expected.extend(best.iter().cloned());
+    expected.extend(general_ranked[1..].iter().cloned());
+    // Without a filter: pages of 7 in rank order, then arrival; each message once.
+    let pages = all_pages(&world, &needle, 7, |_| ());
+    assert_eq!(
+        pages.iter().map(Vec::len).collect::<Vec<_>>(),
+        vec![7, 7, 7, 7, 7, 1]
+    );
+    assert_eq!(pages.concat(), expected);
+    // In #general only: the 30 best matches are left out by the filter, so the search reads
+    // past them (a first pass over the best-ranked versions alone finds too few), and pages
+    // of 2 still keep the ranking across their boundaries.
+    let pages = all_pages(&world, &needle, 2, |input| {
+        input.channel_id = DiscordId::parse(&general)
+    });
+    assert_eq!(
+        pages,
+        vec![
+            general_ranked[0..2].to_vec(),
+            general_ranked[2..4].to_vec(),
+            general_ranked[4..6].to_vec(),
+        ]
+    );
+    // The edited message is found by its best version, the needle alone.
+    let first = search(&world, &needle, |input| {
+        input.channel_id = DiscordId::parse(&general);
+        input.limit = Some(1);
+    })
+    .unwrap();
+    assert_eq!(first.results[0].snippet, format!("[{needle}]"));
+}
+
 #[test]
 fn search_leaves_out_channels_the_bot_cannot_read() {
     let world = World::new();
