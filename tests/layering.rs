@@ -34,6 +34,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     // Files and bytes: the attachment cache names nothing of the workspace; attachments_get
     // (business) reads it and the seed keeps its demo files in it.
     ("attachments", &[]),
+    // Search by meaning: the bundled encoder, compact vectors, the scan and rank fusion; it
+    // knows no SQL and no Discord, only the error type it answers with.
+    ("meaning", &["error"]),
     ("snowflake", &["instant"]),
     // Discord's permission arithmetic over a guild's roles and a channel's overwrites.
     ("permissions", &["words"]),
@@ -165,6 +168,8 @@ const CONFINED_CRATES: &[(&str, &[&str])] = &[
     ("clap", &["cli", "program"]),
     ("clap_complete", &["cli"]),
     ("rusqlite", &["store", "error"]),
+    // The sentence encoder: the meaning crate alone embeds text.
+    ("pocket_encoder", &["meaning"]),
 ];
 
 /// What each top-level module names (other modules, confined crates), each with a file
@@ -215,6 +220,11 @@ const CRATES: &[Crate] = &[
         src: "crates/attachments/src",
         library: "discord_manager_attachments",
         layer: Some("attachments"),
+    },
+    Crate {
+        src: "crates/meaning/src",
+        library: "discord_manager_meaning",
+        layer: Some("meaning"),
     },
     Crate {
         src: "src",
@@ -800,6 +810,10 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
     ("crates/vocabulary", &[]),
     ("crates/store", &["discord-manager-vocabulary", "rusqlite"]),
     ("crates/attachments", &[]),
+    (
+        "crates/meaning",
+        &["discord-manager-vocabulary", "pocket-encoder"],
+    ),
     (
         "crates/ingest",
         &[
