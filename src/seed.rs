@@ -78,6 +78,7 @@ fn feed_context(store: &Store) -> Result<OwnerContext> {
         confirm_posts: false,
         owner_approval: None,
         keywords: Default::default(),
+        meaning: true,
         source: Source::Cli,
     })
 }

@@ -35,7 +35,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     // (business) reads it and the seed keeps its demo files in it.
     ("attachments", &[]),
     // Search by meaning: the bundled encoder, compact vectors, the scan and rank fusion; it
-    // knows no SQL and no Discord, only the error type it answers with.
+    // knows no SQL and no Discord, only the error type it answers with. The encoder's crate
+    // (pocket_encoder) is its dependency alone: the crate graph below holds it.
     ("meaning", &["error"]),
     ("snowflake", &["instant"]),
     // Discord's permission arithmetic over a guild's roles and a channel's overwrites.
@@ -53,6 +54,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "answer",
             "attachments",
+            "meaning",
             "store",
             "config",
             "permissions",
@@ -168,8 +170,6 @@ const CONFINED_CRATES: &[(&str, &[&str])] = &[
     ("clap", &["cli", "program"]),
     ("clap_complete", &["cli"]),
     ("rusqlite", &["store", "error"]),
-    // The sentence encoder: the meaning crate alone embeds text.
-    ("pocket_encoder", &["meaning"]),
 ];
 
 /// What each top-level module names (other modules, confined crates), each with a file
@@ -828,6 +828,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-vocabulary",
             "discord-manager-store",
             "discord-manager-attachments",
+            "discord-manager-meaning",
         ],
     ),
     (
