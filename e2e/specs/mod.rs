@@ -53,6 +53,7 @@ specs! {
     a_message_sent_from_the_cli_is_posted_once_and_appears_once_though_the_gateway_echoes_it,
     a_moderator_clearing_one_emoji_removes_it_from_the_message,
     a_plain_search_with_a_hyphen_finds_the_hyphenated_text,
+    a_question_by_meaning_on_the_demo_store_finds_the_message_that_answers_it_in_other_words,
     a_post_discord_refuses_is_reported_in_the_owners_words_and_not_retried,
     a_rate_limited_send_is_retried_after_retry_after_and_posts_one_message,
     a_rejected_token_ends_ingest_promptly_with_an_error_that_never_shows_the_token,
