@@ -19,8 +19,9 @@ CREATE TRIGGER meaning_models_append_only_delete BEFORE DELETE ON meaning_models
 
 -- `seq` grows with every write (AUTOINCREMENT: never reused, even for a replaced last row),
 -- so a reader holding vectors in memory reads on after the last it saw, edits included.
--- About 400 bytes a message: 384 for the vector, eight for the fingerprint of the text it
--- was made from (an unchanged text is not embedded again), the keys, and the unique index.
+-- About 424 bytes a message at 1M: 384 for the vector, four for the fingerprint of the text
+-- it was made from (a 32-bit value: an unchanged text is not embedded again), the keys (ten
+-- rows to a 4 KiB page), and the unique index.
 -- A message with no text has a row with an empty vector, so it is not looked at again.
 CREATE TABLE message_meanings (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
