@@ -1353,3 +1353,48 @@ fn vectors_of_another_model_are_never_compared_and_the_refusal_names_both_models
         1
     );
 }
+
+#[test]
+fn a_page_by_meaning_stops_within_the_answer_budget_and_its_cursor_reads_on_to_every_message() {
+    let world = World::alone();
+    let channel = world.channel("general");
+    // 30 messages of 1,500 characters: far more than one answer holds at `limit` 100.
+    let posted: Vec<String> = (0..30)
+        .map(|n| {
+            world.post(
+                &channel,
+                "7",
+                &format!("{n:02} {LUNCH} {}", "x".repeat(1500)),
+                json!({}),
+            )
+        })
+        .collect();
+    embed_everything(&world);
+    let mut seen: Vec<String> = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        pages += 1;
+        let page = search(&world, LUNCH, |input| {
+            input.mode = Some(SearchMode::Meaning);
+            input.limit = Some(100);
+            input.cursor = cursor.clone();
+        })
+        .unwrap();
+        assert!(!page.results.is_empty());
+        assert!(
+            budget::Budget::answer().admit(&page),
+            "a page fits the answer's budget"
+        );
+        seen.extend(found(&page).iter().map(|id| id.to_string()));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert!(pages > 1, "one page held all 30");
+    seen.sort();
+    let mut expected = posted.clone();
+    expected.sort();
+    assert_eq!(seen, expected, "every message once, across the pages");
+}
