@@ -2150,7 +2150,7 @@ _discord__manager() {
                     return 0
                     ;;
                 --mode)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "words meaning both" -- "${cur}"))
                     return 0
                     ;;
                 --pinned)
