@@ -71,10 +71,6 @@ fn main() {
         if let Some(alternates) = query["alternates"].as_array() {
             answers.extend(alternates.iter().filter_map(|a| a.as_str()));
         }
-        if answers.contains(&ids[hits[0].key as usize]) && query["distractors"].as_array().is_some()
-        {
-            println!("first: {} {}", query["id"], query["text"]);
-        }
         if hits
             .iter()
             .any(|hit| answers.contains(&ids[hit.key as usize]))
