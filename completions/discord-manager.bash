@@ -2111,7 +2111,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__search)
-            opts="-h --author-id --author-kind --channel-id --cursor --guild-id --has --limit --mentions-owner --pinned --query --sent-since --sent-until --since --until --json --db --help"
+            opts="-h --author-id --author-kind --channel-id --cursor --guild-id --has --limit --mentions-owner --mode --pinned --query --sent-since --sent-until --since --until --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2147,6 +2147,10 @@ _discord__manager() {
                     ;;
                 --mentions-owner)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "words meaning both" -- "${cur}"))
                     return 0
                     ;;
                 --pinned)

@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use discord_manager_attachments::{Cache, NotKept};
 use discord_manager_core::business::kernel::outbox::DiscordSender;
+use discord_manager_core::business::messages::embedding::EmbeddingPass;
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
 pub use discord_manager_core::demo::DemoDiscord;
@@ -78,6 +79,7 @@ fn feed_context(store: &Store) -> Result<OwnerContext> {
         confirm_posts: false,
         owner_approval: None,
         keywords: Default::default(),
+        meaning: true,
         source: Source::Cli,
     })
 }
@@ -306,6 +308,9 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
         .build()
         .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
     let summary = runtime.block_on(play_feed(&store, DEMO_FEED, Origin::Seed))?;
+    // Every message embedded, as the ingest daemon would, so search by meaning works on the
+    // demo store at once.
+    EmbeddingPass::new()?.run_to_end(&store)?;
     Ok(format!(
         "Seeded the demo store at {}: {summary}",
         path.display()

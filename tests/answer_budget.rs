@@ -50,6 +50,7 @@ async fn world() -> World {
         confirm_posts: false,
         owner_approval: None,
         keywords: Default::default(),
+        meaning: true,
         source: Source::Cli,
     };
     let channel = produced.busiest_readable_channel;

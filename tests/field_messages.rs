@@ -37,6 +37,7 @@ fn services() -> (tempfile::TempDir, Services) {
         confirm_posts: false,
         owner_approval: None,
         keywords: Default::default(),
+        meaning: true,
         source: Source::Mcp,
     };
     (

@@ -34,6 +34,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     // Files and bytes: the attachment cache names nothing of the workspace; attachments_get
     // (business) reads it and the seed keeps its demo files in it.
     ("attachments", &[]),
+    // Search by meaning: the bundled encoder, compact vectors, the scan and rank fusion; it
+    // knows no SQL and no Discord, only the error type it answers with. The encoder's crate
+    // (pocket_encoder) is its dependency alone: the crate graph below holds it.
+    ("meaning", &["error"]),
     ("snowflake", &["instant"]),
     // Discord's permission arithmetic over a guild's roles and a channel's overwrites.
     ("permissions", &["words"]),
@@ -50,6 +54,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "answer",
             "attachments",
+            "meaning",
             "store",
             "config",
             "permissions",
@@ -215,6 +220,11 @@ const CRATES: &[Crate] = &[
         src: "crates/attachments/src",
         library: "discord_manager_attachments",
         layer: Some("attachments"),
+    },
+    Crate {
+        src: "crates/meaning/src",
+        library: "discord_manager_meaning",
+        layer: Some("meaning"),
     },
     Crate {
         src: "src",
@@ -801,6 +811,10 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
     ("crates/store", &["discord-manager-vocabulary", "rusqlite"]),
     ("crates/attachments", &[]),
     (
+        "crates/meaning",
+        &["discord-manager-vocabulary", "pocket-encoder"],
+    ),
+    (
         "crates/ingest",
         &[
             "discord-manager-vocabulary",
@@ -814,6 +828,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-vocabulary",
             "discord-manager-store",
             "discord-manager-attachments",
+            "discord-manager-meaning",
         ],
     ),
     (

@@ -163,6 +163,7 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
             confirm_posts: false,
             owner_approval: None,
             keywords: Default::default(),
+            meaning: true,
             source: Source::Cli,
         },
         sender: Some(Arc::new(DemoDiscord::new(store, RECORDERS))),

@@ -16,6 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use discord_manager::seed::play_feed;
+use discord_manager_core::business::messages::embedding::EmbeddingPass;
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
 use discord_manager_core::payload::{Message, User};
@@ -252,6 +253,7 @@ impl EvalSet {
             confirm_posts: false,
             owner_approval: None,
             keywords: Default::default(),
+            meaning: true,
             source: Source::Cli,
         })
     }
@@ -280,6 +282,10 @@ impl EvalSet {
                 self.messages.len()
             ));
         }
+        // Every message embedded, as the ingest daemon's pass does, for search by meaning.
+        EmbeddingPass::new()
+            .and_then(|mut pass| pass.run_to_end(&store))
+            .map_err(|error| error.message().to_string())?;
         Ok(Services {
             store,
             context: self.owner_context()?,

@@ -300,6 +300,7 @@ pub fn owner_context() -> OwnerContext {
         confirm_posts: false,
         owner_approval: None,
         keywords: Default::default(),
+        meaning: true,
         source: Source::Cli,
     }
 }

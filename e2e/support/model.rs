@@ -569,6 +569,8 @@ impl SearchResults {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SearchResult {
     pub snippet: String,
+    /// Why it was found: `words`, `meaning` or `both`.
+    pub matched_by: String,
     #[serde(default)]
     pub in_attachment: Option<MatchedAttachment>,
     pub message: Message,

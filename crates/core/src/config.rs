@@ -173,7 +173,13 @@ pub struct Config {
     /// `DISCORD_MANAGER_ATTACHMENT*`: what `ingest` keeps of attachments' files (images and
     /// text-like files up to 8 MiB each within 1 GiB, by default).
     pub attachments: AttachmentPolicy,
+    /// `DISCORD_MANAGER_MEANING`: `on` (the default) embeds every message for search by
+    /// meaning; `off` embeds none, and a search by meaning is refused.
+    pub meaning: bool,
 }
+
+/// The switch of search by meaning.
+pub const MEANING_VARIABLE: &str = "DISCORD_MANAGER_MEANING";
 
 /// Discord's own API base, the one base that is not on this machine.
 const DISCORD_API: &str = "https://discord.com";
@@ -256,6 +262,16 @@ impl Config {
                 .transpose()?
                 .unwrap_or_default(),
             attachments: AttachmentPolicy::from_values(value)?,
+            meaning: match value(MEANING_VARIABLE).as_deref() {
+                None | Some("on" | "1") => true,
+                Some("off" | "0") => false,
+                Some(_) => {
+                    return Err(Error::config(format!(
+                        "{MEANING_VARIABLE} must be on (messages are embedded for search by \
+                         meaning, the default) or off"
+                    )));
+                }
+            },
         })
     }
 }

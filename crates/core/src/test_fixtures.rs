@@ -165,6 +165,7 @@ impl World {
             confirm_posts: false,
             owner_approval: None,
             keywords: Default::default(),
+            meaning: true,
             source: Source::Cli,
         }
     }

@@ -404,6 +404,8 @@ struct Workers {
     repairs: JoinHandle<()>,
     /// [`Fetcher::run`], unless the owner keeps no attachments' files.
     attachments: Option<JoinHandle<()>>,
+    /// [`super::embedder::run`], unless search by meaning is off.
+    embedder: Option<JoinHandle<()>>,
 }
 
 /// The supervisor of one `ingest` run, in four steps: [`Supervisor::start`] (the REST checks,
@@ -504,6 +506,15 @@ impl Supervisor {
         // again when it falls due (read-only mode, the channel's permissions by then).
         let context = build_owner_context(config, &store, Source::Daemon)?;
         let attachments = spawn_fetcher(config, &store, &rest, stop.clone())?;
+        let embedder = if config.meaning {
+            Some(tokio::spawn(super::embedder::run(
+                Arc::clone(&store),
+                stop.clone(),
+            )))
+        } else {
+            info!("messages are not embedded for search by meaning (DISCORD_MANAGER_MEANING=off)");
+            None
+        };
         let scheduler = spawn_scheduler(&store, &rest, context, stop);
         let repairs = tokio::spawn(repair_loop(
             Arc::clone(&rest),
@@ -529,6 +540,7 @@ impl Supervisor {
                 scheduler,
                 repairs,
                 attachments,
+                embedder,
             },
         })
     }
@@ -711,6 +723,10 @@ impl Supervisor {
         if let Some(attachments) = workers.attachments {
             // It stops at once: a download in progress is dropped, and fetched again next time.
             let _ = attachments.await;
+        }
+        if let Some(embedder) = workers.embedder {
+            // It stops after its batch: a batch cut short is embedded again next time.
+            let _ = embedder.await;
         }
         let signal = match outcome {
             Ok(signal) => signal,

@@ -11,6 +11,7 @@ pub mod budget;
 pub mod cdn;
 pub mod channel_work;
 pub mod daemon;
+pub mod embedder;
 pub mod gateway;
 pub mod identify_watch;
 pub mod import;

@@ -1120,6 +1120,7 @@ impl Generator {
             confirm_posts: false,
             owner_approval: None,
             keywords: Default::default(),
+            meaning: true,
             source,
         };
         let id = |message_id: &str| {

@@ -173,6 +173,30 @@ macro_rules! word_enum {
 // Exported at the crate root (as `macro_export` does), used by its path here.
 pub use crate::word_enum;
 
+word_enum! {
+    /// How `messages_search` finds messages: by the query's words (full-text search), by what
+    /// it means (the sentence model bundled in the binary), or both rankings fused. The
+    /// input field's description says what each is for.
+    pub enum SearchMode {
+        Words = "words",
+        Meaning = "meaning",
+        Both = "both",
+    }
+}
+
+word_enum! {
+    /// Why a search result was found.
+    #[described]
+    pub enum MatchedBy {
+        /// It holds the query's words.
+        Words = "words",
+        /// It means what the query asks, in other words.
+        Meaning = "meaning",
+        /// Both: it holds the words and is close in meaning.
+        Both = "both",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     word_enum! {

@@ -139,6 +139,10 @@ fn fill_every_table() -> World {
         })
         .unwrap();
     world
+        .store
+        .write(|writer| writer.meaning_model("{\"id\":\"a model\"}"))
+        .unwrap();
+    world
 }
 
 #[test]

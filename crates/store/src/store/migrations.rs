@@ -101,6 +101,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0021_attachment_text_in_search.sql",
         include_str!("../../../../migrations/0021_attachment_text_in_search.sql"),
     ),
+    (
+        "0022_message_meanings.sql",
+        include_str!("../../../../migrations/0022_message_meanings.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

@@ -21,6 +21,7 @@ mod history;
 mod identity;
 mod imports;
 mod ingest_claim;
+mod meanings;
 mod mention_state;
 mod messages;
 mod migrations;
@@ -63,6 +64,7 @@ pub use history::{Anchor, HistoryPage, Position};
 pub use identity::{Identity, IdentitySource};
 pub use imports::{ImportState, NewImportStep};
 pub use ingest_claim::{IngestClaim, IngestHolder};
+pub use meanings::{MeaningProgress, StoredMeaning, TextChanges, TextToEmbed};
 pub use mention_state::MentionDismissal;
 pub use messages::{
     ArrivalCounts, EditRecord, MessageRecord, NewEdit, NewMessage, Origin, Provenance,

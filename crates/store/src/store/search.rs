@@ -448,7 +448,7 @@ impl RankedPass {
 impl SearchFilter {
     /// The conditions on the message `m` and its current extras, each with the values it
     /// names: only what the filter sets narrows the search.
-    fn conditions(&self) -> Conditions {
+    pub(super) fn conditions(&self) -> Conditions {
         let mut conditions = Conditions::default();
         let channels = serde_json::to_string(&self.channel_ids).unwrap_or_else(|_| "[]".into());
         conditions.and(
@@ -520,7 +520,7 @@ impl SearchFilter {
 /// a condition is added with exactly the values it names, so nothing is bound that no
 /// condition names and nothing named goes unbound.
 #[derive(Debug, Default)]
-struct Conditions {
+pub(super) struct Conditions {
     sql: String,
     values: Vec<(&'static str, Value)>,
 }
@@ -545,8 +545,13 @@ impl Conditions {
         }
     }
 
+    /// The conditions, joined by AND.
+    pub(super) fn sql(&self) -> &str {
+        &self.sql
+    }
+
     /// The values, as rusqlite binds named parameters.
-    fn values(&self) -> Vec<(&str, &dyn rusqlite::ToSql)> {
+    pub(super) fn values(&self) -> Vec<(&str, &dyn rusqlite::ToSql)> {
         self.values
             .iter()
             .map(|(name, value)| (*name, value as &dyn rusqlite::ToSql))

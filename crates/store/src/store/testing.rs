@@ -98,6 +98,7 @@ pub const HISTORY_TABLES: &[&str] = &[
     "attachments",
     "attachment_outcomes",
     "attachment_text",
+    "meaning_models",
 ];
 /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
 /// only ever inserts into it).

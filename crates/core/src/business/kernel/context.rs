@@ -56,6 +56,9 @@ pub struct OwnerContext {
     pub owner_approval: Option<Arc<dyn OwnerApproval>>,
     /// `DISCORD_MANAGER_KEYWORDS`: what the briefing's "Your keywords" looks for.
     pub keywords: Keywords,
+    /// `DISCORD_MANAGER_MEANING`: search by meaning is on (the default); off, a search in
+    /// mode meaning or both is refused, saying how to turn it on.
+    pub meaning: bool,
     pub source: Source,
 }
 
@@ -73,6 +76,7 @@ pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Re
         confirm_posts: config.confirm_posts,
         owner_approval: None,
         keywords: config.keywords.clone(),
+        meaning: config.meaning,
         source,
     })
 }

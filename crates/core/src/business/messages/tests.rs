@@ -21,6 +21,7 @@ use crate::business::messages::search::Search;
 use crate::business::messages::search::SearchResults;
 use crate::business::messages::search::search_messages;
 use crate::test_fixtures::{VIEW, World};
+use discord_manager_vocabulary::words::{MatchedBy, SearchMode};
 use serde_json::json;
 
 fn catch_up_from(world: &World, since: Instant, limit: Option<u32>) -> CaughtUp {
@@ -1236,4 +1237,252 @@ fn a_page_read_from_the_markers_pages_on_from_the_markers() {
     let next = catch_up(&world.store, input, &world.context()).unwrap();
     assert_eq!(shown(&next), vec![b.clone()]);
     assert_eq!(next.next_cursor, None);
+}
+
+/// Every message of the world's store embedded, as the ingest daemon's pass does.
+fn embed_everything(world: &World) -> usize {
+    crate::business::messages::embedding::EmbeddingPass::new()
+        .and_then(|mut pass| pass.run_to_end(&world.store))
+        .unwrap()
+}
+
+fn by(mode: SearchMode) -> impl FnOnce(&mut Search) {
+    move |input| input.mode = Some(mode)
+}
+
+/// Chat lines from the meaning evaluation set (benches/eval/meaning.json): the question of
+/// p094 shares no content word with its target (the restore drill); the CI line shares "test".
+const RESTORE_DRILL: &str =
+    "restore drill went fine, 1.2TB restored in 47 min from the nightly snapshot";
+const CI_SHARDS: &str =
+    "ci is down to 11 min from 26 after caching the cargo registry and splitting the test shards";
+const LUNCH: &str = "friday team lunch at the thai place? need headcount by wed";
+const FAILOVER: &str = "pg primary fell over at 02:14, failover to the replica took ~90s";
+const BACKUP_QUESTION: &str = "did the recovery test from backups succeed?";
+
+#[test]
+fn a_paraphrase_is_found_by_meaning_and_by_both_and_not_by_words() {
+    let world = World::alone();
+    let channel = world.channel("general");
+    let target = world.post(&channel, "7", RESTORE_DRILL, json!({}));
+    for line in [CI_SHARDS, LUNCH, FAILOVER] {
+        world.post(&channel, "7", line, json!({}));
+    }
+    assert_eq!(embed_everything(&world), 4);
+    assert_eq!(embed_everything(&world), 0, "nothing embedded twice");
+    let words = search(&world, BACKUP_QUESTION, |_| ()).unwrap();
+    assert!(words.results.is_empty());
+    let meaning = search(&world, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
+    assert_eq!(found(&meaning)[0], target.as_str());
+    assert_eq!(meaning.results[0].matched_by, MatchedBy::Meaning);
+    assert_eq!(meaning.results[0].snippet, RESTORE_DRILL);
+    assert_eq!(meaning.results.len(), 4);
+    assert_eq!(meaning.query, BACKUP_QUESTION);
+    let both = search(&world, BACKUP_QUESTION, by(SearchMode::Both)).unwrap();
+    assert_eq!(found(&both)[0], target.as_str());
+    // The words "restore drill" are in the target: both rankings found it.
+    let exact = search(&world, "restore drill", by(SearchMode::Both)).unwrap();
+    assert_eq!(found(&exact)[0], target.as_str());
+    assert_eq!(exact.results[0].matched_by, MatchedBy::Both);
+    assert_eq!(
+        exact.results[0].snippet,
+        "[restore] [drill] went fine, 1.2TB restored in 47 min from the nightly snapshot"
+    );
+    assert_eq!(exact.results[1].matched_by, MatchedBy::Meaning);
+}
+
+#[test]
+fn an_edited_message_is_found_by_its_new_meaning_and_not_its_old_one() {
+    let world = World::alone();
+    let channel = world.channel("general");
+    let edited = world.post(&channel, "7", LUNCH, json!({}));
+    let pizza = world.post(
+        &channel,
+        "7",
+        "pizza in the office on thursday, who's in?",
+        json!({}),
+    );
+    world.post(&channel, "7", CI_SHARDS, json!({}));
+    world.post(&channel, "7", FAILOVER, json!({}));
+    embed_everything(&world);
+    let eating = "where are we eating together this week?";
+    let before = search(&world, eating, by(SearchMode::Meaning)).unwrap();
+    assert_eq!(found(&before)[0], edited.as_str());
+    world.edit(&channel, &edited, RESTORE_DRILL, "2026-11-29T12:00:00Z");
+    assert_eq!(embed_everything(&world), 1, "the edited message, alone");
+    let new_meaning = search(&world, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
+    assert_eq!(found(&new_meaning)[0], edited.as_str());
+    let old_meaning = search(&world, eating, by(SearchMode::Meaning)).unwrap();
+    assert_eq!(found(&old_meaning)[0], pizza.as_str());
+    assert_ne!(found(&old_meaning)[1], edited.as_str());
+}
+
+#[test]
+fn a_message_in_an_unreadable_channel_never_appears_by_meaning_however_close() {
+    let world = World::alone();
+    let hidden = world.channel_with(
+        "hidden",
+        json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": VIEW.to_string()}]),
+    );
+    let general = world.channel("general");
+    world.post(&hidden, "7", BACKUP_QUESTION, json!({}));
+    let visible = world.post(&general, "7", LUNCH, json!({}));
+    embed_everything(&world);
+    for mode in [SearchMode::Meaning, SearchMode::Both] {
+        let results = search(&world, BACKUP_QUESTION, by(mode)).unwrap();
+        assert_eq!(found(&results), [visible.as_str()], "{mode}");
+    }
+    // Out of the filter's scope, however close: another author, another window.
+    let by_someone_else = search(&world, LUNCH, |input| {
+        input.mode = Some(SearchMode::Meaning);
+        input.author_id = DiscordId::parse("8");
+    })
+    .unwrap();
+    assert!(by_someone_else.results.is_empty());
+    let later = search(&world, LUNCH, |input| {
+        input.mode = Some(SearchMode::Meaning);
+        input.since = Some(Instant::now().plus_seconds(3600));
+    })
+    .unwrap();
+    assert!(later.results.is_empty());
+    let pinned = search(&world, LUNCH, |input| {
+        input.mode = Some(SearchMode::Meaning);
+        input.pinned = Some(true);
+    })
+    .unwrap();
+    assert!(
+        pinned.results.is_empty(),
+        "SQL's filters hold over the scan's candidates"
+    );
+}
+
+#[test]
+fn search_by_meaning_is_refused_when_it_is_off_or_nothing_is_embedded_yet() {
+    let world = World::alone();
+    let channel = world.channel("general");
+    world.post(&channel, "7", LUNCH, json!({}));
+    let error = search(&world, LUNCH, by(SearchMode::Meaning)).unwrap_err();
+    assert_eq!(
+        error.message(),
+        "No message is embedded yet: `discord-manager ingest` embeds every message in the \
+         background, and `store_status` shows how far it is. Meanwhile search with mode \"words\""
+    );
+    let off = OwnerContext {
+        meaning: false,
+        ..world.context()
+    };
+    let input = Search {
+        query: LUNCH.into(),
+        mode: Some(SearchMode::Both),
+        ..Search::default()
+    };
+    let error = search_messages(&world.store, input, &off).unwrap_err();
+    assert_eq!(
+        error.message(),
+        "`mode` \"both\" searches by meaning, which is off (DISCORD_MANAGER_MEANING=off): set \
+         DISCORD_MANAGER_MEANING=on, or remove it, and run `discord-manager ingest`, which \
+         embeds every message in the background; or search with mode \"words\""
+    );
+    assert_eq!(
+        error.kind(),
+        discord_manager_vocabulary::error::ErrorKind::Config
+    );
+    // Words search is as it was.
+    let words = Search {
+        query: "thai".into(),
+        ..Search::default()
+    };
+    assert_eq!(
+        search_messages(&world.store, words, &off)
+            .unwrap()
+            .results
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn vectors_of_another_model_are_never_compared_and_the_refusal_names_both_models() {
+    let world = World::alone();
+    let channel = world.channel("general");
+    world.post(&channel, "7", LUNCH, json!({}));
+    let bundled = discord_manager_meaning::model::Identity::bundled();
+    let other = bundled
+        .as_str()
+        .replace(&bundled.name(), "another/model-v2");
+    world
+        .store
+        .write(|writer| {
+            let model = writer.meaning_model(&other)?;
+            let key = writer
+                .reader()
+                .messages_by_keys(&[1])?
+                .first()
+                .map_or(1, |(key, _)| *key);
+            writer.put_meaning(key, model, 0, &[1; 384])
+        })
+        .unwrap();
+    let error = search(&world, LUNCH, by(SearchMode::Meaning)).unwrap_err();
+    assert_eq!(
+        error.message(),
+        "No message is embedded by this binary's model (pocket-encoder/minilm-l3-q4-g32-v1) \
+         yet: the vectors in the store were made by another/model-v2, and vectors of another \
+         model are never compared with a question. `discord-manager ingest` re-embeds every \
+         message in the background; `store_status` shows how far it is. Meanwhile search with \
+         mode \"words\""
+    );
+    // The pass re-embeds it with the bundled model; then it is found.
+    assert_eq!(embed_everything(&world), 1);
+    assert_eq!(
+        search(&world, LUNCH, by(SearchMode::Meaning))
+            .unwrap()
+            .results
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn a_page_by_meaning_stops_within_the_answer_budget_and_its_cursor_reads_on_to_every_message() {
+    let world = World::alone();
+    let channel = world.channel("general");
+    // 30 messages of 1,500 characters: far more than one answer holds at `limit` 100.
+    let posted: Vec<String> = (0..30)
+        .map(|n| {
+            world.post(
+                &channel,
+                "7",
+                &format!("{n:02} {LUNCH} {}", "x".repeat(1500)),
+                json!({}),
+            )
+        })
+        .collect();
+    embed_everything(&world);
+    let mut seen: Vec<String> = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        pages += 1;
+        let page = search(&world, LUNCH, |input| {
+            input.mode = Some(SearchMode::Meaning);
+            input.limit = Some(100);
+            input.cursor = cursor.clone();
+        })
+        .unwrap();
+        assert!(!page.results.is_empty());
+        assert!(
+            budget::Budget::answer().admit(&page),
+            "a page fits the answer's budget"
+        );
+        seen.extend(found(&page).iter().map(|id| id.to_string()));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert!(pages > 1, "one page held all 30");
+    seen.sort();
+    let mut expected = posted.clone();
+    expected.sort();
+    assert_eq!(seen, expected, "every message once, across the pages");
 }

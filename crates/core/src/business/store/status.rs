@@ -17,6 +17,8 @@ use crate::business::kernel::budget::{Budget, fit};
 use crate::business::kernel::examples::{Examples, Sample};
 use crate::business::kernel::model::{Text, is_zero};
 use crate::business::kernel::untrusted::scrubbed;
+use crate::business::messages::meaning_index;
+use discord_manager_meaning::model::Identity;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -77,10 +79,26 @@ pub struct StoreStatus {
     /// The attachment cache beside the store, as the record tells: what is kept, and what is
     /// left.
     pub attachments: AttachmentCache,
+    /// Search by meaning: how many messages the ingest daemon has embedded with this
+    /// binary's model, of all of them.
+    pub meaning: MeaningStatus,
     /// This machine's clock against Discord's, as the ingest daemon last measured it; absent if
     /// it never did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discord_clock: Option<ClockOffset>,
+}
+
+/// How far the vectors of search by meaning are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MeaningStatus {
+    /// Whether search by meaning is on (`DISCORD_MANAGER_MEANING`, on by default).
+    pub on: bool,
+    /// Messages embedded by this binary's model (a message with no text counts once looked
+    /// at).
+    pub embedded: u64,
+    /// Messages in the store.
+    pub messages: u64,
 }
 
 /// The files of messages, as the store records them (`<store>.attachments/`).
@@ -283,6 +301,14 @@ pub fn store_status(
             message_count: reader.message_count()?,
             store_bytes,
             attachments: AttachmentCache::of(reader.cache_totals()?),
+            meaning: {
+                let progress = meaning_index::progress(reader, &Identity::bundled())?;
+                MeaningStatus {
+                    on: context.meaning,
+                    embedded: progress.embedded,
+                    messages: progress.messages,
+                }
+            },
             discord_clock: reader.latest_discord_clock()?.map(|reading| ClockOffset {
                 host_ahead_ms: reading.host_ahead_ms(),
                 measured_at: reading.host_at,
@@ -413,6 +439,7 @@ impl Render for StoreStatus {
             self.store_bytes as f64 / 1_000_000.0
         ));
         text.push_str(&attachments_line(&self.attachments));
+        text.push_str(&meaning_line(&self.meaning));
         if let Some(clock) = &self.discord_clock {
             text.push_str(&clock_line(clock));
         }
@@ -448,6 +475,17 @@ fn attachments_line(cache: &AttachmentCache) -> String {
         cache.pending,
         cache.failed,
         cache.skipped
+    )
+}
+
+/// Search by meaning in one line.
+fn meaning_line(meaning: &MeaningStatus) -> String {
+    if !meaning.on {
+        return "search by meaning: off (DISCORD_MANAGER_MEANING=off)\n".to_string();
+    }
+    format!(
+        "search by meaning: {} of {} messages embedded\n",
+        meaning.embedded, meaning.messages
     )
 }
 
@@ -581,6 +619,13 @@ impl ModelText for StoreStatus {
             "Attachments: {} files kept ({} bytes); {} pending, {} failed, {} skipped.",
             cache.files, cache.bytes, cache.pending, cache.failed, cache.skipped
         ));
+        text.line(&match self.meaning.on {
+            false => "Search by meaning: off (DISCORD_MANAGER_MEANING=off).".to_string(),
+            true => format!(
+                "Search by meaning: {} of {} messages embedded.",
+                self.meaning.embedded, self.meaning.messages
+            ),
+        });
         for gap in &self.gaps {
             let channel = match (&gap.channel_name, &gap.channel_id) {
                 (Some(name), Some(id)) => {

@@ -145,7 +145,7 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
         })
         .unwrap();
     drop(store);
-    // Back to schema 18: the table and its triggers gone (and 0020's and 0021's tables), as a store
+    // Back to schema 18: the table and its triggers gone (and 0020's to 0022's tables), as a store
     // written before them.
     let connection = Connection::open(&path).unwrap();
     connection
@@ -157,6 +157,8 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
              DROP TABLE attachments;
              DROP TABLE attachment_outcomes;
              DROP TABLE attachment_text;
+             DROP TABLE meaning_models;
+             DROP TABLE message_meanings;
              PRAGMA user_version = 18;",
         )
         .unwrap();
@@ -225,13 +227,15 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
         })
         .unwrap();
     drop(store);
-    // Back to schema 19: the tables gone (0021's too), as a store written before them.
+    // Back to schema 19: the tables gone (0021's and 0022's too), as a store written before them.
     let connection = Connection::open(&path).unwrap();
     connection
         .execute_batch(
             "DROP TABLE attachments;
              DROP TABLE attachment_outcomes;
              DROP TABLE attachment_text;
+             DROP TABLE meaning_models;
+             DROP TABLE message_meanings;
              PRAGMA user_version = 19;",
         )
         .unwrap();

@@ -1,0 +1,132 @@
+//! `RAYON_NUM_THREADS=1 cargo run --release -p discord-manager-meaning --example throughput`:
+//! embeddings per second on one thread, over the chat lines of the meaning evaluation set
+//! (`benches/eval/meaning.json`, or the JSON file named, with `messages[].text`), three times
+//! over after one warm-up, and recall@10 of meaning alone on its paraphrase queries (no words
+//! search, no filters: the model's own share of the benchmark's figure).
+
+use discord_manager_meaning::model::Encoder;
+use discord_manager_meaning::scan::{Row, ScanFilter, ScanIndex};
+use discord_manager_meaning::vector::quantise;
+
+fn main() {
+    let path = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "benches/eval/meaning.json".into());
+    let set: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the set")).expect("JSON");
+    let messages = set["messages"].as_array().expect("messages");
+    let texts: Vec<&str> = messages
+        .iter()
+        .map(|m| m["text"].as_str().expect("text"))
+        .collect();
+    let encoder = Encoder::bundled().expect("the encoder");
+    encoder.embed_one("warm up").expect("a vector");
+    let started = std::time::Instant::now();
+    let mut vectors = Vec::new();
+    let rounds = 3;
+    for _ in 0..rounds {
+        vectors = texts
+            .iter()
+            .map(|text| encoder.embed_one(text).expect("a vector"))
+            .collect();
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    println!(
+        "{} embeddings in {elapsed:.2} s: {:.0} per second",
+        texts.len() * rounds,
+        (texts.len() * rounds) as f64 / elapsed
+    );
+    let mut index = ScanIndex::new(encoder.identity().clone());
+    for (key, vector) in vectors.iter().enumerate() {
+        index.put(Row {
+            key: key as i64,
+            channel_id: "c".into(),
+            author_id: "a".into(),
+            arrived: 0,
+            sent: 0,
+            vector: quantise(vector).expect("a vector"),
+        });
+    }
+    let ids: Vec<&str> = messages
+        .iter()
+        .map(|m| m["id"].as_str().expect("id"))
+        .collect();
+    let filter = ScanFilter {
+        channel_ids: vec!["c".into()],
+        ..ScanFilter::default()
+    };
+    let (mut found, mut asked) = (0, 0);
+    for query in set["queries"].as_array().expect("queries") {
+        if query["kind"] != "paraphrase" {
+            continue;
+        }
+        asked += 1;
+        let vector = encoder
+            .embed_one(query["text"].as_str().expect("text"))
+            .expect("a vector");
+        let hits = index
+            .search(encoder.identity(), &vector, &filter, 10)
+            .expect("a search");
+        let mut answers = vec![query["target"].as_str().expect("target")];
+        if let Some(alternates) = query["alternates"].as_array() {
+            answers.extend(alternates.iter().filter_map(|a| a.as_str()));
+        }
+        if hits
+            .iter()
+            .any(|hit| answers.contains(&ids[hit.key as usize]))
+        {
+            found += 1;
+        }
+    }
+    println!("meaning alone: paraphrase recall@10 {found}/{asked}");
+    scan_at(1_000_000, &encoder, &vectors);
+}
+
+/// The scan over `size` stored vectors (the set's own, repeated with a little noise, in 50
+/// channels), one question at a time over every channel: p50 and p95 of 50 searches for ten
+/// results. The scan alone: no SQL filter, no message read.
+fn scan_at(size: usize, encoder: &Encoder, vectors: &[Vec<f32>]) {
+    let mut index = ScanIndex::new(encoder.identity().clone());
+    let mut noise = 0x2545_f491_4f6c_dd1d_u64;
+    for key in 0..size {
+        let base = &vectors[key % vectors.len()];
+        let noisy: Vec<f32> = base
+            .iter()
+            .map(|x| {
+                noise ^= noise << 13;
+                noise ^= noise >> 7;
+                noise ^= noise << 17;
+                x + ((noise % 1000) as f32 / 1000.0 - 0.5) * 0.05
+            })
+            .collect();
+        index.put(Row {
+            key: key as i64,
+            channel_id: format!("c{}", key % 50),
+            author_id: "a".into(),
+            arrived: key as i64,
+            sent: key as i64,
+            vector: quantise(&noisy).expect("a vector"),
+        });
+    }
+    let filter = ScanFilter {
+        channel_ids: (0..50).map(|channel| format!("c{channel}")).collect(),
+        ..ScanFilter::default()
+    };
+    let mut timings: Vec<f64> = (0..50)
+        .map(|n| {
+            let question = &vectors[(n * 7) % vectors.len()];
+            let started = std::time::Instant::now();
+            let found = index
+                .search(encoder.identity(), question, &filter, 10)
+                .expect("a search");
+            assert_eq!(found.len(), 10);
+            started.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    timings.sort_by(f64::total_cmp);
+    println!(
+        "scan of {size} vectors for 10 results: p50 {:.2} ms, p95 {:.2} ms",
+        timings[timings.len() / 2],
+        timings[timings.len() * 95 / 100]
+    );
+}

@@ -1,0 +1,23 @@
+//! Search by meaning: the sentence encoder bundled in the binary, what of a message is
+//! embedded, the compact form vectors are stored in, the exact scan over them with the
+//! search's filters inside it, and the fusion of two rankings.
+//!
+//! - [`model`]: the encoder (paraphrase-MiniLM-L3-v2 through `pocket-encoder`, 384 unit
+//!   coordinates, 128 tokens, no download at build or run time) and its [`model::Identity`],
+//!   the full description of the coordinate space stored beside the vectors: vectors of
+//!   another identity are never compared.
+//! - [`text`]: the text of a message that is embedded, the same text full-text search
+//!   indexes, and its fingerprint.
+//! - [`vector`]: a unit vector as 384 signed bytes, and what is derived from them at load.
+//! - [`scan`]: the per-process index of every current vector, its filters and the exact
+//!   rescoring of the best candidates.
+//! - [`fusion`]: reciprocal rank fusion of the words ranking and the meaning ranking.
+//!
+//! The crate knows no SQL and no Discord: the store keeps the bytes, the business layer
+//! decides what a search may see.
+
+pub mod fusion;
+pub mod model;
+pub mod scan;
+pub mod text;
+pub mod vector;
