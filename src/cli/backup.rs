@@ -128,6 +128,8 @@ fn copy_kept_files(from: &Path, to: &Path, hashes: &[String]) -> std::io::Result
     if hashes.is_empty() {
         return Ok(copied);
     }
+    // Only Unix has a mode to give the folder.
+    #[cfg_attr(not(unix), allow(unused_mut))]
     let mut folder = std::fs::DirBuilder::new();
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);

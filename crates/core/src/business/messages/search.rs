@@ -3,6 +3,7 @@
 //! its answer, the function, its examples, and the answer as a page and as a model's text.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use discord_manager_meaning::fusion::{FoundBy, fuse};
 use discord_manager_meaning::scan::ScanFilter;
@@ -504,37 +505,39 @@ impl Render for SearchResults {
 impl ModelText for SearchResults {
     fn write_text(&self, text: &mut TextBlock) {
         let query = text.data(&self.query);
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "{} results for {query}, best first:",
             self.results.len()
-        ));
+        );
         for result in &self.results {
             let line = message_line(text, &result.message);
             let snippet = text.data(&result.snippet);
             match &result.in_attachment {
                 Some(matched) => {
                     let filename = text.data(&matched.filename);
-                    text.line(&format!(
+                    let _ = writeln!(
+                        text,
                         "{line} — match in attached file {filename} (attachment {}): {snippet}",
                         matched.attachment_id
-                    ));
+                    );
                 }
-                None => match result.matched_by {
-                    MatchedBy::Words => text.line(&format!("{line} — match: {snippet}")),
-                    MatchedBy::Both => {
-                        text.line(&format!("{line} — match, and close in meaning: {snippet}"))
-                    }
-                    MatchedBy::Meaning => {
-                        text.line(&format!("{line} — close in meaning: {snippet}"))
-                    }
-                },
+                None => {
+                    let why = match result.matched_by {
+                        MatchedBy::Words => "match",
+                        MatchedBy::Both => "match, and close in meaning",
+                        MatchedBy::Meaning => "close in meaning",
+                    };
+                    let _ = writeln!(text, "{line} — {why}: {snippet}");
+                }
             }
         }
         if let Some(cursor) = &self.next_cursor {
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "More results: call again with the same query and {}.",
                 json_args(&[("cursor", cursor.as_str())])
-            ));
+            );
         }
     }
 }

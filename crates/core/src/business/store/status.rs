@@ -1,5 +1,7 @@
 //! Freshness and coverage of the store: how far an answer can be trusted.
 
+use std::fmt::Write as _;
+
 use discord_manager_store::{
     CacheTotals, ChannelCoverage, ChannelRecord, GapKind, GatewayEventKind, ImportState, Reader,
     Store,
@@ -431,13 +433,14 @@ impl Render for StoreStatus {
     fn render(&self) -> Page {
         let mut text = Page::new();
         text.push_str(&ingest_line(&self.ingest));
-        text.push_str(&format!(
+        let _ = write!(
+            text,
             "newest gateway event: {}\nlast backfill: {}\n{} messages, {:.1} MB on disk\n",
             seen(self.newest_gateway_event),
             seen(self.last_backfill),
             self.message_count,
             self.store_bytes as f64 / 1_000_000.0
-        ));
+        );
         text.push_str(&attachments_line(&self.attachments));
         text.push_str(&meaning_line(&self.meaning));
         if let Some(clock) = &self.discord_clock {
@@ -448,7 +451,7 @@ impl Render for StoreStatus {
             text.push_str("\n");
         }
         if self.channels_left_out > 0 {
-            text.push_str(&format!("and {} more channels\n", self.channels_left_out));
+            let _ = writeln!(text, "and {} more channels", self.channels_left_out);
         }
         if !self.never_backfilled.is_empty() {
             text.push_str(&never_backfilled_line(
@@ -460,7 +463,7 @@ impl Render for StoreStatus {
             text.push_str("no known gaps\n");
         } else {
             text.table(gaps_table(&self.gaps));
-            text.push_str(&format!("\n{} known gaps\n", self.gaps.len()));
+            let _ = writeln!(text, "\n{} known gaps", self.gaps.len());
         }
         text
     }
@@ -600,7 +603,8 @@ fn import_words(import: &ChannelImportStatus) -> String {
 impl ModelText for StoreStatus {
     fn write_text(&self, text: &mut TextBlock) {
         let seen = |at: Option<Instant>| at.map_or("never".to_string(), |at| at.to_string());
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Ingest: {} (last seen {}{}). Newest gateway event: {}. Last backfill: {}. \
              {} messages, {} bytes on disk.",
             self.ingest.state,
@@ -613,12 +617,13 @@ impl ModelText for StoreStatus {
             seen(self.last_backfill),
             self.message_count,
             self.store_bytes
-        ));
+        );
         let cache = &self.attachments;
-        text.line(&format!(
+        let _ = writeln!(
+            text,
             "Attachments: {} files kept ({} bytes); {} pending, {} failed, {} skipped.",
             cache.files, cache.bytes, cache.pending, cache.failed, cache.skipped
-        ));
+        );
         text.line(&match self.meaning.on {
             false => "Search by meaning: off (DISCORD_MANAGER_MEANING=off).".to_string(),
             true => format!(
@@ -634,35 +639,36 @@ impl ModelText for StoreStatus {
                 (None, Some(id)) => format!("channel {id}"),
                 _ => "every channel".to_string(),
             };
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "- gap ({}) in {channel} from {} until {}: {}",
                 gap.kind, gap.from, gap.until, gap.detail
-            ));
+            );
         }
         if self.gaps_left_out > 0 {
-            text.line(&format!("And {} more gaps.", self.gaps_left_out));
+            let _ = writeln!(text, "And {} more gaps.", self.gaps_left_out);
         }
         if !self.never_backfilled.is_empty() {
-            let mut names = Vec::new();
-            for channel in &self.never_backfilled {
-                names.push(format!(
-                    "{} ({})",
-                    text.data(&format!("#{}", channel.channel_name)),
-                    channel.channel_id
-                ));
+            let mut names = String::new();
+            for (index, channel) in self.never_backfilled.iter().enumerate() {
+                let separator = if index > 0 { ", " } else { "" };
+                let name = text.data(&format!("#{}", channel.channel_name));
+                let _ = write!(names, "{separator}{name} ({})", channel.channel_id);
             }
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "Never backfilled: {}{}.",
-                names.join(", "),
+                names,
                 match self.never_backfilled_left_out {
                     0 => String::new(),
                     more => format!(" and {more} more"),
                 }
-            ));
+            );
         }
         for channel in &self.channels {
             let name = text.data(&format!("#{}", channel.channel_name));
-            text.line(&format!(
+            let _ = writeln!(
+                text,
                 "- {name} (channel {}): last backfill {}, complete through msg {}{}",
                 channel.channel_id,
                 seen(channel.last_backfill_at),
@@ -671,10 +677,10 @@ impl ModelText for StoreStatus {
                     .as_deref()
                     .unwrap_or("none"),
                 channel.import.as_ref().map(import_text).unwrap_or_default()
-            ));
+            );
         }
         if self.channels_left_out > 0 {
-            text.line(&format!("And {} more channels.", self.channels_left_out));
+            let _ = writeln!(text, "And {} more channels.", self.channels_left_out);
         }
     }
 }
