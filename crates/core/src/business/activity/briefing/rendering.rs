@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use crate::answer::page::{Page, Render, Table, excerpt, local, plural, sent_heading, when};
 use crate::answer::text::{ModelText, TextBlock, at, json_args};
 use crate::business::activity::briefing::{
-    Brief, BriefingReport, Conversations, Due, DueItem, KeywordHits, MostActive, NeedReason,
-    NeedsYou, Rest, WindowStart,
+    Brief, BriefingReport, Conversation, Conversations, Due, DueItem, KeywordHits, MostActive,
+    NeedReason, NeedsYou, Rest, WindowStart,
 };
 use crate::business::kernel::model::PageCursor;
 
@@ -173,19 +173,35 @@ fn due_text(text: &mut TextBlock, section: &Due) {
     );
 }
 
+/// How a conversation's participants past those named are counted: in a line ("3 more") or
+/// in a table's cell ("+3").
+enum MoreShown {
+    Words,
+    Plus,
+}
+
+/// A conversation's participants, named, then how many more.
+fn people(item: &Conversation, more: MoreShown) -> String {
+    let mut people = item
+        .participants
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if item.more_participants > 0 {
+        let separator = if people.is_empty() { "" } else { ", " };
+        let _ = match more {
+            MoreShown::Words => write!(people, "{separator}{} more", item.more_participants),
+            MoreShown::Plus => write!(people, "{separator}+{}", item.more_participants),
+        };
+    }
+    people
+}
+
 fn conversations_text(text: &mut TextBlock, section: &Conversations) {
     let _ = writeln!(text, "## Conversations you are in: {}", section.total);
     for item in &section.items {
-        let mut people = item
-            .participants
-            .iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        if item.more_participants > 0 {
-            let separator = if people.is_empty() { "" } else { ", " };
-            let _ = write!(people, "{separator}{} more", item.more_participants);
-        }
+        let people = people(item, MoreShown::Words);
         let line = format!(
             "- {}: {} new since you wrote {}, from {}; newest {}",
             channel(text, &item.channel_name, &item.channel_id),
@@ -444,16 +460,7 @@ fn conversations_page(page: &mut Page, section: &Conversations) {
     }
     let mut table = Table::new(&["where", "new", "who", "newest"]);
     for item in &section.items {
-        let mut people = item
-            .participants
-            .iter()
-            .map(|p| p.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        if item.more_participants > 0 {
-            let separator = if people.is_empty() { "" } else { ", " };
-            let _ = write!(people, "{separator}+{}", item.more_participants);
-        }
+        let people = people(item, MoreShown::Plus);
         let (who, what) = who_and_what(&item.newest);
         table.add_row(vec![
             format!("#{}", item.channel_name),
