@@ -124,9 +124,12 @@ impl ScanIndex {
     }
 
     /// Adds a message's vector, or replaces it when the message has one already. A row whose
-    /// bytes are not a vector is left out (and false returned).
+    /// bytes are not a vector (the empty row of a message left with no text) takes the
+    /// message out of the index, so the meaning of its old text is never found again; false
+    /// is returned.
     pub fn put(&mut self, row: Row) -> bool {
         let Some(coordinates) = coordinates(&row.vector) else {
+            self.remove(row.key);
             return false;
         };
         let channel = self.channel_numbers.number(&row.channel_id);
@@ -155,6 +158,29 @@ impl ScanIndex {
         self.arrived[slot] = row.arrived;
         self.sent[slot] = row.sent;
         true
+    }
+
+    /// Takes a message's slot out: the last slot moves into its place.
+    fn remove(&mut self, key: i64) {
+        let Some(slot) = self.slots.remove(&key) else {
+            return;
+        };
+        let last = self.keys.len() - 1;
+        if slot != last {
+            self.slots.insert(self.keys[last], slot);
+            self.vectors.copy_within(
+                last * DIMENSIONS..(last + 1) * DIMENSIONS,
+                slot * DIMENSIONS,
+            );
+        }
+        self.vectors.truncate(last * DIMENSIONS);
+        self.keys.swap_remove(slot);
+        self.inverse_lengths.swap_remove(slot);
+        self.codes.swap_remove(slot);
+        self.channels.swap_remove(slot);
+        self.authors.swap_remove(slot);
+        self.arrived.swap_remove(slot);
+        self.sent.swap_remove(slot);
     }
 
     /// The `wanted` messages closest to `query` (a unit vector made by this index's
@@ -350,6 +376,43 @@ mod tests {
             .search(&Identity::bundled(), &towards(10, 0.0), &everywhere(), 2)
             .expect("a search");
         assert_eq!(keys(&found), [1, 4]);
+    }
+
+    #[test]
+    fn a_message_left_with_no_text_leaves_the_index_and_the_others_keep_their_vectors() {
+        let mut index = index();
+        // Message 1 is edited to nothing: the pass writes an empty row for it.
+        let emptied = Row {
+            vector: Vec::new(),
+            ..row(1, "c1", "ana", 100, &towards(0, 0.0))
+        };
+        assert!(!index.put(emptied));
+        assert_eq!(index.len(), 3);
+        let found = index
+            .search(&Identity::bundled(), &towards(0, 0.0), &everywhere(), 10)
+            .expect("a search");
+        assert_eq!(keys(&found), [3, 2, 4]);
+        // The last slot (message 4) moved into the freed one with its own vector and filters.
+        let by_bo = ScanFilter {
+            author_id: Some("bo".into()),
+            ..everywhere()
+        };
+        let found = index
+            .search(&Identity::bundled(), &towards(10, 0.0), &by_bo, 1)
+            .expect("a search");
+        assert_eq!(keys(&found), [4]);
+        assert!(found[0].score > 0.99, "{found:?}");
+        // Emptied again (no slot now), then given text again: one slot, found again.
+        assert!(!index.put(Row {
+            vector: Vec::new(),
+            ..row(1, "c1", "ana", 100, &towards(0, 0.0))
+        }));
+        assert!(index.put(row(1, "c1", "ana", 100, &towards(0, 0.0))));
+        assert_eq!(index.len(), 4);
+        let found = index
+            .search(&Identity::bundled(), &towards(0, 0.0), &everywhere(), 1)
+            .expect("a search");
+        assert_eq!(keys(&found), [1]);
     }
 
     #[test]

@@ -1318,6 +1318,22 @@ fn an_edited_message_is_found_by_its_new_meaning_and_not_its_old_one() {
 }
 
 #[test]
+fn a_message_edited_to_no_text_is_no_longer_found_by_its_old_meaning() {
+    let world = World::alone();
+    let channel = world.channel("general");
+    let emptied = world.post(&channel, "7", RESTORE_DRILL, json!({}));
+    let lunch = world.post(&channel, "7", LUNCH, json!({}));
+    embed_everything(&world);
+    // The process's index is loaded with the old text's vector.
+    let before = search(&world, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
+    assert_eq!(found(&before), [emptied.as_str(), lunch.as_str()]);
+    world.edit(&channel, &emptied, "", "2026-11-29T12:00:00Z");
+    assert_eq!(embed_everything(&world), 1, "the emptied message, alone");
+    let after = search(&world, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
+    assert_eq!(found(&after), [lunch.as_str()]);
+}
+
+#[test]
 fn a_message_in_an_unreadable_channel_never_appears_by_meaning_however_close() {
     let world = World::alone();
     let hidden = world.channel_with(
