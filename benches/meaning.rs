@@ -6,7 +6,10 @@
 //! query to `messages_search` through the registry, exactly as typed, and prints recall@10
 //! (the query's target, or an acceptable alternate, among the first ten results) for the
 //! paraphrase queries and the exact ones, per search mode, as a Markdown table, with how many
-//! paraphrase queries found nothing at all, then the exact queries each mode missed: words
+//! paraphrase queries were answered by their first result, how many of those with a
+//! distractor (a message sharing their words, not their meaning) ranked one above every
+//! answer, and how many found nothing at all, then which queries a distractor won and the
+//! exact queries each mode missed: words
 //! (full-text search, the default), meaning (the bundled sentence model over every message's
 //! vector, which the store's build makes as the ingest daemon would) and both (the two
 //! rankings fused). Recall is a count, not a timing: it is the same on every machine with the
@@ -40,10 +43,10 @@ fn main() {
         ("both", json!({"mode": "both"})),
     ];
     println!(
-        "| mode | paraphrase recall@{top} | exact recall@{top} | paraphrases with no result |",
+        "| mode | paraphrase recall@{top} | paraphrase answered first | distractor above the answer | exact recall@{top} | paraphrases with no result |",
         top = eval::TOP
     );
-    println!("|---|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|");
     let mut misses = Vec::new();
     for (mode, arguments) in &modes {
         let measure = |kind| {
@@ -53,14 +56,25 @@ fn main() {
         let paraphrase = measure(QueryKind::Paraphrase);
         let exact = measure(QueryKind::Exact);
         println!(
-            "| {mode} | {} | {} | {} |",
+            "| {mode} | {} | {} | {} of {} | {} | {} |",
             cell(&paraphrase),
+            paraphrase.first,
+            paraphrase.distracted.len(),
+            paraphrase.with_distractors,
             cell(&exact),
             paraphrase.empty
         );
-        misses.push((mode, exact));
+        misses.push((mode, exact, paraphrase.distracted));
     }
-    for (mode, exact) in misses {
+    for (mode, _, distracted) in &misses {
+        if !distracted.is_empty() {
+            println!(
+                "{mode}: a distractor above the answer for {}",
+                distracted.join(", ")
+            );
+        }
+    }
+    for (mode, exact, _) in misses {
         for (query, refusal) in &exact.missed {
             match refusal {
                 Some(refusal) => println!("{mode}: exact query {query} refused: {refusal}"),

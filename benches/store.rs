@@ -250,6 +250,21 @@ fn bench_size(config: &BenchConfig) -> Value {
     };
     let store_bytes = support::checkpointed_size(&path).expect("the store checkpoints");
 
+    // Search by meaning's vectors: a stand-in for every message that has none (all of them in
+    // a store built fresh, where the bytes they add are measured too).
+    eprintln!("bench: stand-in vectors ...");
+    let bases = support::search_modes::embedded_chat_lines().expect("the chat lines embed");
+    let (vectors_written, vectors_took) =
+        support::search_modes::write_vectors(&path, &bases).expect("the vectors are written");
+    let bytes_with_meanings = support::checkpointed_size(&path).expect("the store checkpoints");
+    let meanings = json!({
+        "written": vectors_written,
+        "writingSeconds": round3(vectors_took.as_secs_f64()),
+        "storeBytesWithMeanings": bytes_with_meanings,
+        "bytesPerVectorWritten": (vectors_written > 0)
+            .then(|| bytes_with_meanings.saturating_sub(store_bytes) / vectors_written as u64),
+    });
+
     // 3. Reading capabilities in-process.
     let last = produced.last_arrival.expect("the store has history");
     let day_ago = last.minus_seconds(DAY_SECONDS);
@@ -347,6 +362,12 @@ fn bench_size(config: &BenchConfig) -> Value {
     page_through["tokens"] = json!(read.bytes.div_ceil(4));
     page_through["largestPageBytes"] = json!(read.largest_page_bytes);
 
+    // Search in each mode, asked the evaluation set's questions.
+    eprintln!("bench: messages_search by words, meaning and both ...");
+    let questions = support::search_modes::questions().expect("the evaluation set's questions");
+    let search_modes = support::search_modes::measure(&runtime, &services, repeat, &questions)
+        .expect("search answers in each mode");
+
     // attachments_get on a kept image (issue 25): a 3000 × 1000 screenshot read from the
     // cache, decoded, downscaled and encoded, in-process like the readers above. Played after
     // the day was paged through, so on a store built fresh the figures above read it as
@@ -442,6 +463,8 @@ fn bench_size(config: &BenchConfig) -> Value {
         "floor": floor_figures.as_ref().map(|(figures, _)| figures),
         "ingestToFloor": floor_figures.as_ref().map(|(_, ratio)| ratio),
         "storeBytes": store_bytes,
+        "meanings": meanings,
+        "searchModes": search_modes,
         "bytesPerMillionMessages": (store_bytes as f64 * 1e6 / config.messages as f64).round(),
         "readers": readers,
         "attachmentCache": support::attachments::attachment_cache(config.messages, config.seed),
@@ -948,6 +971,24 @@ fn markdown(report: &Value) -> String {
             line.push_str(&format!(" {target} |"));
             push(&mut out, line);
         }
+    }
+    // Search in each mode, asked the evaluation set's questions over stand-in vectors.
+    for mode in support::search_modes::MODES {
+        let mut line = format!("| messages_search by {mode}, a question |");
+        for size in &sizes {
+            let figures = &size["searchModes"][mode];
+            line.push_str(&format!(
+                " {} / {} |",
+                ms(&figures["p50Ms"]),
+                ms(&figures["p95Ms"])
+            ));
+        }
+        let target = match mode {
+            "words" => "",
+            _ => "p50 ≤ 30 ms",
+        };
+        line.push_str(&format!(" {target} |"));
+        push(&mut out, line);
     }
     let mut line = "| what the first page of one day returns |".to_string();
     for size in &sizes {

@@ -1,4 +1,5 @@
-//! A measurement, not a test: whether keeping attachments' files slows the gateway's writer.
+//! A measurement, not a test: whether keeping attachments' files, or embedding messages for
+//! search by meaning, slows the gateway's writer, and how fast the embedder keeps up.
 //!
 //! The real `discord-manager ingest` runs against the fake Discord, and the fake plays a live
 //! feed of 20,000 MESSAGE_CREATE, 4% of them carrying a file from the synthetic attachment
@@ -17,6 +18,11 @@
 //!   with the fetcher on, the fake's one thread also serves the CDN's downloads;
 //! - the files the fetcher kept while the feed was being written (it keeps one at a time, with
 //!   a pause after each: a few a second).
+//!
+//! With `INGEST_KNOB=meaning`, the runs alternate the embedder instead, off
+//! (`DISCORD_MANAGER_MEANING=off`) and on, with the fetcher off in both, and each run also
+//! prints how many messages the embedder had embedded when the writer was done, and at that
+//! rate, embeddings a second while ingesting.
 //!
 //! Build the binary first, then run this with the same profile:
 //! `cargo build --release && cargo run --release --example ingest_with_attachments`.
@@ -69,7 +75,19 @@ fn json_of(db: &Path, args: &[&str]) -> Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-fn start(fake: &FakeDiscord, db: &Path, fetching: bool) -> (Child, mpsc::Receiver<String>) {
+/// What a run's daemon runs beside the gateway's writer.
+#[derive(Debug, Clone, Copy)]
+struct Beside {
+    fetcher: bool,
+    embedder: bool,
+}
+
+/// Which knob the runs turn (`INGEST_KNOB`): the fetcher (the default) or the embedder.
+fn knob_is_meaning() -> bool {
+    std::env::var("INGEST_KNOB").is_ok_and(|knob| knob == "meaning")
+}
+
+fn start(fake: &FakeDiscord, db: &Path, beside: Beside) -> (Child, mpsc::Receiver<String>) {
     let mut command = Command::new(binary());
     command
         .env_clear()
@@ -80,8 +98,11 @@ fn start(fake: &FakeDiscord, db: &Path, fetching: bool) -> (Child, mpsc::Receive
         .arg(db)
         .arg("ingest")
         .stderr(Stdio::piped());
-    if !fetching {
+    if !beside.fetcher {
         command.env("DISCORD_MANAGER_ATTACHMENTS", "0");
+    }
+    if !beside.embedder {
+        command.env("DISCORD_MANAGER_MEANING", "off");
     }
     let mut child = command.spawn().unwrap();
     let (lines, received) = mpsc::channel();
@@ -159,11 +180,11 @@ fn feed(fake: &FakeDiscord) -> (String, usize) {
 }
 
 /// One run: a fresh store and fake, the feed played live; the figures.
-fn run(fetching: bool) -> Value {
+fn run(beside: Beside) -> Value {
     let folder = tempfile::tempdir().unwrap();
     let db = folder.path().join("store.sqlite3");
     let fake = FakeDiscord::start();
-    let (mut daemon, lines) = start(&fake, &db, fetching);
+    let (mut daemon, lines) = start(&fake, &db, beside);
     wait_for(&lines, "for guild Lighthouse Labs");
     let (feed, files) = feed(&fake);
     let base = json_of(&db, &["status"])["messageCount"]
@@ -180,6 +201,9 @@ fn run(fetching: bool) -> Value {
         std::thread::sleep(Duration::from_millis(20));
     }
     let stored = sent.elapsed().as_secs_f64();
+    let embedded = json_of(&db, &["status"])["meaning"]["embedded"]
+        .as_u64()
+        .unwrap_or(0);
     let kept = lines
         .try_iter()
         .filter(|line| line.contains("kept attachment"))
@@ -192,7 +216,10 @@ fn run(fetching: bool) -> Value {
     let _ = daemon.kill();
     let _ = daemon.wait();
     json!({
-        "fetching": fetching,
+        "fetching": beside.fetcher,
+        "embedding": beside.embedder,
+        "embeddedMeanwhile": embedded,
+        "embeddingsPerSecond": (embedded as f64 / stored).round(),
         "messages": LIVE_MESSAGES,
         "filesAttached": files,
         "eventsPerSecond": ((LIVE_MESSAGES - 1) as f64 / seconds).round(),
@@ -208,35 +235,47 @@ fn main() {
         .and_then(|runs| runs.parse().ok())
         .filter(|runs| *runs > 0)
         .unwrap_or(RUNS);
+    let meaning = knob_is_meaning();
+    let (name, field) = if meaning {
+        ("embedder", "embedding")
+    } else {
+        ("fetcher", "fetching")
+    };
     let mut results = Vec::new();
     for round in 0..runs {
-        for fetching in [false, true] {
-            let figures = run(fetching);
+        for on in [false, true] {
+            let beside = Beside {
+                fetcher: on && !meaning,
+                embedder: !meaning || on,
+            };
+            let figures = run(beside);
             println!(
-                "round {}: fetcher {}: {} events/s between the first and the last commit; the \
+                "round {}: {name} {}: {} events/s between the first and the last commit; the \
                  fake sent every frame in {} s, the store held them all {} s after that; {} of \
-                 {} attached files kept meanwhile",
+                 {} attached files kept and {} messages embedded meanwhile ({} a second)",
                 round + 1,
-                if fetching { "on " } else { "off" },
+                if on { "on " } else { "off" },
                 figures["eventsPerSecond"],
                 figures["fakeSendingSeconds"],
                 figures["writerLagSeconds"],
                 figures["filesKeptMeanwhile"],
                 figures["filesAttached"],
+                figures["embeddedMeanwhile"],
+                figures["embeddingsPerSecond"],
             );
             results.push(figures);
         }
     }
-    for fetching in [false, true] {
+    for on in [false, true] {
         let mut rates: Vec<f64> = results
             .iter()
-            .filter(|figures| figures["fetching"] == fetching)
+            .filter(|figures| figures[field] == on)
             .filter_map(|figures| figures["eventsPerSecond"].as_f64())
             .collect();
         rates.sort_by(f64::total_cmp);
         println!(
-            "fetcher {}: median {} events/s of {runs} runs (slowest {}, fastest {})",
-            if fetching { "on " } else { "off" },
+            "{name} {}: median {} events/s of {runs} runs (slowest {}, fastest {})",
+            if on { "on " } else { "off" },
             rates[rates.len() / 2],
             rates[0],
             rates[rates.len() - 1]

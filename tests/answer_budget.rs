@@ -4,8 +4,9 @@
 //! On a generated store large enough to overflow every reader (10,000 messages in 500
 //! channels, hundreds of mentions, 80 open bookmarks, 300 scheduled messages of the longest
 //! content), each tool is called with its default inputs and with each bound at the largest
-//! value its schema accepts, and the answer an MCP client receives (the structured result and
-//! the text block together) must stay within the budget. The cases are each capability's own
+//! value its schema accepts (search in each mode: every message has a stand-in vector), and
+//! the answer an MCP client receives (the structured result and the text block together) must
+//! stay within the budget. The cases are each capability's own
 //! examples (`business::kernel::examples`): its default and its largest inputs.
 
 use std::collections::BTreeMap;
@@ -20,6 +21,7 @@ use discord_manager_core::config::GuildScope;
 use discord_manager_core::registry::{self, Services};
 use discord_manager_discord::sender::RECORDERS;
 use discord_manager_store::Store;
+use discord_manager_synthetic::stand_in_meanings::{made_up_base, write_stand_in_meanings};
 use discord_manager_synthetic::{OWNER_ID, Plan};
 use discord_manager_vocabulary::instant::Instant;
 use serde_json::{Value, json};
@@ -39,6 +41,9 @@ async fn world() -> World {
     let store = Arc::new(Store::open(&path).expect("the store opens"));
     let (produced, _) = discord_manager_synthetic::build(&store, &Plan::new(10_000, 20_261_201))
         .expect("the generator runs");
+    // Every message a vector, so the searches by meaning and by both find their fill.
+    let bases: Vec<Vec<f32>> = (0..8).map(made_up_base).collect();
+    write_stand_in_meanings(&store, &bases).expect("stand-in vectors");
     let context = OwnerContext {
         owner_id: Some(OWNER_ID.to_string()),
         guild_scope: GuildScope::every_guild(),

@@ -14,6 +14,7 @@ use discord_manager_core::business::kernel::budget::ANSWER_BYTES;
 use discord_manager_core::business::mentions::list::{ListMentions, list_mentions};
 use discord_manager_core::business::messages::catch_up::{CatchUp, catch_up};
 use discord_manager_store::Store;
+use discord_manager_synthetic::stand_in_meanings::made_up_base;
 use discord_manager_synthetic::{OWNER_ID, Plan, Produced};
 use discord_manager_vocabulary::instant::Instant;
 use rusqlite::{Connection, OpenFlags};
@@ -362,6 +363,17 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
     if std::path::Path::new(&wal).exists() {
         std::fs::copy(&wal, format!("{}-wal", copy.display())).expect("its log copies");
     }
+    // Search by meaning's stand-in vectors, as the benchmark writes them (made-up bases here:
+    // embedding the evaluation set's lines would only slow the test).
+    let bases: Vec<Vec<f32>> = (0..4).map(made_up_base).collect();
+    let (written, _) = support::search_modes::write_vectors(&copy, &bases).unwrap();
+    assert_eq!(written as u64, produced.messages);
+    assert_eq!(
+        support::search_modes::write_vectors(&copy, &bases)
+            .unwrap()
+            .0,
+        0
+    );
     let services = support::services(&copy);
     let runtime = support::runtime();
     let once = support::Repeat {
@@ -417,6 +429,22 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
         !found["results"].as_array().unwrap().is_empty(),
         "the searched word is in the store"
     );
+
+    // Search in each mode, as the benchmark measures it: every question answered with a full
+    // page by meaning and by both (every readable message has a vector); by words, the
+    // owner's questions share no message's every word.
+    let questions = support::search_modes::questions().unwrap();
+    assert!(questions.len() >= 100, "{}", questions.len());
+    let modes = support::search_modes::measure(&runtime, &services, once, &questions).unwrap();
+    for mode in ["meaning", "both"] {
+        assert_eq!(
+            modes[mode]["questions"], 4,
+            "{mode}: first call, warm-up and two"
+        );
+        assert_eq!(modes[mode]["results"], 40, "{mode}");
+        assert_eq!(modes[mode]["samples"], 2, "{mode}");
+    }
+    assert_eq!(modes["words"]["results"], 0);
 
     // attachments_get on the kept screenshot, as the benchmark measures it: read from the
     // cache, decoded, downscaled to 1568 × 522 (1568 pixels on its longest side) and served as

@@ -125,6 +125,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "config",
             "payload",
             "ingest",
+            "meaning",
             "store",
             "snowflake",
             "instant",
@@ -850,6 +851,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-core",
+            "discord-manager-meaning",
         ],
     ),
     (

@@ -311,6 +311,12 @@ fn user_id(index: usize) -> String {
 pub struct Recall {
     pub queries: usize,
     pub found: usize,
+    /// Queries whose first result answers them.
+    pub first: usize,
+    /// Queries that name distractors, and those of them where a distractor was ranked above
+    /// every answer (an answer not in the top ten ranks below everything in it).
+    pub with_distractors: usize,
+    pub distracted: Vec<String>,
     /// Queries the search answered with no result at all.
     pub empty: usize,
     /// The queries whose target (or an alternate) was not in the top ten, with what the
@@ -371,11 +377,28 @@ pub fn recall(
         if hits.is_empty() {
             recall.empty += 1;
         }
-        let found = hits.iter().take(TOP).any(|result| {
-            result["message"]["messageId"]
-                .as_str()
-                .is_some_and(|id| wanted.contains(&id))
-        });
+        let ids: Vec<&str> = hits
+            .iter()
+            .take(TOP)
+            .filter_map(|result| result["message"]["messageId"].as_str())
+            .collect();
+        let answer_at = ids.iter().position(|id| wanted.contains(id));
+        let found = answer_at.is_some();
+        if answer_at == Some(0) {
+            recall.first += 1;
+        }
+        if !query.distractors.is_empty() {
+            recall.with_distractors += 1;
+            let distractors: Vec<&str> = query
+                .distractors
+                .iter()
+                .filter_map(|distractor| discord_ids.get(distractor).map(String::as_str))
+                .collect();
+            let distractor_at = ids.iter().position(|id| distractors.contains(id));
+            if distractor_at.is_some_and(|at| answer_at.is_none_or(|answer| at < answer)) {
+                recall.distracted.push(query.id.clone());
+            }
+        }
         if found {
             recall.found += 1;
         } else {

@@ -6,12 +6,13 @@
 //! one the registry has, with the examples each declares), calling a capability in-process exactly as both
 //! surfaces do, the size of an answer as an MCP client receives it, paging through a catch-up
 //! window, and the raw rusqlite floor that ingestion is compared with; `attachments.rs` the
-//! kept screenshot `attachments_get` is measured on and the attachment cache's model. It never
-//! asserts a duration.
+//! kept screenshot `attachments_get` is measured on and the attachment cache's model;
+//! `search_modes.rs` search in each mode over stand-in vectors. It never asserts a duration.
 
 #![allow(dead_code)]
 
 pub mod attachments;
+pub mod search_modes;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -20,6 +20,7 @@
 //! and end instant too.
 
 pub mod attachment_mix;
+pub mod stand_in_meanings;
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};

@@ -463,6 +463,8 @@ pub(crate) fn search_messages_examples(sample: &Sample) -> Examples {
         largest: vec![
             json!({"query": sample.word, "limit": 100}),
             json!({"query": "the OR a OR to OR and", "limit": 100}),
+            json!({"query": "the OR a OR to OR and", "limit": 100, "mode": "both"}),
+            json!({"query": sample.word, "limit": 100, "mode": "meaning"}),
         ],
         demo: vec![json!({"query": "cache node"}), json!({"query": "standup"})],
     }

@@ -1,0 +1,84 @@
+//! Stand-in vectors for a generated store, so the budget gate and the benchmark can search by
+//! meaning at any size without embedding every message (the bundled model embeds about 116
+//! messages a second: a 1M store would take hours).
+//!
+//! Each message without a vector of the bundled model gets one of the caller's `bases` (chosen
+//! by its key) with a little deterministic noise, written under the bundled model's identity,
+//! exactly as the embedding pass writes a real one. What the vectors say is not what they
+//! measure: the scan's cost and an answer's size do not depend on it. Real embeddings of real
+//! lines make good bases (the benchmark embeds the meaning evaluation set's chat lines); a
+//! handful of made-up directions will do for an answer's size.
+
+use discord_manager_meaning::model::{DIMENSIONS, Identity};
+use discord_manager_meaning::vector::quantise;
+use discord_manager_store::Store;
+use discord_manager_vocabulary::error::{Error, Result};
+
+/// How many messages one transaction gives vectors.
+const BATCH: usize = 10_000;
+
+/// How far each coordinate of a stand-in strays from its base, either way.
+const NOISE: f32 = 0.025;
+
+/// Gives every message of `store` that has no vector of the bundled model a stand-in made from
+/// `bases` (each of [`DIMENSIONS`] coordinates), and returns how many it wrote. Resumable: a
+/// message that has a vector already is left as it is.
+pub fn write_stand_in_meanings(store: &Store, bases: &[Vec<f32>]) -> Result<usize> {
+    if bases.is_empty() || bases.iter().any(|base| base.len() != DIMENSIONS) {
+        return Err(Error::internal(format!(
+            "stand-in vectors need at least one base of {DIMENSIONS} coordinates"
+        )));
+    }
+    let identity = Identity::bundled();
+    let model = store.write(|writer| writer.meaning_model(identity.as_str()))?;
+    let mut written = 0;
+    let mut after = 0;
+    loop {
+        let keys = store.read(|reader| reader.unembedded_messages(model, after, BATCH))?;
+        let Some(last) = keys.last() else {
+            return Ok(written);
+        };
+        after = *last;
+        store.write(|writer| {
+            for key in &keys {
+                let vector = stand_in(&bases[*key as usize % bases.len()], *key);
+                writer.put_meaning(*key, model, 0, &quantise(&vector)?)?;
+            }
+            Ok(())
+        })?;
+        written += keys.len();
+    }
+}
+
+/// A direction of its own for the `n`th of a set of made-up bases: pseudo-random coordinates
+/// from `n`, the same on every run.
+pub fn made_up_base(n: u64) -> Vec<f32> {
+    let mut state = Noise::from(n.wrapping_add(1));
+    (0..DIMENSIONS).map(|_| state.next_signed()).collect()
+}
+
+/// `base` with noise drawn from `key`.
+fn stand_in(base: &[f32], key: i64) -> Vec<f32> {
+    let mut noise = Noise::from(key as u64);
+    base.iter()
+        .map(|coordinate| coordinate + noise.next_signed() * NOISE)
+        .collect()
+}
+
+/// A xorshift generator: deterministic noise, not randomness anyone relies on.
+struct Noise(u64);
+
+impl Noise {
+    fn from(seed: u64) -> Noise {
+        // Never zero (xorshift stays at zero), and nearby seeds start far apart.
+        Noise(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
+    /// The next value, evenly in [-1, 1).
+    fn next_signed(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+}
