@@ -73,7 +73,8 @@ impl Writer<'_> {
         Ok(self.transaction.last_insert_rowid())
     }
 
-    /// Makes `vector` (empty for no text) the message's one current vector, replacing any.
+    /// Makes `vector` (empty for no text) the message's one current vector, replacing any,
+    /// and moves the message's count to `model` (`meaning_totals`).
     pub fn put_meaning(
         &mut self,
         key: i64,
@@ -81,9 +82,20 @@ impl Writer<'_> {
         fingerprint: i64,
         vector: &[u8],
     ) -> Result<()> {
+        const REPLACED_MODEL: &str = "SELECT model FROM message_meanings WHERE message_key = :key";
         const PUT_MEANING: &str = "INSERT OR REPLACE INTO message_meanings
                  (message_key, model, fingerprint, vector)
              VALUES (:key, :model, :fingerprint, :vector)";
+        const COUNT_ONE_MORE: &str = "INSERT INTO meaning_totals (model, vectors)
+             VALUES (:model, 1)
+             ON CONFLICT (model) DO UPDATE SET vectors = vectors + 1";
+        const COUNT_ONE_LESS: &str =
+            "UPDATE meaning_totals SET vectors = vectors - 1 WHERE model = :model";
+        let replaced: Option<i64> = self
+            .transaction
+            .prepare_cached(REPLACED_MODEL)?
+            .query_row(named_params! {":key": key}, |row| row.get(0))
+            .optional()?;
         self.transaction
             .prepare_cached(PUT_MEANING)?
             .execute(named_params! {
@@ -92,6 +104,16 @@ impl Writer<'_> {
                 ":fingerprint": fingerprint,
                 ":vector": vector,
             })?;
+        if replaced != Some(model) {
+            if let Some(previous) = replaced {
+                self.transaction
+                    .prepare_cached(COUNT_ONE_LESS)?
+                    .execute(named_params! {":model": previous})?;
+            }
+            self.transaction
+                .prepare_cached(COUNT_ONE_MORE)?
+                .execute(named_params! {":model": model})?;
+        }
         Ok(())
     }
 }
@@ -263,31 +285,23 @@ impl Reader<'_> {
     }
 
     /// How many messages have a vector of `model` (None: no model has embedded anything), of
-    /// all the messages stored. With one model known, every row is its own, and the count
-    /// reads the small index on message keys instead of the vectors.
+    /// all the messages stored: two single-row reads, whatever the store's size (the running
+    /// count of `meaning_totals`, and the messages' last key, as `message_count` reads it).
     pub fn meaning_progress(&self, model: Option<i64>) -> Result<MeaningProgress> {
-        const MODELS: &str = "SELECT count(*) FROM meaning_models";
-        const ALL_ROWS: &str = "SELECT count(*) FROM message_meanings";
-        const ROWS_OF_MODEL: &str = "SELECT count(*) FROM message_meanings WHERE model = :model";
-        const MESSAGES: &str = "SELECT count(*) FROM messages";
-        let count = |sql: &str, model: Option<i64>| -> Result<u64> {
-            let mut statement = self.connection.prepare_cached(sql)?;
-            let count: i64 = match model {
-                Some(model) => {
-                    statement.query_row(named_params! {":model": model}, |row| row.get(0))?
-                }
-                None => statement.query_row([], |row| row.get(0))?,
-            };
-            Ok(count as u64)
-        };
-        let embedded = match model {
+        const VECTORS_OF_MODEL: &str = "SELECT vectors FROM meaning_totals WHERE model = :model";
+        let embedded: i64 = match model {
             None => 0,
-            Some(_) if count(MODELS, None)? <= 1 => count(ALL_ROWS, None)?,
-            Some(model) => count(ROWS_OF_MODEL, Some(model))?,
+            Some(model) => self
+                .connection
+                .prepare_cached(VECTORS_OF_MODEL)?
+                .query_row(named_params! {":model": model}, |row| row.get(0))
+                .optional()?
+                .unwrap_or(0),
         };
+        let embedded = u64::try_from(embedded).unwrap_or(0);
         Ok(MeaningProgress {
             embedded,
-            messages: count(MESSAGES, None)?,
+            messages: self.message_count()?,
         })
     }
 

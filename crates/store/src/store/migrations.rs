@@ -105,6 +105,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0022_message_meanings.sql",
         include_str!("../../../../migrations/0022_message_meanings.sql"),
     ),
+    (
+        "0023_meaning_totals.sql",
+        include_str!("../../../../migrations/0023_meaning_totals.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

@@ -134,6 +134,58 @@ fn messages_without_a_vector_of_the_model_are_listed_after_the_cursor() {
 }
 
 #[test]
+fn progress_counts_each_message_once_under_the_model_of_its_current_vector() {
+    let (_folder, store) = store();
+    let keys: Vec<i64> = ["one", "two", "three"]
+        .iter()
+        .map(|content| message(&store, "300", content).0)
+        .collect();
+    let (old, new) = store
+        .write(|writer| Ok((writer.meaning_model("old")?, writer.meaning_model("new")?)))
+        .unwrap();
+    let progress = |model| {
+        let progress = store
+            .read(|reader| reader.meaning_progress(Some(model)))
+            .unwrap();
+        assert_eq!(progress.messages, 3);
+        progress.embedded
+    };
+    assert_eq!((progress(old), progress(new)), (0, 0));
+    store
+        .write(|writer| {
+            for key in &keys {
+                writer.put_meaning(*key, old, 1, &[1; 384])?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!((progress(old), progress(new)), (3, 0));
+    // Embedded again by the same model (an edit): still one each.
+    store
+        .write(|writer| writer.put_meaning(keys[0], old, 2, &[2; 384]))
+        .unwrap();
+    assert_eq!((progress(old), progress(new)), (3, 0));
+    // Re-embedded by another model, one of them left with no text: moved, not added.
+    store
+        .write(|writer| {
+            writer.put_meaning(keys[0], new, 3, &[3; 384])?;
+            writer.put_meaning(keys[1], new, 3, &[])
+        })
+        .unwrap();
+    assert_eq!((progress(old), progress(new)), (1, 2));
+    // A batch that fails is rolled back whole, its counts with it.
+    let failed = store.write(|writer| {
+        writer.put_meaning(keys[2], new, 4, &[4; 384])?;
+        Err::<(), _>(discord_manager_vocabulary::error::Error::internal(
+            "stopped",
+        ))
+    });
+    assert!(failed.is_err());
+    assert_eq!((progress(old), progress(new)), (1, 2));
+    assert_eq!(rows(&store).len(), 3);
+}
+
+#[test]
 fn an_edit_lists_its_message_as_changed_once_and_the_text_to_embed_is_the_edited_one() {
     let (_folder, store) = store();
     let (key, message_id) = message(&store, "300", "we keep the LRU");

@@ -145,7 +145,7 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
         })
         .unwrap();
     drop(store);
-    // Back to schema 18: the table and its triggers gone (and 0020's to 0022's tables), as a store
+    // Back to schema 18: the table and its triggers gone (and 0020's to 0023's tables), as a store
     // written before them.
     let connection = Connection::open(&path).unwrap();
     connection
@@ -159,6 +159,7 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
              DROP TABLE attachment_text;
              DROP TABLE meaning_models;
              DROP TABLE message_meanings;
+             DROP TABLE meaning_totals;
              PRAGMA user_version = 18;",
         )
         .unwrap();
@@ -227,7 +228,7 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
         })
         .unwrap();
     drop(store);
-    // Back to schema 19: the tables gone (0021's and 0022's too), as a store written before them.
+    // Back to schema 19: the tables gone (0021's to 0023's too), as a store written before them.
     let connection = Connection::open(&path).unwrap();
     connection
         .execute_batch(
@@ -236,6 +237,7 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
              DROP TABLE attachment_text;
              DROP TABLE meaning_models;
              DROP TABLE message_meanings;
+             DROP TABLE meaning_totals;
              PRAGMA user_version = 19;",
         )
         .unwrap();
@@ -291,4 +293,39 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
         )
         .unwrap();
     assert_eq!(sightings, 2);
+}
+
+#[test]
+fn the_meaning_totals_start_from_the_vectors_a_store_already_holds() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.sqlite3");
+    let store = Store::open_writable(&path).unwrap();
+    store
+        .write(|writer| {
+            let (old, new) = (writer.meaning_model("old")?, writer.meaning_model("new")?);
+            writer.put_meaning(1, old, 0, &[1; 384])?;
+            writer.put_meaning(2, new, 0, &[1; 384])?;
+            writer.put_meaning(3, new, 0, &[])
+        })
+        .unwrap();
+    drop(store);
+    // Back to schema 22: vectors written before their totals were kept.
+    let connection = Connection::open(&path).unwrap();
+    connection
+        .execute_batch("DROP TABLE meaning_totals; PRAGMA user_version = 22;")
+        .unwrap();
+    drop(connection);
+    let store = Store::open_writable(&path).unwrap();
+    let totals: Vec<(i64, i64)> = {
+        let connection = store.lock();
+        let mut statement = connection
+            .prepare("SELECT model, vectors FROM meaning_totals ORDER BY model")
+            .unwrap();
+        statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(totals, [(1, 1), (2, 2)]);
 }
