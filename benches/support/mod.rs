@@ -137,7 +137,9 @@ pub fn sample(
     let attachment = runtime
         .block_on(discord_manager::seed::play_kept_text_attachment(
             &services.store,
-            busiest_channel,
+            &busiest_channel
+                .parse()
+                .map_err(|_| format!("{busiest_channel} is not a channel id"))?,
         ))
         .map_err(|error| format!("the sample's attachment: {}", error.message()))?;
     Ok(Sample {
@@ -290,7 +292,7 @@ pub fn page_through(
 /// The owner's context on a synthetic store, as the CLI builds it.
 pub fn owner_context() -> OwnerContext {
     OwnerContext {
-        owner_id: Some(OWNER_ID.to_string()),
+        owner_id: Some(OWNER_ID.parse().expect("OWNER_ID is an id")),
         guild_scope: GuildScope::every_guild(),
         token_configured: false,
         read_only: false,
