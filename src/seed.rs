@@ -210,7 +210,7 @@ pub const SAMPLE_ATTACHMENT: &str = "1700000000000000002";
 pub async fn play_kept_text_attachment(
     store: &Arc<Store>,
     channel_id: &ChannelId,
-) -> Result<String> {
+) -> Result<AttachmentId> {
     use base64::Engine as _;
     use std::fmt::Write as _;
     let guild_id = store
@@ -242,7 +242,8 @@ pub async fn play_kept_text_attachment(
         "attachmentId": SAMPLE_ATTACHMENT,
         "base64": base64::engine::general_purpose::STANDARD.encode(log.as_bytes())}});
     play_feed(store, &format!("{message}\n{kept}\n"), Origin::Seed).await?;
-    Ok(SAMPLE_ATTACHMENT.to_string())
+    AttachmentId::parse(SAMPLE_ATTACHMENT)
+        .ok_or_else(|| Error::internal("the sample attachment's id is not a Discord id"))
 }
 
 /// Builds the demo store at `path`. Refuses a store that already holds anything unless

@@ -110,10 +110,10 @@ async fn world() -> World {
         .await
         .expect("a kept text attachment plays into the busiest channel");
     let sample = Sample {
-        channel,
-        message: message.to_string(),
-        bot_message,
-        mention: mention.to_string(),
+        channel: channel_id,
+        message,
+        bot_message: bot_message.parse().expect("the bot's message id"),
+        mention,
         word: discord_manager_synthetic::search_word(),
         attachment,
         schedule_id: schedules[0].as_i64().expect("a schedule's id"),
