@@ -11,6 +11,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
+use discord_manager_vocabulary::snowflake::{AttachmentId, ChannelId, UserId};
 use serde::Deserialize;
 
 use discord_manager_attachments::{Cache, NotKept};
@@ -61,7 +62,7 @@ struct Application {
 
 #[derive(Deserialize)]
 struct ApplicationOwner {
-    id: String,
+    id: UserId,
 }
 
 /// The owner context of a feed's actions and jobs, from what the store knows at that point:
@@ -156,7 +157,12 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
 
 /// Keeps an attachment's bytes as the daemon's fetcher does: written into the store's cache
 /// and recorded `fetched` through the same store method, so `attachments_get` serves them.
-fn keep_attachment(store: &Store, line: usize, attachment_id: &str, encoded: &str) -> Result<()> {
+fn keep_attachment(
+    store: &Store,
+    line: usize,
+    attachment_id: &AttachmentId,
+    encoded: &str,
+) -> Result<()> {
     use base64::Engine as _;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(encoded)
@@ -201,7 +207,10 @@ pub const SAMPLE_ATTACHMENT: &str = "1700000000000000002";
 /// kept as the daemon's fetcher keeps a file: what the generated stores of the benchmark and
 /// of the answer-budget gate point `attachments_get` at. Playing it again changes nothing
 /// (the message is known, the file already kept). Returns the attachment's id.
-pub async fn play_kept_text_attachment(store: &Arc<Store>, channel_id: &str) -> Result<String> {
+pub async fn play_kept_text_attachment(
+    store: &Arc<Store>,
+    channel_id: &ChannelId,
+) -> Result<AttachmentId> {
     use base64::Engine as _;
     use std::fmt::Write as _;
     let guild_id = store
@@ -233,7 +242,8 @@ pub async fn play_kept_text_attachment(store: &Arc<Store>, channel_id: &str) -> 
         "attachmentId": SAMPLE_ATTACHMENT,
         "base64": base64::engine::general_purpose::STANDARD.encode(log.as_bytes())}});
     play_feed(store, &format!("{message}\n{kept}\n"), Origin::Seed).await?;
-    Ok(SAMPLE_ATTACHMENT.to_string())
+    AttachmentId::parse(SAMPLE_ATTACHMENT)
+        .ok_or_else(|| Error::internal("the sample attachment's id is not a Discord id"))
 }
 
 /// Builds the demo store at `path`. Refuses a store that already holds anything unless

@@ -24,6 +24,7 @@ use discord_manager_store::Store;
 use discord_manager_synthetic::stand_in_meanings::{made_up_base, write_stand_in_meanings};
 use discord_manager_synthetic::{OWNER_ID, Plan};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::ChannelId;
 use serde_json::{Value, json};
 
 struct World {
@@ -45,7 +46,7 @@ async fn world() -> World {
     let bases: Vec<Vec<f32>> = (0..8).map(made_up_base).collect();
     write_stand_in_meanings(&store, &bases).expect("stand-in vectors");
     let context = OwnerContext {
-        owner_id: Some(OWNER_ID.to_string()),
+        owner_id: Some(OWNER_ID.parse().expect("the generator's owner id")),
         guild_scope: GuildScope::every_guild(),
         token_configured: true,
         read_only: false,
@@ -59,11 +60,12 @@ async fn world() -> World {
         source: Source::Cli,
     };
     let channel = produced.busiest_readable_channel;
+    let channel_id: ChannelId = channel.parse().expect("the busiest channel's id");
     let first_arrival = produced.first_arrival.expect("a first arrival");
     let message = store
         .read(|reader| {
             Ok(reader
-                .messages_arrived_from(&[channel.as_str()], first_arrival, 1)?
+                .messages_arrived_from(&[&channel_id], first_arrival, 1)?
                 .remove(0)
                 .message_id)
         })
@@ -109,13 +111,13 @@ async fn world() -> World {
                                "sendAt": from_now(200 * 86_400 + n)});
         schedules.push(call("schedules_add", arguments).await["scheduleId"].clone());
     }
-    let attachment = discord_manager::seed::play_kept_text_attachment(&services.store, &channel)
+    let attachment = discord_manager::seed::play_kept_text_attachment(&services.store, &channel_id)
         .await
         .expect("a kept text attachment plays into the busiest channel");
     let sample = Sample {
-        channel,
+        channel: channel_id,
         message,
-        bot_message,
+        bot_message: bot_message.parse().expect("the bot's message id"),
         mention,
         word: discord_manager_synthetic::search_word(),
         attachment,

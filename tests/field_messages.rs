@@ -27,7 +27,7 @@ fn services() -> (tempfile::TempDir, Services) {
     let folder = tempfile::tempdir().unwrap();
     let store = Store::open(&folder.path().join("drift.sqlite3")).unwrap();
     let context = OwnerContext {
-        owner_id: Some("1000000000000000001".into()),
+        owner_id: Some("1000000000000000001".parse().unwrap()),
         guild_scope: GuildScope::every_guild(),
         token_configured: false,
         read_only: false,

@@ -35,12 +35,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     // (business) reads it and the seed keeps its demo files in it.
     ("attachments", &[]),
     // Search by meaning: the bundled encoder, compact vectors, the scan and rank fusion; it
-    // knows no SQL and no Discord, only the error type it answers with. The encoder's crate
-    // (pocket_encoder) is its dependency alone: the crate graph below holds it.
-    ("meaning", &["error"]),
-    ("snowflake", &["instant"]),
+    // knows no SQL and no Discord, only the error type it answers with and the ids it filters
+    // by. The encoder's crate (pocket_encoder) is its dependency alone: the crate graph below
+    // holds it.
+    ("meaning", &["error", "snowflake"]),
+    // Discord's ids, a type per kind; behind the `sqlite` feature, how each is bound and read,
+    // a stored value that is not an id reading as an owner-worded error.
+    ("snowflake", &["instant", "error"]),
     // Discord's permission arithmetic over a guild's roles and a channel's overwrites.
-    ("permissions", &["words"]),
+    ("permissions", &["words", "snowflake"]),
     (
         "store",
         &["instant", "error", "snowflake", "words", "permissions"],
@@ -170,7 +173,7 @@ const CONFINED_CRATES: &[(&str, &[&str])] = &[
     ("comfy_table", &["cli"]),
     ("clap", &["cli", "program"]),
     ("clap_complete", &["cli"]),
-    ("rusqlite", &["store", "error"]),
+    ("rusqlite", &["store", "error", "snowflake"]),
 ];
 
 /// What each top-level module names (other modules, confined crates), each with a file

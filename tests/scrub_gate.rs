@@ -140,7 +140,7 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
     // The demo's owner, as seed learns it from the demo application.
     discord_manager_ingest::guilds::record_application_owner(
         &store,
-        "1000000000000000001",
+        &"1000000000000000001".parse().unwrap(),
         IdentitySource::Seed,
     )
     .unwrap();
@@ -236,7 +236,7 @@ async fn the_hostile_feed_reaches_the_store_with_every_kind_of_stranger_string()
     );
     let message = services
         .store
-        .read(|reader| reader.message("1500000000000000001"))
+        .read(|reader| reader.message(&"1500000000000000001".parse().unwrap()))
         .unwrap()
         .unwrap();
     assert!(message.original_content.contains('\u{E0100}'), "content");
@@ -249,7 +249,7 @@ async fn the_hostile_feed_reaches_the_store_with_every_kind_of_stranger_string()
 async fn a_refusal_names_a_channel_by_its_id_and_never_by_its_hostile_name() {
     let (_folder, mut services) = hostile_store().await;
     services.context.source = Source::Mcp;
-    services.context.send_channel_ids = Some(vec!["1400000000000000001".to_string()]);
+    services.context.send_channel_ids = Some(vec!["1400000000000000001".parse().unwrap()]);
     let refusal = registry::find("messages_send")
         .unwrap()
         .call(

@@ -546,7 +546,7 @@ async fn every_tool_answers_meaningfully_from_a_freshly_seeded_store() {
     .unwrap();
     let context = build_owner_context(&config, &store, Source::Cli).unwrap();
     assert_eq!(
-        context.owner_id.as_deref(),
+        context.owner_id.as_ref().map(|id| id.as_str()),
         Some("1000000000000000001"),
         "the demo owner is learned from the store"
     );
@@ -645,7 +645,7 @@ fn seed_replace_refuses_a_store_seed_did_not_make_and_one_ingest_holds() {
         let store = Arc::new(Store::open(&path).unwrap());
         discord_manager_ingest::guilds::record_application_owner(
             &store,
-            "1000000000000000009",
+            &"1000000000000000009".parse().unwrap(),
             discord_manager_store::IdentitySource::Application,
         )
         .unwrap();
@@ -665,7 +665,8 @@ fn seed_replace_refuses_a_store_seed_did_not_make_and_one_ingest_holds() {
         kept.read(|reader| reader.identity())
             .unwrap()
             .owner_user_id
-            .as_deref(),
+            .as_ref()
+            .map(|id| id.as_str()),
         Some("1000000000000000009"),
         "the store was left as it was"
     );

@@ -182,7 +182,7 @@ impl EvalSet {
                        "position": position, "permission_overwrites": [], "nsfw": false})
             })
             .collect();
-        let owner_id = self.author_user(&self.owner)?.id;
+        let owner_id = self.owner_id()?;
         let mut guild = json!({
             "id": GUILD_ID, "name": "Driftwood", "icon": null, "icon_hash": null,
             "splash": null, "discovery_splash": null, "owner_id": owner_id,
@@ -240,10 +240,17 @@ impl EvalSet {
         Ok(feed)
     }
 
+    /// The owner's user id.
+    fn owner_id(&self) -> Result<discord_manager_vocabulary::snowflake::UserId, String> {
+        let id = self.author_user(&self.owner)?.id;
+        id.parse()
+            .map_err(|_| format!("the owner's id {id} is not a Discord id"))
+    }
+
     /// The owner's context on the set's store, as the CLI builds it.
     pub fn owner_context(&self) -> Result<OwnerContext, String> {
         Ok(OwnerContext {
-            owner_id: Some(self.author_user(&self.owner)?.id),
+            owner_id: Some(self.owner_id()?),
             guild_scope: GuildScope::every_guild(),
             token_configured: false,
             read_only: true,
@@ -266,7 +273,7 @@ impl EvalSet {
         path: &Path,
     ) -> Result<Services, String> {
         let store = Arc::new(Store::open(path).map_err(|error| error.message().to_string())?);
-        let owner_id = self.author_user(&self.owner)?.id;
+        let owner_id = self.owner_id()?;
         discord_manager_ingest::guilds::record_application_owner(
             &store,
             &owner_id,

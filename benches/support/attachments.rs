@@ -160,8 +160,11 @@ pub fn screenshot_png() -> Vec<u8> {
 /// attachment's id.
 pub async fn play_kept_screenshot(store: &Arc<Store>, channel_id: &str) -> Result<String, String> {
     let png = screenshot_png();
+    let channel: discord_manager_vocabulary::snowflake::ChannelId = channel_id
+        .parse()
+        .map_err(|_| format!("{channel_id} is not a channel id"))?;
     let guild_id = store
-        .read(|reader| reader.channel(channel_id))
+        .read(|reader| reader.channel(&channel))
         .map_err(|error| error.message().to_string())?
         .and_then(|channel| channel.guild_id);
     let message = json!({"t": "MESSAGE_CREATE", "d": {

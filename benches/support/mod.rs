@@ -25,6 +25,7 @@ use discord_manager_core::registry::{self, Effect, Services};
 use discord_manager_store::Store;
 use discord_manager_synthetic::OWNER_ID;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Value, json};
@@ -122,8 +123,8 @@ pub fn sample(
     )?
     .structured["messages"][0]["messageId"]
         .as_str()
-        .ok_or("the busiest channel has no history")?
-        .to_string();
+        .and_then(MessageId::parse)
+        .ok_or("the busiest channel has no history")?;
     let mention = answer(
         runtime,
         services,
@@ -132,17 +133,20 @@ pub fn sample(
     )?
     .structured["mentions"][0]["messageId"]
         .as_str()
-        .ok_or("the store has no mention of the owner")?
-        .to_string();
+        .and_then(MessageId::parse)
+        .ok_or("the store has no mention of the owner")?;
+    let channel: ChannelId = busiest_channel
+        .parse()
+        .map_err(|_| format!("{busiest_channel} is not a channel id"))?;
     // The one file attachments_get reads: played into the store once, known after.
     let attachment = runtime
         .block_on(discord_manager::seed::play_kept_text_attachment(
             &services.store,
-            busiest_channel,
+            &channel,
         ))
         .map_err(|error| format!("the sample's attachment: {}", error.message()))?;
     Ok(Sample {
-        channel: busiest_channel.to_string(),
+        channel,
         bot_message: message.clone(),
         message,
         mention,
@@ -291,7 +295,7 @@ pub fn page_through(
 /// The owner's context on a synthetic store, as the CLI builds it.
 pub fn owner_context() -> OwnerContext {
     OwnerContext {
-        owner_id: Some(OWNER_ID.to_string()),
+        owner_id: Some(OWNER_ID.parse().expect("OWNER_ID is an id")),
         guild_scope: GuildScope::every_guild(),
         token_configured: false,
         read_only: false,

@@ -177,7 +177,7 @@ mod tests {
             .write(|writer| {
                 for (id, hash) in [("1", kept.hash.to_string()), ("2", absent.clone())] {
                     writer.record_attachment_outcome(
-                        id,
+                        &id.parse().unwrap(),
                         &AttachmentOutcome::Fetched { hash, bytes: 10 },
                     )?;
                 }

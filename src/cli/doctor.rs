@@ -27,6 +27,7 @@ use discord_manager_discord::daemon::CLOCK_WARNING_MS;
 use discord_manager_discord::rest::{Rest, RestError};
 use discord_manager_store::{GatewayEventKind, IngestHolder, Store};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::GuildId;
 use serde::{Deserialize, Serialize};
 
 /// What `doctor --json` prints.
@@ -48,7 +49,7 @@ pub struct Check {
     pub check: String,
     /// Absent except for `channels`: the guild the line is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub guild_id: Option<String>,
+    pub guild_id: Option<GuildId>,
     pub status: Status,
     /// What was found, in the owner's words.
     pub detail: String,
@@ -441,7 +442,7 @@ fn guilds_check(config: &Config, profile: &BotProfile) -> Check {
                 .collect(),
         )
     };
-    let missing: Vec<String> = config
+    let missing: Vec<GuildId> = config
         .guild_scope
         .listed()
         .iter()
@@ -466,7 +467,7 @@ fn guilds_check(config: &Config, profile: &BotProfile) -> Check {
     let _ = write!(
         detail,
         "; in DISCORD_GUILD_IDS but the bot is not in: {}",
-        named(missing)
+        named(missing.iter().map(GuildId::to_string).collect())
     );
     Check::new("guilds", Status::Fail, detail).fix(format!(
         "invite the bot there ({}) or take the id out of DISCORD_GUILD_IDS",
@@ -474,7 +475,12 @@ fn guilds_check(config: &Config, profile: &BotProfile) -> Check {
     ))
 }
 
-async fn channels_check(rest: &Rest, guild_id: &str, name: &str, profile: &BotProfile) -> Check {
+async fn channels_check(
+    rest: &Rest,
+    guild_id: &GuildId,
+    name: &str,
+    profile: &BotProfile,
+) -> Check {
     let mut check = match guild_readability(rest, guild_id, &profile.user_id).await {
         Ok(readability) if readability.unreadable.is_empty() => Check::new(
             "channels",
@@ -512,7 +518,7 @@ async fn channels_check(rest: &Rest, guild_id: &str, name: &str, profile: &BotPr
         )
         .fix("check that the bot is still in the guild, then run doctor again"),
     };
-    check.guild_id = Some(guild_id.to_string());
+    check.guild_id = Some(guild_id.clone());
     check
 }
 

@@ -12,15 +12,16 @@
 use std::fmt;
 use std::io::{BufRead, IsTerminal, Read, Write};
 use std::path::Path;
+use std::str::FromStr;
 
 use clap::ArgMatches;
-use discord_manager_core::business::kernel::model::DiscordId;
 use discord_manager_core::config::{self, Config, Token};
 use discord_manager_discord::bot_check::{
     self, BOT_PERMISSIONS, BotProfile, bot_settings_url, invite_url, privileged_intents,
 };
 use discord_manager_discord::rest::{GuildSummary, RestError};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
+use discord_manager_vocabulary::snowflake::{ApplicationId, GuildId, UserId};
 
 /// The variables setup writes; every other line of the config file is kept.
 const WRITTEN: [&str; 3] = ["DISCORD_TOKEN", "DISCORD_OWNER_ID", "DISCORD_GUILD_IDS"];
@@ -30,7 +31,7 @@ const WRITTEN: [&str; 3] = ["DISCORD_TOKEN", "DISCORD_OWNER_ID", "DISCORD_GUILD_
 enum Scope {
     /// Every guild the bot is in, now and later (`DISCORD_GUILD_IDS` empty).
     Every,
-    Only(Vec<String>),
+    Only(Vec<GuildId>),
 }
 
 /// Runs setup; answers the report to print.
@@ -61,15 +62,19 @@ pub fn run(options: &ArgMatches) -> Result<String> {
     }
     let guild_ids = match &scope {
         Scope::Every => String::new(),
-        Scope::Only(ids) => ids.join(","),
+        Scope::Only(ids) => ids
+            .iter()
+            .map(GuildId::as_str)
+            .collect::<Vec<_>>()
+            .join(","),
     };
     let mut settings = vec![("DISCORD_TOKEN", token.expose().to_string())];
     if let Some(owner) = &owner_id {
-        settings.push(("DISCORD_OWNER_ID", owner.clone()));
+        settings.push(("DISCORD_OWNER_ID", owner.to_string()));
     }
     settings.push(("DISCORD_GUILD_IDS", guild_ids));
     config::write_config_file(&path, &settings)?;
-    Ok(report(&profile, &scope, owner_id.as_deref(), &path))
+    Ok(report(&profile, &scope, owner_id.as_ref(), &path))
 }
 
 /// The token from standard input (`--token-stdin`) or a prompt that does not echo it.
@@ -197,7 +202,7 @@ fn chosen_scope(answer: &str, guilds: &[GuildSummary]) -> Option<Scope> {
     if answer.trim().is_empty() {
         return Some(Scope::Every);
     }
-    let mut ids: Vec<String> = Vec::new();
+    let mut ids: Vec<GuildId> = Vec::new();
     for number in answer.split(',') {
         let index = number.trim().parse::<usize>().ok()?.checked_sub(1)?;
         let id = &guilds.get(index)?.id;
@@ -243,15 +248,13 @@ fn ask(question: &str) -> Result<String> {
     Ok(line.trim().to_string())
 }
 
-fn discord_id(option: &str, text: &str) -> Result<String> {
-    DiscordId::parse(text)
-        .map(|id| id.as_str().to_string())
-        .ok_or_else(|| {
-            Error::input(format!(
-                "`{option}` must be a Discord id (a string of digits such as \
+fn discord_id<Id: FromStr>(option: &str, text: &str) -> Result<Id> {
+    text.parse().map_err(|_| {
+        Error::input(format!(
+            "`{option}` must be a Discord id (a string of digits such as \
                  \"1189078123456789012\")"
-            ))
-        })
+        ))
+    })
 }
 
 fn guild_list<'a>(guilds: impl Iterator<Item = &'a GuildSummary>) -> String {
@@ -267,7 +270,7 @@ fn guild_list<'a>(guilds: impl Iterator<Item = &'a GuildSummary>) -> String {
 
 /// What setup did and what is left to the owner: the bot, the scope, the file, the intents
 /// and the invite.
-fn report(profile: &BotProfile, scope: &Scope, owner_id: Option<&str>, path: &Path) -> String {
+fn report(profile: &BotProfile, scope: &Scope, owner_id: Option<&UserId>, path: &Path) -> String {
     let mut out = String::new();
     let _ = write_report(&mut out, profile, scope, owner_id, path);
     out
@@ -277,7 +280,7 @@ fn write_report(
     out: &mut impl fmt::Write,
     profile: &BotProfile,
     scope: &Scope,
-    owner_id: Option<&str>,
+    owner_id: Option<&UserId>,
     path: &Path,
 ) -> fmt::Result {
     let application = &profile.application;
@@ -288,7 +291,7 @@ fn write_report(
         profile.user_id,
         application.name,
         application.id,
-        owner_id.unwrap_or("nobody Discord names (give --owner-id)")
+        owner_id.map_or("nobody Discord names (give --owner-id)", UserId::as_str)
     )?;
     write_scope(out, scope, &profile.guilds)?;
     let written: Vec<&str> = WRITTEN
@@ -338,16 +341,16 @@ fn write_scope(out: &mut impl fmt::Write, scope: &Scope, guilds: &[GuildSummary]
             guild_list(guilds.iter())
         ),
         Scope::Only(ids) => {
-            let named = |id: &String| {
-                guilds
-                    .iter()
-                    .find(|guild| guild.id == *id)
-                    .map_or_else(|| id.clone(), |guild| format!("{} ({})", guild.name, id))
+            let named = |id: &GuildId| {
+                guilds.iter().find(|guild| guild.id == *id).map_or_else(
+                    || id.to_string(),
+                    |guild| format!("{} ({})", guild.name, id),
+                )
             };
             let not_in: Vec<&str> = ids
                 .iter()
                 .filter(|id| !guilds.iter().any(|guild| guild.id == **id))
-                .map(String::as_str)
+                .map(GuildId::as_str)
                 .collect();
             writeln!(
                 out,
@@ -373,7 +376,11 @@ fn write_scope(out: &mut impl fmt::Write, scope: &Scope, guilds: &[GuildSummary]
     }
 }
 
-fn write_intents(out: &mut impl fmt::Write, flags: u64, application_id: &str) -> fmt::Result {
+fn write_intents(
+    out: &mut impl fmt::Write,
+    flags: u64,
+    application_id: &ApplicationId,
+) -> fmt::Result {
     writeln!(
         out,
         "Privileged intents (Developer Portal → your application → Bot → Privileged Gateway \
@@ -409,7 +416,7 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(index, name)| GuildSummary {
-                id: format!("12000000000000000{index:02}"),
+                id: format!("12000000000000000{index:02}").parse().unwrap(),
                 name: name.to_string(),
             })
             .collect()

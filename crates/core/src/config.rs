@@ -19,9 +19,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use discord_manager_vocabulary::error::{Error, Result};
-use discord_manager_vocabulary::snowflake::{DiscordId, days_before};
+use discord_manager_vocabulary::snowflake::{ChannelId, GuildId, UserId, days_before};
 
 mod attachments;
 mod keywords;
@@ -121,7 +122,7 @@ impl fmt::Debug for Token {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GuildScope {
     /// Empty: every guild.
-    listed: Vec<String>,
+    listed: Vec<GuildId>,
 }
 
 impl GuildScope {
@@ -131,17 +132,17 @@ impl GuildScope {
     }
 
     /// Only these guilds (none listed: every guild).
-    pub fn only(guild_ids: Vec<String>) -> GuildScope {
+    pub fn only(guild_ids: Vec<GuildId>) -> GuildScope {
         GuildScope { listed: guild_ids }
     }
 
     /// Whether guild `guild_id` is in scope.
-    pub fn includes(&self, guild_id: &str) -> bool {
+    pub fn includes(&self, guild_id: &GuildId) -> bool {
         self.listed.is_empty() || self.listed.iter().any(|id| id == guild_id)
     }
 
     /// The guilds listed; empty when every guild is in scope.
-    pub fn listed(&self) -> &[String] {
+    pub fn listed(&self) -> &[GuildId] {
         &self.listed
     }
 }
@@ -149,11 +150,11 @@ impl GuildScope {
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     pub token: Option<Token>,
-    pub owner_id: Option<String>,
+    pub owner_id: Option<UserId>,
     pub guild_scope: GuildScope,
     pub db_path: Option<PathBuf>,
     pub read_only: bool,
-    pub send_channel_ids: Option<Vec<String>>,
+    pub send_channel_ids: Option<Vec<ChannelId>>,
     pub api_base: Option<String>,
     /// `DISCORD_MANAGER_ALLOW_DMS=1`: direct-message channels are in scope (off by default).
     pub allow_dms: bool,
@@ -575,32 +576,28 @@ fn switch(variable: &str, value: Option<String>, meaning: &str) -> Result<bool> 
     }
 }
 
-fn discord_id(variable: &str, text: &str) -> Result<String> {
-    DiscordId::parse(text)
-        .map(|id| id.as_str().to_string())
-        .ok_or_else(|| {
-            Error::config(format!(
-                "{variable} must be a Discord id (a string of digits such as \
+fn discord_id<Id: FromStr>(variable: &str, text: &str) -> Result<Id> {
+    text.parse().map_err(|_| {
+        Error::config(format!(
+            "{variable} must be a Discord id (a string of digits such as \
                  \"1189078123456789012\"); the value is not one and is not shown here"
-            ))
-        })
+        ))
+    })
 }
 
-fn id_list(variable: &str, text: &str) -> Result<Vec<String>> {
+fn id_list<Id: FromStr>(variable: &str, text: &str) -> Result<Vec<Id>> {
     text.split(',')
         .map(str::trim)
         .filter(|id| !id.is_empty())
         .enumerate()
         .map(|(index, id)| {
-            DiscordId::parse(id)
-                .map(|id| id.as_str().to_string())
-                .ok_or_else(|| {
-                    Error::config(format!(
-                        "{variable} must be Discord ids separated by commas; entry {} is not one \
+            id.parse().map_err(|_| {
+                Error::config(format!(
+                    "{variable} must be Discord ids separated by commas; entry {} is not one \
                          (it is not shown here)",
-                        index + 1
-                    ))
-                })
+                    index + 1
+                ))
+            })
         })
         .collect()
 }

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use serde_json::Value;
 
 use crate::business::kernel::outbox::{
@@ -29,10 +30,10 @@ pub struct Recorders {
     /// Records an edited message (Discord's answer to an edit).
     pub edited: fn(&Store, &Value) -> Result<()>,
     /// Records a deletion: the channel and the message.
-    pub deleted: fn(&Store, &str, &str) -> Result<()>,
+    pub deleted: fn(&Store, &ChannelId, &MessageId) -> Result<()>,
     /// Records the bot's reaction: channel, message, Discord's emoji object, and whether it
     /// was added (else removed).
-    pub reacted: fn(&Store, &str, &str, &Value, bool) -> Result<()>,
+    pub reacted: fn(&Store, &ChannelId, &MessageId, &Value, bool) -> Result<()>,
 }
 
 /// A stand-in for Discord's REST API that answers a bot's post as Discord does: with the
@@ -87,8 +88,8 @@ impl DemoDiscord {
         let timestamp = Instant::now();
         let answer = Message {
             id: &snowflake(timestamp),
-            channel_id: &message.channel_id,
-            author: bot(bot_id, identity.bot_name),
+            channel_id: message.channel_id.as_str(),
+            author: bot(&bot_id, identity.bot_name),
             content: &message.content,
             timestamp: &timestamp.to_iso(),
             flags: if message.suppress_embeds {
@@ -97,7 +98,7 @@ impl DemoDiscord {
                 0
             },
             nonce: Some(&message.nonce),
-            reply_to: message.reply_to_message_id.as_deref(),
+            reply_to: message.reply_to_message_id.as_ref().map(MessageId::as_str),
             ..Message::default()
         }
         .to_json();
@@ -123,9 +124,9 @@ impl DemoDiscord {
             .read(|reader| reader.identity())
             .map_err(unavailable)?;
         Ok(Message {
-            id: &message.message_id,
-            channel_id: &message.channel_id,
-            author: bot(message.author_id, identity.bot_name),
+            id: message.message_id.as_str(),
+            channel_id: message.channel_id.as_str(),
+            author: bot(&message.author_id, identity.bot_name),
             content: &edit.content,
             timestamp: &message.sent_at.to_iso(),
             edited_timestamp: Some(&Instant::now().to_iso()),
@@ -138,9 +139,9 @@ impl DemoDiscord {
 
 /// The bot as the author of its own messages: Discord's user object for it, named as READY
 /// named it.
-fn bot(id: String, name: Option<String>) -> User {
+fn bot(id: &UserId, name: Option<String>) -> User {
     User {
-        id,
+        id: id.to_string(),
         username: name.unwrap_or_default(),
         global_name: None,
         bot: true,
@@ -161,8 +162,13 @@ impl DiscordSender for DemoDiscord {
         Box::pin(async move {
             let answer = self.create(message)?;
             let recorded = (self.recorders.sent)(store, &answer);
-            let id = answer["id"].as_str().unwrap_or_default();
-            Ok(Delivered::of(id, recorded))
+            let id = answer["id"]
+                .as_str()
+                .and_then(MessageId::parse)
+                .ok_or_else(|| SendFailure::Unavailable {
+                    reason: "the demo's answer has no message id".into(),
+                })?;
+            Ok(Delivered::of(&id, recorded))
         })
     }
 

@@ -5,12 +5,14 @@
 //! store without seeing each other's rows, and nothing is ever cleaned up.
 
 use std::collections::VecDeque;
+use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use discord_manager_ingest::{Origin, Recorded, record_event};
 use discord_manager_store::Store;
 use discord_manager_store::testing::{fresh_id, shared_store};
+use discord_manager_vocabulary::snowflake::{ChannelId, GuildId, MessageId, RoleId, UserId};
 use serde_json::{Value, json};
 use serenity::model::event::Event;
 
@@ -52,15 +54,15 @@ pub struct World {
     pub store: Arc<Store>,
     /// The folder of a store of its own, kept as long as the world.
     _folder: Option<Arc<tempfile::TempDir>>,
-    pub guild_id: String,
-    pub owner_id: String,
+    pub guild_id: GuildId,
+    pub owner_id: UserId,
     /// A role the owner holds.
-    pub owner_role_id: String,
+    pub owner_role_id: RoleId,
 }
 
 /// The user object of `id`, named `name`; the bot's is a bot's.
-pub fn user(id: &str, name: &str) -> Value {
-    user_named(id, name).to_json()
+pub fn user(id: impl AsRef<str>, name: &str) -> Value {
+    user_named(id.as_ref(), name).to_json()
 }
 
 fn user_named(id: &str, name: &str) -> User {
@@ -137,13 +139,13 @@ impl World {
         json!({"id": guild_id, "name": "test guild", "icon": null, "icon_hash": null, "splash": null, "discovery_splash": null,
                 "owner_id": owner_id, "afk_channel_id": null, "afk_timeout": 300, "verification_level": 0,
                 "default_message_notifications": 0, "explicit_content_filter": 0,
-                "roles": [role(guild_id, VIEW | HISTORY | SEND), role(owner_role_id, VIEW | HISTORY | SEND)],
+                "roles": [role(guild_id.as_str(), VIEW | HISTORY | SEND), role(owner_role_id.as_str(), VIEW | HISTORY | SEND)],
                 "emojis": [], "features": [], "mfa_level": 0, "application_id": null, "system_channel_id": null,
                 "system_channel_flags": 0, "rules_channel_id": null, "vanity_url_code": null, "description": null,
                 "banner": null, "premium_tier": 0, "preferred_locale": "en-US", "public_updates_channel_id": null,
                 "nsfw_level": 0, "stickers": [], "premium_progress_bar_enabled": false, "joined_at": "2026-01-01T00:00:00Z",
                 "large": false, "member_count": 2, "voice_states": [],
-                "members": [member(BOT_ID, &[]), member(owner_id, &[owner_role_id])],
+                "members": [member(BOT_ID, &[]), member(owner_id.as_str(), &[owner_role_id.as_str()])],
                 "channels": [], "threads": [], "presences": [], "stage_instances": [], "guild_scheduled_events": []})
     }
 
@@ -179,25 +181,25 @@ impl World {
     }
 
     /// A thread of `parent`, and its id.
-    pub fn thread(&self, parent: &str, name: &str) -> String {
-        let id = fresh_id();
+    pub fn thread(&self, parent: impl AsRef<str>, name: &str) -> ChannelId {
+        let id: ChannelId = fresh_id();
         dispatch(
             &self.store,
             "THREAD_CREATE",
-            self.channel_payload(&id, name, 11, Some(parent), json!([])),
+            self.channel_payload(&id, name, 11, Some(parent.as_ref()), json!([])),
         );
         id
     }
 
     pub fn channel_payload(
         &self,
-        id: &str,
+        id: impl AsRef<str>,
         name: &str,
         kind: u8,
         parent: Option<&str>,
         overwrites: Value,
     ) -> Value {
-        let mut channel = json!({"id": id, "guild_id": self.guild_id, "name": name, "type": kind, "position": 0,
+        let mut channel = json!({"id": id.as_ref(), "guild_id": self.guild_id, "name": name, "type": kind, "position": 0,
                                  "permission_overwrites": overwrites, "nsfw": false});
         if let Some(parent) = parent {
             channel["parent_id"] = json!(parent);
@@ -210,8 +212,8 @@ impl World {
     }
 
     /// A text channel with these overwrites (`[{"id","type","allow","deny"}]`).
-    pub fn channel_with(&self, name: &str, overwrites: Value) -> String {
-        let id = fresh_id();
+    pub fn channel_with(&self, name: &str, overwrites: Value) -> ChannelId {
+        let id: ChannelId = fresh_id();
         dispatch(
             &self.store,
             "CHANNEL_CREATE",
@@ -220,24 +222,24 @@ impl World {
         id
     }
 
-    pub fn channel(&self, name: &str) -> String {
+    pub fn channel(&self, name: &str) -> ChannelId {
         self.channel_with(name, json!([]))
     }
 
     /// A message payload; `extra` fields are merged over the defaults.
     pub fn message_payload(
         &self,
-        id: &str,
-        channel_id: &str,
-        author_id: &str,
+        id: impl AsRef<str>,
+        channel_id: impl AsRef<str>,
+        author_id: impl AsRef<str>,
         content: &str,
         extra: Value,
     ) -> Value {
         let mut message = Message {
-            id,
-            channel_id,
-            guild_id: Some(&self.guild_id),
-            author: user_named(author_id, "author"),
+            id: id.as_ref(),
+            channel_id: channel_id.as_ref(),
+            guild_id: Some(self.guild_id.as_str()),
+            author: user_named(author_id.as_ref(), "author"),
             content,
             timestamp: "2026-11-29T10:00:00Z",
             ..Message::default()
@@ -250,8 +252,14 @@ impl World {
     }
 
     /// Posts a message through MESSAGE_CREATE and returns its id.
-    pub fn post(&self, channel_id: &str, author_id: &str, content: &str, extra: Value) -> String {
-        let id = fresh_id();
+    pub fn post(
+        &self,
+        channel_id: impl AsRef<str>,
+        author_id: impl AsRef<str>,
+        content: &str,
+        extra: Value,
+    ) -> MessageId {
+        let id: MessageId = fresh_id();
         dispatch(
             &self.store,
             "MESSAGE_CREATE",
@@ -263,15 +271,20 @@ impl World {
     /// A direct message from `author_id` to the bot, in a direct-message channel of its own
     /// (recorded as the daemon does, from the message): answers (channel, message). Only in a
     /// [`World::alone`]: a direct message is in no guild, so other tests would see it.
-    pub fn direct_message(&self, author_id: &str, content: &str, extra: Value) -> (String, String) {
-        let channel = fresh_id();
+    pub fn direct_message(
+        &self,
+        author_id: impl AsRef<str>,
+        content: &str,
+        extra: Value,
+    ) -> (ChannelId, MessageId) {
+        let channel: ChannelId = fresh_id();
         discord_manager_ingest::direct::record_direct_channel(
             &self.store,
-            serenity::model::id::ChannelId::new(channel.parse().expect("a snowflake")),
+            serenity::model::id::ChannelId::new(channel.get()),
             None,
         )
         .expect("the direct-message channel is recorded");
-        let id = fresh_id();
+        let id: MessageId = fresh_id();
         let mut payload = self.message_payload(&id, &channel, author_id, content, extra);
         payload["guild_id"] = Value::Null;
         dispatch(&self.store, "MESSAGE_CREATE", payload);
@@ -280,45 +293,61 @@ impl World {
 
     pub fn edit(
         &self,
-        channel_id: &str,
-        message_id: &str,
+        channel_id: impl AsRef<str>,
+        message_id: impl AsRef<str>,
         content: &str,
         edited_at: &str,
     ) -> Recorded {
         dispatch(
             &self.store,
             "MESSAGE_UPDATE",
-            json!({"id": message_id, "channel_id": channel_id, "guild_id": self.guild_id, "content": content,
+            json!({"id": message_id.as_ref(), "channel_id": channel_id.as_ref(), "guild_id": self.guild_id, "content": content,
                    "edited_timestamp": edited_at, "mentions": [], "mention_roles": []}),
         )
     }
 
-    pub fn delete(&self, channel_id: &str, message_id: &str) -> Recorded {
+    pub fn delete(&self, channel_id: impl AsRef<str>, message_id: impl AsRef<str>) -> Recorded {
         dispatch(
             &self.store,
             "MESSAGE_DELETE",
-            json!({"id": message_id, "channel_id": channel_id, "guild_id": self.guild_id}),
+            json!({"id": message_id.as_ref(), "channel_id": channel_id.as_ref(), "guild_id": self.guild_id}),
         )
     }
 
     pub fn react(
         &self,
         kind: &str,
-        channel_id: &str,
-        message_id: &str,
-        user_id: &str,
+        channel_id: impl AsRef<str>,
+        message_id: impl AsRef<str>,
+        user_id: impl AsRef<str>,
         emoji: &str,
     ) -> Recorded {
         dispatch(
             &self.store,
             kind,
-            json!({"user_id": user_id, "channel_id": channel_id, "message_id": message_id, "guild_id": self.guild_id,
+            json!({"user_id": user_id.as_ref(), "channel_id": channel_id.as_ref(), "message_id": message_id.as_ref(), "guild_id": self.guild_id,
                    "emoji": {"id": null, "name": emoji}, "burst": false, "type": 0}),
         )
     }
 }
 
-pub use discord_manager_store::testing::fresh_id as new_id;
+/// A fresh id's digits, for a test that names a thing the store has not seen (or builds it
+/// itself): see [`fresh_id`].
+pub fn new_id() -> String {
+    fresh_id()
+}
+
+/// `text` as an id of the kind the caller wants, if it is one: tests name ids however reads
+/// best (a literal, a `String`, another kind's digits).
+pub fn id_as<Id: FromStr>(text: impl AsRef<str>) -> Option<Id> {
+    text.as_ref().parse().ok()
+}
+
+/// `text` as an id of the kind the caller wants; panics if it is not one (a test's own id).
+pub fn id<Id: FromStr>(text: impl AsRef<str>) -> Id {
+    let text = text.as_ref();
+    id_as(text).unwrap_or_else(|| panic!("{text:?} is not an id"))
+}
 
 /// What the scripted Discord answers to one request.
 pub enum Answer {

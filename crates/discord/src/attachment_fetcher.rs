@@ -43,6 +43,7 @@ use super::rest::{Rest, RestError};
 use discord_manager_attachments::{Cache, NotKept};
 use discord_manager_core::backoff::Backoff;
 use discord_manager_core::config::{AttachmentPolicy, FileKind};
+use discord_manager_ingest::ids::TypedId;
 use discord_manager_store::{
     Attachment, AttachmentOutcome, AttachmentRecord, Store, UnindexedFile,
 };
@@ -346,23 +347,11 @@ impl Fetcher {
         &self,
         attachment: &AttachmentRecord,
     ) -> std::result::Result<reqwest::Url, AttachmentOutcome> {
-        let ids = attachment
-            .channel_id
-            .parse::<u64>()
-            .ok()
-            .zip(attachment.message_id.parse::<u64>().ok())
-            .filter(|(channel, message)| *channel != 0 && *message != 0);
-        let Some((channel, message)) = ids else {
-            return Err(never_again(
-                attachment,
-                "its message's id is not a Discord id",
-            ));
-        };
-        let message = match self
-            .rest
-            .message(ChannelId::new(channel), MessageId::new(message))
-            .await
-        {
+        let (channel, message) = (
+            ChannelId::new(attachment.channel_id.get()),
+            MessageId::new(attachment.message_id.get()),
+        );
+        let message = match self.rest.message(channel, message).await {
             Ok(message) => message,
             Err(RestError::NotFound(_)) => return Err(never_again(attachment, DELETED)),
             Err(error) => {
@@ -382,7 +371,7 @@ impl Fetcher {
                     .iter()
                     .flat_map(|snapshot| &snapshot.attachments),
             )
-            .find(|fresh| fresh.id.to_string() == attachment.attachment_id)
+            .find(|fresh| fresh.id.typed() == attachment.attachment_id)
         else {
             return Err(never_again(
                 attachment,
@@ -405,7 +394,9 @@ impl Fetcher {
             size: attachment.size,
             content_type: attachment.content_type.clone(),
             url: fresh.url.clone(),
-            ..Attachment::default()
+            width: None,
+            height: None,
+            description: None,
         };
         let (store, message_id, channel_id) = (
             Arc::clone(&self.store),

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use discord_manager_core::config::ImportWindow;
 use discord_manager_ingest::history::record_history_page;
+use discord_manager_ingest::ids::TypedId;
 use discord_manager_store::{
     ChannelBeginning, ChannelRecord, GapKind, NewCoverage, NewGap, Reader, Store, Writer,
 };
@@ -62,7 +63,7 @@ pub struct ChannelOutcome {
 /// clock runs ahead of Discord's would otherwise start past messages Discord mints later.
 fn recorded_start(store: &Store, channel_id: u64) -> Result<Option<u64>> {
     store.read(|reader| {
-        let channel = channel_id.to_string();
+        let channel = ChannelId::new(channel_id).typed();
         if let Some(coverage) = reader.channel_coverage(&channel)? {
             return Ok(Some(coverage.complete_through));
         }
@@ -84,7 +85,7 @@ pub(crate) fn thread_beginning(
 ) -> Result<ChannelBeginning> {
     let parent_began = match parent_id {
         Some(parent) => reader
-            .channel_beginning(&parent.to_string())?
+            .channel_beginning(&ChannelId::new(parent).typed())?
             .map(|beginning| beginning.after_message_id),
         None => None,
     };
@@ -99,9 +100,11 @@ pub(crate) fn thread_beginning(
 /// clock. Channels first: a thread's beginning depends on its parent's.
 pub(crate) fn record_guild_beginnings(writer: &mut Writer<'_>, guild: &Guild) -> Result<()> {
     for channel in guild.channels.values() {
-        let id = channel.id.get();
-        let beginning = ChannelBeginning::of(id, channel.last_message_id.map(MessageId::get));
-        writer.record_channel_beginning(&id.to_string(), beginning)?;
+        let beginning = ChannelBeginning::of(
+            channel.id.get(),
+            channel.last_message_id.map(MessageId::get),
+        );
+        writer.record_channel_beginning(&channel.id.typed(), beginning)?;
     }
     record_thread_beginnings(writer, &guild.threads)
 }
@@ -112,19 +115,15 @@ pub(crate) fn record_thread_beginnings<'a>(
     threads: impl IntoIterator<Item = &'a GuildChannel>,
 ) -> Result<()> {
     for thread in threads {
-        let id = thread.id.get();
-        if writer
-            .reader()
-            .channel_beginning(&id.to_string())?
-            .is_none()
-        {
+        let id = thread.id.typed();
+        if writer.reader().channel_beginning(&id)?.is_none() {
             let beginning = thread_beginning(
                 &writer.reader(),
-                id,
+                thread.id.get(),
                 thread.parent_id.map(ChannelId::get),
                 thread.last_message_id.map(MessageId::get),
             )?;
-            writer.record_channel_beginning(&id.to_string(), beginning)?;
+            writer.record_channel_beginning(&id, beginning)?;
         }
     }
     Ok(())
@@ -139,24 +138,24 @@ pub(crate) fn guild_jobs(store: &Store, guild: &Guild) -> Result<Vec<ChannelJob>
         .chain(guild.threads.iter())
         .filter_map(|channel| Some((channel.id.get(), channel.last_message_id?.get())))
         .collect();
-    let guild_id = guild.id.to_string();
+    let guild_id = guild.id.typed();
     let channels = store.read(|reader| reader.channels())?;
     Ok(channels
         .into_iter()
         .filter(|channel| {
-            channel.guild_id.as_deref() == Some(guild_id.as_str())
+            channel.guild_id.as_ref() == Some(&guild_id)
                 && !channel.removed
                 && channel.access == ChannelAccess::Readable
                 && channel.holds_messages()
         })
-        .filter_map(|channel| {
-            let id = channel.channel_id.parse::<u64>().ok()?;
-            Some(ChannelJob {
+        .map(|channel| {
+            let id = channel.channel_id.get();
+            ChannelJob {
                 channel_id: id,
                 guild_id: Some(guild.id.get()),
                 name: channel.name,
                 last_message_id: last.get(&id).copied(),
-            })
+            }
         })
         .collect())
 }
@@ -167,13 +166,11 @@ pub(crate) fn direct_jobs(channels: &[ChannelRecord]) -> Vec<ChannelJob> {
     channels
         .iter()
         .filter(|channel| channel.guild_id.is_none() && !channel.removed)
-        .filter_map(|channel| {
-            Some(ChannelJob {
-                channel_id: channel.channel_id.parse().ok()?,
-                guild_id: None,
-                name: channel.name.clone(),
-                last_message_id: None,
-            })
+        .map(|channel| ChannelJob {
+            channel_id: channel.channel_id.get(),
+            guild_id: None,
+            name: channel.name.clone(),
+            last_message_id: None,
         })
         .collect()
 }
@@ -185,12 +182,12 @@ pub(crate) fn repair_jobs(store: &Store, channel_ids: &[u64]) -> Vec<ChannelJob>
         .iter()
         .filter_map(|id| {
             let channel = store
-                .read(|reader| reader.channel(&id.to_string()))
+                .read(|reader| reader.channel(&ChannelId::new(*id).typed()))
                 .ok()
                 .flatten()?;
             Some(ChannelJob {
                 channel_id: *id,
-                guild_id: channel.guild_id.as_deref().and_then(|g| g.parse().ok()),
+                guild_id: channel.guild_id.as_ref().map(|guild| guild.get()),
                 name: channel.name,
                 last_message_id: None,
             })
@@ -207,7 +204,7 @@ pub(crate) fn listed_jobs(store: &Store, listed: &[GuildChannel]) -> Result<Vec<
             let Some(last) = channel.last_message_id else {
                 continue;
             };
-            let known = reader.channel(&channel.id.to_string())?;
+            let known = reader.channel(&channel.id.typed())?;
             if let Some(known) = known
                 .filter(|known| known.access == ChannelAccess::Readable && known.holds_messages())
             {
@@ -241,7 +238,7 @@ async fn begin_channel(
     };
     let beginning = ChannelBeginning::of(job.channel_id, last);
     let store = Arc::clone(store);
-    let channel = job.channel_id.to_string();
+    let channel = job.stored_id();
     let recorded = blocking(move || {
         store.write(|writer| writer.record_channel_beginning(&channel, beginning))
     })
@@ -410,7 +407,7 @@ async fn record_paged(
 ) -> Result<()> {
     let after = paged.through;
     let coverage = NewCoverage {
-        channel_id: job.channel_id.to_string(),
+        channel_id: job.stored_id(),
         started_after: paged.started_after,
         complete_through: after,
         fetched: outcome.fetched,
@@ -419,7 +416,7 @@ async fn record_paged(
     };
     let gap = paged.failure.as_ref().map(|error| NewGap {
         kind: GapKind::Messages,
-        channel_id: Some(job.channel_id.to_string()),
+        channel_id: Some(job.stored_id()),
         from_at: Instant::now(),
         until_at: Instant::now(),
         after_message_id: Some(after),
@@ -433,6 +430,7 @@ async fn record_paged(
     // A backfill interrupted by a stop proved only the pages it stored: record that much.
     let proved = paged.failure.is_none() && !stopped || after > paged.started_after;
     let store = Arc::clone(store);
+    let channel = job.stored_id();
     blocking(move || {
         store.write(|writer| {
             if proved {
@@ -440,8 +438,7 @@ async fn record_paged(
             }
             if let Some(gap) = &gap {
                 // A backfill that keeps failing at the same point says so once.
-                let channel = gap.channel_id.as_deref().unwrap_or_default();
-                if !writer.reader().open_messages_gap(channel, after)? {
+                if !writer.reader().open_messages_gap(&channel, after)? {
                     writer.record_gap(gap)?;
                 }
             }
@@ -577,11 +574,11 @@ mod tests {
     #[test]
     fn a_thread_newer_than_its_parents_beginning_is_wholly_the_stores_and_an_older_one_is_not() {
         let store = shared_store();
-        let parent: u64 = fresh_id().parse().unwrap();
+        let parent: u64 = fresh_id::<String>().parse().unwrap();
         store
             .write(|writer| {
                 writer.record_channel_beginning(
-                    &parent.to_string(),
+                    &parent.to_string().parse().unwrap(),
                     ChannelBeginning::of(parent, Some(parent + 1_000)),
                 )
             })

@@ -6,12 +6,14 @@
 //! (the guild's channels and roles, the bot's roles) rather than from the store, so it is what
 //! Discord says now, before the daemon has ever run.
 
+use discord_manager_vocabulary::snowflake;
 use std::time::Duration;
 
 use discord_manager_core::business::channels::unreadable_reason;
 use discord_manager_core::business::kernel::untrusted::scrub;
 use discord_manager_core::config::Token;
 use discord_manager_ingest::channels::overwrites_of;
+use discord_manager_ingest::ids::TypedId;
 use discord_manager_store::{GuildRecord, RolePermissions};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::permissions::channel_access;
@@ -73,7 +75,7 @@ pub fn bot_permission_bits() -> u64 {
 }
 
 /// The URL that invites the bot into a guild with exactly [`BOT_PERMISSIONS`].
-pub fn invite_url(application_id: &str) -> String {
+pub fn invite_url(application_id: &snowflake::ApplicationId) -> String {
     format!(
         "https://discord.com/oauth2/authorize?client_id={application_id}&scope=bot&permissions={}",
         bot_permission_bits()
@@ -81,7 +83,7 @@ pub fn invite_url(application_id: &str) -> String {
 }
 
 /// The Developer Portal page of the bot, where its privileged intents are switched on.
-pub fn bot_settings_url(application_id: &str) -> String {
+pub fn bot_settings_url(application_id: &snowflake::ApplicationId) -> String {
     format!("https://discord.com/developers/applications/{application_id}/bot")
 }
 
@@ -141,7 +143,7 @@ pub fn rest_for_a_check(token: &Token, api_base: Option<&str>) -> Result<Rest> {
 /// Whose bot the token is, its application and the guilds it is in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BotProfile {
-    pub user_id: String,
+    pub user_id: snowflake::UserId,
     pub user_name: String,
     pub application: ApplicationInfo,
     pub guilds: Vec<GuildSummary>,
@@ -163,7 +165,7 @@ pub async fn bot_profile(rest: &Rest) -> Result<BotProfile, RestError> {
         })
         .collect();
     Ok(BotProfile {
-        user_id: user.id.to_string(),
+        user_id: user.id.typed(),
         user_name: scrub(&user.name).into_owned(),
         application: ApplicationInfo {
             name: scrub(&application.name).into_owned(),
@@ -176,7 +178,7 @@ pub async fn bot_profile(rest: &Rest) -> Result<BotProfile, RestError> {
 /// A channel the bot cannot read, and why, in the owner's words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnreadableChannel {
-    pub id: String,
+    pub id: snowflake::ChannelId,
     pub name: String,
     pub reason: &'static str,
 }
@@ -193,26 +195,15 @@ pub struct GuildReadability {
 /// overwrites as Discord gives them now.
 pub async fn guild_readability(
     rest: &Rest,
-    guild_id: &str,
-    bot_user_id: &str,
+    guild_id: &snowflake::GuildId,
+    bot_user_id: &snowflake::UserId,
 ) -> Result<GuildReadability, RestError> {
-    let invalid = |what: &str| RestError::Invalid(format!("{what} is not a Discord id"));
-    let guild = guild_id
-        .parse::<u64>()
-        .ok()
-        .filter(|id| *id != 0)
-        .map(GuildId::new)
-        .ok_or_else(|| invalid(guild_id))?;
-    let bot = bot_user_id
-        .parse::<u64>()
-        .ok()
-        .filter(|id| *id != 0)
-        .map(UserId::new)
-        .ok_or_else(|| invalid(bot_user_id))?;
+    let guild = GuildId::new(guild_id.get());
+    let bot = UserId::new(bot_user_id.get());
     let roles = rest.guild_roles(guild).await?;
     let bot_role_ids = rest.member_roles(guild, bot).await?;
     let record = GuildRecord {
-        guild_id: guild_id.to_string(),
+        guild_id: guild_id.clone(),
         name: String::new(),
         roles: roles
             .into_iter()
@@ -233,7 +224,7 @@ pub async fn guild_readability(
         .filter_map(|channel| {
             let access = channel_access(Some(&record), &overwrites_of(channel), Some(bot_user_id));
             unreadable_reason(access).map(|reason| UnreadableChannel {
-                id: channel.id.to_string(),
+                id: channel.id.typed(),
                 name: scrub(&channel.name).into_owned(),
                 reason,
             })
@@ -258,7 +249,7 @@ mod tests {
             (1 << 6) | (1 << 10) | (1 << 11) | (1 << 16) | (1 << 34) | (1 << 38)
         );
         assert_eq!(
-            invite_url("1100000000000000001"),
+            invite_url(&"1100000000000000001".parse().unwrap()),
             "https://discord.com/oauth2/authorize?client_id=1100000000000000001&scope=bot&permissions=292057844800"
         );
     }

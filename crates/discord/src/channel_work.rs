@@ -3,7 +3,9 @@
 //! their store work runs off the async threads ([`blocking`]). Both stand on it; neither names
 //! the other's internals for it.
 
+use discord_manager_ingest::ids::TypedId;
 use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::snowflake;
 use tracing::info;
 
 /// Discord's largest page of messages.
@@ -18,6 +20,14 @@ pub struct ChannelJob {
     /// Discord's `last_message_id` for the channel when it is known: a channel whose newest
     /// message is at or below its coverage needs no request at all.
     pub last_message_id: Option<u64>,
+}
+
+impl ChannelJob {
+    /// The channel's id as the store keys it. A job's id is always one Discord or the store
+    /// gave, never zero.
+    pub fn stored_id(&self) -> snowflake::ChannelId {
+        serenity::model::id::ChannelId::new(self.channel_id).typed()
+    }
 }
 
 /// Stores blocking work off the async threads.

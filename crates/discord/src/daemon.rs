@@ -20,10 +20,12 @@ use discord_manager_core::business::schedules;
 use discord_manager_core::config::ImportWindow;
 use discord_manager_core::config::{Config, GuildScope};
 use discord_manager_ingest::channels::kind_of;
+use discord_manager_ingest::ids::TypedId;
 use discord_manager_store::{GatewayEventKind, IdentitySource, Store};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::permissions::ChannelAccess;
+use discord_manager_vocabulary::snowflake;
 use serenity::gateway::{ConnectionStage, GatewayError, ShardManager, ShardRunnerMessage};
 use serenity::model::channel::{ChannelType, GuildChannel};
 use serenity::model::gateway::GatewayIntents;
@@ -904,7 +906,7 @@ async fn archived_threads(
                 let mut readable = Vec::new();
                 for id in candidates {
                     if reader
-                        .channel(&id.to_string())?
+                        .channel(&ChannelId::new(id).typed())?
                         .is_some_and(|known| known.access == ChannelAccess::Readable)
                     {
                         readable.push(ChannelId::new(id));
@@ -966,7 +968,7 @@ async fn repair_pass(
         let store = Arc::clone(store);
         blocking(move || store.read(|reader| reader.channels())).await?
     };
-    let mut guilds: Vec<String> = channels
+    let mut guilds: Vec<snowflake::GuildId> = channels
         .iter()
         .filter(|channel| !channel.removed)
         .filter_map(|channel| channel.guild_id.clone())
@@ -1003,12 +1005,10 @@ async fn repair_pass(
 async fn repair_guild(
     rest: &Rest,
     store: &Arc<Store>,
-    guild: &str,
+    guild: &snowflake::GuildId,
     backfill: &mpsc::UnboundedSender<Batch>,
 ) -> Result<()> {
-    let Ok(guild_id) = guild.parse::<u64>().map(GuildId::new) else {
-        return Ok(());
-    };
+    let guild_id = GuildId::new(guild.get());
     let mut seen = match rest.guild_channels(guild_id).await {
         Ok(channels) => channels,
         Err(error) => {

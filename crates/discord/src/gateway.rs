@@ -29,6 +29,7 @@ use discord_manager_ingest::{Origin, Recorded};
 use discord_manager_store::{GapKind, GatewayEventKind, NewGap, Store};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake;
 use serenity::all::{Context, RawEventHandler};
 use serenity::async_trait;
 use serenity::model::channel::Message;
@@ -198,7 +199,7 @@ impl Writer {
     }
 
     fn in_scope(&self, guild_id: u64) -> bool {
-        self.guild_scope.includes(&guild_id.to_string())
+        snowflake::GuildId::from_u64(guild_id).is_some_and(|id| self.guild_scope.includes(&id))
     }
 
     /// What comes before recording an event: a dispatch serenity could not parse is repaired
@@ -283,7 +284,7 @@ impl Writer {
         let channel = channel_of(event);
         let gap = NewGap {
             kind: GapKind::Event,
-            channel_id: channel.map(|id| id.to_string()),
+            channel_id: channel.and_then(snowflake::ChannelId::from_u64),
             from_at: prepared.at,
             until_at: prepared.at,
             after_message_id: None,
@@ -595,7 +596,7 @@ mod tests {
             .map(|id| {
                 world
                     .store
-                    .read(|reader| reader.message(id))
+                    .read(|reader| reader.message(&id.parse().unwrap()))
                     .unwrap()
                     .is_some()
             })
@@ -605,7 +606,10 @@ mod tests {
         let gaps = world.store.read(|reader| reader.gaps()).unwrap();
         assert_eq!(gaps.len(), 1);
         assert_eq!(gaps[0].kind, GapKind::Event);
-        assert_eq!(gaps[0].channel_id.as_deref(), Some(channel.as_str()));
+        assert_eq!(
+            gaps[0].channel_id.as_ref().map(|id| id.as_str()),
+            Some(channel.as_str())
+        );
         assert!(
             gaps[0]
                 .detail
@@ -661,7 +665,7 @@ mod tests {
             .map(|id| {
                 world
                     .store
-                    .read(|reader| reader.message(id))
+                    .read(|reader| reader.message(&id.parse().unwrap()))
                     .unwrap()
                     .unwrap()
                     .created_at

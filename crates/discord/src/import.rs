@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use discord_manager_core::config::ImportWindow;
 use discord_manager_ingest::history::record_import_page;
+use discord_manager_ingest::ids::TypedId;
 use discord_manager_store::{BeginningSource, ChannelBeginning, ImportState, NewImportStep, Store};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
@@ -105,7 +106,7 @@ pub fn step_after_page(
         Some(_) => (window_start, false),
     };
     let step = NewImportStep {
-        channel_id: channel_id.to_string(),
+        channel_id: ChannelId::new(channel_id).typed(),
         window_start,
         reached,
         exhausted,
@@ -125,7 +126,7 @@ pub async fn next_step(
     let store = Arc::clone(store);
     blocking(move || {
         store.read(|reader| {
-            let channel = channel_id.to_string();
+            let channel = ChannelId::new(channel_id).typed();
             let Some(beginning) = reader.channel_beginning(&channel)? else {
                 return Ok((ImportPlan::Done, None));
             };

@@ -17,6 +17,7 @@ use discord_manager_core::config::Token;
 use discord_manager_core::demo::Recorders;
 use discord_manager_ingest::sent;
 use discord_manager_store::Store;
+use discord_manager_vocabulary::snowflake::MessageId;
 
 use super::rest::{Rest, RetryPolicy};
 
@@ -38,20 +39,14 @@ impl DiscordSender for Rest {
     fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a> {
         Box::pin(async move {
             let answer = Rest::post_message(self, message).await?;
-            Ok(recorded_answer(
-                &answer,
-                sent::record_sent_message(store, &answer),
-            ))
+            recorded_answer(&answer, sent::record_sent_message(store, &answer))
         })
     }
 
     fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a> {
         Box::pin(async move {
             let answer = Rest::edit_message(self, edit).await?;
-            Ok(recorded_answer(
-                &answer,
-                sent::record_edited_message(store, &answer),
-            ))
+            recorded_answer(&answer, sent::record_edited_message(store, &answer))
         })
     }
 
@@ -80,16 +75,20 @@ impl DiscordSender for Rest {
 }
 
 /// What the store holds of a message Discord answered with: its id, and how recording it went.
+/// An answer without a message id is one Discord may or may not have acted on (the posting
+/// outcome already refuses one; a retry with the same nonce answers it).
 fn recorded_answer<T>(
     answer: &serde_json::Value,
-    recorded: discord_manager_vocabulary::error::Result<(String, T)>,
-) -> Delivered {
+    recorded: discord_manager_vocabulary::error::Result<(MessageId, T)>,
+) -> Result<Delivered, SendFailure> {
     let id = answer
         .get("id")
         .and_then(serde_json::Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    Delivered::of(id, recorded.map(drop))
+        .and_then(MessageId::parse)
+        .ok_or_else(|| SendFailure::Unavailable {
+            reason: "Discord answered without the id of the message it acted on".into(),
+        })?;
+    Ok(Delivered::of(&id, recorded.map(drop)))
 }
 
 /// A [`Rest`] client built when the first request is made.

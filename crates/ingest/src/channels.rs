@@ -4,11 +4,13 @@ use discord_manager_store::{ChannelKind, ChannelRecord, Store, Tag, Writer};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::permissions::channel_access;
 use discord_manager_vocabulary::permissions::{ChannelAccess, Overwrite, OverwriteKind};
+use discord_manager_vocabulary::snowflake;
 use serenity::model::channel::{
     ChannelType, GuildChannel, PartialGuildChannel, PermissionOverwriteType,
 };
 
 use super::Recorded;
+use crate::ids::{TypedId, overwrite_target};
 
 /// Discord's channel type as the store names it.
 pub fn kind_of(kind: ChannelType) -> ChannelKind {
@@ -36,7 +38,7 @@ fn access_of(writer: &Writer<'_>, record: &ChannelRecord, thread: bool) -> Resul
     if thread
         && let Some(parent) = record
             .parent_id
-            .as_deref()
+            .as_ref()
             .map(|id| reader.channel(id))
             .transpose()?
             .flatten()
@@ -45,7 +47,7 @@ fn access_of(writer: &Writer<'_>, record: &ChannelRecord, thread: bool) -> Resul
     }
     let guild = record
         .guild_id
-        .as_deref()
+        .as_ref()
         .map(|id| reader.guild(id))
         .transpose()?
         .flatten();
@@ -53,7 +55,7 @@ fn access_of(writer: &Writer<'_>, record: &ChannelRecord, thread: bool) -> Resul
     Ok(channel_access(
         guild.as_ref(),
         &record.overwrites,
-        bot.as_deref(),
+        bot.as_ref(),
     ))
 }
 
@@ -62,18 +64,23 @@ pub fn overwrites_of(channel: &GuildChannel) -> Vec<Overwrite> {
     channel
         .permission_overwrites
         .iter()
-        .map(|overwrite| {
+        .filter_map(|overwrite| {
             let (kind, id) = match overwrite.kind {
-                PermissionOverwriteType::Member(user) => (OverwriteKind::Member, user.to_string()),
-                PermissionOverwriteType::Role(role) => (OverwriteKind::Role, role.to_string()),
-                _ => (OverwriteKind::Other, String::new()),
+                PermissionOverwriteType::Member(user) => {
+                    (OverwriteKind::Member, overwrite_target(user))
+                }
+                PermissionOverwriteType::Role(role) => {
+                    (OverwriteKind::Role, overwrite_target(role))
+                }
+                // A kind serenity does not know applies to no one (it has none today).
+                _ => return None,
             };
-            Overwrite {
+            Some(Overwrite {
                 id,
                 kind,
                 allow: overwrite.allow.bits(),
                 deny: overwrite.deny.bits(),
-            }
+            })
         })
         .collect()
 }
@@ -82,9 +89,9 @@ pub fn overwrites_of(channel: &GuildChannel) -> Vec<Overwrite> {
 /// that carries channels.
 pub(crate) fn record_channel_in(writer: &mut Writer<'_>, channel: &GuildChannel) -> Result<bool> {
     let mut record = ChannelRecord {
-        channel_id: channel.id.to_string(),
-        guild_id: Some(channel.guild_id.to_string()),
-        parent_id: channel.parent_id.map(|id| id.to_string()),
+        channel_id: channel.id.typed(),
+        guild_id: Some(channel.guild_id.typed()),
+        parent_id: channel.parent_id.map(TypedId::typed),
         name: channel.name.clone(),
         kind: kind_of(channel.kind),
         overwrites: overwrites_of(channel),
@@ -104,7 +111,7 @@ fn tags_of(writer: &Writer<'_>, channel: &GuildChannel) -> Result<Vec<Tag>> {
             .available_tags
             .iter()
             .map(|tag| Tag {
-                id: tag.id.to_string(),
+                id: tag.id.typed(),
                 name: tag.name.clone(),
             })
             .collect());
@@ -115,7 +122,7 @@ fn tags_of(writer: &Writer<'_>, channel: &GuildChannel) -> Result<Vec<Tag>> {
     let forum_tags = match channel.parent_id {
         Some(parent) => writer
             .reader()
-            .channel(&parent.to_string())?
+            .channel(&parent.typed())?
             .map(|forum| forum.tags)
             .unwrap_or_default(),
         None => Vec::new(),
@@ -124,11 +131,11 @@ fn tags_of(writer: &Writer<'_>, channel: &GuildChannel) -> Result<Vec<Tag>> {
         .applied_tags
         .iter()
         .map(|id| {
-            let id = id.to_string();
+            let id = id.typed();
             let name = forum_tags
                 .iter()
                 .find(|tag| tag.id == id)
-                .map_or_else(|| id.clone(), |tag| tag.name.clone());
+                .map_or_else(|| id.to_string(), |tag| tag.name.clone());
             Tag { id, name }
         })
         .collect())
@@ -136,12 +143,15 @@ fn tags_of(writer: &Writer<'_>, channel: &GuildChannel) -> Result<Vec<Tag>> {
 
 /// Recomputes the access of every channel of a guild (after its roles or the bot's roles
 /// changed), parents before their threads.
-pub(crate) fn refresh_guild_channels(writer: &mut Writer<'_>, guild_id: &str) -> Result<bool> {
+pub(crate) fn refresh_guild_channels(
+    writer: &mut Writer<'_>,
+    guild_id: &snowflake::GuildId,
+) -> Result<bool> {
     let channels: Vec<ChannelRecord> = writer
         .reader()
         .channels()?
         .into_iter()
-        .filter(|channel| channel.guild_id.as_deref() == Some(guild_id) && !channel.removed)
+        .filter(|channel| channel.guild_id.as_ref() == Some(guild_id) && !channel.removed)
         .collect();
     let (threads, parents): (Vec<_>, Vec<_>) = channels
         .into_iter()
@@ -158,7 +168,7 @@ pub(crate) fn refresh_guild_channels(writer: &mut Writer<'_>, guild_id: &str) ->
     Ok(changed)
 }
 
-fn record_removed(writer: &mut Writer<'_>, channel_id: &str) -> Result<bool> {
+fn record_removed(writer: &mut Writer<'_>, channel_id: &snowflake::ChannelId) -> Result<bool> {
     match writer.reader().channel(channel_id)? {
         Some(mut known) if !known.removed => {
             known.removed = true;
@@ -180,7 +190,7 @@ pub(super) fn record_channel_event_in(
     let mut changed = record_channel_in(writer, channel)?;
     // A channel's new overwrites change what its threads can read.
     if !kind_of(channel.kind).is_thread() {
-        changed |= refresh_guild_channels(writer, &channel.guild_id.to_string())?;
+        changed |= refresh_guild_channels(writer, &channel.guild_id.typed())?;
     }
     Ok(changed.into())
 }
@@ -189,14 +199,14 @@ pub(super) fn record_channel_deleted_in(
     writer: &mut Writer<'_>,
     channel: &GuildChannel,
 ) -> Result<Recorded> {
-    Ok(record_removed(writer, &channel.id.to_string())?.into())
+    Ok(record_removed(writer, &channel.id.typed())?.into())
 }
 
 pub(super) fn record_thread_deleted_in(
     writer: &mut Writer<'_>,
     thread: &PartialGuildChannel,
 ) -> Result<Recorded> {
-    Ok(record_removed(writer, &thread.id.to_string())?.into())
+    Ok(record_removed(writer, &thread.id.typed())?.into())
 }
 
 pub(super) fn record_thread_list_in(

@@ -8,6 +8,7 @@ use serenity::model::id::ChannelId;
 use serenity::model::user::User;
 
 use super::Recorded;
+use crate::ids::TypedId;
 
 /// A direct-message channel seen in a message: recorded once, readable (the bot is in it),
 /// named after the other person when the message is theirs.
@@ -17,7 +18,7 @@ pub fn record_direct_channel(
     other: Option<&User>,
 ) -> Result<Recorded> {
     store.write(|writer| {
-        let channel_id = channel_id.to_string();
+        let channel_id = channel_id.typed();
         if writer.reader().channel(&channel_id)?.is_some() {
             return Ok(Recorded::AlreadyKnown);
         }

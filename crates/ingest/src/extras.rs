@@ -18,6 +18,7 @@ use serenity::model::sticker::StickerItem;
 
 use super::Recorded;
 use super::discord_time::instant_of;
+use crate::ids::TypedId;
 
 /// Discord's type number, with a default message and a reply both 0: a reply already shows
 /// its target.
@@ -30,7 +31,7 @@ fn kind_of(kind: MessageType) -> u64 {
 
 fn attachment(attachment: &DiscordAttachment) -> Attachment {
     Attachment {
-        id: attachment.id.to_string(),
+        id: attachment.id.typed(),
         filename: attachment.filename.clone(),
         size: u64::from(attachment.size),
         content_type: attachment.content_type.clone(),
@@ -67,7 +68,7 @@ fn embed(embed: &DiscordEmbed) -> Embed {
 
 fn sticker(sticker: &StickerItem) -> Sticker {
     Sticker {
-        id: sticker.id.to_string(),
+        id: sticker.id.typed(),
         name: sticker.name.clone(),
     }
 }
@@ -121,9 +122,9 @@ pub(crate) fn record_poll_vote_in(
 ) -> Result<Recorded> {
     Ok(writer
         .record_poll_vote(&PollVote {
-            message_id: message_id.to_string(),
-            channel_id: channel_id.to_string(),
-            user_id: user_id.to_string(),
+            message_id: message_id.typed(),
+            channel_id: channel_id.typed(),
+            user_id: user_id.typed(),
             answer_id: answer_id.get(),
             voted,
         })?

@@ -10,6 +10,7 @@
 
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::AttachmentId;
 use serde_json::Value;
 use serenity::model::event::Event;
 
@@ -34,7 +35,7 @@ pub enum FeedLine {
     /// them from Discord's CDN (the seed has no CDN): `{"kept": {"attachmentId", "base64"}}`.
     Kept {
         line: usize,
-        attachment_id: String,
+        attachment_id: AttachmentId,
         base64: String,
     },
 }
@@ -80,9 +81,15 @@ pub fn parse_feed(text: &str, now: Instant) -> Result<Vec<FeedLine>> {
                         ))
                     })
             };
+            let attachment_id = field("attachmentId")?;
+            let attachment_id = AttachmentId::parse(&attachment_id).ok_or_else(|| {
+                Error::internal(format!(
+                    "Feed line {line}'s \"kept\" has an \"attachmentId\" that is not a Discord id"
+                ))
+            })?;
             lines.push(FeedLine::Kept {
                 line,
-                attachment_id: field("attachmentId")?,
+                attachment_id,
                 base64: field("base64")?,
             });
         } else {

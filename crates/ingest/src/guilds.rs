@@ -4,6 +4,7 @@ use discord_manager_store::{
     GuildRecord, Identity, IdentitySource, RolePermissions, Store, Writer,
 };
 use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::snowflake;
 use serenity::model::event::GuildMemberUpdateEvent;
 use serenity::model::gateway::Ready;
 use serenity::model::guild::{Guild, PartialGuild, Role, UnavailableGuild};
@@ -11,10 +12,11 @@ use serenity::model::id::{GuildId, RoleId};
 
 use super::Recorded;
 use super::channels::{record_channel_in, refresh_guild_channels};
+use crate::ids::TypedId;
 
 pub(super) fn record_ready_in(writer: &mut Writer<'_>, ready: &Ready) -> Result<Recorded> {
     let identity = Identity {
-        bot_user_id: Some(ready.user.id.to_string()),
+        bot_user_id: Some(ready.user.id.typed()),
         bot_name: Some(ready.user.name.clone()),
         owner_user_id: None,
     };
@@ -26,7 +28,7 @@ pub(super) fn record_ready_in(writer: &mut Writer<'_>, ready: &Ready) -> Result<
 /// The owner of the bot's application, as Discord reports it (or as the demo seed sets it).
 pub fn record_application_owner(
     store: &Store,
-    owner_user_id: &str,
+    owner_user_id: &snowflake::UserId,
     source: IdentitySource,
 ) -> Result<Recorded> {
     store.write(|writer| record_application_owner_in(writer, owner_user_id, source))
@@ -36,11 +38,11 @@ pub fn record_application_owner(
 /// lays a whole store in a few).
 pub fn record_application_owner_in(
     writer: &mut Writer<'_>,
-    owner_user_id: &str,
+    owner_user_id: &snowflake::UserId,
     source: IdentitySource,
 ) -> Result<Recorded> {
     let identity = Identity {
-        owner_user_id: Some(owner_user_id.to_string()),
+        owner_user_id: Some(owner_user_id.clone()),
         ..Identity::default()
     };
     Ok(writer.record_identity(&identity, source)?.into())
@@ -49,7 +51,7 @@ pub fn record_application_owner_in(
 fn roles_of<'a>(roles: impl Iterator<Item = &'a Role>) -> Vec<RolePermissions> {
     let mut roles: Vec<RolePermissions> = roles
         .map(|role| RolePermissions {
-            id: role.id.to_string(),
+            id: role.id.typed(),
             permissions: role.permissions.bits(),
             name: role.name.clone(),
         })
@@ -58,8 +60,8 @@ fn roles_of<'a>(roles: impl Iterator<Item = &'a Role>) -> Vec<RolePermissions> {
     roles
 }
 
-fn sorted_ids(ids: &[RoleId]) -> Vec<String> {
-    let mut ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
+fn sorted_ids(ids: &[RoleId]) -> Vec<snowflake::RoleId> {
+    let mut ids: Vec<snowflake::RoleId> = ids.iter().map(TypedId::typed).collect();
     ids.sort();
     ids
 }
@@ -67,14 +69,14 @@ fn sorted_ids(ids: &[RoleId]) -> Vec<String> {
 /// Records a change to a known guild (or the first sighting) and recomputes its channels.
 fn update_guild(
     writer: &mut Writer<'_>,
-    guild_id: &str,
+    guild_id: &snowflake::GuildId,
     change: impl FnOnce(&mut GuildRecord),
 ) -> Result<bool> {
     let mut guild = writer
         .reader()
         .guild(guild_id)?
         .unwrap_or_else(|| GuildRecord {
-            guild_id: guild_id.to_string(),
+            guild_id: guild_id.clone(),
             name: String::new(),
             roles: Vec::new(),
             bot_role_ids: Vec::new(),
@@ -92,15 +94,14 @@ pub fn record_guild(store: &Store, guild: &Guild) -> Result<Recorded> {
 }
 
 pub(super) fn record_guild_in(writer: &mut Writer<'_>, guild: &Guild) -> Result<Recorded> {
-    let guild_id = guild.id.to_string();
+    let guild_id = guild.id.typed();
     let bot = writer.reader().identity()?.bot_user_id;
     let bot_role_ids = bot
-        .as_deref()
         .and_then(|bot| {
             guild
                 .members
                 .values()
-                .find(|member| member.user.id.to_string() == bot)
+                .find(|member| member.user.id.typed() == bot)
         })
         .map(|member| sorted_ids(&member.roles))
         .unwrap_or_default();
@@ -114,7 +115,7 @@ pub(super) fn record_guild_in(writer: &mut Writer<'_>, guild: &Guild) -> Result<
     for member in guild.members.values() {
         changed |= writer.record_member_roles(
             &guild_id,
-            &member.user.id.to_string(),
+            &member.user.id.typed(),
             &sorted_ids(&member.roles),
         )?;
     }
@@ -132,7 +133,7 @@ pub(super) fn record_guild_update_in(
     writer: &mut Writer<'_>,
     guild: &PartialGuild,
 ) -> Result<Recorded> {
-    let changed = update_guild(writer, &guild.id.to_string(), |known| {
+    let changed = update_guild(writer, &guild.id.typed(), |known| {
         known.name = guild.name.clone();
         known.roles = roles_of(guild.roles.values());
         known.removed = false;
@@ -147,7 +148,7 @@ pub(super) fn record_guild_removed_in(
     if guild.unavailable {
         return Ok(Recorded::Ignored);
     }
-    let guild_id = guild.id.to_string();
+    let guild_id = guild.id.typed();
     if writer.reader().guild(&guild_id)?.is_none() {
         return Ok(Recorded::AlreadyKnown);
     }
@@ -156,11 +157,11 @@ pub(super) fn record_guild_removed_in(
 
 pub(super) fn record_role_in(writer: &mut Writer<'_>, role: &Role) -> Result<Recorded> {
     let entry = RolePermissions {
-        id: role.id.to_string(),
+        id: role.id.typed(),
         permissions: role.permissions.bits(),
         name: role.name.clone(),
     };
-    let changed = update_guild(writer, &role.guild_id.to_string(), |known| {
+    let changed = update_guild(writer, &role.guild_id.typed(), |known| {
         known.roles.retain(|existing| existing.id != entry.id);
         known.roles.push(entry);
         known.roles.sort_by(|a, b| a.id.cmp(&b.id));
@@ -173,8 +174,8 @@ pub(super) fn record_role_deleted_in(
     guild_id: GuildId,
     role_id: RoleId,
 ) -> Result<Recorded> {
-    let role_id = role_id.to_string();
-    let changed = update_guild(writer, &guild_id.to_string(), |known| {
+    let role_id = role_id.typed();
+    let changed = update_guild(writer, &guild_id.typed(), |known| {
         known.roles.retain(|existing| existing.id != role_id);
         known.bot_role_ids.retain(|existing| *existing != role_id);
     })?;
@@ -185,11 +186,11 @@ pub(super) fn record_member_update_in(
     writer: &mut Writer<'_>,
     update: &GuildMemberUpdateEvent,
 ) -> Result<Recorded> {
-    let guild_id = update.guild_id.to_string();
-    let user_id = update.user.id.to_string();
+    let guild_id = update.guild_id.typed();
+    let user_id = update.user.id.typed();
     let roles = sorted_ids(&update.roles);
     let mut changed = writer.record_member_roles(&guild_id, &user_id, &roles)?;
-    if writer.reader().identity()?.bot_user_id.as_deref() == Some(user_id.as_str()) {
+    if writer.reader().identity()?.bot_user_id.as_ref() == Some(&user_id) {
         changed |= update_guild(writer, &guild_id, |known| {
             known.bot_role_ids = roles.clone()
         })?;

@@ -9,6 +9,7 @@ use serenity::model::id::GuildId;
 use super::Origin;
 use super::discord_time::instant_of;
 use super::messages::record_message_in;
+use crate::ids::TypedId;
 
 /// What recording a page of history changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -76,16 +77,12 @@ fn record_page_in(
         }
         if let Some(edited_at) = &message.edited_timestamp {
             let edit = NewEdit {
-                message_id: message.id.to_string(),
-                channel_id: message.channel_id.to_string(),
+                message_id: message.id.typed(),
+                channel_id: message.channel_id.typed(),
                 content: message.content.clone(),
                 edited_at: instant_of(edited_at)?,
-                mentioned_user_ids: message.mentions.iter().map(|u| u.id.to_string()).collect(),
-                mentioned_role_ids: message
-                    .mention_roles
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect(),
+                mentioned_user_ids: message.mentions.iter().map(|u| u.id.typed()).collect(),
+                mentioned_role_ids: message.mention_roles.iter().map(TypedId::typed).collect(),
                 imported: origin == Origin::Import,
             };
             if writer.insert_edit(&edit)? {

@@ -14,6 +14,7 @@ pub mod extras;
 pub mod feed;
 pub mod guilds;
 pub mod history;
+pub mod ids;
 pub mod messages;
 pub mod reactions;
 pub mod sent;

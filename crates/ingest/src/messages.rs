@@ -6,6 +6,9 @@ use serenity::model::channel::Message;
 use serenity::model::event::MessageUpdateEvent;
 use serenity::model::id::{ChannelId, MessageId};
 
+use crate::ids::TypedId;
+use discord_manager_vocabulary::snowflake::{RoleId, UserId};
+
 use super::discord_time::instant_of;
 use super::extras::{extras_of, updated_extras};
 use super::{Origin, Recorded};
@@ -14,7 +17,7 @@ use super::{Origin, Recorded};
 fn new_message(
     message: &Message,
     origin: Origin,
-    reply_author_in_store: Option<String>,
+    reply_author_in_store: Option<UserId>,
 ) -> Result<NewMessage> {
     let author_name = message
         .member
@@ -30,17 +33,17 @@ fn new_message(
                 || message.kind == serenity::model::channel::MessageType::InlineReply
         })
         .and_then(|reference| reference.message_id)
-        .map(|id| id.to_string());
+        .map(TypedId::typed);
     let reply_to_author_id = message
         .referenced_message
         .as_ref()
-        .map(|referenced| referenced.author.id.to_string())
+        .map(|referenced| referenced.author.id.typed())
         .or(reply_author_in_store);
     Ok(NewMessage {
-        message_id: message.id.to_string(),
-        channel_id: message.channel_id.to_string(),
-        guild_id: message.guild_id.map(|id| id.to_string()),
-        author_id: message.author.id.to_string(),
+        message_id: message.id.typed(),
+        channel_id: message.channel_id.typed(),
+        guild_id: message.guild_id.map(TypedId::typed),
+        author_id: message.author.id.typed(),
         author_name,
         content: message.content.clone(),
         sent_at: instant_of(&message.timestamp)?,
@@ -50,18 +53,14 @@ fn new_message(
         mentioned_user_ids: message
             .mentions
             .iter()
-            .map(|user| user.id.to_string())
+            .map(|user| user.id.typed())
             .collect(),
-        mentioned_role_ids: message
-            .mention_roles
-            .iter()
-            .map(|role| role.to_string())
-            .collect(),
+        mentioned_role_ids: message.mention_roles.iter().map(TypedId::typed).collect(),
         origin,
         provenance: Provenance {
             author_bot: Some(message.author.bot),
-            webhook_id: message.webhook_id.map(|id| id.to_string()),
-            application_id: message.application_id.map(|id| id.to_string()),
+            webhook_id: message.webhook_id.map(TypedId::typed),
+            application_id: message.application_id.map(TypedId::typed),
         },
     })
 }
@@ -81,7 +80,7 @@ pub(crate) fn record_message_in(
 ) -> Result<Recorded> {
     let reply_author = match &message.message_reference {
         Some(reference) if message.referenced_message.is_none() => match reference.message_id {
-            Some(id) => writer.reader().author_of(&id.to_string())?,
+            Some(id) => writer.reader().author_of(&id.typed())?,
             None => None,
         },
         _ => None,
@@ -89,7 +88,7 @@ pub(crate) fn record_message_in(
     let row = new_message(message, origin, reply_author)?;
     let mut stored = writer.insert_message(&row)?;
     if let (Some(guild_id), Some(member)) = (&row.guild_id, &message.member) {
-        let roles: Vec<String> = member.roles.iter().map(ToString::to_string).collect();
+        let roles: Vec<RoleId> = member.roles.iter().map(TypedId::typed).collect();
         stored |= writer.record_member_roles(guild_id, &row.author_id, &roles)?;
     }
     // A later copy (a backfill page) that shows a pin or an unfurl the gateway's update never
@@ -112,11 +111,11 @@ pub(super) fn record_message_update_in(
     };
     // Extras of a message not stored yet wait for it: its create or a backfill's copy carries
     // them whole, and a partial update alone would pass for the message's full state.
-    let id = update.id.to_string();
+    let id = update.id.typed();
     if touches_extras(update) && writer.reader().has_message(&id)? {
         let current = writer.reader().message_extras(&id)?;
         let next = updated_extras(&current, update);
-        stored |= writer.record_extras(&id, &update.channel_id.to_string(), &next)?;
+        stored |= writer.record_extras(&id, &update.channel_id.typed(), &next)?;
     }
     Ok(stored.into())
 }
@@ -137,21 +136,21 @@ fn edit_of(update: &MessageUpdateEvent) -> Result<Option<NewEdit>> {
         return Ok(None);
     };
     Ok(Some(NewEdit {
-        message_id: update.id.to_string(),
-        channel_id: update.channel_id.to_string(),
+        message_id: update.id.typed(),
+        channel_id: update.channel_id.typed(),
         content: content.clone(),
         edited_at: instant_of(edited_at)?,
         mentioned_user_ids: update
             .mentions
             .iter()
             .flatten()
-            .map(|user| user.id.to_string())
+            .map(|user| user.id.typed())
             .collect(),
         mentioned_role_ids: update
             .mention_roles
             .iter()
             .flatten()
-            .map(|role| role.to_string())
+            .map(TypedId::typed)
             .collect(),
         imported: false,
     }))
@@ -163,7 +162,7 @@ pub(super) fn record_message_deleted_in(
     message_id: MessageId,
 ) -> Result<Recorded> {
     Ok(writer
-        .insert_deletion(&message_id.to_string(), &channel_id.to_string(), false)?
+        .insert_deletion(&message_id.typed(), &channel_id.typed(), false)?
         .into())
 }
 
@@ -174,7 +173,7 @@ pub(super) fn record_messages_bulk_deleted_in(
 ) -> Result<Recorded> {
     let mut stored = false;
     for id in message_ids {
-        stored |= writer.insert_deletion(&id.to_string(), &channel_id.to_string(), true)?;
+        stored |= writer.insert_deletion(&id.typed(), &channel_id.typed(), true)?;
     }
     Ok(stored.into())
 }

@@ -6,6 +6,7 @@ use serenity::model::channel::{Reaction, ReactionType};
 use serenity::model::id::{ChannelId, MessageId};
 
 use super::Recorded;
+use crate::ids::TypedId;
 
 /// A Unicode emoji as itself, a custom one as Discord writes it in a message (`<:name:id>`).
 pub(crate) fn emoji_text(emoji: &ReactionType) -> String {
@@ -29,33 +30,33 @@ fn record_in(writer: &mut Writer<'_>, change: Option<ReactionChange>) -> Result<
 
 fn added(reaction: &Reaction) -> Option<ReactionChange> {
     Some(ReactionChange::Add {
-        message_id: reaction.message_id.to_string(),
-        channel_id: reaction.channel_id.to_string(),
-        user_id: reaction.user_id?.to_string(),
+        message_id: reaction.message_id.typed(),
+        channel_id: reaction.channel_id.typed(),
+        user_id: reaction.user_id?.typed(),
         emoji: emoji_text(&reaction.emoji),
     })
 }
 
 fn removed(reaction: &Reaction) -> Option<ReactionChange> {
     Some(ReactionChange::Remove {
-        message_id: reaction.message_id.to_string(),
-        channel_id: reaction.channel_id.to_string(),
-        user_id: reaction.user_id?.to_string(),
+        message_id: reaction.message_id.typed(),
+        channel_id: reaction.channel_id.typed(),
+        user_id: reaction.user_id?.typed(),
         emoji: emoji_text(&reaction.emoji),
     })
 }
 
 fn cleared(channel_id: ChannelId, message_id: MessageId) -> Option<ReactionChange> {
     Some(ReactionChange::Clear {
-        message_id: message_id.to_string(),
-        channel_id: channel_id.to_string(),
+        message_id: message_id.typed(),
+        channel_id: channel_id.typed(),
     })
 }
 
 fn emoji_cleared(reaction: &Reaction) -> Option<ReactionChange> {
     Some(ReactionChange::ClearEmoji {
-        message_id: reaction.message_id.to_string(),
-        channel_id: reaction.channel_id.to_string(),
+        message_id: reaction.message_id.typed(),
+        channel_id: reaction.channel_id.typed(),
         emoji: emoji_text(&reaction.emoji),
     })
 }

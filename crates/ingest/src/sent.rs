@@ -8,6 +8,7 @@
 
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
+use discord_manager_vocabulary::snowflake;
 use serde_json::{Value, json};
 use serenity::model::channel::Message;
 use serenity::model::event::Event;
@@ -15,11 +16,15 @@ use serenity::model::id::GuildId;
 
 use super::messages::record_message;
 use super::{Origin, Recorded, record_event};
+use crate::ids::TypedId;
 
 /// Records the message Discord created (its JSON answer to `POST /channels/{id}/messages`)
 /// and returns its id. Discord's REST answer carries no `guild_id`: the channel's guild is
 /// taken from the store, as the gateway would have sent it.
-pub fn record_sent_message(store: &Store, answer: &Value) -> Result<(String, Recorded)> {
+pub fn record_sent_message(
+    store: &Store,
+    answer: &Value,
+) -> Result<(snowflake::MessageId, Recorded)> {
     let mut message: Message = serde_json::from_value(answer.clone()).map_err(|error| {
         Error::new(
             ErrorKind::Discord,
@@ -27,31 +32,35 @@ pub fn record_sent_message(store: &Store, answer: &Value) -> Result<(String, Rec
         )
     })?;
     if message.guild_id.is_none() {
-        let channel = message.channel_id.to_string();
-        message.guild_id = guild_of(store, &channel)?
-            .and_then(|id| id.parse::<u64>().ok())
-            .filter(|id| *id != 0)
-            .map(GuildId::new);
+        let channel = message.channel_id.typed();
+        message.guild_id = guild_of(store, &channel)?.map(|id| GuildId::new(id.get()));
     }
     let recorded = record_message(store, &message, Origin::Sent)?;
-    Ok((message.id.to_string(), recorded))
+    Ok((message.id.typed(), recorded))
 }
 
 /// Records Discord's answer to `PATCH /channels/{c}/messages/{m}` (the whole message as
 /// edited) as the MESSAGE_UPDATE the gateway delivers for it; answers the message's id.
-pub fn record_edited_message(store: &Store, answer: &Value) -> Result<(String, Recorded)> {
+pub fn record_edited_message(
+    store: &Store,
+    answer: &Value,
+) -> Result<(snowflake::MessageId, Recorded)> {
     let id = answer
         .get("id")
         .and_then(Value::as_str)
-        .ok_or_else(|| not_as_documented("the message it edited", "it has no id"))?
-        .to_string();
+        .and_then(snowflake::MessageId::parse)
+        .ok_or_else(|| not_as_documented("the message it edited", "it has no id"))?;
     let channel = answer
         .get("channel_id")
         .and_then(Value::as_str)
-        .unwrap_or_default();
+        .and_then(snowflake::ChannelId::parse);
     let mut update = answer.clone();
     if update.get("guild_id").is_none_or(Value::is_null) {
-        update["guild_id"] = json!(guild_of(store, channel)?);
+        let guild = match &channel {
+            Some(channel) => guild_of(store, channel)?,
+            None => None,
+        };
+        update["guild_id"] = json!(guild);
     }
     let recorded = record_dispatch(store, "MESSAGE_UPDATE", update, "the message it edited")?;
     Ok((id, recorded))
@@ -60,8 +69,8 @@ pub fn record_edited_message(store: &Store, answer: &Value) -> Result<(String, R
 /// Records the deletion of a message, as the MESSAGE_DELETE the gateway delivers for it.
 pub fn record_deleted_message(
     store: &Store,
-    channel_id: &str,
-    message_id: &str,
+    channel_id: &snowflake::ChannelId,
+    message_id: &snowflake::MessageId,
 ) -> Result<Recorded> {
     let deletion = json!({"id": message_id, "channel_id": channel_id,
                           "guild_id": guild_of(store, channel_id)?});
@@ -72,8 +81,8 @@ pub fn record_deleted_message(
 /// "animated"}`) added or, unless `added`, removed, as the gateway's reaction event.
 pub fn record_bot_reaction(
     store: &Store,
-    channel_id: &str,
-    message_id: &str,
+    channel_id: &snowflake::ChannelId,
+    message_id: &snowflake::MessageId,
     emoji: &Value,
     added: bool,
 ) -> Result<Recorded> {
@@ -93,7 +102,10 @@ pub fn record_bot_reaction(
 }
 
 /// The guild of a stored channel (None: a direct message, or a channel not stored).
-fn guild_of(store: &Store, channel_id: &str) -> Result<Option<String>> {
+fn guild_of(
+    store: &Store,
+    channel_id: &snowflake::ChannelId,
+) -> Result<Option<snowflake::GuildId>> {
     store.read(|reader| Ok(reader.channel(channel_id)?.and_then(|c| c.guild_id)))
 }
 

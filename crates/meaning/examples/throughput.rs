@@ -40,8 +40,8 @@ fn main() {
     for (key, vector) in vectors.iter().enumerate() {
         index.put(Row {
             key: key as i64,
-            channel_id: "c".into(),
-            author_id: "a".into(),
+            channel_id: id(1),
+            author_id: id(2),
             arrived: 0,
             sent: 0,
             vector: quantise(vector).expect("a vector"),
@@ -52,7 +52,7 @@ fn main() {
         .map(|m| m["id"].as_str().expect("id"))
         .collect();
     let filter = ScanFilter {
-        channel_ids: vec!["c".into()],
+        channel_ids: vec![id(1)],
         ..ScanFilter::default()
     };
     let (mut found, mut asked) = (0, 0);
@@ -101,15 +101,15 @@ fn scan_at(size: usize, encoder: &Encoder, vectors: &[Vec<f32>]) {
             .collect();
         index.put(Row {
             key: key as i64,
-            channel_id: format!("c{}", key % 50),
-            author_id: "a".into(),
+            channel_id: id(1 + key as u64 % 50),
+            author_id: id(2),
             arrived: key as i64,
             sent: key as i64,
             vector: quantise(&noisy).expect("a vector"),
         });
     }
     let filter = ScanFilter {
-        channel_ids: (0..50).map(|channel| format!("c{channel}")).collect(),
+        channel_ids: (1..=50).map(id).collect(),
         ..ScanFilter::default()
     };
     let mut timings: Vec<f64> = (0..50)
@@ -129,4 +129,12 @@ fn scan_at(size: usize, encoder: &Encoder, vectors: &[Vec<f32>]) {
         timings[timings.len() / 2],
         timings[timings.len() * 95 / 100]
     );
+}
+
+/// The id numbered `number` (not zero), of whichever kind is wanted.
+fn id<Id: std::str::FromStr>(number: u64) -> Id {
+    match number.to_string().parse() {
+        Ok(id) => id,
+        Err(_) => panic!("{number} is an id"),
+    }
 }

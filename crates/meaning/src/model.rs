@@ -161,8 +161,8 @@ mod tests {
         for (key, vector) in vectors.iter().enumerate() {
             index.put(Row {
                 key: key as i64 + 1,
-                channel_id: "c".into(),
-                author_id: "a".into(),
+                channel_id: "1".parse().unwrap(),
+                author_id: "2".parse().unwrap(),
                 arrived: 0,
                 sent: 0,
                 vector: quantise(vector).expect("a vector"),
@@ -172,7 +172,7 @@ mod tests {
             .embed_one("did the recovery test from backups succeed?")
             .expect("the question's vector");
         let filter = ScanFilter {
-            channel_ids: vec!["c".into()],
+            channel_ids: vec!["1".parse().unwrap()],
             ..ScanFilter::default()
         };
         let found = index

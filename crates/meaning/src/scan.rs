@@ -13,17 +13,19 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::hash::Hash;
 
 use crate::model::{DIMENSIONS, Identity};
 use crate::vector::{CODE_WORDS, coordinates, dot, hamming, inverse_length, query_code, sign_code};
+use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 
 /// One stored vector with what the filters read of its message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     /// The message's integer key in the store.
     pub key: i64,
-    pub channel_id: String,
-    pub author_id: String,
+    pub channel_id: ChannelId,
+    pub author_id: UserId,
     /// Arrival on the store's clock, in microseconds.
     pub arrived: i64,
     /// Discord's timestamp, in microseconds.
@@ -37,8 +39,8 @@ pub struct Row {
 /// microseconds).
 #[derive(Debug, Clone, Default)]
 pub struct ScanFilter {
-    pub channel_ids: Vec<String>,
-    pub author_id: Option<String>,
+    pub channel_ids: Vec<ChannelId>,
+    pub author_id: Option<UserId>,
     pub arrived: (Option<i64>, Option<i64>),
     pub sent: (Option<i64>, Option<i64>),
 }
@@ -50,19 +52,33 @@ pub struct Neighbour {
     pub score: f32,
 }
 
-/// Ids as small numbers, for the per-slot columns.
-#[derive(Debug, Default)]
-struct Ids {
-    numbers: HashMap<String, u32>,
+/// Ids of one kind as small numbers, for the per-slot columns.
+#[derive(Debug)]
+struct Ids<Id> {
+    numbers: HashMap<Id, u32>,
 }
 
-impl Ids {
-    fn number(&mut self, id: &str) -> u32 {
+impl<Id> Default for Ids<Id> {
+    fn default() -> Self {
+        Ids {
+            numbers: HashMap::new(),
+        }
+    }
+}
+
+impl<Id: Clone + Eq + Hash> Ids<Id> {
+    fn number(&mut self, id: &Id) -> u32 {
         let next = self.numbers.len() as u32;
-        *self.numbers.entry(id.to_string()).or_insert(next)
+        match self.numbers.get(id) {
+            Some(number) => *number,
+            None => {
+                self.numbers.insert(id.clone(), next);
+                next
+            }
+        }
     }
 
-    fn known(&self, id: &str) -> Option<u32> {
+    fn known(&self, id: &Id) -> Option<u32> {
         self.numbers.get(id).copied()
     }
 }
@@ -79,8 +95,8 @@ pub struct ScanIndex {
     authors: Vec<u32>,
     arrived: Vec<i64>,
     sent: Vec<i64>,
-    channel_numbers: Ids,
-    author_numbers: Ids,
+    channel_numbers: Ids<ChannelId>,
+    author_numbers: Ids<UserId>,
     slots: HashMap<i64, usize>,
     /// The highest change the index has read, for the next refresh.
     pub seen_through: i64,
@@ -278,8 +294,8 @@ mod tests {
     fn row(key: i64, channel: &str, author: &str, at: i64, vector: &[f32]) -> Row {
         Row {
             key,
-            channel_id: channel.into(),
-            author_id: author.into(),
+            channel_id: channel.parse().unwrap(),
+            author_id: author.parse().unwrap(),
             arrived: at,
             sent: at,
             vector: quantise(vector).expect("a vector"),
@@ -292,16 +308,20 @@ mod tests {
 
     fn index() -> ScanIndex {
         let mut index = ScanIndex::new(Identity::bundled());
-        index.put(row(1, "c1", "ana", 100, &towards(0, 0.0)));
-        index.put(row(2, "c2", "ana", 200, &towards(0, 0.1)));
-        index.put(row(3, "secret", "bo", 300, &towards(0, 0.05)));
-        index.put(row(4, "c1", "bo", 400, &towards(10, 0.0)));
+        index.put(row(1, "11", "20", 100, &towards(0, 0.0)));
+        index.put(row(2, "12", "20", 200, &towards(0, 0.1)));
+        index.put(row(3, "13", "21", 300, &towards(0, 0.05)));
+        index.put(row(4, "11", "21", 400, &towards(10, 0.0)));
         index
     }
 
     fn everywhere() -> ScanFilter {
         ScanFilter {
-            channel_ids: vec!["c1".into(), "c2".into(), "secret".into()],
+            channel_ids: vec![
+                "11".parse().unwrap(),
+                "12".parse().unwrap(),
+                "13".parse().unwrap(),
+            ],
             ..ScanFilter::default()
         }
     }
@@ -317,7 +337,7 @@ mod tests {
         assert!(all[0].score > 0.99, "{all:?}");
         // The closest but one is in a channel the search may not see.
         let readable = ScanFilter {
-            channel_ids: vec!["c1".into(), "c2".into()],
+            channel_ids: vec!["11".parse().unwrap(), "12".parse().unwrap()],
             ..ScanFilter::default()
         };
         let found = index
@@ -345,12 +365,12 @@ mod tests {
             )
         };
         let by_bo = ScanFilter {
-            author_id: Some("bo".into()),
+            author_id: Some("21".parse().unwrap()),
             ..everywhere()
         };
         assert_eq!(search(by_bo), [3, 4]);
         let unknown_author = ScanFilter {
-            author_id: Some("nobody".into()),
+            author_id: Some("29".parse().unwrap()),
             ..everywhere()
         };
         assert!(search(unknown_author).is_empty());
@@ -370,7 +390,7 @@ mod tests {
     #[test]
     fn a_message_embedded_again_takes_its_new_place_and_keeps_one_slot() {
         let mut index = index();
-        index.put(row(1, "c1", "ana", 100, &towards(10, 0.0)));
+        index.put(row(1, "11", "20", 100, &towards(10, 0.0)));
         assert_eq!(index.len(), 4);
         let found = index
             .search(&Identity::bundled(), &towards(10, 0.0), &everywhere(), 2)

@@ -37,7 +37,7 @@ use discord_manager_ingest::{Origin, Recorded, record_event_in};
 use discord_manager_store::{IdentitySource, Store, Writer};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake::{DiscordId, snowflake_at};
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId, snowflake_at};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -183,7 +183,7 @@ pub fn build(store: &Store, plan: &Plan) -> Result<(Produced, Timing)> {
     let mut timing = Timing::default();
     // The owner, as the daemon learns it from the application, when history begins.
     store.write_at(generator.start.minus_seconds(3 * 3_600), |writer| {
-        record_application_owner_in(writer, OWNER_ID, IdentitySource::Synthetic)
+        record_application_owner_in(writer, &owner_id(), IdentitySource::Synthetic)
     })?;
     let mut pending: Vec<(Instant, Value)> = Vec::with_capacity(plan.batch);
     generator.opening(&mut pending);
@@ -306,7 +306,7 @@ enum Access {
 }
 
 struct Channel {
-    id: String,
+    id: ChannelId,
     guild: u64,
     access: Access,
     /// For a thread: its parent's position in the channel list, and when it is created.
@@ -329,18 +329,18 @@ struct Words {
 /// Something that happens to a message after it arrived.
 enum FollowUp {
     Edit {
-        message_id: String,
+        message_id: MessageId,
         channel: usize,
         content: String,
         edited_at: Instant,
         mentions_owner: bool,
     },
     Delete {
-        message_id: String,
+        message_id: MessageId,
         channel: usize,
     },
     React {
-        message_id: String,
+        message_id: MessageId,
         channel: usize,
         user: u64,
         emoji: &'static str,
@@ -365,7 +365,7 @@ struct Generator {
     /// Threads not created yet, the next one last.
     threads_to_open: Vec<usize>,
     bookmark_at: BTreeSet<u64>,
-    bookmarked: Vec<String>,
+    bookmarked: Vec<MessageId>,
     authors_seen: BTreeSet<u64>,
     produced: Produced,
 }
@@ -408,8 +408,20 @@ pub fn search_word() -> String {
     rare_word(SEARCH_WORD_RANK)
 }
 
-fn snowflake(at: Instant, sequence: u64) -> String {
-    snowflake_at(at, sequence).to_string()
+/// The id of a message sent at `at` (history starts long after Discord's epoch, so it is
+/// never zero).
+fn message_snowflake(at: Instant, sequence: u64) -> MessageId {
+    MessageId::from_u64(snowflake_at(at, sequence)).expect("a message is minted after 2015")
+}
+
+/// The id of the channel numbered `number` (the generator's numbers are never zero).
+fn channel_id(number: u64) -> ChannelId {
+    ChannelId::from_u64(number).expect("a channel's number is not zero")
+}
+
+/// The owner's id, [`OWNER_ID`].
+fn owner_id() -> UserId {
+    UserId::parse(OWNER_ID).expect("OWNER_ID is an id")
 }
 
 fn user_id(author: u64) -> String {
@@ -473,7 +485,7 @@ fn top_level_channels() -> Vec<Channel> {
     for guild in 0..GUILDS {
         for position in 0..CHANNELS_PER_GUILD {
             channels.push(Channel {
-                id: (1_400_000_000_000_000_000u64 + guild * 1_000 + position).to_string(),
+                id: channel_id(1_400_000_000_000_000_000u64 + guild * 1_000 + position),
                 guild,
                 access: access_at(position),
                 thread_of: None,
@@ -500,7 +512,7 @@ fn add_threads(channels: &mut Vec<Channel>, rng: &mut Rng, messages: u64) {
             };
             let index = guild * THREADS_PER_GUILD + thread;
             channels.push(Channel {
-                id: (1_400_000_000_000_000_000u64 + guild * 1_000 + 500 + thread).to_string(),
+                id: channel_id(1_400_000_000_000_000_000u64 + guild * 1_000 + 500 + thread),
                 guild,
                 access: channels[parent].access,
                 thread_of: Some(parent),
@@ -550,7 +562,7 @@ fn layout_tally(channels: &[Channel], message_channels: &[usize]) -> Produced {
     let busiest_readable_channel = message_channels
         .iter()
         .find(|&&index| channels[index].access == Access::Readable)
-        .map(|&index| channels[index].id.clone())
+        .map(|&index| channels[index].id.to_string())
         .unwrap_or_default();
     Produced {
         busiest_readable_channel,
@@ -812,7 +824,7 @@ impl Generator {
         };
         let words = self.address(channel, author);
         let sent_at = Instant::from_micros(arrival - self.rng.between(0, 1_500_000));
-        let message_id = snowflake(sent_at, index);
+        let message_id = message_snowflake(sent_at, index);
         let payload = self.payload(&message_id, channel, guild, author, sent_at, &words);
         let payload_bytes = payload.to_string().len() as u64;
         pending.push((
@@ -898,18 +910,18 @@ impl Generator {
     /// The MESSAGE_CREATE payload Discord would send for it.
     fn payload(
         &self,
-        message_id: &str,
+        message_id: &MessageId,
         channel: usize,
         guild: u64,
         author: u64,
         sent_at: Instant,
         words: &Words,
     ) -> Value {
-        let channel_id = &self.channels[channel].id;
+        let channel_id = self.channels[channel].id.as_str();
         let guild_id = guild_id(guild);
         let timestamp = sent_at.to_iso();
         let message = Message {
-            id: message_id,
+            id: message_id.as_str(),
             channel_id,
             guild_id: Some(&guild_id),
             author: user(author),
@@ -980,7 +992,7 @@ impl Generator {
         index: u64,
         channel: usize,
         author: u64,
-        message_id: &str,
+        message_id: &MessageId,
         content: &str,
     ) {
         let recent = &mut self.channels[channel].recent;
@@ -990,7 +1002,7 @@ impl Generator {
         let snippet: String = content.chars().take(80).collect();
         recent.push((message_id.to_string(), author, snippet));
         if self.bookmark_at.contains(&index) {
-            self.bookmarked.push(message_id.to_string());
+            self.bookmarked.push(message_id.clone());
         }
     }
 
@@ -998,7 +1010,7 @@ impl Generator {
     /// when none does).
     fn plan_edits(
         &mut self,
-        message_id: &str,
+        message_id: &MessageId,
         channel: usize,
         arrival: i64,
         sent_at: Instant,
@@ -1024,7 +1036,7 @@ impl Generator {
             self.schedule(
                 last_edit.min(end),
                 FollowUp::Edit {
-                    message_id: message_id.to_string(),
+                    message_id: message_id.clone(),
                     channel,
                     content: format!("{} (edit {})", words.content, round + 1),
                     edited_at,
@@ -1037,7 +1049,7 @@ impl Generator {
 
     /// Now and then reactions from a few people over the following half hour, one of them
     /// sometimes taken back.
-    fn plan_reactions(&mut self, message_id: &str, channel: usize, arrival: i64) {
+    fn plan_reactions(&mut self, message_id: &MessageId, channel: usize, arrival: i64) {
         if !self.rng.chance(REACTED_PPM) {
             return;
         }
@@ -1055,7 +1067,7 @@ impl Generator {
             }
             given.push((user, emoji));
             self.produced.reaction_events += 1;
-            let message_id = message_id.to_string();
+            let message_id = message_id.clone();
             self.schedule(
                 at,
                 FollowUp::React {
@@ -1070,7 +1082,7 @@ impl Generator {
         if self.rng.chance(REACTION_REMOVED_PPM) {
             let (user, emoji) = given[self.rng.below(given.len() as u64) as usize];
             self.produced.reaction_events += 1;
-            let message_id = message_id.to_string();
+            let message_id = message_id.clone();
             let at = (at + 60_000_000).min(end);
             self.schedule(
                 at,
@@ -1086,7 +1098,7 @@ impl Generator {
     }
 
     /// Now and then a deletion, after its last edit.
-    fn plan_deletion(&mut self, message_id: String, channel: usize, last_edit: i64) {
+    fn plan_deletion(&mut self, message_id: MessageId, channel: usize, last_edit: i64) {
         if !self.rng.chance(DELETE_PPM) {
             return;
         }
@@ -1111,7 +1123,7 @@ impl Generator {
     /// MCP server in turn, and every third resolved.
     fn bookmarks(&mut self, store: &Store) -> Result<()> {
         let context = |source| OwnerContext {
-            owner_id: Some(OWNER_ID.to_string()),
+            owner_id: Some(owner_id()),
             guild_scope: GuildScope::every_guild(),
             token_configured: false,
             read_only: false,
@@ -1124,10 +1136,6 @@ impl Generator {
             meaning: true,
             source,
         };
-        let id = |message_id: &str| {
-            DiscordId::parse(message_id)
-                .ok_or_else(|| Error::internal(format!("{message_id} is not a Discord id")))
-        };
         for (position, message_id) in self.bookmarked.iter().enumerate() {
             let source = if position % 2 == 0 {
                 Source::Cli
@@ -1137,7 +1145,7 @@ impl Generator {
             add_bookmark(
                 store,
                 AddBookmark {
-                    message_id: id(message_id)?,
+                    message_id: message_id.clone(),
                     note: Some(format!("synthetic bookmark {position}")),
                     due_at: None,
                 },
@@ -1149,7 +1157,7 @@ impl Generator {
             resolve_bookmark(
                 store,
                 ResolveBookmark {
-                    message_id: id(message_id)?,
+                    message_id: message_id.clone(),
                 },
                 &context(Source::Mcp),
             )?;

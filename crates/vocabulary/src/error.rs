@@ -84,6 +84,13 @@ impl From<rusqlite::Error> for Error {
     /// with SQLite's own words kept for the bug report.
     fn from(error: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode;
+        // A stored value the vocabulary refused as it was read (an id that is not one) is
+        // already owner-worded: kept as it is.
+        if let rusqlite::Error::FromSqlConversionFailure(_, _, cause) = &error
+            && let Some(worded) = cause.downcast_ref::<Error>()
+        {
+            return worded.clone();
+        }
         match error.sqlite_error_code() {
             Some(ErrorCode::DiskFull) => Error::new(
                 ErrorKind::StoreUnwritable,

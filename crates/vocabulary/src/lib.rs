@@ -4,14 +4,17 @@
 //! - [`instant`]: instants, written as fixed-width ISO-8601 UTC text;
 //! - [`error`]: the one error type, sorted into kinds (the binary chooses exit codes from them);
 //! - [`words`]: `word_enum!`, each domain word's text, JSON and schema forms defined once;
-//! - [`snowflake`]: Discord ids and the one place that knows their millisecond;
+//! - [`snowflake`]: Discord ids, a type per kind (`ChannelId`, `MessageId`, `GuildId`,
+//!   `UserId`, …) so no id crosses a function as a bare string, and the one place that knows
+//!   their millisecond;
 //! - [`permissions`]: Discord's documented permission arithmetic, over a guild's roles and a
 //!   channel's overwrites, whoever keeps them.
 //!
 //! This crate is the bottom of the crate graph (`ARCHITECTURE.md` draws it): every other
 //! crate of the workspace that needs these names it by its own name
 //! (`discord_manager_vocabulary::instant::Instant`). Its one optional dependency, rusqlite
-//! behind the `sqlite` feature, is the store's: how a SQLite failure becomes an [`Error`].
+//! behind the `sqlite` feature, is the store's: how a SQLite failure becomes an [`Error`],
+//! and how each id is bound and read as TEXT.
 //!
 //! Within the crate each module names only those listed before it, held by
 //! `tests/layering.rs`.

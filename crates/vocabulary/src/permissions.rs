@@ -15,23 +15,25 @@ use std::ops::{BitOr, BitOrAssign};
 
 use serde::{Deserialize, Serialize};
 
+use crate::snowflake::{DiscordId, GuildId, RoleId, UserId};
 use crate::words::word_enum;
 
 /// A guild's roles as the arithmetic reads them: whatever keeps a guild says which bits each
 /// role grants and which roles the bot has.
 pub trait GuildRoles {
     /// The guild's id, which is also the id of its @everyone role.
-    fn guild_id(&self) -> &str;
+    fn guild_id(&self) -> &GuildId;
     /// The permission bits role `id` grants guild-wide; none for a role the guild lacks.
-    fn role_bits(&self, id: &str) -> u64;
+    fn role_bits(&self, id: &RoleId) -> u64;
     /// The roles the bot has in the guild.
-    fn bot_role_ids(&self) -> &[String];
+    fn bot_role_ids(&self) -> &[RoleId];
 }
 
 /// A channel permission overwrite, for a role or for one member.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Overwrite {
-    pub id: String,
+    /// A role's id or a member's, as `kind` says.
+    pub id: DiscordId,
     pub kind: OverwriteKind,
     pub allow: u64,
     pub deny: u64,
@@ -107,10 +109,10 @@ impl BitOrAssign for Permissions {
 fn effective(
     guild: &impl GuildRoles,
     overwrites: &[Overwrite],
-    bot_user_id: Option<&str>,
+    bot_user_id: Option<&UserId>,
 ) -> Permissions {
-    // The @everyone role has the guild's id.
-    let mut bits = guild.role_bits(guild.guild_id());
+    let everyone = RoleId::everyone_of(guild.guild_id());
+    let mut bits = guild.role_bits(&everyone);
     for role in guild.bot_role_ids() {
         bits |= guild.role_bits(role);
     }
@@ -121,23 +123,26 @@ fn effective(
     let mut apply = |allow: u64, deny: u64| permissions = permissions.overwritten(allow, deny);
     if let Some(everyone) = overwrites
         .iter()
-        .find(|o| o.kind == OverwriteKind::Role && o.id == guild.guild_id())
+        .find(|o| o.kind == OverwriteKind::Role && o.id.as_str() == everyone.as_str())
     {
         apply(everyone.allow, everyone.deny);
     }
     let (mut allow, mut deny) = (0, 0);
-    for overwrite in overwrites
-        .iter()
-        .filter(|o| o.kind == OverwriteKind::Role && guild.bot_role_ids().contains(&o.id))
-    {
+    for overwrite in overwrites.iter().filter(|o| {
+        o.kind == OverwriteKind::Role
+            && guild
+                .bot_role_ids()
+                .iter()
+                .any(|role| role.as_str() == o.id.as_str())
+    }) {
         allow |= overwrite.allow;
         deny |= overwrite.deny;
     }
     apply(allow, deny);
-    if let Some(member) = overwrites
-        .iter()
-        .find(|o| o.kind == OverwriteKind::Member && Some(o.id.as_str()) == bot_user_id)
-    {
+    if let Some(member) = overwrites.iter().find(|o| {
+        o.kind == OverwriteKind::Member
+            && bot_user_id.is_some_and(|bot| bot.as_str() == o.id.as_str())
+    }) {
         apply(member.allow, member.deny);
     }
     permissions
@@ -147,7 +152,7 @@ fn effective(
 pub fn channel_access(
     guild: Option<&impl GuildRoles>,
     overwrites: &[Overwrite],
-    bot_user_id: Option<&str>,
+    bot_user_id: Option<&UserId>,
 ) -> ChannelAccess {
     // Without the guild we cannot compute anything; the bot was sent the channel, so it is
     // at least visible to it.
@@ -181,7 +186,7 @@ pub enum SendAccess {
 pub fn send_access(
     guild: Option<&impl GuildRoles>,
     overwrites: &[Overwrite],
-    bot_user_id: Option<&str>,
+    bot_user_id: Option<&UserId>,
     thread: bool,
 ) -> SendAccess {
     // A direct message, or a guild the store has not seen: Discord will decide.
@@ -214,36 +219,43 @@ mod tests {
     struct Guild {
         everyone: u64,
         bot_role: u64,
-        bot_role_ids: Vec<String>,
+        guild_id: GuildId,
+        bot_role_ids: Vec<RoleId>,
     }
 
     impl GuildRoles for Guild {
-        fn guild_id(&self) -> &str {
-            "1"
+        fn guild_id(&self) -> &GuildId {
+            &self.guild_id
         }
-        fn role_bits(&self, id: &str) -> u64 {
-            match id {
+        fn role_bits(&self, id: &RoleId) -> u64 {
+            match id.as_str() {
                 "1" => self.everyone,
                 "2" => self.bot_role,
                 _ => 0,
             }
         }
-        fn bot_role_ids(&self) -> &[String] {
+        fn bot_role_ids(&self) -> &[RoleId] {
             &self.bot_role_ids
         }
+    }
+
+    /// The bot's user id.
+    fn bot() -> UserId {
+        UserId::parse("9").unwrap()
     }
 
     fn guild(everyone: u64, bot_role: u64) -> Guild {
         Guild {
             everyone,
             bot_role,
-            bot_role_ids: vec!["2".into()],
+            bot_role_ids: vec![RoleId::parse("2").unwrap()],
+            guild_id: GuildId::parse("1").unwrap(),
         }
     }
 
     fn overwrite(kind: &str, id: &str, allow: u64, deny: u64) -> Overwrite {
         Overwrite {
-            id: id.into(),
+            id: DiscordId::parse(id).unwrap(),
             kind: OverwriteKind::parse(kind).unwrap(),
             allow,
             deny,
@@ -253,7 +265,7 @@ mod tests {
     #[test]
     fn everyone_may_read_by_default() {
         assert_eq!(
-            channel_access(Some(&guild(VIEW | HISTORY, 0)), &[], Some("9")),
+            channel_access(Some(&guild(VIEW | HISTORY, 0)), &[], Some(&bot())),
             ChannelAccess::Readable
         );
     }
@@ -262,7 +274,7 @@ mod tests {
     fn a_denied_view_hides_the_channel_even_with_history_allowed() {
         let overwrites = [overwrite("role", "1", 0, VIEW)];
         assert_eq!(
-            channel_access(Some(&guild(VIEW | HISTORY, 0)), &overwrites, Some("9")),
+            channel_access(Some(&guild(VIEW | HISTORY, 0)), &overwrites, Some(&bot())),
             ChannelAccess::NoView
         );
     }
@@ -274,7 +286,7 @@ mod tests {
             overwrite("role", "2", VIEW, 0),
         ];
         assert_eq!(
-            channel_access(Some(&guild(VIEW | HISTORY, 0)), &overwrites, Some("9")),
+            channel_access(Some(&guild(VIEW | HISTORY, 0)), &overwrites, Some(&bot())),
             ChannelAccess::Readable
         );
     }
@@ -286,7 +298,7 @@ mod tests {
             overwrite("member", "9", 0, HISTORY),
         ];
         assert_eq!(
-            channel_access(Some(&guild(VIEW | HISTORY, 0)), &overwrites, Some("9")),
+            channel_access(Some(&guild(VIEW | HISTORY, 0)), &overwrites, Some(&bot())),
             ChannelAccess::NoHistory
         );
     }
@@ -295,7 +307,7 @@ mod tests {
     fn administrators_read_everything() {
         let overwrites = [overwrite("role", "1", 0, VIEW)];
         assert_eq!(
-            channel_access(Some(&guild(0, 1 << 3)), &overwrites, Some("9")),
+            channel_access(Some(&guild(0, 1 << 3)), &overwrites, Some(&bot())),
             ChannelAccess::Readable
         );
     }
@@ -304,12 +316,12 @@ mod tests {
     fn sending_needs_view_and_send_messages() {
         let everyone = VIEW | HISTORY | SEND;
         assert_eq!(
-            send_access(Some(&guild(everyone, 0)), &[], Some("9"), false),
+            send_access(Some(&guild(everyone, 0)), &[], Some(&bot()), false),
             SendAccess::Allowed
         );
         let no_send = [overwrite("role", "1", 0, SEND)];
         assert_eq!(
-            send_access(Some(&guild(everyone, 0)), &no_send, Some("9"), false),
+            send_access(Some(&guild(everyone, 0)), &no_send, Some(&bot()), false),
             SendAccess::NoSend
         );
         // The bot's role gives Send Messages back in this channel.
@@ -318,7 +330,7 @@ mod tests {
             overwrite("role", "2", SEND, 0),
         ];
         assert_eq!(
-            send_access(Some(&guild(everyone, 0)), &given_back, Some("9"), false),
+            send_access(Some(&guild(everyone, 0)), &given_back, Some(&bot()), false),
             SendAccess::Allowed
         );
         let member_denied = [
@@ -326,7 +338,12 @@ mod tests {
             overwrite("member", "9", 0, SEND),
         ];
         assert_eq!(
-            send_access(Some(&guild(everyone, 0)), &member_denied, Some("9"), false),
+            send_access(
+                Some(&guild(everyone, 0)),
+                &member_denied,
+                Some(&bot()),
+                false
+            ),
             SendAccess::NoSend
         );
     }
@@ -338,7 +355,7 @@ mod tests {
             send_access(
                 Some(&guild(VIEW | SEND, SEND)),
                 &overwrites,
-                Some("9"),
+                Some(&bot()),
                 false
             ),
             SendAccess::NoView
@@ -349,16 +366,16 @@ mod tests {
     fn a_thread_needs_send_messages_in_threads_not_send_messages() {
         let only_threads = guild(VIEW | SEND_IN_THREADS, 0);
         assert_eq!(
-            send_access(Some(&only_threads), &[], Some("9"), true),
+            send_access(Some(&only_threads), &[], Some(&bot()), true),
             SendAccess::Allowed
         );
         assert_eq!(
-            send_access(Some(&only_threads), &[], Some("9"), false),
+            send_access(Some(&only_threads), &[], Some(&bot()), false),
             SendAccess::NoSend
         );
         let only_channels = guild(VIEW | SEND, 0);
         assert_eq!(
-            send_access(Some(&only_channels), &[], Some("9"), true),
+            send_access(Some(&only_channels), &[], Some(&bot()), true),
             SendAccess::NoSendInThreads
         );
     }
@@ -367,7 +384,7 @@ mod tests {
     fn administrators_may_send_anywhere() {
         let overwrites = [overwrite("role", "1", 0, VIEW | SEND)];
         assert_eq!(
-            send_access(Some(&guild(0, 1 << 3)), &overwrites, Some("9"), false),
+            send_access(Some(&guild(0, 1 << 3)), &overwrites, Some(&bot()), false),
             SendAccess::Allowed
         );
     }

@@ -1,17 +1,24 @@
-//! Discord's ids (snowflakes): the validated id every input and answer carries, and the one
-//! place that knows how an id encodes the millisecond Discord minted it.
+//! Discord's ids (snowflakes): one validated type per kind of id ([`ChannelId`],
+//! [`MessageId`], [`GuildId`], [`UserId`], [`RoleId`], [`AttachmentId`], [`ApplicationId`],
+//! [`WebhookId`], [`EmojiId`], [`StickerId`], [`TagId`], and [`DiscordId`] where the kind is
+//! not fixed) that every input, answer and store row carries, and the one place that knows how
+//! an id encodes the millisecond Discord minted it.
 //!
 //! A snowflake is milliseconds since Discord's epoch (the first instant of 2015) shifted left
 //! by 22 bits, above a worker, process and sequence number. Nothing here reads the host's
 //! clock: an id made from an instant is only ever a bound or a stand-in (the demo seed, the
 //! benchmark's generator), never a claim about what Discord has minted.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::fmt;
+use std::num::NonZeroU64;
+use std::str::FromStr;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer, Serialize};
 
+#[cfg(feature = "sqlite")]
+use crate::error::Error;
 use crate::instant::Instant;
 
 /// Discord's epoch, 2015-01-01T00:00:00Z, in milliseconds since the Unix epoch.
@@ -40,47 +47,276 @@ pub fn days_before(id: u64, days: u64) -> u64 {
     minted.saturating_sub(days.saturating_mul(DAY_MILLIS)) << TIMESTAMP_SHIFT
 }
 
-/// A Discord id (a snowflake), always written as a string of digits: JSON numbers cannot hold
-/// every snowflake exactly.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
-pub struct DiscordId(String);
-
-impl DiscordId {
-    pub fn parse(text: &str) -> Option<DiscordId> {
-        let valid = !text.is_empty()
-            && text.len() <= 20
-            && text.bytes().all(|byte| byte.is_ascii_digit())
-            && text.parse::<u64>().is_ok_and(|id| id > 0);
-        valid.then(|| DiscordId(text.to_string()))
-    }
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
+/// Whether `text` is a Discord id: 1 to 20 digits, not zero, within a `u64`. Every kind of id
+/// below is validated by this one rule.
+pub fn is_discord_id(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 20
+        && text.bytes().all(|byte| byte.is_ascii_digit())
+        && text.parse::<u64>().is_ok_and(|id| id > 0)
 }
 
-impl fmt::Display for DiscordId {
+/// Why a text is not an id of a kind: owner-worded, naming the kind ("not a channel id").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotAnId {
+    kind: &'static str,
+}
+
+impl fmt::Display for NotAnId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        write!(
+            f,
+            "not a {} id (a string of 1 to 20 digits such as \"1189078123456789012\")",
+            self.kind
+        )
     }
 }
 
-impl<'de> Deserialize<'de> for DiscordId {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = Cow::<str>::deserialize(deserializer)?;
-        DiscordId::parse(&text).ok_or_else(|| serde::de::Error::custom("not a Discord id"))
-    }
+impl std::error::Error for NotAnId {}
+
+/// One kind of Discord id: a validated snowflake that is never mistaken for another kind.
+///
+/// Each kind is its own type, so a channel's id cannot be passed where a message's is wanted.
+/// They share this behaviour: written as a string of digits (JSON numbers cannot hold every
+/// snowflake exactly), the same inline JSON Schema (an input's
+/// `{"type":"string","pattern":"^[0-9]{1,20}$"}`, an answer's `{"type":"string"}`),
+/// `FromStr` for the command line, and, behind the `sqlite` feature, bound to and read from
+/// SQLite as TEXT holding those digits. A stored value that is not an id reads back as an
+/// owner-worded error, never a panic.
+macro_rules! discord_id {
+    ($(#[$doc:meta])* $name:ident, $kind:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            /// The id written in `text`, if `text` is one (see [`is_discord_id`]).
+            pub fn parse(text: &str) -> Option<$name> {
+                is_discord_id(text).then(|| $name(text.to_string()))
+            }
+            /// The id whose number is `id`; none for zero.
+            pub fn from_u64(id: u64) -> Option<$name> {
+                (id > 0).then(|| $name(id.to_string()))
+            }
+            /// The id whose number is `id` (Discord's clients hold ids as non-zero numbers).
+            pub fn from_nonzero(id: NonZeroU64) -> $name {
+                $name(id.get().to_string())
+            }
+            /// The id's digits, as they are written and stored.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+            /// The id's number: for the arithmetic of [`minted_at`] and [`days_before`].
+            pub fn get(&self) -> u64 {
+                self.0.parse().expect("an id is validated when it is made")
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        /// A map keyed by ids is probed with the digits as they are read in place.
+        impl Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl PartialEq<String> for $name {
+            fn eq(&self, other: &String) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl PartialEq<$name> for String {
+            fn eq(&self, other: &$name) -> bool {
+                *self == other.0
+            }
+        }
+
+        impl PartialEq<$name> for &str {
+            fn eq(&self, other: &$name) -> bool {
+                *self == other.0
+            }
+        }
+
+        impl PartialEq<$name> for str {
+            fn eq(&self, other: &$name) -> bool {
+                self == other.0
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = NotAnId;
+            fn from_str(text: &str) -> Result<$name, NotAnId> {
+                $name::parse(text).ok_or(NotAnId { kind: $kind })
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = Cow::<str>::deserialize(deserializer)?;
+                $name::parse(&text).ok_or_else(|| serde::de::Error::custom(NotAnId { kind: $kind }))
+            }
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn inline_schema() -> bool {
+                true
+            }
+            /// An input's schema carries the pattern the input check holds it to; an answer's
+            /// says a string, as answers' ids always have (the schema snapshots hold both).
+            fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+                if generator.contract().is_serialize() {
+                    json_schema!({ "type": "string" })
+                } else {
+                    json_schema!({ "type": "string", "pattern": "^[0-9]{1,20}$" })
+                }
+            }
+        }
+
+        #[cfg(feature = "sqlite")]
+        impl rusqlite::types::ToSql for $name {
+            /// Bound as TEXT, the digits as they are written: the store's id columns are TEXT.
+            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+                Ok(rusqlite::types::ToSqlOutput::Borrowed(
+                    rusqlite::types::ValueRef::Text(self.0.as_bytes()),
+                ))
+            }
+        }
+
+        #[cfg(feature = "sqlite")]
+        impl rusqlite::types::FromSql for $name {
+            fn column_result(
+                value: rusqlite::types::ValueRef<'_>,
+            ) -> rusqlite::types::FromSqlResult<Self> {
+                stored_id(value, $kind).map($name)
+            }
+        }
+    };
 }
 
-impl JsonSchema for DiscordId {
-    fn schema_name() -> Cow<'static, str> {
-        "DiscordId".into()
-    }
-    fn inline_schema() -> bool {
-        true
-    }
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "pattern": "^[0-9]{1,20}$" })
+/// The digits of a stored id of `kind`, or an owner-worded error (an [`Error`], which
+/// `From<rusqlite::Error>` keeps as it is) when the store holds something that is not one.
+#[cfg(feature = "sqlite")]
+fn stored_id(
+    value: rusqlite::types::ValueRef<'_>,
+    kind: &'static str,
+) -> rusqlite::types::FromSqlResult<String> {
+    use rusqlite::types::{FromSqlError, ValueRef};
+    let digits = match value {
+        ValueRef::Text(bytes) => std::str::from_utf8(bytes)
+            .ok()
+            .filter(|text| is_discord_id(text))
+            .map(str::to_string),
+        ValueRef::Integer(number) => (number > 0).then(|| number.to_string()),
+        _ => return Err(FromSqlError::InvalidType),
+    };
+    digits.ok_or_else(|| {
+        let shown = match value {
+            ValueRef::Text(bytes) => format!("{:?}", String::from_utf8_lossy(bytes)),
+            ValueRef::Integer(number) => number.to_string(),
+            _ => String::new(),
+        };
+        FromSqlError::Other(Box::new(Error::internal(format!(
+            "The store is damaged: it holds {shown} where a {kind} id belongs, and that is not \
+             a Discord id. Restore the store from a backup, or run `doctor` to see what else is \
+             wrong"
+        ))))
+    })
+}
+
+discord_id! {
+    /// A channel's id: a guild's text or voice channel, a thread, a forum, a category or a
+    /// direct-message channel.
+    ChannelId, "channel"
+}
+
+discord_id! {
+    /// A message's id (also the millisecond Discord minted it: [`minted_at`]).
+    MessageId, "message"
+}
+
+discord_id! {
+    /// A guild's (a server's) id; also the id of its @everyone role ([`RoleId::everyone_of`]).
+    GuildId, "guild"
+}
+
+discord_id! {
+    /// A user's id: a person, a bot or the owner.
+    UserId, "user"
+}
+
+discord_id! {
+    /// A role's id in a guild.
+    RoleId, "role"
+}
+
+discord_id! {
+    /// An attachment's id, unique across Discord.
+    AttachmentId, "attachment"
+}
+
+discord_id! {
+    /// An application's id (the bot's own, or the app behind an interaction's message).
+    ApplicationId, "application"
+}
+
+discord_id! {
+    /// A webhook's id, when a webhook posted a message.
+    WebhookId, "webhook"
+}
+
+discord_id! {
+    /// A custom emoji's id (a Unicode emoji has none).
+    EmojiId, "emoji"
+}
+
+discord_id! {
+    /// A sticker's id.
+    StickerId, "sticker"
+}
+
+discord_id! {
+    /// A forum's tag's id.
+    TagId, "forum tag"
+}
+
+discord_id! {
+    /// An id whose kind its field does not fix: a permission overwrite's target, a role's or
+    /// a member's as the overwrite's kind says. Every other id has its own type.
+    DiscordId, "Discord"
+}
+
+impl RoleId {
+    /// The @everyone role of `guild`: Discord gives it the guild's own id.
+    pub fn everyone_of(guild: &GuildId) -> RoleId {
+        RoleId(guild.0.clone())
     }
 }
 
@@ -124,8 +360,11 @@ mod tests {
 
     #[test]
     fn an_id_is_one_to_twenty_digits_and_not_zero() {
-        assert!(DiscordId::parse("1").is_some());
-        assert!(DiscordId::parse("18446744073709551615").is_some());
+        assert_eq!(ChannelId::parse("1").map(|id| id.get()), Some(1));
+        assert_eq!(
+            MessageId::parse("18446744073709551615").map(|id| id.get()),
+            Some(u64::MAX)
+        );
         for refused in [
             "",
             "0",
@@ -133,12 +372,80 @@ mod tests {
             "12a",
             "-1",
             " 1",
+            "1 ",
             "123456789012345678901",
         ] {
-            assert!(
-                DiscordId::parse(refused).is_none(),
-                "{refused:?} was accepted"
+            assert!(!is_discord_id(refused), "{refused:?} was accepted");
+            assert_eq!(ChannelId::parse(refused), None, "{refused:?} was accepted");
+            assert_eq!(
+                refused.parse::<GuildId>().unwrap_err().to_string(),
+                "not a guild id (a string of 1 to 20 digits such as \"1189078123456789012\")"
             );
         }
+        assert_eq!(UserId::from_u64(0), None);
+        assert_eq!(UserId::from_u64(42).unwrap(), "42");
+        assert_eq!(
+            RoleId::from_nonzero(NonZeroU64::new(7).unwrap()).as_str(),
+            "7"
+        );
+        let guild = GuildId::parse("99").unwrap();
+        assert_eq!(RoleId::everyone_of(&guild).as_str(), "99");
+    }
+
+    #[test]
+    fn an_id_is_written_as_a_string_of_digits_and_read_back() {
+        let id = MessageId::parse("1189078123456789012").unwrap();
+        let json = serde_json::to_string(&id).unwrap();
+        assert_eq!(json, "\"1189078123456789012\"");
+        assert_eq!(serde_json::from_str::<MessageId>(&json).unwrap(), id);
+        for refused in [
+            "\"\"",
+            "\"0\"",
+            "\"18446744073709551616\"",
+            "\"12a\"",
+            "\" 1\"",
+        ] {
+            let error = serde_json::from_str::<MessageId>(refused).unwrap_err();
+            assert!(
+                error.to_string().starts_with("not a message id"),
+                "{refused}: {error}"
+            );
+        }
+        // A JSON number is refused too: it cannot hold every snowflake exactly.
+        assert!(serde_json::from_str::<MessageId>("1189078123456789012").is_err());
+    }
+
+    #[test]
+    fn every_kind_has_the_one_inline_schema() {
+        let expected = serde_json::json!({ "type": "string", "pattern": "^[0-9]{1,20}$" });
+        let schemas = [
+            schemars::schema_for!(ChannelId),
+            schemars::schema_for!(MessageId),
+            schemars::schema_for!(GuildId),
+            schemars::schema_for!(UserId),
+            schemars::schema_for!(RoleId),
+            schemars::schema_for!(AttachmentId),
+            schemars::schema_for!(ApplicationId),
+            schemars::schema_for!(WebhookId),
+            schemars::schema_for!(EmojiId),
+            schemars::schema_for!(StickerId),
+            schemars::schema_for!(TagId),
+            schemars::schema_for!(DiscordId),
+        ];
+        for schema in schemas {
+            let mut value = schema.to_value();
+            let object = value.as_object_mut().unwrap();
+            object.remove("$schema");
+            object.remove("title");
+            assert_eq!(value, expected);
+        }
+        assert!(ChannelId::inline_schema());
+        // An answer's id is described as the string it is written as.
+        let answer = schemars::generate::SchemaSettings::draft2020_12()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<MessageId>();
+        assert_eq!(answer.get("type"), Some(&serde_json::json!("string")));
+        assert_eq!(answer.get("pattern"), None);
     }
 }

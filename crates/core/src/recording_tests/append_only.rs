@@ -28,13 +28,13 @@ fn fill_every_table() -> World {
     world.edit(&channel, &message, "hi!", "2026-11-29T12:00:00Z");
     world.react("MESSAGE_REACTION_ADD", &channel, &message, "8", "👍");
     let input = crate::business::bookmarks::add::AddBookmark {
-        message_id: crate::business::kernel::model::DiscordId::parse(&message).unwrap(),
+        message_id: crate::test_fixtures::id(&message),
         note: None,
         due_at: Some(Instant::now()),
     };
     crate::business::bookmarks::add::add_bookmark(&world.store, input, &world.context()).unwrap();
     let dismissal = crate::business::mentions::dismiss::DismissMention {
-        message_id: crate::business::kernel::model::DiscordId::parse(&message).unwrap(),
+        message_id: crate::test_fixtures::id(&message),
         note: None,
     };
     crate::business::mentions::dismiss::dismiss_mention(&world.store, dismissal, &world.context())
@@ -72,14 +72,14 @@ fn fill_every_table() -> World {
                 host_at: Instant::now(),
             })?;
             writer.record_poll_vote(&PollVote {
-                message_id: "7".into(),
+                message_id: crate::test_fixtures::id("7"),
                 channel_id: channel.clone(),
-                user_id: "8".into(),
+                user_id: crate::test_fixtures::id("8"),
                 answer_id: 1,
                 voted: true,
             })?;
             writer.record_attachment_outcome(
-                "1600000000000000001",
+                &crate::test_fixtures::id("1600000000000000001"),
                 &discord_manager_store::AttachmentOutcome::Skipped {
                     reason: "too large".into(),
                 },
@@ -87,8 +87,8 @@ fn fill_every_table() -> World {
             writer.index_attachment_text(
                 &discord_manager_store::AttachmentRecord {
                     seq: 1,
-                    attachment_id: "1600000000000000001".into(),
-                    message_id: "7".into(),
+                    attachment_id: crate::test_fixtures::id("1600000000000000001"),
+                    message_id: crate::test_fixtures::id("7"),
                     channel_id: channel.clone(),
                     filename: "a.log".into(),
                     content_type: None,
@@ -114,7 +114,7 @@ fn fill_every_table() -> World {
     use crate::business::schedules::add::{AddSchedule, add_schedule_at};
     use crate::business::schedules::cancel::{CancelSchedule, cancel_schedule};
     let schedule = AddSchedule {
-        channel_id: crate::business::kernel::model::DiscordId::parse(&channel).unwrap(),
+        channel_id: crate::test_fixtures::id(&channel),
         content: "later".into(),
         send_at: Instant::now().plus_seconds(3600),
         reply_to_message_id: None,

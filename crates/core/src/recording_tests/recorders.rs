@@ -9,10 +9,13 @@ use serde_json::json;
 use crate::business::messages::catch_up::{CatchUp, catch_up};
 use crate::test_fixtures::{BOT_ID, VIEW, World, dispatch, new_id};
 
-fn messages_of(world: &World, channel: &str) -> Vec<crate::business::kernel::model::MessageBody> {
+fn messages_of(
+    world: &World,
+    channel: impl AsRef<str>,
+) -> Vec<crate::business::kernel::model::MessageBody> {
     let input = CatchUp {
         since: Some(Instant::from_micros(0)),
-        channel_id: crate::business::kernel::model::DiscordId::parse(channel),
+        channel_id: crate::test_fixtures::id_as(channel),
         limit: Some(500),
         cursor: None,
         from_read_markers: None,
@@ -25,10 +28,10 @@ fn messages_of(world: &World, channel: &str) -> Vec<crate::business::kernel::mod
         .collect()
 }
 
-fn access(world: &World, channel: &str) -> ChannelAccess {
+fn access(world: &World, channel: impl AsRef<str>) -> ChannelAccess {
     world
         .store
-        .read(|reader| reader.channel(channel))
+        .read(|reader| reader.channel(&crate::test_fixtures::id(channel)))
         .unwrap()
         .unwrap()
         .access
@@ -194,7 +197,7 @@ fn readability_follows_role_changes_and_threads_follow_their_parent() {
     dispatch(
         &world.store,
         "THREAD_CREATE",
-        world.channel_payload(&thread, "t", 11, Some(&channel), json!([])),
+        world.channel_payload(&thread, "t", 11, Some(channel.as_str()), json!([])),
     );
     assert_eq!(access(&world, &channel), ChannelAccess::Readable);
     // @everyone loses View Channel: the channel and its thread become unreadable.

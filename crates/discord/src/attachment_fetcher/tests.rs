@@ -27,9 +27,9 @@ fn fetcher(policy: AttachmentPolicy) -> (tempfile::TempDir, Fetcher, String) {
 fn attachment(url: &str, size: u64) -> AttachmentRecord {
     AttachmentRecord {
         seq: 1,
-        attachment_id: "1600000000000000001".into(),
-        message_id: "1500000000000000001".into(),
-        channel_id: "1400000000000000003".into(),
+        attachment_id: "1600000000000000001".parse().unwrap(),
+        message_id: "1500000000000000001".parse().unwrap(),
+        channel_id: "1400000000000000003".parse().unwrap(),
         filename: "eu-west-2-latency.png".into(),
         content_type: Some("image/png".into()),
         size,
@@ -226,7 +226,7 @@ fn search_reads_a_text_file_up_to_the_bound_and_not_a_byte_past_it() {
 /// attachment each hit was in.
 fn found(fetcher: &Fetcher, query: &str) -> Vec<Option<String>> {
     let filter = discord_manager_store::SearchFilter {
-        channel_ids: vec!["1400000000000000003".into()],
+        channel_ids: vec!["1400000000000000003".parse().unwrap()],
         ..Default::default()
     };
     fetcher
@@ -248,7 +248,9 @@ fn seen(fetcher: &Fetcher, attachment: &AttachmentRecord) {
             size: attachment.size,
             content_type: attachment.content_type.clone(),
             url: attachment.url.clone(),
-            ..Attachment::default()
+            width: None,
+            height: None,
+            description: None,
         }],
         ..Default::default()
     };
@@ -256,7 +258,7 @@ fn seen(fetcher: &Fetcher, attachment: &AttachmentRecord) {
         message_id: attachment.message_id.clone(),
         channel_id: attachment.channel_id.clone(),
         guild_id: None,
-        author_id: "7".into(),
+        author_id: "7".parse().unwrap(),
         author_name: "someone".into(),
         content: "see attached".into(),
         sent_at: Instant::now(),
@@ -281,7 +283,7 @@ fn seen(fetcher: &Fetcher, attachment: &AttachmentRecord) {
 async fn a_text_file_recorded_kept_is_searchable_and_an_image_is_not_read() {
     let (_folder, fetcher, url) = fetcher(AttachmentPolicy::default());
     let log = AttachmentRecord {
-        attachment_id: "1600000000000000002".into(),
+        attachment_id: "1600000000000000002".parse().unwrap(),
         filename: "deploy.log".into(),
         content_type: None,
         ..attachment(&url, 38)
@@ -316,7 +318,7 @@ async fn a_text_file_recorded_kept_is_searchable_and_an_image_is_not_read() {
 async fn text_files_kept_before_search_read_them_are_indexed_once_by_the_pass_at_start() {
     let (_folder, fetcher, url) = fetcher(AttachmentPolicy::default());
     let notes = AttachmentRecord {
-        attachment_id: "1600000000000000003".into(),
+        attachment_id: "1600000000000000003".parse().unwrap(),
         filename: "notes.md".into(),
         content_type: Some("text/markdown".into()),
         ..attachment(&url, 20)

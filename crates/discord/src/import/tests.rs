@@ -10,7 +10,7 @@ fn began_at(last: u64) -> ChannelBeginning {
 
 fn state(reached: u64, window_start: u64, exhausted: bool) -> ImportState {
     ImportState {
-        channel_id: "1".into(),
+        channel_id: "1".parse().unwrap(),
         window_start,
         reached,
         exhausted,

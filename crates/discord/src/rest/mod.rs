@@ -12,6 +12,7 @@
 //! retried with exponential backoff a bounded number of times, and a request that still fails
 //! is reported as such for the caller to record as a gap.
 
+use discord_manager_vocabulary::snowflake;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -172,14 +173,14 @@ impl Rest {
 
     /// `GET /oauth2/applications/@me`: who owns the bot's application (a team's owner for a
     /// team application). Only the owner is read, so the rest of the object may change freely.
-    pub async fn application_owner(&self) -> Result<Option<String>, RestError> {
+    pub async fn application_owner(&self) -> Result<Option<snowflake::UserId>, RestError> {
         #[derive(serde::Deserialize)]
         struct Owner {
-            id: String,
+            id: snowflake::UserId,
         }
         #[derive(serde::Deserialize)]
         struct Team {
-            owner_user_id: String,
+            owner_user_id: snowflake::UserId,
         }
         #[derive(serde::Deserialize)]
         struct Application {

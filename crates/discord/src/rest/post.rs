@@ -11,6 +11,7 @@ use std::time::Duration;
 use discord_manager_core::business::kernel::outbox::{
     BotReaction, MessageEdit, MessageToDelete, OutgoingMessage, SUPPRESS_EMBEDS, SendFailure,
 };
+use discord_manager_vocabulary::snowflake::is_discord_id;
 use serenity::http::{LightMethod, Request, Route};
 use serenity::model::id::{ChannelId, MessageId};
 
@@ -27,7 +28,7 @@ impl Rest {
         &self,
         message: &OutgoingMessage,
     ) -> std::result::Result<serde_json::Value, SendFailure> {
-        let channel_id = ChannelId::new(snowflake(&message.channel_id, "channel")?);
+        let channel_id = ChannelId::new(message.channel_id.get());
         let route = Route::ChannelMessages { channel_id };
         let (status, body, retry) = self
             .attempt(route, LightMethod::Post, Some(message_body(message)))
@@ -43,8 +44,8 @@ impl Rest {
         edit: &MessageEdit,
     ) -> std::result::Result<serde_json::Value, SendFailure> {
         let route = Route::ChannelMessage {
-            channel_id: ChannelId::new(snowflake(&edit.channel_id, "channel")?),
-            message_id: MessageId::new(snowflake(&edit.message_id, "message")?),
+            channel_id: ChannelId::new(edit.channel_id.get()),
+            message_id: MessageId::new(edit.message_id.get()),
         };
         let mut body = serde_json::json!({
             "content": edit.content,
@@ -64,8 +65,8 @@ impl Rest {
         target: &MessageToDelete,
     ) -> std::result::Result<(), SendFailure> {
         let route = Route::ChannelMessage {
-            channel_id: ChannelId::new(snowflake(&target.channel_id, "channel")?),
-            message_id: MessageId::new(snowflake(&target.message_id, "message")?),
+            channel_id: ChannelId::new(target.channel_id.get()),
+            message_id: MessageId::new(target.message_id.get()),
         };
         let (status, body, retry) = self.attempt(route, LightMethod::Delete, None).await?;
         match action_outcome(status, &body, retry) {
@@ -87,8 +88,8 @@ impl Rest {
     ) -> std::result::Result<(), SendFailure> {
         let emoji = reaction.emoji.route_text();
         let route = Route::ChannelMessageReactionMe {
-            channel_id: ChannelId::new(snowflake(&reaction.channel_id, "channel")?),
-            message_id: MessageId::new(snowflake(&reaction.message_id, "message")?),
+            channel_id: ChannelId::new(reaction.channel_id.get()),
+            message_id: MessageId::new(reaction.message_id.get()),
             reaction: &emoji,
         };
         let method = if add {
@@ -168,19 +169,6 @@ pub(super) fn message_body(message: &OutgoingMessage) -> serde_json::Value {
 /// Discord's code for a message it does not know.
 const UNKNOWN_MESSAGE: u64 = 10008;
 
-/// A Discord id of the business layer's request as a number; a refusal if it is none (the
-/// business layer only hands over ids from the store, so this never reaches Discord).
-fn snowflake(text: &str, what: &str) -> std::result::Result<u64, SendFailure> {
-    text.parse::<u64>()
-        .ok()
-        .filter(|id| *id != 0)
-        .ok_or_else(|| SendFailure::Refused {
-            status: 400,
-            code: None,
-            message: format!("{text:?} is not a {what} id"),
-        })
-}
-
 /// What Discord's answer to an action without a result (a deletion, a reaction: `204 No
 /// Content`) means: done, or why not.
 fn action_outcome(
@@ -216,7 +204,12 @@ pub(super) fn posting_outcome(
     match attempt_of(status, Some(body), retry_header) {
         Attempt::Success => serde_json::from_slice::<serde_json::Value>(body)
             .ok()
-            .filter(|answer| answer.get("id").and_then(|id| id.as_str()).is_some())
+            .filter(|answer| {
+                answer
+                    .get("id")
+                    .and_then(|id| id.as_str())
+                    .is_some_and(is_discord_id)
+            })
             // Created, most likely, but unreadable: a retry with the same nonce answers it.
             .ok_or_else(|| SendFailure::Unavailable {
                 reason: format!("Discord answered {status} without the message it created"),

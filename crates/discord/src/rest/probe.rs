@@ -5,6 +5,7 @@
 //! Each answer is read into the few fields used, so the rest of Discord's objects may change
 //! freely; serenity's own role and member types would need a `guild_id` that REST leaves out.
 
+use discord_manager_vocabulary::snowflake;
 use serenity::http::Route;
 use serenity::model::id::{GuildId, UserId};
 
@@ -13,10 +14,10 @@ use super::{Rest, RestError};
 /// The bot's application, as `GET /oauth2/applications/@me` describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApplicationInfo {
-    pub id: String,
+    pub id: snowflake::ApplicationId,
     pub name: String,
     /// Who owns it: a team application's owner, else the owner.
-    pub owner_id: Option<String>,
+    pub owner_id: Option<snowflake::UserId>,
     /// The application's flags (the privileged intents it may use among them).
     pub flags: u64,
 }
@@ -24,14 +25,14 @@ pub struct ApplicationInfo {
 /// A guild the bot is in, as `GET /users/@me/guilds` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub struct GuildSummary {
-    pub id: String,
+    pub id: snowflake::GuildId,
     pub name: String,
 }
 
 /// A role's id and permission bits, from `GET /guilds/{id}/roles`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoleBits {
-    pub id: String,
+    pub id: snowflake::RoleId,
     pub permissions: u64,
 }
 
@@ -43,15 +44,15 @@ impl Rest {
     pub async fn application(&self) -> Result<ApplicationInfo, RestError> {
         #[derive(serde::Deserialize)]
         struct Owner {
-            id: String,
+            id: snowflake::UserId,
         }
         #[derive(serde::Deserialize)]
         struct Team {
-            owner_user_id: String,
+            owner_user_id: snowflake::UserId,
         }
         #[derive(serde::Deserialize)]
         struct Application {
-            id: String,
+            id: snowflake::ApplicationId,
             name: String,
             #[serde(default)]
             flags: u64,
@@ -78,7 +79,7 @@ impl Rest {
         loop {
             let mut params = vec![("limit", GUILDS_PER_PAGE.to_string())];
             if let Some(last) = guilds.last() {
-                params.push(("after", last.id.clone()));
+                params.push(("after", last.id.to_string()));
             }
             let page: Vec<GuildSummary> = self.get(Route::UserMeGuilds, params).await?;
             let full = page.len() == GUILDS_PER_PAGE;
@@ -94,7 +95,7 @@ impl Rest {
     pub async fn guild_roles(&self, guild_id: GuildId) -> Result<Vec<RoleBits>, RestError> {
         #[derive(serde::Deserialize)]
         struct Role {
-            id: String,
+            id: snowflake::RoleId,
             /// Discord sends the bits as a string of digits.
             permissions: String,
         }
@@ -121,10 +122,10 @@ impl Rest {
         &self,
         guild_id: GuildId,
         user_id: UserId,
-    ) -> Result<Vec<String>, RestError> {
+    ) -> Result<Vec<snowflake::RoleId>, RestError> {
         #[derive(serde::Deserialize)]
         struct Member {
-            roles: Vec<String>,
+            roles: Vec<snowflake::RoleId>,
         }
         let member: Member = self
             .get(Route::GuildMember { guild_id, user_id }, Vec::new())

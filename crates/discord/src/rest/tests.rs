@@ -233,7 +233,7 @@ fn a_created_message_is_the_answer_and_every_failure_has_its_kind() {
 #[test]
 fn a_post_carries_its_nonce_and_a_reply_fails_rather_than_lose_its_reference() {
     let mut message = OutgoingMessage {
-        channel_id: "1400000000000000001".into(),
+        channel_id: "1400000000000000001".parse().unwrap(),
         content: "ship it".into(),
         reply_to_message_id: None,
         nonce: "abc123".into(),
@@ -248,7 +248,7 @@ fn a_post_carries_its_nonce_and_a_reply_fails_rather_than_lose_its_reference() {
     );
     message.suppress_embeds = true;
     assert_eq!(message_body(&message)["flags"], serde_json::json!(4));
-    message.reply_to_message_id = Some("1500000000000000009".into());
+    message.reply_to_message_id = Some("1500000000000000009".parse().unwrap());
     assert_eq!(
         message_body(&message)["message_reference"],
         serde_json::json!({"message_id": "1500000000000000009", "fail_if_not_exists": true})

@@ -2,6 +2,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 use rusqlite::named_params;
 
 use super::messages::{imported_origin, message_columns, message_from_row};
@@ -33,7 +34,7 @@ pub struct WindowActivity {
 /// An author's number of messages in a window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthorCount {
-    pub author_id: String,
+    pub author_id: UserId,
     pub author_name: String,
     pub messages: u64,
 }
@@ -106,9 +107,9 @@ impl Reader<'_> {
     pub fn activity_after(
         &self,
         after: Instant,
-    ) -> Result<std::collections::HashMap<String, ChannelActivity>> {
+    ) -> Result<std::collections::HashMap<ChannelId, ChannelActivity>> {
         let after = after.to_iso();
-        let mut activity: std::collections::HashMap<String, ChannelActivity> =
+        let mut activity: std::collections::HashMap<ChannelId, ChannelActivity> =
             std::collections::HashMap::new();
         type Field = fn(&mut ChannelActivity) -> &mut u64;
         let tables: [(&str, Field); 4] = [
@@ -121,7 +122,7 @@ impl Reader<'_> {
             let mut statement = self.connection.prepare_cached(counts_per_channel)?;
             let mut rows = statement.query(named_params! {":after": after})?;
             while let Some(row) = rows.next()? {
-                let channel_id: String = row.get(0)?;
+                let channel_id: ChannelId = row.get(0)?;
                 let count: i64 = row.get(1)?;
                 *field(activity.entry(channel_id).or_default()) = count as u64;
             }
@@ -132,7 +133,7 @@ impl Reader<'_> {
     /// Messages, edits, deletions and reaction events of a channel stamped strictly after `after`.
     pub fn channel_activity_after(
         &self,
-        channel_id: &str,
+        channel_id: &ChannelId,
         after: Instant,
     ) -> Result<ChannelActivity> {
         let after = after.to_iso();
@@ -160,7 +161,7 @@ impl Reader<'_> {
     /// cost follows the window, not the history, and does not multiply by the channels.
     pub fn channels_window(
         &self,
-        channel_ids: &[&str],
+        channel_ids: &[&ChannelId],
         since: Instant,
         until: Instant,
         top: usize,
@@ -257,7 +258,8 @@ mod tests {
     #[test]
     fn a_window_counts_each_channel_ranks_its_authors_and_keeps_what_was_ever_reacted_to() {
         let store = shared_store();
-        let (busy, quiet, silent) = (fresh_id(), fresh_id(), fresh_id());
+        let (busy, quiet, silent): (ChannelId, ChannelId, ChannelId) =
+            (fresh_id(), fresh_id(), fresh_id());
         // In arrival order: one before the window, five inside it, one at its end (excluded).
         let rows = vec![
             new_message(&busy, "7", "before"),
@@ -285,7 +287,7 @@ mod tests {
                     writer.record_reaction(&ReactionChange::Add {
                         message_id: rows[index].message_id.clone(),
                         channel_id: rows[index].channel_id.clone(),
-                        user_id: "5".into(),
+                        user_id: "5".parse().unwrap(),
                         emoji: "👍".into(),
                     })?;
                 }
@@ -306,7 +308,7 @@ mod tests {
 
         assert_eq!(windows[1].messages, 4);
         let author = |id: &str, messages| AuthorCount {
-            author_id: id.into(),
+            author_id: id.parse().unwrap(),
             author_name: format!("user {id}"),
             messages,
         };

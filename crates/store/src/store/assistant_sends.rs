@@ -6,6 +6,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use rusqlite::named_params;
 
 use super::{Reader, Writer};
@@ -28,7 +29,7 @@ const SCHEDULES_FROM_SOURCE_SINCE: &str =
 
 impl Writer<'_> {
     /// Records that an assistant is about to post in `channel_id`; answers its instant.
-    pub fn record_assistant_send(&mut self, channel_id: &str) -> Result<Instant> {
+    pub fn record_assistant_send(&mut self, channel_id: &ChannelId) -> Result<Instant> {
         let created_at = self.stamp();
         self.transaction.execute(
             INSERT_ASSISTANT_SEND,
@@ -41,8 +42,8 @@ impl Writer<'_> {
     /// `message_id`; answers its instant.
     pub fn record_assistant_reaction(
         &mut self,
-        channel_id: &str,
-        message_id: &str,
+        channel_id: &ChannelId,
+        message_id: &MessageId,
     ) -> Result<Instant> {
         let created_at = self.stamp();
         self.transaction.execute(
@@ -107,10 +108,10 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let store = Store::open(&folder.path().join("sends.sqlite3")).unwrap();
         let first = store
-            .write(|writer| writer.record_assistant_send("1400000000000000001"))
+            .write(|writer| writer.record_assistant_send(&"1400000000000000001".parse().unwrap()))
             .unwrap();
         let second = store
-            .write(|writer| writer.record_assistant_send("1400000000000000001"))
+            .write(|writer| writer.record_assistant_send(&"1400000000000000001".parse().unwrap()))
             .unwrap();
         let count = |since| {
             store
@@ -127,10 +128,20 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let store = Store::open(&folder.path().join("reactions.sqlite3")).unwrap();
         let first = store
-            .write(|writer| writer.record_assistant_reaction("1400000000000000001", "15"))
+            .write(|writer| {
+                writer.record_assistant_reaction(
+                    &"1400000000000000001".parse().unwrap(),
+                    &"15".parse().unwrap(),
+                )
+            })
             .unwrap();
         let second = store
-            .write(|writer| writer.record_assistant_reaction("1400000000000000001", "16"))
+            .write(|writer| {
+                writer.record_assistant_reaction(
+                    &"1400000000000000001".parse().unwrap(),
+                    &"16".parse().unwrap(),
+                )
+            })
             .unwrap();
         let count = |since| {
             store

@@ -5,6 +5,7 @@
 //! fetcher reads what is pending and records what became of it. The bytes themselves are in
 //! the attachment cache beside the store, named by the hash recorded here.
 
+use discord_manager_vocabulary::snowflake::{AttachmentId, ChannelId, MessageId};
 use rusqlite::{Row, named_params};
 
 use super::{Reader, Writer};
@@ -17,9 +18,9 @@ use discord_manager_vocabulary::instant::Instant;
 pub struct AttachmentRecord {
     /// The position of the sighting this is (its newest): a cursor through the pending ones.
     pub seq: i64,
-    pub attachment_id: String,
-    pub message_id: String,
-    pub channel_id: String,
+    pub attachment_id: AttachmentId,
+    pub message_id: MessageId,
+    pub channel_id: ChannelId,
     pub filename: String,
     pub content_type: Option<String>,
     /// Bytes, as Discord announced them.
@@ -150,8 +151,8 @@ impl Writer<'_> {
     /// written.
     pub fn record_attachments(
         &mut self,
-        message_id: &str,
-        channel_id: &str,
+        message_id: &MessageId,
+        channel_id: &ChannelId,
         attachments: &[Attachment],
     ) -> Result<usize> {
         let mut written = 0;
@@ -181,7 +182,7 @@ impl Writer<'_> {
     /// Records what became of an attachment.
     pub fn record_attachment_outcome(
         &mut self,
-        attachment_id: &str,
+        attachment_id: &AttachmentId,
         outcome: &AttachmentOutcome,
     ) -> Result<()> {
         let stamp = self.stamp().to_iso();
@@ -249,7 +250,7 @@ impl Reader<'_> {
     }
 
     /// An attachment as last seen, if the store has seen it.
-    pub fn attachment(&self, attachment_id: &str) -> Result<Option<AttachmentRecord>> {
+    pub fn attachment(&self, attachment_id: &AttachmentId) -> Result<Option<AttachmentRecord>> {
         use rusqlite::OptionalExtension;
         Ok(self
             .connection
@@ -262,7 +263,10 @@ impl Reader<'_> {
     }
 
     /// What became of an attachment last; None while it was never attempted.
-    pub fn attachment_outcome(&self, attachment_id: &str) -> Result<Option<AttachmentOutcome>> {
+    pub fn attachment_outcome(
+        &self,
+        attachment_id: &AttachmentId,
+    ) -> Result<Option<AttachmentOutcome>> {
         use rusqlite::OptionalExtension;
         let row = self
             .connection
@@ -299,8 +303,8 @@ impl Reader<'_> {
     /// asks once, not once per attachment.
     pub fn kept_attachments(
         &self,
-        attachment_ids: &[&str],
-    ) -> Result<std::collections::HashSet<String>> {
+        attachment_ids: &[&AttachmentId],
+    ) -> Result<std::collections::HashSet<AttachmentId>> {
         if attachment_ids.is_empty() {
             return Ok(std::collections::HashSet::new());
         }
@@ -308,7 +312,7 @@ impl Reader<'_> {
         let mut statement = self.connection.prepare_cached(KEPT_AMONG)?;
         let rows = statement.query_map(
             named_params! {":attachment_ids": ids, ":fetched": "fetched"},
-            |row| row.get::<_, String>(0),
+            |row| row.get::<_, AttachmentId>(0),
         )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }

@@ -2,6 +2,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::MessageId;
 use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 
@@ -19,7 +20,7 @@ word_enum! {
 /// One bookmark event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BookmarkEvent {
-    pub message_id: String,
+    pub message_id: MessageId,
     pub kind: BookmarkKind,
     pub note: Option<String>,
     pub content_when_bookmarked: Option<String>,
@@ -77,7 +78,7 @@ const INSERT_BOOKMARK_EVENT: &str = "INSERT INTO bookmark_events (created_at, me
 
 impl Reader<'_> {
     /// The newest bookmark event of a message, if it was ever bookmarked.
-    pub fn latest_bookmark_event(&self, message_id: &str) -> Result<Option<BookmarkEvent>> {
+    pub fn latest_bookmark_event(&self, message_id: &MessageId) -> Result<Option<BookmarkEvent>> {
         Ok(self
             .connection
             .prepare_cached(LATEST_BOOKMARK_EVENT)?
@@ -100,7 +101,7 @@ impl Reader<'_> {
     /// Every message's newest due-time event: (due at, when it was set).
     pub fn bookmark_due_times(
         &self,
-    ) -> Result<std::collections::HashMap<String, (Instant, Instant)>> {
+    ) -> Result<std::collections::HashMap<MessageId, (Instant, Instant)>> {
         let mut statement = self.connection.prepare_cached(NEWEST_DUE_TIMES)?;
         let mut dues = std::collections::HashMap::new();
         let mut rows = statement.query([])?;
@@ -118,7 +119,7 @@ impl Writer<'_> {
     /// Appends a bookmark's due time (set or changed); answers when it was recorded.
     pub fn append_bookmark_due(
         &mut self,
-        message_id: &str,
+        message_id: &MessageId,
         due_at: Instant,
         source: &str,
     ) -> Result<Instant> {
@@ -138,7 +139,7 @@ impl Writer<'_> {
     /// Appends a bookmark event; the caller has checked that it makes sense.
     pub fn append_bookmark_event(
         &mut self,
-        message_id: &str,
+        message_id: &MessageId,
         kind: BookmarkKind,
         note: Option<&str>,
         content_when_bookmarked: Option<&str>,
@@ -157,7 +158,7 @@ impl Writer<'_> {
             },
         )?;
         Ok(BookmarkEvent {
-            message_id: message_id.to_string(),
+            message_id: message_id.clone(),
             kind,
             note: note.map(str::to_string),
             content_when_bookmarked: content_when_bookmarked.map(str::to_string),

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use rusqlite::named_params;
 
 use super::Reader;
@@ -18,11 +19,11 @@ use super::reactions::ReactionEventKind;
 /// One message of a window, without its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WindowMessage {
-    pub channel_id: String,
-    pub message_id: String,
+    pub channel_id: ChannelId,
+    pub message_id: MessageId,
     /// The arrival clock.
     pub created_at: Instant,
-    pub author_id: String,
+    pub author_id: UserId,
     pub author_name: String,
     pub replies: bool,
 }
@@ -30,11 +31,11 @@ pub struct WindowMessage {
 /// A message that holds a keyword, without its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeywordMatch {
-    pub message_id: String,
-    pub channel_id: String,
+    pub message_id: MessageId,
+    pub channel_id: ChannelId,
     pub created_at: Instant,
     pub sent_at: Instant,
-    pub author_id: String,
+    pub author_id: UserId,
 }
 
 impl Reader<'_> {
@@ -74,20 +75,20 @@ impl Reader<'_> {
         &self,
         from: Instant,
         through: Instant,
-    ) -> Result<HashMap<String, Vec<Instant>>> {
+    ) -> Result<HashMap<ChannelId, Vec<Instant>>> {
         // The kind is bound: the arrival index is not partial on it.
         const REACTIONS_ADDED_IN_WINDOW: &str = "SELECT channel_id, created_at
              FROM reaction_events INDEXED BY reaction_events_by_arrival
              WHERE created_at >= :from AND created_at <= :through AND kind = :added";
         let mut statement = self.connection.prepare_cached(REACTIONS_ADDED_IN_WINDOW)?;
-        let mut added: HashMap<String, Vec<Instant>> = HashMap::new();
+        let mut added: HashMap<ChannelId, Vec<Instant>> = HashMap::new();
         let mut rows = statement.query(named_params! {
             ":from": from.to_iso(),
             ":through": through.to_iso(),
             ":added": ReactionEventKind::Add.as_str(),
         })?;
         while let Some(row) = rows.next()? {
-            let channel_id: String = row.get(0)?;
+            let channel_id: ChannelId = row.get(0)?;
             added
                 .entry(channel_id)
                 .or_default()
@@ -100,17 +101,17 @@ impl Reader<'_> {
     /// `[from, through]`: one range of the author index per author.
     pub fn channels_written_by(
         &self,
-        author_ids: &[&str],
+        author_ids: &[&UserId],
         from: Instant,
         through: Instant,
-    ) -> Result<HashMap<String, Instant>> {
+    ) -> Result<HashMap<ChannelId, Instant>> {
         const NEWEST_WRITTEN_PER_CHANNEL: &str = "SELECT channel_id, max(created_at)
              FROM messages INDEXED BY messages_by_author
              WHERE author_id = :author_id AND created_at >= :from AND created_at <= :through
              GROUP BY channel_id";
         let mut statement = self.connection.prepare_cached(NEWEST_WRITTEN_PER_CHANNEL)?;
         let (from, through) = (from.to_iso(), through.to_iso());
-        let mut written: HashMap<String, Instant> = HashMap::new();
+        let mut written: HashMap<ChannelId, Instant> = HashMap::new();
         for author in author_ids {
             let mut rows = statement.query(named_params! {
                 ":author_id": author,
@@ -118,7 +119,7 @@ impl Reader<'_> {
                 ":through": through,
             })?;
             while let Some(row) = rows.next()? {
-                let channel_id: String = row.get(0)?;
+                let channel_id: ChannelId = row.get(0)?;
                 let at = instant_at(row, 1)?;
                 let newest = written.entry(channel_id).or_insert(at);
                 *newest = (*newest).max(at);

@@ -6,6 +6,7 @@
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::permissions::{ChannelAccess, GuildRoles, Overwrite};
+use discord_manager_vocabulary::snowflake::{ChannelId, GuildId, RoleId, TagId, UserId};
 use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 use serde::{Deserialize, Serialize};
@@ -17,7 +18,7 @@ use super::{Reader, Writer};
 /// A role and the permission bits it grants guild-wide.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RolePermissions {
-    pub id: String,
+    pub id: RoleId,
     pub permissions: u64,
     /// What `<@&id>` in a message reads as; empty in rows recorded before names were kept.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -26,24 +27,24 @@ pub struct RolePermissions {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GuildRecord {
-    pub guild_id: String,
+    pub guild_id: GuildId,
     pub name: String,
     pub roles: Vec<RolePermissions>,
-    pub bot_role_ids: Vec<String>,
+    pub bot_role_ids: Vec<RoleId>,
     pub removed: bool,
 }
 
 impl GuildRoles for GuildRecord {
-    fn guild_id(&self) -> &str {
+    fn guild_id(&self) -> &GuildId {
         &self.guild_id
     }
-    fn role_bits(&self, id: &str) -> u64 {
+    fn role_bits(&self, id: &RoleId) -> u64 {
         self.roles
             .iter()
-            .find(|role| role.id == id)
+            .find(|role| role.id == *id)
             .map_or(0, |role| role.permissions)
     }
-    fn bot_role_ids(&self) -> &[String] {
+    fn bot_role_ids(&self) -> &[RoleId] {
         &self.bot_role_ids
     }
 }
@@ -91,9 +92,9 @@ impl ChannelKind {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelRecord {
-    pub channel_id: String,
-    pub guild_id: Option<String>,
-    pub parent_id: Option<String>,
+    pub channel_id: ChannelId,
+    pub guild_id: Option<GuildId>,
+    pub parent_id: Option<ChannelId>,
     pub name: String,
     pub kind: ChannelKind,
     pub overwrites: Vec<Overwrite>,
@@ -106,7 +107,7 @@ pub struct ChannelRecord {
 /// A forum tag.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tag {
-    pub id: String,
+    pub id: TagId,
     pub name: String,
 }
 
@@ -220,7 +221,7 @@ const CHANNEL_NEWS_TOTAL: &str =
     "SELECT news FROM channel_message_totals WHERE channel_id = :channel_id";
 
 impl Reader<'_> {
-    pub fn guild(&self, guild_id: &str) -> Result<Option<GuildRecord>> {
+    pub fn guild(&self, guild_id: &GuildId) -> Result<Option<GuildRecord>> {
         Ok(self
             .connection
             .prepare_cached(GUILD_AS_LAST_SEEN)?
@@ -228,7 +229,7 @@ impl Reader<'_> {
             .optional()?)
     }
 
-    pub fn channel(&self, channel_id: &str) -> Result<Option<ChannelRecord>> {
+    pub fn channel(&self, channel_id: &ChannelId) -> Result<Option<ChannelRecord>> {
         Ok(self
             .connection
             .prepare_cached(CHANNEL_AS_LAST_SEEN)?
@@ -270,7 +271,7 @@ impl Reader<'_> {
     }
 
     /// Every role of every guild, as last seen, by id: what mention tokens name.
-    pub fn role_names(&self) -> Result<std::collections::HashMap<String, String>> {
+    pub fn role_names(&self) -> Result<std::collections::HashMap<RoleId, String>> {
         let mut statement = self.connection.prepare_cached(ROLES_AS_LAST_SEEN)?;
         let lists = statement.query_map([], |row| from_json::<Vec<RolePermissions>>(row, 0))?;
         let mut names = std::collections::HashMap::new();
@@ -285,7 +286,11 @@ impl Reader<'_> {
     }
 
     /// A member's roles in a guild, as last seen.
-    pub fn member_roles(&self, guild_id: &str, user_id: &str) -> Result<Option<Vec<String>>> {
+    pub fn member_roles(
+        &self,
+        guild_id: &GuildId,
+        user_id: &UserId,
+    ) -> Result<Option<Vec<RoleId>>> {
         Ok(self
             .connection
             .prepare_cached(MEMBER_ROLES_AS_LAST_SEEN)?
@@ -297,10 +302,10 @@ impl Reader<'_> {
     }
 
     /// Every role a user holds in any guild, as last seen.
-    pub fn roles_held_by(&self, user_id: &str) -> Result<Vec<String>> {
+    pub fn roles_held_by(&self, user_id: &UserId) -> Result<Vec<RoleId>> {
         let mut statement = self.connection.prepare_cached(ROLES_HELD_BY_USER)?;
         let lists = statement.query_map(named_params! {":user_id": user_id}, |row| {
-            from_json::<Vec<String>>(row, 0)
+            from_json::<Vec<RoleId>>(row, 0)
         })?;
         let mut roles = Vec::new();
         for list in lists {
@@ -312,7 +317,7 @@ impl Reader<'_> {
     /// The newest message arrival in a channel and how many messages arrived since `since`.
     pub fn channel_arrivals(
         &self,
-        channel_id: &str,
+        channel_id: &ChannelId,
         since: Instant,
     ) -> Result<(Option<Instant>, u64)> {
         let newest: Option<String> = self
@@ -325,7 +330,7 @@ impl Reader<'_> {
 
     /// How many of a channel's messages arrived at or after `since`, imported history left out:
     /// [`Reader::channel_arrivals`]'s count alone, for the readers that need no newest arrival.
-    pub fn channel_news_since(&self, channel_id: &str, since: Instant) -> Result<u64> {
+    pub fn channel_news_since(&self, channel_id: &ChannelId, since: Instant) -> Result<u64> {
         let count: i64 = self
             .connection
             .prepare_cached(CHANNEL_NEWS_COUNT_SINCE)?
@@ -340,7 +345,11 @@ impl Reader<'_> {
     /// for a channel never marked read, every one; imported history left out either way. A
     /// channel never marked read reads its running total (one row, however long its history);
     /// past a marker the count walks only what arrived since, which is the unread part.
-    pub fn channel_unread(&self, channel_id: &str, read_through: Option<Instant>) -> Result<u64> {
+    pub fn channel_unread(
+        &self,
+        channel_id: &ChannelId,
+        read_through: Option<Instant>,
+    ) -> Result<u64> {
         if let Some(at) = read_through {
             return self.channel_news_since(channel_id, at.plus_micros(1));
         }
@@ -412,9 +421,9 @@ impl Writer<'_> {
     /// Records a member's roles if they changed. Returns whether it did.
     pub fn record_member_roles(
         &mut self,
-        guild_id: &str,
-        user_id: &str,
-        role_ids: &[String],
+        guild_id: &GuildId,
+        user_id: &UserId,
+        role_ids: &[RoleId],
     ) -> Result<bool> {
         let mut sorted = role_ids.to_vec();
         sorted.sort();
@@ -440,10 +449,10 @@ mod tests {
     use crate::store::Store;
     use crate::store::testing::fresh_id;
 
-    fn channel(channel_id: &str, name: &str) -> ChannelRecord {
+    fn channel(channel_id: &ChannelId, name: &str) -> ChannelRecord {
         ChannelRecord {
-            channel_id: channel_id.to_string(),
-            guild_id: Some("1".into()),
+            channel_id: channel_id.clone(),
+            guild_id: Some("1".parse().unwrap()),
             parent_id: None,
             name: name.to_string(),
             kind: ChannelKind::Text,
@@ -490,7 +499,7 @@ mod tests {
             (first.clone(), "general-renamed".to_string(), true),
             (second.clone(), "random".to_string(), false),
         ];
-        expected.sort_by(|a, b| (a.0.len(), &a.0).cmp(&(b.0.len(), &b.0)));
+        expected.sort_by(|a, b| (a.0.as_str().len(), &a.0).cmp(&(b.0.as_str().len(), &b.0)));
         assert_eq!(listed(&reading), expected);
         // Read twice without a change: the same list.
         assert_eq!(listed(&reading), expected);

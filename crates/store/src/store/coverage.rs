@@ -9,6 +9,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 
@@ -39,7 +40,7 @@ pub struct GatewayEventRecord {
 /// A completed backfill of one channel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewCoverage {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub started_after: u64,
     pub complete_through: u64,
     pub fetched: u64,
@@ -50,7 +51,7 @@ pub struct NewCoverage {
 /// A channel's coverage as the store knows it now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelCoverage {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     /// Every message with an id at or below this is in the store.
     pub complete_through: u64,
     /// When the latest backfill of the channel completed.
@@ -128,7 +129,7 @@ word_enum! {
 pub struct GapRecord {
     pub kind: GapKind,
     /// None: every channel.
-    pub channel_id: Option<String>,
+    pub channel_id: Option<ChannelId>,
     pub from_at: Instant,
     pub until_at: Instant,
     pub after_message_id: Option<u64>,
@@ -140,7 +141,7 @@ pub struct GapRecord {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewGap {
     pub kind: GapKind,
-    pub channel_id: Option<String>,
+    pub channel_id: Option<ChannelId>,
     pub from_at: Instant,
     pub until_at: Instant,
     pub after_message_id: Option<u64>,
@@ -305,7 +306,7 @@ impl Reader<'_> {
     }
 
     /// How far one channel is provably complete, and when it was last backfilled.
-    pub fn channel_coverage(&self, channel_id: &str) -> Result<Option<ChannelCoverage>> {
+    pub fn channel_coverage(&self, channel_id: &ChannelId) -> Result<Option<ChannelCoverage>> {
         Ok(self
             .connection
             .prepare_cached(CHANNEL_COVERAGE)?
@@ -322,7 +323,12 @@ impl Reader<'_> {
 
     /// Whether a backfill of `channel_id` that started at or before message `after` completed
     /// after `since`: what closes a `messages` gap recorded at `since`.
-    pub fn backfilled_past(&self, channel_id: &str, after: u64, since: Instant) -> Result<bool> {
+    pub fn backfilled_past(
+        &self,
+        channel_id: &ChannelId,
+        after: u64,
+        since: Instant,
+    ) -> Result<bool> {
         Ok(self.connection.prepare_cached(BACKFILLED_PAST)?.query_row(
             named_params! {
                 ":channel_id": channel_id,
@@ -336,7 +342,7 @@ impl Reader<'_> {
     /// Whether a `messages` gap of `channel_id` after message `after` is already recorded and
     /// still open (no backfill from at or before it completed since): a backfill that keeps
     /// failing at the same point records its gap once.
-    pub fn open_messages_gap(&self, channel_id: &str, after: u64) -> Result<bool> {
+    pub fn open_messages_gap(&self, channel_id: &ChannelId, after: u64) -> Result<bool> {
         Ok(self
             .connection
             .prepare_cached(OPEN_GAP_OF_KIND)?
@@ -351,7 +357,7 @@ impl Reader<'_> {
     }
 
     /// Where the store's record of a channel begins, if the daemon recorded it.
-    pub fn channel_beginning(&self, channel_id: &str) -> Result<Option<ChannelBeginning>> {
+    pub fn channel_beginning(&self, channel_id: &ChannelId) -> Result<Option<ChannelBeginning>> {
         Ok(self
             .connection
             .prepare_cached(CHANNEL_BEGINNING)?
@@ -366,7 +372,7 @@ impl Reader<'_> {
 
     /// When the store recorded a channel's beginning (the host's clock): when the daemon first
     /// saw the channel.
-    pub fn channel_first_seen(&self, channel_id: &str) -> Result<Option<Instant>> {
+    pub fn channel_first_seen(&self, channel_id: &ChannelId) -> Result<Option<Instant>> {
         Ok(self
             .connection
             .prepare_cached(CHANNEL_FIRST_SEEN)?
@@ -418,7 +424,7 @@ impl Reader<'_> {
     }
 
     /// Whether a message with this id is stored.
-    pub fn has_message(&self, message_id: &str) -> Result<bool> {
+    pub fn has_message(&self, message_id: &MessageId) -> Result<bool> {
         Ok(self.author_of(message_id)?.is_some())
     }
 }
@@ -493,7 +499,7 @@ impl Writer<'_> {
     /// (the first sighting wins); returns the beginning in force.
     pub fn record_channel_beginning(
         &mut self,
-        channel_id: &str,
+        channel_id: &ChannelId,
         beginning: ChannelBeginning,
     ) -> Result<ChannelBeginning> {
         if let Some(known) = self.reader().channel_beginning(channel_id)? {

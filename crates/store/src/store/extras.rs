@@ -10,6 +10,9 @@ use std::collections::HashMap;
 
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{
+    AttachmentId, ChannelId, MessageId, StickerId, UserId,
+};
 use rusqlite::{OptionalExtension, named_params};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -53,10 +56,10 @@ pub struct MessageExtras {
 }
 
 /// A file attached to a message.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
-    pub id: String,
+    pub id: AttachmentId,
     pub filename: String,
     /// Bytes.
     pub size: u64,
@@ -117,10 +120,10 @@ pub struct EmbedField {
     pub value: String,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Sticker {
-    pub id: String,
+    pub id: StickerId,
     pub name: String,
 }
 
@@ -229,7 +232,7 @@ impl MessageExtras {
 
 impl Reader<'_> {
     /// A message's extras as they are now; the default when it has none.
-    pub fn message_extras(&self, message_id: &str) -> Result<MessageExtras> {
+    pub fn message_extras(&self, message_id: &MessageId) -> Result<MessageExtras> {
         const CURRENT_EXTRAS: &str = "SELECT extras FROM message_extras
              WHERE message_id = :message_id ORDER BY seq DESC LIMIT 1";
         let text: Option<String> = self
@@ -240,16 +243,17 @@ impl Reader<'_> {
         text.map_or(Ok(MessageExtras::default()), |text| parse_extras(&text))
     }
 
-    /// The current extras of each of `ids` (a JSON array) that has any, by message id.
-    pub(super) fn extras_of(&self, ids: &str) -> Result<HashMap<String, MessageExtras>> {
+    /// The current extras of each message of `ids_json` (a JSON array of their ids) that has
+    /// any, by message id.
+    pub(super) fn extras_of(&self, ids_json: &str) -> Result<HashMap<MessageId, MessageExtras>> {
         const EXTRAS_OF_MESSAGES: &str = "SELECT x.message_id, x.extras
              FROM json_each(:message_ids) AS j JOIN message_extras AS x ON x.message_id = j.value
              ORDER BY x.seq";
         let mut statement = self.connection.prepare_cached(EXTRAS_OF_MESSAGES)?;
-        let mut rows = statement.query(named_params! {":message_ids": ids})?;
+        let mut rows = statement.query(named_params! {":message_ids": ids_json})?;
         let mut found = HashMap::new();
         while let Some(row) = rows.next()? {
-            let id: String = row.get(0)?;
+            let id: MessageId = row.get(0)?;
             let text: String = row.get(1)?;
             // Oldest first: the newest version is the one left in the map.
             found.insert(id, parse_extras(&text)?);
@@ -259,9 +263,12 @@ impl Reader<'_> {
 }
 
 impl Reader<'_> {
-    /// For each of `ids` (a JSON array) with votes the gateway delivered: answer id → how many
-    /// users' newest vote for it is cast.
-    pub(super) fn poll_votes_of(&self, ids: &str) -> Result<HashMap<String, HashMap<u64, u64>>> {
+    /// For each message of `ids_json` (a JSON array of their ids) with votes the gateway
+    /// delivered: answer id → how many users' newest vote for it is cast.
+    pub(super) fn poll_votes_of(
+        &self,
+        ids_json: &str,
+    ) -> Result<HashMap<MessageId, HashMap<u64, u64>>> {
         const VOTES_CAST_PER_ANSWER: &str = "SELECT v.message_id, v.answer_id, count(*)
              FROM json_each(:message_ids) AS j
              JOIN poll_vote_events AS v ON v.message_id = j.value
@@ -271,10 +278,10 @@ impl Reader<'_> {
                               AND w.answer_id = v.answer_id)
              GROUP BY v.message_id, v.answer_id";
         let mut statement = self.connection.prepare_cached(VOTES_CAST_PER_ANSWER)?;
-        let mut rows = statement.query(named_params! {":message_ids": ids})?;
-        let mut found: HashMap<String, HashMap<u64, u64>> = HashMap::new();
+        let mut rows = statement.query(named_params! {":message_ids": ids_json})?;
+        let mut found: HashMap<MessageId, HashMap<u64, u64>> = HashMap::new();
         while let Some(row) = rows.next()? {
-            let id: String = row.get(0)?;
+            let id: MessageId = row.get(0)?;
             let answer: i64 = row.get(1)?;
             let count: i64 = row.get(2)?;
             found
@@ -286,7 +293,12 @@ impl Reader<'_> {
     }
 
     /// Whether a user's vote for an answer is cast now, as far as the gateway told.
-    fn poll_vote(&self, message_id: &str, user_id: &str, answer_id: u64) -> Result<Option<bool>> {
+    fn poll_vote(
+        &self,
+        message_id: &MessageId,
+        user_id: &UserId,
+        answer_id: u64,
+    ) -> Result<Option<bool>> {
         const NEWEST_VOTE: &str = "SELECT voted FROM poll_vote_events
              WHERE message_id = :message_id AND user_id = :user_id AND answer_id = :answer_id
              ORDER BY seq DESC LIMIT 1";
@@ -308,9 +320,9 @@ impl Reader<'_> {
 /// One change of a user's vote on a poll.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PollVote {
-    pub message_id: String,
-    pub channel_id: String,
-    pub user_id: String,
+    pub message_id: MessageId,
+    pub channel_id: ChannelId,
+    pub user_id: UserId,
     pub answer_id: u64,
     /// true: cast; false: taken back.
     pub voted: bool,
@@ -359,8 +371,8 @@ impl Writer<'_> {
     /// for search. Returns whether a row was written.
     pub fn record_extras(
         &mut self,
-        message_id: &str,
-        channel_id: &str,
+        message_id: &MessageId,
+        channel_id: &ChannelId,
         extras: &MessageExtras,
     ) -> Result<bool> {
         // Each attachment as last seen, for the fetcher (a replay writes nothing), a forwarded

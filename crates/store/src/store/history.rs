@@ -2,6 +2,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use rusqlite::named_params;
 
 use super::messages::{message_columns, message_from_row};
@@ -11,8 +12,9 @@ use super::{MessageRecord, Reader};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Position {
     pub sent_at: Instant,
-    /// Empty for an instant: then "after" includes messages sent at that very instant.
-    pub message_id: String,
+    /// None for an instant: then "after" includes messages sent at that very instant (bound as
+    /// the empty text, below every id).
+    pub message_id: Option<MessageId>,
 }
 
 /// Where to read a channel's history from.
@@ -68,14 +70,19 @@ const FROM_ON: &str = concat!(
 );
 
 impl Reader<'_> {
-    fn older(&self, channel_id: &str, at: &Position, limit: usize) -> Result<Vec<MessageRecord>> {
+    fn older(
+        &self,
+        channel_id: &ChannelId,
+        at: &Position,
+        limit: usize,
+    ) -> Result<Vec<MessageRecord>> {
         let mut statement = self.connection.prepare_cached(OLDER_THAN)?;
         let mut rows = statement
             .query_map(
                 named_params! {
                     ":channel_id": channel_id,
                     ":sent_at": at.sent_at.to_iso(),
-                    ":message_id": at.message_id,
+                    ":message_id": at.message_id.as_ref().map_or("", MessageId::as_str),
                     ":limit": limit as i64,
                 },
                 message_from_row,
@@ -87,7 +94,7 @@ impl Reader<'_> {
 
     fn newer(
         &self,
-        channel_id: &str,
+        channel_id: &ChannelId,
         at: &Position,
         inclusive: bool,
         limit: usize,
@@ -100,7 +107,7 @@ impl Reader<'_> {
                 named_params! {
                     ":channel_id": channel_id,
                     ":sent_at": at.sent_at.to_iso(),
-                    ":message_id": at.message_id,
+                    ":message_id": at.message_id.as_ref().map_or("", MessageId::as_str),
                     ":limit": limit as i64,
                 },
                 message_from_row,
@@ -112,21 +119,21 @@ impl Reader<'_> {
     fn position_of(message: &MessageRecord) -> Position {
         Position {
             sent_at: message.sent_at,
-            message_id: message.message_id.clone(),
+            message_id: Some(message.message_id.clone()),
         }
     }
 
     /// Up to `limit` messages of a channel around `anchor`, oldest first, hydrated.
     pub fn channel_history(
         &self,
-        channel_id: &str,
+        channel_id: &ChannelId,
         anchor: &Anchor,
         limit: usize,
     ) -> Result<HistoryPage> {
         // The last instant ISO-8601 can write: after every message.
         let newest = Position {
             sent_at: Instant::from_micros(253_402_300_799_999_999),
-            message_id: String::new(),
+            message_id: None,
         };
         let messages = match anchor {
             Anchor::Latest => self.older(channel_id, &newest, limit)?,

@@ -1,6 +1,7 @@
 //! Who the bot is and who owns it, as last learned.
 
 use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::snowflake::UserId;
 use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, named_params};
 
@@ -22,9 +23,9 @@ word_enum! {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Identity {
-    pub bot_user_id: Option<String>,
+    pub bot_user_id: Option<UserId>,
     pub bot_name: Option<String>,
-    pub owner_user_id: Option<String>,
+    pub owner_user_id: Option<UserId>,
 }
 
 const LATEST_IDENTITY: &str = "SELECT bot_user_id, bot_name, owner_user_id FROM identity_events
@@ -91,12 +92,12 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let store = Store::open(&folder.path().join("identity.sqlite3")).unwrap();
         let bot = Identity {
-            bot_user_id: Some("1400000000000000001".into()),
+            bot_user_id: Some("1400000000000000001".parse().unwrap()),
             bot_name: Some("helper".into()),
             owner_user_id: None,
         };
         let owner = Identity {
-            owner_user_id: Some("1000000000000000009".into()),
+            owner_user_id: Some("1000000000000000009".parse().unwrap()),
             ..Identity::default()
         };
         let record = |learned: &Identity, source| {
@@ -133,9 +134,9 @@ mod tests {
         assert_eq!(
             store.read(|reader| reader.identity()).unwrap(),
             Identity {
-                bot_user_id: Some("1400000000000000001".into()),
+                bot_user_id: Some("1400000000000000001".parse().unwrap()),
                 bot_name: Some("helper".into()),
-                owner_user_id: Some("1000000000000000009".into()),
+                owner_user_id: Some("1000000000000000009".parse().unwrap()),
             }
         );
     }

@@ -4,6 +4,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::ChannelId;
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::{Reader, Writer};
@@ -11,7 +12,7 @@ use super::{Reader, Writer};
 /// One page of a channel's import, as recorded with the page.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewImportStep {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     /// The lowest message id inside the window the page was fetched for (0: all history).
     pub window_start: u64,
     /// Every message from this id up to the channel's beginning is now stored.
@@ -27,7 +28,7 @@ pub struct NewImportStep {
 /// How far a channel's import has come: its newest step, and the totals of every step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportState {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub window_start: u64,
     pub reached: u64,
     pub exhausted: bool,
@@ -90,7 +91,7 @@ fn import_state_from_row(row: &Row<'_>) -> rusqlite::Result<ImportState> {
 
 impl Reader<'_> {
     /// How far one channel's import has come, if a page of it was ever stored.
-    pub fn import_state(&self, channel_id: &str) -> Result<Option<ImportState>> {
+    pub fn import_state(&self, channel_id: &ChannelId) -> Result<Option<ImportState>> {
         Ok(self
             .connection
             .prepare_cached(CHANNEL_IMPORT_STATE)?
@@ -134,9 +135,9 @@ mod tests {
     use super::*;
     use crate::store::testing::{fresh_id, shared_store};
 
-    fn step(channel: &str, reached: u64, exhausted: bool, stored: u64) -> NewImportStep {
+    fn step(channel: &ChannelId, reached: u64, exhausted: bool, stored: u64) -> NewImportStep {
         NewImportStep {
-            channel_id: channel.to_string(),
+            channel_id: channel.clone(),
             window_start: 1_000,
             reached,
             exhausted,
@@ -148,7 +149,7 @@ mod tests {
     #[test]
     fn a_channels_import_is_its_newest_step_with_the_totals_of_every_step() {
         let store = shared_store();
-        let channel = fresh_id();
+        let channel: ChannelId = fresh_id();
         let read = || store.read(|reader| reader.import_state(&channel)).unwrap();
         assert_eq!(read(), None);
         store
@@ -178,7 +179,7 @@ mod tests {
             vec![second]
         );
         // Discord having nothing older ends it above the window's start too.
-        let other = fresh_id();
+        let other: ChannelId = fresh_id();
         store
             .write(|writer| writer.record_import_step(&step(&other, 4_000, true, 3)))
             .unwrap();

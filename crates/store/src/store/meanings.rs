@@ -4,6 +4,7 @@
 //! is made and compared is decided above the store; the store keeps the bytes and says which
 //! messages have none yet, or whose text changed since.
 
+use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 use rusqlite::{OptionalExtension, named_params};
 
 use super::messages::{message_columns, message_from_row_at};
@@ -32,8 +33,8 @@ pub struct StoredMeaning {
     /// The row's position: read on after the last seen.
     pub seq: i64,
     pub key: i64,
-    pub channel_id: String,
-    pub author_id: String,
+    pub channel_id: ChannelId,
+    pub author_id: UserId,
     /// Arrival, in microseconds.
     pub arrived: i64,
     /// Discord's timestamp, in microseconds.

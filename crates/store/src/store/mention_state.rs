@@ -4,6 +4,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::reactions::reaction_added;
@@ -12,7 +13,7 @@ use super::{Reader, Writer};
 /// The owner's dismissal of a mention.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MentionDismissal {
-    pub message_id: String,
+    pub message_id: MessageId,
     pub note: Option<String>,
     pub source: String,
     pub created_at: Instant,
@@ -32,7 +33,7 @@ fn dismissal_from_row(row: &Row<'_>) -> rusqlite::Result<MentionDismissal> {
 
 /// The ids as one JSON array, which the statements below read with `json_each`, so one
 /// prepared statement serves any number of people.
-fn id_list(ids: &[&str]) -> String {
+fn id_list(ids: &[&UserId]) -> String {
     serde_json::to_string(ids).unwrap_or_else(|_| "[]".into())
 }
 
@@ -62,7 +63,7 @@ const INSERT_MENTION_DISMISSAL: &str = "INSERT INTO mention_dismissals (created_
 
 impl Reader<'_> {
     /// The dismissal of the mention `message_id`, if the owner dismissed it.
-    pub fn mention_dismissal(&self, message_id: &str) -> Result<Option<MentionDismissal>> {
+    pub fn mention_dismissal(&self, message_id: &MessageId) -> Result<Option<MentionDismissal>> {
         Ok(self
             .connection
             .prepare_cached(MENTION_DISMISSAL)?
@@ -74,7 +75,7 @@ impl Reader<'_> {
     }
 
     /// Whether one of `authors` replied to `message_id` (a Discord reply naming it).
-    pub fn replied_to_by(&self, message_id: &str, authors: &[&str]) -> Result<bool> {
+    pub fn replied_to_by(&self, message_id: &MessageId, authors: &[&UserId]) -> Result<bool> {
         Ok(self.connection.prepare_cached(REPLIED_TO_BY)?.query_row(
             named_params! {":message_id": message_id, ":authors": id_list(authors)},
             |row| row.get(0),
@@ -83,7 +84,7 @@ impl Reader<'_> {
 
     /// Whether one of `users` ever added a reaction to `message_id`. An acknowledgement stays
     /// one: taking the reaction back later does not reopen what it answered.
-    pub fn reacted_to_by(&self, message_id: &str, users: &[&str]) -> Result<bool> {
+    pub fn reacted_to_by(&self, message_id: &MessageId, users: &[&UserId]) -> Result<bool> {
         Ok(self.connection.prepare_cached(REACTED_TO_BY)?.query_row(
             named_params! {":message_id": message_id, ":users": id_list(users)},
             |row| row.get(0),
@@ -93,8 +94,8 @@ impl Reader<'_> {
     /// Whether one of `authors` wrote in `channel_id` after Discord's time `sent_at`.
     pub fn wrote_after(
         &self,
-        channel_id: &str,
-        authors: &[&str],
+        channel_id: &ChannelId,
+        authors: &[&UserId],
         sent_at: Instant,
     ) -> Result<bool> {
         Ok(self.connection.prepare_cached(WROTE_AFTER)?.query_row(
@@ -112,7 +113,7 @@ impl Writer<'_> {
     /// Appends the owner's dismissal of a mention; the caller has checked it is not dismissed.
     pub fn append_mention_dismissal(
         &mut self,
-        message_id: &str,
+        message_id: &MessageId,
         note: Option<&str>,
         source: &str,
     ) -> Result<MentionDismissal> {
@@ -127,7 +128,7 @@ impl Writer<'_> {
             },
         )?;
         Ok(MentionDismissal {
-            message_id: message_id.to_string(),
+            message_id: message_id.clone(),
             note: note.map(str::to_string),
             source: source.to_string(),
             created_at,

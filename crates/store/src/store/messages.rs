@@ -4,7 +4,11 @@ use std::collections::HashMap;
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{
+    ApplicationId, ChannelId, GuildId, MessageId, RoleId, UserId, WebhookId,
+};
 use discord_manager_vocabulary::words::word_enum;
+use rusqlite::types::FromSql;
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::extras::MessageExtras;
@@ -51,35 +55,39 @@ word_enum! {
 /// Messages that arrived in a window, per channel: see [`Reader::arrivals_by_channel`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ArrivalCounts {
-    pub window: HashMap<String, u64>,
-    pub after: HashMap<String, u64>,
+    pub window: HashMap<ChannelId, u64>,
+    pub after: HashMap<ChannelId, u64>,
 }
 
-/// Adds one to `channel_id`'s count, allocating its key only the first time.
-fn count_one(counts: &mut HashMap<String, u64>, channel_id: &str) {
-    match counts.get_mut(channel_id) {
+/// Adds one to the count of the channel whose stored id is `stored` (read in place),
+/// allocating its key only the first time.
+fn count_one(counts: &mut HashMap<ChannelId, u64>, stored: &str) -> rusqlite::Result<()> {
+    match counts.get_mut(stored) {
         Some(count) => *count += 1,
         None => {
-            counts.insert(channel_id.to_string(), 1);
+            let stored = rusqlite::types::ValueRef::Text(stored.as_bytes());
+            let channel = ChannelId::column_result(stored).map_err(rusqlite::Error::from)?;
+            counts.insert(channel, 1);
         }
     }
+    Ok(())
 }
 
 /// A message as Discord first delivered it (gateway, backfill, a send, or the demo seed).
 #[derive(Debug, Clone)]
 pub struct NewMessage {
-    pub message_id: String,
-    pub channel_id: String,
-    pub guild_id: Option<String>,
-    pub author_id: String,
+    pub message_id: MessageId,
+    pub channel_id: ChannelId,
+    pub guild_id: Option<GuildId>,
+    pub author_id: UserId,
     pub author_name: String,
     pub content: String,
     pub sent_at: Instant,
-    pub reply_to_message_id: Option<String>,
-    pub reply_to_author_id: Option<String>,
+    pub reply_to_message_id: Option<MessageId>,
+    pub reply_to_author_id: Option<UserId>,
     pub mention_everyone: bool,
-    pub mentioned_user_ids: Vec<String>,
-    pub mentioned_role_ids: Vec<String>,
+    pub mentioned_user_ids: Vec<UserId>,
+    pub mentioned_role_ids: Vec<RoleId>,
     pub origin: Origin,
     /// Who is behind it, as Discord says: see [`Provenance`].
     pub provenance: Provenance,
@@ -92,20 +100,20 @@ pub struct Provenance {
     /// The author is a bot account. None: stored before this was recorded.
     pub author_bot: Option<bool>,
     /// The webhook that posted it, if a webhook did.
-    pub webhook_id: Option<String>,
+    pub webhook_id: Option<WebhookId>,
     /// The application that posted it (an interaction's answer, an app's message), if any.
-    pub application_id: Option<String>,
+    pub application_id: Option<ApplicationId>,
 }
 
 /// A new version of a message's content.
 #[derive(Debug, Clone)]
 pub struct NewEdit {
-    pub message_id: String,
-    pub channel_id: String,
+    pub message_id: MessageId,
+    pub channel_id: ChannelId,
     pub content: String,
     pub edited_at: Instant,
-    pub mentioned_user_ids: Vec<String>,
-    pub mentioned_role_ids: Vec<String>,
+    pub mentioned_user_ids: Vec<UserId>,
+    pub mentioned_role_ids: Vec<RoleId>,
     /// Recorded with an imported message (`Origin::Import`): history, not news.
     pub imported: bool,
 }
@@ -121,16 +129,16 @@ pub struct EditRecord {
 /// A stored message with everything that happened to it since.
 #[derive(Debug, Clone)]
 pub struct MessageRecord {
-    pub message_id: String,
-    pub channel_id: String,
-    pub guild_id: Option<String>,
-    pub author_id: String,
+    pub message_id: MessageId,
+    pub channel_id: ChannelId,
+    pub guild_id: Option<GuildId>,
+    pub author_id: UserId,
     pub author_name: String,
     pub original_content: String,
     pub created_at: Instant,
     pub sent_at: Instant,
-    pub reply_to_message_id: Option<String>,
-    pub reply_to_author_id: Option<String>,
+    pub reply_to_message_id: Option<MessageId>,
+    pub reply_to_author_id: Option<UserId>,
     pub mention_everyone: bool,
     /// Edits in Discord's order (by `edited_at`), whatever order they arrived in.
     pub edits: Vec<EditRecord>,
@@ -138,8 +146,8 @@ pub struct MessageRecord {
     /// When the store recorded the deletion.
     pub deleted_at: Option<Instant>,
     pub reactions: Vec<ReactionCount>,
-    pub mentioned_user_ids: Vec<String>,
-    pub mentioned_role_ids: Vec<String>,
+    pub mentioned_user_ids: Vec<UserId>,
+    pub mentioned_role_ids: Vec<RoleId>,
     pub provenance: Provenance,
     /// Attachments, embeds, stickers, poll, pinned state... as they are now.
     pub extras: MessageExtras,
@@ -222,7 +230,7 @@ const MESSAGE_BY_ID: &str = concat!(
 );
 
 impl Reader<'_> {
-    pub fn message(&self, message_id: &str) -> Result<Option<MessageRecord>> {
+    pub fn message(&self, message_id: &MessageId) -> Result<Option<MessageRecord>> {
         let found = self
             .connection
             .prepare_cached(MESSAGE_BY_ID)?
@@ -236,7 +244,7 @@ impl Reader<'_> {
 
     /// The stored messages with these ids, hydrated, in one pass: position `i` of the result
     /// is `ids[i]`'s message, or `None` when no such message is stored.
-    pub fn messages(&self, ids: &[&str]) -> Result<Vec<Option<MessageRecord>>> {
+    pub fn messages(&self, ids: &[&MessageId]) -> Result<Vec<Option<MessageRecord>>> {
         const MESSAGES_BY_IDS: &str = concat!(
             "SELECT ",
             message_columns!("m."),
@@ -264,7 +272,7 @@ impl Reader<'_> {
     /// Up to `limit` messages of a channel that arrived at or after `since`, oldest first.
     pub fn channel_messages_since(
         &self,
-        channel_id: &str,
+        channel_id: &ChannelId,
         since: Instant,
         limit: usize,
     ) -> Result<Vec<MessageRecord>> {
@@ -303,7 +311,7 @@ impl Reader<'_> {
     /// included) through SQLite's sorter.
     pub fn channels_messages_since(
         &self,
-        channel_ids: &[&str],
+        channel_ids: &[&ChannelId],
         since: Instant,
         limit: usize,
     ) -> Result<Vec<Vec<MessageRecord>>> {
@@ -350,7 +358,7 @@ impl Reader<'_> {
     /// the channel, so a message of another channel is passed over without reading its row.
     pub fn messages_arrived_from(
         &self,
-        channel_ids: &[&str],
+        channel_ids: &[&ChannelId],
         from: Instant,
         limit: usize,
     ) -> Result<Vec<MessageRecord>> {
@@ -400,11 +408,11 @@ impl Reader<'_> {
         let mut rows = statement.query(named_params! {":from": from.to_iso()})?;
         while let Some(row) = rows.next()? {
             let channel_id = row.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-            count_one(&mut counts.window, channel_id);
+            count_one(&mut counts.window, channel_id)?;
             if let Some(split) = &split
                 && row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)? >= split.as_str()
             {
-                count_one(&mut counts.after, channel_id);
+                count_one(&mut counts.after, channel_id)?;
             }
         }
         Ok(counts)
@@ -415,8 +423,8 @@ impl Reader<'_> {
     /// own messages are left out.
     pub fn mentions_since(
         &self,
-        user_id: &str,
-        role_ids: &[String],
+        user_id: &UserId,
+        role_ids: &[RoleId],
         since: Instant,
         limit: usize,
     ) -> Result<Vec<MessageRecord>> {
@@ -467,7 +475,7 @@ impl Reader<'_> {
 
     /// The name each of `user_ids` last wrote under, for those who wrote anything: what
     /// `<@id>` in a message reads as. One probe of the author index per id.
-    pub fn user_names(&self, user_ids: &[&str]) -> Result<HashMap<String, String>> {
+    pub fn user_names(&self, user_ids: &[&UserId]) -> Result<HashMap<UserId, String>> {
         const LAST_AUTHOR_NAMES: &str = "SELECT j.value, (SELECT author_name FROM messages
                               WHERE author_id = j.value ORDER BY created_at DESC LIMIT 1)
              FROM json_each(:user_ids) AS j";
@@ -484,7 +492,7 @@ impl Reader<'_> {
     }
 
     /// Who wrote a stored message.
-    pub fn author_of(&self, message_id: &str) -> Result<Option<String>> {
+    pub fn author_of(&self, message_id: &MessageId) -> Result<Option<UserId>> {
         const AUTHOR_BY_MESSAGE: &str =
             "SELECT author_id FROM messages WHERE message_id = :message_id";
         Ok(self
@@ -505,7 +513,7 @@ impl Reader<'_> {
         }
         let mut page = Hydrating::new(messages);
         self.add_edits(&mut page)?;
-        for (id, extras) in self.extras_of(&page.ids)? {
+        for (id, extras) in self.extras_of(&page.ids_json)? {
             if let Some(message) = page.record(&id) {
                 message.extras = extras;
             }
@@ -514,7 +522,7 @@ impl Reader<'_> {
         self.add_poll_votes(&mut page)?;
         self.add_deletions(&mut page)?;
         self.add_mentions(&mut page)?;
-        for (id, counts) in reaction_counts(self.connection, &page.ids)? {
+        for (id, counts) in reaction_counts(self.connection, &page.ids_json)? {
             if let Some(message) = page.record(&id) {
                 message.reactions = counts;
             }
@@ -527,9 +535,9 @@ impl Reader<'_> {
              FROM json_each(:message_ids) AS j JOIN message_edits AS e ON e.message_id = j.value
              ORDER BY e.edited_at, e.seq";
         let mut edits = self.connection.prepare_cached(EDITS_OF_MESSAGES)?;
-        let mut rows = edits.query(named_params! {":message_ids": page.ids})?;
+        let mut rows = edits.query(named_params! {":message_ids": page.ids_json})?;
         while let Some(row) = rows.next()? {
-            if let Some(message) = page.record(&row.get::<_, String>(0)?) {
+            if let Some(message) = page.record(&row.get::<_, MessageId>(0)?) {
                 message.edits.push(EditRecord {
                     content: row.get(1)?,
                     edited_at: instant_at(row, 2)?,
@@ -543,7 +551,7 @@ impl Reader<'_> {
     /// Discord's own counts when a copy of the message carried them; else the votes the
     /// gateway delivered.
     fn add_poll_votes(&self, page: &mut Hydrating) -> Result<()> {
-        for (id, counts) in self.poll_votes_of(&page.ids)? {
+        for (id, counts) in self.poll_votes_of(&page.ids_json)? {
             let Some(poll) = page
                 .record(&id)
                 .and_then(|message| message.extras.poll.as_mut())
@@ -565,9 +573,9 @@ impl Reader<'_> {
         const DELETIONS_OF_MESSAGES: &str = "SELECT d.message_id, d.created_at
              FROM json_each(:message_ids) AS j JOIN message_deletions AS d ON d.message_id = j.value";
         let mut deletions = self.connection.prepare_cached(DELETIONS_OF_MESSAGES)?;
-        let mut rows = deletions.query(named_params! {":message_ids": page.ids})?;
+        let mut rows = deletions.query(named_params! {":message_ids": page.ids_json})?;
         while let Some(row) = rows.next()? {
-            if let Some(message) = page.record(&row.get::<_, String>(0)?) {
+            if let Some(message) = page.record(&row.get::<_, MessageId>(0)?) {
                 message.deleted = true;
                 message.deleted_at = Some(instant_at(row, 1)?);
             }
@@ -580,14 +588,13 @@ impl Reader<'_> {
              FROM json_each(:message_ids) AS j JOIN message_mentions AS x ON x.message_id = j.value
              ORDER BY x.seq";
         let mut mentions = self.connection.prepare_cached(MENTIONS_OF_MESSAGES)?;
-        let mut rows = mentions.query(named_params! {":message_ids": page.ids})?;
+        let mut rows = mentions.query(named_params! {":message_ids": page.ids_json})?;
         while let Some(row) = rows.next()? {
             let kind: MentionKind = word(row, 1)?;
-            if let Some(message) = page.record(&row.get::<_, String>(0)?) {
-                let target = row.get(2)?;
+            if let Some(message) = page.record(&row.get::<_, MessageId>(0)?) {
                 match kind {
-                    MentionKind::User => message.mentioned_user_ids.push(target),
-                    MentionKind::Role => message.mentioned_role_ids.push(target),
+                    MentionKind::User => message.mentioned_user_ids.push(row.get(2)?),
+                    MentionKind::Role => message.mentioned_role_ids.push(row.get(2)?),
                 }
             }
         }
@@ -599,30 +606,30 @@ impl Reader<'_> {
 /// the JSON array every hydrating query walks.
 struct Hydrating {
     messages: Vec<MessageRecord>,
-    position: HashMap<String, usize>,
-    ids: String,
+    position: HashMap<MessageId, usize>,
+    ids_json: String,
 }
 
 impl Hydrating {
     fn new(messages: Vec<MessageRecord>) -> Hydrating {
-        let position: HashMap<String, usize> = messages
+        let position: HashMap<MessageId, usize> = messages
             .iter()
             .enumerate()
             .map(|(index, message)| (message.message_id.clone(), index))
             .collect();
         // Each id once (the map keeps a repeated message's last position), so a join yields
         // each row once.
-        let ids: Vec<&str> = position.keys().map(String::as_str).collect();
-        let ids = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
+        let ids: Vec<&MessageId> = position.keys().collect();
+        let ids_json = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
         Hydrating {
             messages,
             position,
-            ids,
+            ids_json,
         }
     }
 
     /// The row of message `id`, if the page holds it.
-    fn record(&mut self, id: &str) -> Option<&mut MessageRecord> {
+    fn record(&mut self, id: &MessageId) -> Option<&mut MessageRecord> {
         let index = *self.position.get(id)?;
         self.messages.get_mut(index)
     }
@@ -709,8 +716,8 @@ impl Writer<'_> {
     /// Records a deletion once. Returns whether it was new.
     pub fn insert_deletion(
         &mut self,
-        message_id: &str,
-        channel_id: &str,
+        message_id: &MessageId,
+        channel_id: &ChannelId,
         bulk: bool,
     ) -> Result<bool> {
         const INSERT_DELETION: &str = "INSERT INTO message_deletions (created_at, message_id,
@@ -735,9 +742,9 @@ impl Writer<'_> {
 
     fn insert_mentions(
         &mut self,
-        message_id: &str,
-        user_ids: &[String],
-        role_ids: &[String],
+        message_id: &MessageId,
+        user_ids: &[UserId],
+        role_ids: &[RoleId],
     ) -> Result<()> {
         const INSERT_MENTION: &str = "INSERT INTO message_mentions (created_at, message_id, kind,
                  target_id)
@@ -745,8 +752,8 @@ impl Writer<'_> {
              ON CONFLICT (kind, target_id, message_id) DO NOTHING";
         let targets = user_ids
             .iter()
-            .map(|id| (MentionKind::User, id))
-            .chain(role_ids.iter().map(|id| (MentionKind::Role, id)));
+            .map(|id| (MentionKind::User, id.as_str()))
+            .chain(role_ids.iter().map(|id| (MentionKind::Role, id.as_str())));
         for (kind, target_id) in targets {
             let stamp = self.stamp();
             let inserted =
@@ -773,12 +780,17 @@ pub(super) mod tests {
     use crate::store::testing::{connection, fresh_id, shared_store};
 
     /// A plain message row of `channel_id` by `author_id`.
-    pub(crate) fn new_message(channel_id: &str, author_id: &str, content: &str) -> NewMessage {
+    pub(crate) fn new_message(
+        channel_id: impl AsRef<str>,
+        author_id: impl AsRef<str>,
+        content: &str,
+    ) -> NewMessage {
+        let (channel_id, author_id) = (channel_id.as_ref(), author_id.as_ref());
         NewMessage {
             message_id: fresh_id(),
-            channel_id: channel_id.to_string(),
+            channel_id: channel_id.parse().unwrap(),
             guild_id: None,
-            author_id: author_id.to_string(),
+            author_id: author_id.parse().unwrap(),
             author_name: format!("user {author_id}"),
             content: content.to_string(),
             sent_at: Instant::parse("2026-11-29T10:00:00Z").unwrap(),
@@ -813,7 +825,7 @@ pub(super) mod tests {
     #[test]
     fn arrivals_are_counted_per_channel_in_the_window_and_after_the_split_to_the_microsecond() {
         let store = shared_store();
-        let (busy, quiet) = (fresh_id(), fresh_id());
+        let (busy, quiet): (ChannelId, ChannelId) = (fresh_id(), fresh_id());
         let messages = [
             new_message(&busy, "7", "one"),
             new_message(&quiet, "7", "two"),
@@ -828,14 +840,14 @@ pub(super) mod tests {
                 Ok(())
             })
             .unwrap();
-        let ids: Vec<&str> = messages.iter().map(|m| m.message_id.as_str()).collect();
+        let ids: Vec<&MessageId> = messages.iter().map(|m| &m.message_id).collect();
         let arrived: Vec<Instant> = store
             .read(|reader| reader.messages(&ids))
             .unwrap()
             .into_iter()
             .map(|record| record.unwrap().created_at)
             .collect();
-        let ours = |counts: &HashMap<String, u64>| {
+        let ours = |counts: &HashMap<ChannelId, u64>| {
             (
                 counts.get(&busy).copied().unwrap_or(0),
                 counts.get(&quiet).copied().unwrap_or(0),
@@ -866,10 +878,10 @@ pub(super) mod tests {
     #[test]
     fn messages_by_id_are_hydrated_in_the_order_asked_with_none_for_unknown_ids() {
         let store = shared_store();
-        let channel = fresh_id();
+        let channel: ChannelId = fresh_id();
         let first = new_message(&channel, "7", "first");
         let mut second = new_message(&channel, "8", "second");
-        second.mentioned_user_ids = vec!["9".into()];
+        second.mentioned_user_ids = vec!["9".parse().unwrap()];
         let edited_at = Instant::parse("2026-11-29T11:00:00Z").unwrap();
         store
             .write(|writer| {
@@ -881,13 +893,13 @@ pub(super) mod tests {
                     content: "first, edited".into(),
                     edited_at,
                     mentioned_user_ids: Vec::new(),
-                    mentioned_role_ids: vec!["5".into()],
+                    mentioned_role_ids: vec!["5".parse().unwrap()],
                     imported: false,
                 })?;
                 writer.record_reaction(&ReactionChange::Add {
                     message_id: first.message_id.clone(),
                     channel_id: channel.clone(),
-                    user_id: "8".into(),
+                    user_id: "8".parse().unwrap(),
                     emoji: "👍".into(),
                 })?;
                 writer.insert_deletion(&second.message_id, &channel, false)

@@ -824,7 +824,7 @@ mod file_tests {
     /// Writes something: the application's owner, as the recorders would.
     fn record_owner(store: &Store, id: &str) -> Result<bool> {
         let owner = Identity {
-            owner_user_id: Some(id.to_string()),
+            owner_user_id: Some(id.parse().unwrap()),
             ..Identity::default()
         };
         store.write(|writer| writer.record_identity(&owner, IdentitySource::Seed))
@@ -920,7 +920,10 @@ mod file_tests {
         if writable_anyway {
             return;
         }
-        assert_eq!(answer.unwrap(), Some("1000000000000000009".to_string()));
+        assert_eq!(
+            answer.unwrap(),
+            Some("1000000000000000009".parse().unwrap())
+        );
         let store = opened.unwrap();
         assert!(store.write(|writer| writer.reader().is_empty()).is_err());
         assert!(Store::open_writable(&path).is_err());
@@ -944,7 +947,8 @@ mod file_tests {
                 .read(|reader| reader.identity())
                 .unwrap()
                 .owner_user_id
-                .as_deref(),
+                .as_ref()
+                .map(|id| id.as_str()),
             Some("1000000000000000009")
         );
         assert!(owner(store, "1000000000000000008").is_err());

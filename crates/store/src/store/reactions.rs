@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{Connection, named_params};
 
@@ -34,24 +35,24 @@ word_enum! {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReactionChange {
     Add {
-        message_id: String,
-        channel_id: String,
-        user_id: String,
+        message_id: MessageId,
+        channel_id: ChannelId,
+        user_id: UserId,
         emoji: String,
     },
     Remove {
-        message_id: String,
-        channel_id: String,
-        user_id: String,
+        message_id: MessageId,
+        channel_id: ChannelId,
+        user_id: UserId,
         emoji: String,
     },
     Clear {
-        message_id: String,
-        channel_id: String,
+        message_id: MessageId,
+        channel_id: ChannelId,
     },
     ClearEmoji {
-        message_id: String,
-        channel_id: String,
+        message_id: MessageId,
+        channel_id: ChannelId,
         emoji: String,
     },
 }
@@ -64,12 +65,12 @@ pub struct ReactionCount {
 }
 
 /// Current reactors per emoji, from events replayed in arrival order.
-type Reactors = BTreeMap<String, BTreeSet<String>>;
+type Reactors = BTreeMap<String, BTreeSet<UserId>>;
 
 fn apply(
     reactors: &mut Reactors,
     kind: ReactionEventKind,
-    user_id: Option<String>,
+    user_id: Option<UserId>,
     emoji: Option<String>,
 ) {
     match (kind, user_id, emoji) {
@@ -104,19 +105,19 @@ fn counts(reactors: Reactors) -> Vec<ReactionCount> {
     counts
 }
 
-/// Reaction counts for the messages whose ids are in the JSON array `ids` (each id once).
+/// Reaction counts for the messages whose ids are in the JSON array `ids_json` (each id once).
 pub(super) fn reaction_counts(
     connection: &Connection,
-    ids: &str,
-) -> Result<HashMap<String, Vec<ReactionCount>>> {
+    ids_json: &str,
+) -> Result<HashMap<MessageId, Vec<ReactionCount>>> {
     const REACTIONS_OF_MESSAGES: &str = "SELECT r.message_id, r.kind, r.user_id, r.emoji
          FROM json_each(:message_ids) AS j JOIN reaction_events AS r ON r.message_id = j.value
          ORDER BY r.seq";
     let mut statement = connection.prepare_cached(REACTIONS_OF_MESSAGES)?;
-    let mut rows = statement.query(named_params! {":message_ids": ids})?;
-    let mut reactors: HashMap<String, Reactors> = HashMap::new();
+    let mut rows = statement.query(named_params! {":message_ids": ids_json})?;
+    let mut reactors: HashMap<MessageId, Reactors> = HashMap::new();
     while let Some(row) = rows.next()? {
-        let message_id: String = row.get(0)?;
+        let message_id: MessageId = row.get(0)?;
         apply(
             reactors.entry(message_id).or_default(),
             word(row, 1)?,
@@ -130,7 +131,7 @@ pub(super) fn reaction_counts(
         .collect())
 }
 
-fn reactors_of(connection: &Connection, message_id: &str) -> Result<Reactors> {
+fn reactors_of(connection: &Connection, message_id: &MessageId) -> Result<Reactors> {
     const REACTIONS_OF_MESSAGE: &str = "SELECT kind, user_id, emoji FROM reaction_events
          WHERE message_id = :message_id ORDER BY seq";
     let mut statement = connection.prepare_cached(REACTIONS_OF_MESSAGE)?;
@@ -144,7 +145,11 @@ fn reactors_of(connection: &Connection, message_id: &str) -> Result<Reactors> {
 
 impl Reader<'_> {
     /// The emoji `user_id` currently reacts to a message with, as the store writes them.
-    pub fn emojis_reacted_by(&self, message_id: &str, user_id: &str) -> Result<Vec<String>> {
+    pub fn emojis_reacted_by(
+        &self,
+        message_id: &MessageId,
+        user_id: &UserId,
+    ) -> Result<Vec<String>> {
         Ok(reactors_of(self.connection, message_id)?
             .into_iter()
             .filter(|(_, users)| users.contains(user_id))

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::ChannelId;
 use rusqlite::named_params;
 
 use super::messages::{imported_origin, message_columns, message_from_row};
@@ -12,7 +13,7 @@ use super::{MessageRecord, Reader, Writer};
 
 impl Reader<'_> {
     /// Every channel's read marker: the instant its newest marker reads through.
-    pub fn read_markers(&self) -> Result<HashMap<String, Instant>> {
+    pub fn read_markers(&self) -> Result<HashMap<ChannelId, Instant>> {
         const NEWEST_READ_MARKERS: &str = "SELECT channel_id, read_through FROM read_markers
              WHERE seq IN (SELECT max(seq) FROM read_markers GROUP BY channel_id)";
         let mut statement = self.connection.prepare_cached(NEWEST_READ_MARKERS)?;
@@ -32,13 +33,13 @@ impl Reader<'_> {
     /// channels, hydrated.
     pub fn messages_arrived_from_starts(
         &self,
-        starts: &HashMap<String, Instant>,
+        starts: &HashMap<ChannelId, Instant>,
         from: Instant,
         limit: usize,
     ) -> Result<Vec<MessageRecord>> {
         let starts: serde_json::Map<String, serde_json::Value> = starts
             .iter()
-            .map(|(channel, start)| (channel.clone(), start.to_iso().into()))
+            .map(|(channel, start)| (channel.to_string(), start.to_iso().into()))
             .collect();
         let starts = serde_json::Value::Object(starts).to_string();
         // Channel ids are digits, so the JSON path quotes them as object keys.
@@ -70,7 +71,7 @@ impl Writer<'_> {
     /// Appends a read marker: `channel_id` is read through `through`.
     pub fn append_read_marker(
         &mut self,
-        channel_id: &str,
+        channel_id: &ChannelId,
         through: Instant,
         source: &str,
     ) -> Result<Instant> {

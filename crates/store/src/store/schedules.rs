@@ -3,6 +3,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 
@@ -13,9 +14,9 @@ use super::{Reader, Writer};
 /// A schedule to write: what to send, where, when, and the nonce every attempt will carry.
 #[derive(Debug, Clone)]
 pub struct NewSchedule {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub content: String,
-    pub reply_to_message_id: Option<String>,
+    pub reply_to_message_id: Option<MessageId>,
     pub send_at: Instant,
     pub nonce: String,
     pub source: String,
@@ -68,7 +69,7 @@ pub struct ScheduleEvent {
     pub created_at: Instant,
     pub attempt: Option<u32>,
     pub nonce: Option<String>,
-    pub message_id: Option<String>,
+    pub message_id: Option<MessageId>,
     pub reason: Option<String>,
     pub source: Option<String>,
 }
@@ -78,9 +79,9 @@ pub struct ScheduleEvent {
 pub struct ScheduleRecord {
     pub schedule_id: i64,
     pub created_at: Instant,
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub content: String,
-    pub reply_to_message_id: Option<String>,
+    pub reply_to_message_id: Option<MessageId>,
     pub send_at: Instant,
     pub nonce: String,
     pub source: String,
@@ -317,7 +318,7 @@ impl Writer<'_> {
             created_at,
             attempt: event.attempt,
             nonce: event.nonce.map(str::to_string),
-            message_id: event.message_id.map(str::to_string),
+            message_id: event.message_id.cloned(),
             reason: event.reason.map(str::to_string),
             source: event.source.map(str::to_string),
         })
@@ -330,7 +331,7 @@ pub struct ScheduleEventDraft<'a> {
     pub kind: ScheduleEventKind,
     pub attempt: Option<u32>,
     pub nonce: Option<&'a str>,
-    pub message_id: Option<&'a str>,
+    pub message_id: Option<&'a MessageId>,
     pub reason: Option<&'a str>,
     pub source: Option<&'a str>,
 }

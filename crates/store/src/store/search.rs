@@ -8,6 +8,9 @@ use std::collections::{HashMap, HashSet};
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{
+    AttachmentId, ChannelId, GuildId, MessageId, RoleId, UserId,
+};
 use rusqlite::named_params;
 use rusqlite::types::Value;
 
@@ -18,14 +21,14 @@ use super::{MessageRecord, Reader, Writer};
 #[derive(Debug, Clone, Default)]
 pub struct SearchFilter {
     /// Only messages in these channels (the caller's readable channels in scope).
-    pub channel_ids: Vec<String>,
-    pub author_id: Option<String>,
+    pub channel_ids: Vec<ChannelId>,
+    pub author_id: Option<UserId>,
     /// Arrived at or after.
     pub since: Option<Instant>,
     /// Arrived before.
     pub until: Option<Instant>,
     /// Only messages in this guild.
-    pub guild_id: Option<String>,
+    pub guild_id: Option<GuildId>,
     /// Only messages with this (see [`Has`]).
     pub has: Option<Has>,
     /// Only pinned (true) or unpinned (false) messages, as they are now.
@@ -46,20 +49,20 @@ pub struct SearchFilter {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Author {
     Owner {
-        owner_id: Option<String>,
+        owner_id: Option<UserId>,
     },
     ThisBot {
-        owner_id: Option<String>,
-        bot_id: Option<String>,
+        owner_id: Option<UserId>,
+        bot_id: Option<UserId>,
     },
     Bot {
-        owner_id: Option<String>,
-        bot_id: Option<String>,
+        owner_id: Option<UserId>,
+        bot_id: Option<UserId>,
     },
     Webhook,
     Person {
-        owner_id: Option<String>,
-        bot_id: Option<String>,
+        owner_id: Option<UserId>,
+        bot_id: Option<UserId>,
     },
 }
 
@@ -89,7 +92,7 @@ impl Author {
             other_author!(),
             " AND coalesce(m.author_bot, 0) = 0 AND m.application_id IS NULL)"
         );
-        let id = |id: &Option<String>| Value::from(id.clone());
+        let id = |id: &Option<UserId>| Value::from(id.as_ref().map(UserId::to_string));
         match self {
             Author::Webhook => conditions.and(BY_WEBHOOK, []),
             Author::Owner { owner_id } => {
@@ -125,10 +128,10 @@ pub enum Has {
 }
 
 /// Who "the owner" is for a mentions filter: the user, and the roles they hold.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OwnerMentions {
-    pub user_id: String,
-    pub role_ids: Vec<String>,
+    pub user_id: UserId,
+    pub role_ids: Vec<RoleId>,
 }
 
 /// The newest extras row of the message in scope (`m`), for the filters that read it: a macro,
@@ -197,13 +200,13 @@ pub struct SearchHit {
 /// The attachment a hit was in (`migrations/0021_attachment_text_in_search.sql`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttachmentMatch {
-    pub attachment_id: String,
+    pub attachment_id: AttachmentId,
     pub filename: String,
 }
 
 impl Writer<'_> {
     /// Indexes one version of a message's content; called with the message and with each edit.
-    pub(super) fn index_text(&mut self, message_id: &str, content: &str) -> Result<()> {
+    pub(super) fn index_text(&mut self, message_id: &MessageId, content: &str) -> Result<()> {
         if content.is_empty() {
             return Ok(());
         }
@@ -352,7 +355,7 @@ impl Reader<'_> {
             },
             |row| {
                 let in_attachment = row
-                    .get::<_, Option<String>>(2)?
+                    .get::<_, Option<AttachmentId>>(2)?
                     .zip(row.get::<_, Option<String>>(3)?)
                     .map(|(attachment_id, filename)| AttachmentMatch {
                         attachment_id,
@@ -460,7 +463,7 @@ impl SearchFilter {
         if let Some(author_id) = &self.author_id {
             conditions.and(
                 "m.author_id = :author_id",
-                [(":author_id", text(author_id))],
+                [(":author_id", text(author_id.as_str()))],
             );
         }
         if let Some(since) = &self.since {
@@ -470,7 +473,10 @@ impl SearchFilter {
             conditions.and("m.created_at < :until", [(":until", instant(until))]);
         }
         if let Some(guild_id) = &self.guild_id {
-            conditions.and("m.guild_id = :guild_id", [(":guild_id", text(guild_id))]);
+            conditions.and(
+                "m.guild_id = :guild_id",
+                [(":guild_id", text(guild_id.as_str()))],
+            );
         }
         if let Some(sent_since) = &self.sent_since {
             conditions.and(
@@ -502,7 +508,7 @@ impl SearchFilter {
             conditions.and(
                 condition,
                 [
-                    (":owner", text(&owner.user_id)),
+                    (":owner", text(owner.user_id.as_str())),
                     (":owner_roles", Value::from(roles)),
                     (":user_kind", text(MentionKind::User.as_str())),
                     (":role_kind", text(MentionKind::Role.as_str())),

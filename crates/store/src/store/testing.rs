@@ -4,7 +4,9 @@
 //! fresh ids and scopes every assertion to them, which is what lets them run in parallel
 //! against one store.
 
+use std::fmt;
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -33,8 +35,9 @@ pub fn connection(store: &Store) -> MutexGuard<'_, Connection> {
     store.lock()
 }
 
-/// A fresh snowflake-shaped id, unique within this process and unlikely to repeat across runs.
-pub fn fresh_id() -> String {
+/// A fresh snowflake-shaped id of the kind the caller wants (`ChannelId`, `MessageId`, … or
+/// its digits as a `String`), unique within this process and unlikely to repeat across runs.
+pub fn fresh_id<Id: FromStr<Err: fmt::Debug>>() -> Id {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     static BASE: LazyLock<u64> = LazyLock::new(|| {
         let nanos = std::time::SystemTime::now()
@@ -45,7 +48,10 @@ pub fn fresh_id() -> String {
         100_000_000_000_000_000
             + (nanos ^ (u64::from(std::process::id()) << 32)) % 10_000_000_000_000_000
     });
-    (*BASE + NEXT.fetch_add(1, Ordering::Relaxed) * 7919).to_string()
+    (*BASE + NEXT.fetch_add(1, Ordering::Relaxed) * 7919)
+        .to_string()
+        .parse()
+        .expect("a fresh id is 18 digits, not zero")
 }
 
 impl Store {

@@ -2,6 +2,7 @@
 
 use std::process::Command;
 
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use rusqlite::params;
 
 use super::testing::{HISTORY_TABLES, SEARCH_TABLES, fresh_id, shared_store};
@@ -129,12 +130,12 @@ fn a_later_commit_never_gets_an_earlier_instant_even_if_the_wall_clock_is_behind
 #[test]
 fn a_failed_write_leaves_nothing_behind() {
     let store = shared_store();
-    let message_id = fresh_id();
+    let message_id: MessageId = fresh_id();
     let result: Result<()> = store.write(|writer| {
         writer.record_reaction(&ReactionChange::Add {
             message_id: message_id.clone(),
-            channel_id: "1".into(),
-            user_id: "2".into(),
+            channel_id: "1".parse().unwrap(),
+            user_id: "2".parse().unwrap(),
             emoji: "👍".into(),
         })?;
         Err(Error::input("refused halfway"))
@@ -169,8 +170,9 @@ fn clock_writer_child() {
     let Ok(path) = std::env::var("CLOCK_CHILD_STORE") else {
         return;
     };
+    // Each writer's message ids start with its own digit: 1 for "a", 2 for "b".
     let tag = std::env::var("CLOCK_CHILD_TAG").unwrap();
-    let other = if tag == "a" { "b" } else { "a" };
+    let (mine, other) = if tag == "a" { (1, 2) } else { (2, 1) };
     let store = Store::open(std::path::Path::new(&path)).unwrap();
     // Write until the other process has been seen writing, and then once more: so the two
     // processes' commits provably interleave, without any sleep.
@@ -181,9 +183,9 @@ fn clock_writer_child() {
             .write(|writer| {
                 for user in 0..2 {
                     writer.record_reaction(&ReactionChange::Add {
-                        message_id: format!("{tag}-{round}"),
-                        channel_id: "1".into(),
-                        user_id: user.to_string(),
+                        message_id: format!("{mine}000{round}").parse().unwrap(),
+                        channel_id: "1".parse().unwrap(),
+                        user_id: (user + 1).to_string().parse().unwrap(),
                         emoji: "👍".into(),
                     })?;
                 }
@@ -197,7 +199,7 @@ fn clock_writer_child() {
             .lock()
             .query_row(
                 "SELECT EXISTS (SELECT 1 FROM reaction_events WHERE message_id LIKE ?1)",
-                [format!("{other}-%")],
+                [format!("{other}000%")],
                 |row| row.get(0),
             )
             .unwrap();
@@ -371,10 +373,10 @@ fn a_transaction_that_only_replays_known_rows_leaves_the_clock_where_it_was() {
     let message = crate::store::messages::tests::new_message("1", "7", "hi");
     let mut edit = NewEdit {
         message_id: message.message_id.clone(),
-        channel_id: "1".into(),
+        channel_id: "1".parse().unwrap(),
         content: "hi!".into(),
         edited_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
-        mentioned_user_ids: vec!["8".into()],
+        mentioned_user_ids: vec!["8".parse().unwrap()],
         mentioned_role_ids: Vec::new(),
         imported: false,
     };
@@ -384,7 +386,7 @@ fn a_transaction_that_only_replays_known_rows_leaves_the_clock_where_it_was() {
                 Ok([
                     writer.insert_message(&message)?,
                     writer.insert_edit(edit)?,
-                    writer.insert_deletion(&message.message_id, "1", false)?,
+                    writer.insert_deletion(&message.message_id, &"1".parse().unwrap(), false)?,
                 ])
             })
             .unwrap()
@@ -435,7 +437,7 @@ fn a_later_transaction_continues_after_an_advanced_clock() {
 fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
     use crate::store::messages::tests::new_message;
     let store = shared_store();
-    let channel = fresh_id();
+    let channel: ChannelId = fresh_id();
     let before = store.read(|reader| reader.clock_now()).unwrap();
     let mut history = new_message(&channel, "7", "a week before the install");
     history.origin = Origin::Import;
@@ -462,7 +464,7 @@ fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
         })
         .unwrap();
     let only_recent = vec![recent.message_id.clone()];
-    let ids = |records: Vec<MessageRecord>| -> Vec<String> {
+    let ids = |records: Vec<MessageRecord>| -> Vec<MessageId> {
         records
             .into_iter()
             .filter(|record| record.channel_id == channel)
@@ -471,7 +473,7 @@ fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
     };
     store
         .read(|reader| {
-            let channels = [channel.as_str()];
+            let channels = [&channel];
             assert_eq!(
                 ids(reader.messages_arrived_from(&channels, before, 10)?),
                 only_recent
@@ -488,7 +490,7 @@ fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
                 only_recent
             );
             assert_eq!(
-                ids(reader.mentions_since("8", &[], before, 500)?),
+                ids(reader.mentions_since(&"8".parse().unwrap(), &[], before, 500)?),
                 only_recent
             );
             let counts = reader.arrivals_by_channel(before, Some(before))?;
@@ -510,4 +512,76 @@ fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
             Ok(())
         })
         .unwrap();
+}
+
+// The vocabulary's ids as SQLite binds and reads them (its `sqlite` feature, which the store
+// enables): TEXT of their digits, a value that is not an id refused in the owner's words.
+
+/// A bare SQLite table with a TEXT column, as the store's id columns are.
+fn text_column() -> rusqlite::Connection {
+    let connection = rusqlite::Connection::open_in_memory().unwrap();
+    connection.execute_batch("CREATE TABLE t (x TEXT)").unwrap();
+    connection
+}
+
+#[test]
+fn an_id_is_stored_as_text_of_its_digits_and_read_back() {
+    let connection = text_column();
+    let id = ChannelId::parse("1189078123456789012").unwrap();
+    connection
+        .execute("INSERT INTO t (x) VALUES (?1)", [&id])
+        .unwrap();
+    let (kind, text): (String, String) = connection
+        .query_row("SELECT typeof(x), x FROM t", [], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(
+        (kind.as_str(), text.as_str()),
+        ("text", "1189078123456789012")
+    );
+    let back: ChannelId = connection
+        .query_row("SELECT x FROM t", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(back, id);
+    // A bound id finds the row a bound text of the same digits finds.
+    let found: i64 = connection
+        .query_row(
+            "SELECT count(*) FROM t WHERE x = ?1",
+            ["1189078123456789012"],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(found, 1);
+    let absent: Option<ChannelId> = connection
+        .query_row("SELECT NULL", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(absent, None);
+}
+
+#[test]
+fn a_stored_value_that_is_not_an_id_reads_as_an_owner_worded_error() {
+    let connection = text_column();
+    for corrupt in ["general", "0", ""] {
+        connection.execute("DELETE FROM t", []).unwrap();
+        connection
+            .execute("INSERT INTO t (x) VALUES (?1)", [corrupt])
+            .unwrap();
+        let failure = connection
+            .query_row("SELECT x FROM t", [], |row| row.get::<_, MessageId>(0))
+            .unwrap_err();
+        let error = discord_manager_vocabulary::error::Error::from(failure);
+        assert_eq!(
+            error.kind(),
+            discord_manager_vocabulary::error::ErrorKind::Internal
+        );
+        assert_eq!(
+            error.message(),
+            format!(
+                "The store is damaged: it holds {corrupt:?} where a message id belongs, \
+                 and that is not a Discord id. Restore the store from a backup, or run \
+                 `doctor` to see what else is wrong"
+            )
+        );
+    }
 }

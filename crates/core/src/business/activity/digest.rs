@@ -21,6 +21,7 @@ use crate::business::kernel::model::{Message, MessageBody, Shaper, is_false, is_
 use crate::business::kernel::presentation::{body_line, message_line};
 use crate::business::kernel::untrusted::Text;
 use crate::business::mentions::unanswered;
+use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -71,7 +72,7 @@ pub struct DigestReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelDigest {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub channel_name: Text,
     pub messages: u64,
     /// Up to five authors, most messages first.
@@ -84,7 +85,7 @@ pub struct ChannelDigest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthorActivity {
-    pub author_id: String,
+    pub author_id: UserId,
     pub author_name: Text,
     pub messages: u64,
 }
@@ -151,7 +152,7 @@ fn channel_digests(
         .into_iter()
         .filter(|channel| channel.access == ChannelAccess::Readable)
         .collect();
-    let ids: Vec<&str> = readable.iter().map(|c| c.channel_id.as_str()).collect();
+    let ids: Vec<&ChannelId> = readable.iter().map(|c| &c.channel_id).collect();
     let windows = reader.channels_window(&ids, since, until, 5)?;
     // One shaper for every channel's reacted messages: names are read once for the answer.
     let shaper = Shaper::new(

@@ -14,7 +14,7 @@ use crate::business::activity::wait::WaitForActivity;
 use crate::business::activity::wait::wait_for_activity;
 use crate::business::activity::wait::wait_within;
 use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
-use crate::business::kernel::model::DiscordId;
+
 use crate::test_fixtures::World;
 use std::time::Duration;
 
@@ -75,7 +75,7 @@ async fn one_channel_named_counts_exactly_what_every_channel_counts_for_it() {
     assert_eq!(every.total, 4);
     let named = WaitForActivity {
         after: Some(start),
-        channel_id: DiscordId::parse(&general),
+        channel_id: crate::test_fixtures::id_as(&general),
         wait_seconds: Some(0),
     };
     let only = wait_for_activity(&world.store, named, &world.context())
@@ -88,9 +88,9 @@ async fn one_channel_named_counts_exactly_what_every_channel_counts_for_it() {
             .find(|counted| counted.channel_id == channel)
             .map(|c| (c.messages, c.edits, c.deletions, c.reactions))
     };
-    assert_eq!(counts(&every, &general), Some((1, 1, 0, 1)));
-    assert_eq!(counts(&every, &random), Some((1, 0, 0, 0)));
-    assert_eq!(counts(&only, &general), Some((1, 1, 0, 1)));
+    assert_eq!(counts(&every, general.as_str()), Some((1, 1, 0, 1)));
+    assert_eq!(counts(&every, random.as_str()), Some((1, 0, 0, 0)));
+    assert_eq!(counts(&only, general.as_str()), Some((1, 1, 0, 1)));
     assert_eq!((only.total, only.channels.len()), (3, 1));
 }
 
@@ -180,12 +180,12 @@ fn the_digest_window_includes_since_and_excludes_until() {
     let at = |id: &str| {
         world
             .store
-            .read(|reader| reader.message(id))
+            .read(|reader| reader.message(&crate::test_fixtures::id(id)))
             .unwrap()
             .unwrap()
             .created_at
     };
-    let (first_at, second_at) = (at(&first), at(&second));
+    let (first_at, second_at) = (at(first.as_str()), at(second.as_str()));
     assert_eq!(report(&world, first_at, second_at).total_messages, 1);
     assert_eq!(
         report(&world, first_at, second_at.plus_micros(1)).total_messages,
@@ -223,7 +223,7 @@ fn the_digest_counts_authors_ranks_reactions_and_lists_what_waits_for_the_owner(
     }
     world.react("MESSAGE_REACTION_ADD", &calm, &liked, "1", "👍");
     let input = AddBookmark {
-        message_id: DiscordId::parse(&liked).unwrap(),
+        message_id: crate::test_fixtures::id(&liked),
         note: None,
         due_at: None,
     };
@@ -275,7 +275,7 @@ async fn waiting_on_a_channel_the_bot_cannot_read_is_refused_with_the_reason() {
     );
     let input = WaitForActivity {
         after: None,
-        channel_id: DiscordId::parse(&hidden),
+        channel_id: crate::test_fixtures::id_as(&hidden),
         wait_seconds: None,
     };
     let error = wait_for_activity(&world.store, input, &world.context())

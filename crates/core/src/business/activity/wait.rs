@@ -13,8 +13,9 @@ use crate::business::OwnerContext;
 use crate::business::channels::chosen_readable_channels;
 use crate::business::kernel::budget::{Budget, fit};
 use crate::business::kernel::examples::{Examples, Sample, demo};
-use crate::business::kernel::model::{DiscordId, is_zero};
+use crate::business::kernel::model::is_zero;
 use crate::business::kernel::untrusted::Text;
+use discord_manager_vocabulary::snowflake::ChannelId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -38,7 +39,7 @@ pub struct WaitForActivity {
     /// pass the previous call's `cutoff`. Default: now.
     pub after: Option<Instant>,
     /// Only this channel or thread. Default: every readable channel in scope.
-    pub channel_id: Option<DiscordId>,
+    pub channel_id: Option<ChannelId>,
     /// Wait up to this many seconds for something to arrive. Default 0 (answer at once), from 0
     /// to 60.
     #[schemars(range(min = 0, max = 60))]
@@ -64,7 +65,7 @@ pub struct Activity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelActivityCount {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub channel_name: Text,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub messages: u64,
@@ -88,7 +89,7 @@ pub(crate) const POLL_INTERVAL: Duration = Duration::from_millis(250);
 fn count_after(
     store: &Store,
     after: Instant,
-    channel_id: Option<&DiscordId>,
+    channel_id: Option<&ChannelId>,
     context: &OwnerContext,
 ) -> Result<Activity> {
     store.read(|reader| {

@@ -14,6 +14,7 @@
 use std::fmt::Write;
 use std::io::{Cursor, Read};
 
+use discord_manager_vocabulary::snowflake::AttachmentId;
 use image::{DynamicImage, ImageFormat, ImageReader, Limits};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -26,7 +27,7 @@ use crate::business::OwnerContext;
 use crate::business::channels::unreadable_reason;
 use crate::business::kernel::budget::{Budget, LINE_OVERHEAD};
 use crate::business::kernel::examples::{Examples, Sample, demo};
-use crate::business::kernel::model::{DiscordId, Message, PageCursor, Shaper, Text};
+use crate::business::kernel::model::{Message, PageCursor, Shaper, Text};
 use crate::business::kernel::presentation::message_line;
 use crate::config::FileKind;
 use discord_manager_attachments::{Cache, ContentHash};
@@ -63,7 +64,7 @@ const MOST_READ: u64 = 1024 * 1024 * 1024;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct GetAttachment {
     /// The attachment to show: `attachmentId` of a message's attachment.
-    pub attachment_id: DiscordId,
+    pub attachment_id: AttachmentId,
     /// For a text file: where to read on, the `nextCursor` of the previous answer for this
     /// attachment. Default: from the beginning.
     pub cursor: Option<PageCursor>,
@@ -83,7 +84,7 @@ word_enum! {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AttachmentFile {
-    pub attachment_id: String,
+    pub attachment_id: AttachmentId,
     pub filename: Text,
     /// The media type Discord detected, e.g. `image/png`; absent when it gave none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,10 +160,10 @@ pub fn get_attachment(
     };
     let (record, outcome, message) = store.read(|reader| {
         let record = reader
-            .attachment(input.attachment_id.as_str())?
+            .attachment(&input.attachment_id)?
             .ok_or_else(unknown)?;
         let message = match reader.message(&record.message_id)? {
-            Some(message) if context.in_scope(message.guild_id.as_deref()) => message,
+            Some(message) if context.in_scope(message.guild_id.as_ref()) => message,
             _ => return Err(unknown()),
         };
         if let Some(channel) = reader.channel(&message.channel_id)?
@@ -247,7 +248,7 @@ pub fn get_attachment(
 }
 
 /// The offset a text cursor of this attachment carries, or the refusal naming `cursor`.
-pub(crate) fn text_cursor(cursor: &str, attachment_id: &str) -> Result<usize> {
+pub(crate) fn text_cursor(cursor: &str, attachment_id: &AttachmentId) -> Result<usize> {
     let refused = || {
         Error::input(format!(
             "`cursor`: {cursor} is not a cursor of attachment {attachment_id}: pass the \
@@ -257,7 +258,7 @@ pub(crate) fn text_cursor(cursor: &str, attachment_id: &str) -> Result<usize> {
     let parts = PageCursor::parse(cursor)
         .and_then(|cursor| cursor.parts(2))
         .ok_or_else(refused)?;
-    if parts[0].to_string() != attachment_id || parts[1] < 0 {
+    if parts[0].to_string() != attachment_id.as_str() || parts[1] < 0 {
         return Err(refused());
     }
     usize::try_from(parts[1]).map_err(|_| refused())
@@ -427,7 +428,7 @@ pub(crate) fn text_page(
     bytes: &[u8],
     start: usize,
     room: usize,
-    attachment_id: &str,
+    attachment_id: &AttachmentId,
 ) -> Result<TextPage> {
     let (text, lossy) = match std::str::from_utf8(bytes) {
         Ok(text) => (std::borrow::Cow::Borrowed(text), false),
@@ -451,7 +452,7 @@ pub(crate) fn text_page(
         end += character.len_utf8();
     }
     let next_cursor = (end < text.len()).then(|| {
-        let id = attachment_id.parse::<i64>().unwrap_or(0);
+        let id = attachment_id.as_str().parse::<i64>().unwrap_or(0);
         PageCursor::new(&[id, end as i64]).to_string()
     });
     Ok(TextPage {

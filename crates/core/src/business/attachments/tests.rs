@@ -138,7 +138,13 @@ fn a_text_file_is_read_in_pages_to_its_end_exactly_once() {
     let mut start = 0;
     let mut pages = 0;
     loop {
-        let page = text_page(text.as_bytes(), start, 2_000, "1600000000000000001").unwrap();
+        let page = text_page(
+            text.as_bytes(),
+            start,
+            2_000,
+            &crate::test_fixtures::id("1600000000000000001"),
+        )
+        .unwrap();
         pages += 1;
         assert_eq!(page.from, start as u64);
         assert!(!page.lossy);
@@ -158,7 +164,13 @@ fn a_text_file_is_read_in_pages_to_its_end_exactly_once() {
 
 #[test]
 fn invalid_utf8_is_shown_lossily_and_says_so() {
-    let page = text_page(b"ok \xff\xfe done", 0, 2_000, "1").unwrap();
+    let page = text_page(
+        b"ok \xff\xfe done",
+        0,
+        2_000,
+        &crate::test_fixtures::id("1"),
+    )
+    .unwrap();
     assert!(page.lossy);
     assert_eq!(page.content.as_str(), "ok \u{fffd}\u{fffd} done");
     assert_eq!(page.next_cursor, None);
@@ -167,14 +179,22 @@ fn invalid_utf8_is_shown_lossily_and_says_so() {
 #[test]
 fn a_cursor_of_another_attachment_is_refused_naming_cursor() {
     assert_eq!(
-        text_cursor("1600000000000000001_120", "1600000000000000001").unwrap(),
+        text_cursor(
+            "1600000000000000001_120",
+            &crate::test_fixtures::id("1600000000000000001")
+        )
+        .unwrap(),
         120
     );
-    let refusal = text_cursor("1600000000000000002_120", "1600000000000000001").unwrap_err();
+    let refusal = text_cursor(
+        "1600000000000000002_120",
+        &crate::test_fixtures::id("1600000000000000001"),
+    )
+    .unwrap_err();
     assert_eq!(
         refusal.message(),
         "`cursor`: 1600000000000000002_120 is not a cursor of attachment 1600000000000000001: \
          pass the `nextCursor` of its previous answer"
     );
-    assert!(text_cursor("nonsense", "1600000000000000001").is_err());
+    assert!(text_cursor("nonsense", &crate::test_fixtures::id("1600000000000000001")).is_err());
 }

@@ -4,11 +4,12 @@
 use discord_manager_store::{BookmarkKind, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::MessageId;
 
 use crate::business::OwnerContext;
 use crate::business::bookmarks::{Bookmark, bookmark_view, message_in_scope};
 use crate::business::kernel::examples::{Examples, Sample, demo, from_now, long_text};
-use crate::business::kernel::model::{DiscordId, Shaper};
+use crate::business::kernel::model::Shaper;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -22,7 +23,7 @@ use serde_json::json;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AddBookmark {
     /// The message to bookmark.
-    pub message_id: DiscordId,
+    pub message_id: MessageId,
     /// Why it matters; up to 1000 characters. Default: no note.
     #[schemars(length(max = 1000))]
     pub note: Option<String>,
@@ -38,7 +39,7 @@ pub fn add_bookmark(store: &Store, input: AddBookmark, context: &OwnerContext) -
             let reader = writer.reader();
             let message = message_in_scope(&reader, &input.message_id, context)?;
             let open = reader
-                .latest_bookmark_event(input.message_id.as_str())?
+                .latest_bookmark_event(&input.message_id)?
                 .filter(|event| event.kind == BookmarkKind::Added);
             (message, open)
         };

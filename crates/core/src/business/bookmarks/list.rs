@@ -13,6 +13,7 @@ use crate::business::bookmarks::{Bookmark, bookmark_line, bookmark_view, due, op
 use crate::business::kernel::budget::Budget;
 use crate::business::kernel::examples::{Examples, Sample};
 use crate::business::kernel::model::{PageCursor, Shaper};
+use discord_manager_vocabulary::snowflake::MessageId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -84,10 +85,7 @@ pub(crate) fn list_bookmarks_at(
             })
             .collect();
         events.sort_by_key(|(event, due)| list_position(*due, event.created_at));
-        let ids: Vec<&str> = events
-            .iter()
-            .map(|(event, _)| event.message_id.as_str())
-            .collect();
+        let ids: Vec<&MessageId> = events.iter().map(|(event, _)| &event.message_id).collect();
         let messages = reader.messages(&ids)?;
         // A bookmark whose message left the scope (DISCORD_GUILD_IDS changed) is kept in the
         // store but not shown.
@@ -95,7 +93,7 @@ pub(crate) fn list_bookmarks_at(
             .into_iter()
             .zip(messages)
             .filter_map(|((event, due), message)| Some((event, due, message?)))
-            .filter(|(_, _, message)| context.in_scope(message.guild_id.as_deref()))
+            .filter(|(_, _, message)| context.in_scope(message.guild_id.as_ref()))
             .collect();
         let shaper = Shaper::new(reader, context, shown.iter().map(|(_, _, message)| message))?;
         let mut budget = Budget::answer();
@@ -142,7 +140,7 @@ fn bookmark_row(bookmark: &Bookmark) -> Vec<String> {
         bookmark.note.clone().unwrap_or_default().to_string(),
         due(bookmark),
         state,
-        bookmark.message_id.clone(),
+        bookmark.message_id.to_string(),
     ]
 }
 

@@ -10,11 +10,12 @@ pub mod resolve;
 use discord_manager_store::{BookmarkEvent, MessageRecord, Reader};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::MessageId;
 
 use crate::answer::page::{Page, Render, excerpt, local};
 use crate::answer::text::{ModelText, TextBlock};
 use crate::business::OwnerContext;
-use crate::business::kernel::model::{DiscordId, Message, Shaper};
+use crate::business::kernel::model::{Message, Shaper};
 use crate::business::kernel::presentation::{author_kind, text_flags};
 use crate::business::kernel::untrusted::Text;
 use schemars::JsonSchema;
@@ -24,7 +25,7 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Bookmark {
-    pub message_id: String,
+    pub message_id: MessageId,
     /// The owner's note; absent when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<Text>,
@@ -48,11 +49,11 @@ pub struct Bookmark {
 /// The message, if it is stored and in the owner's scope.
 fn message_in_scope(
     reader: &Reader<'_>,
-    message_id: &DiscordId,
+    message_id: &MessageId,
     context: &OwnerContext,
 ) -> Result<MessageRecord> {
-    match reader.message(message_id.as_str())? {
-        Some(message) if context.in_scope(message.guild_id.as_deref()) => Ok(message),
+    match reader.message(message_id)? {
+        Some(message) if context.in_scope(message.guild_id.as_ref()) => Ok(message),
         _ => Err(Error::not_found(format!(
             "`messageId`: no stored message has id {message_id}"
         ))),

@@ -10,8 +10,8 @@ use crate::answer::page::{Page, Render};
 use crate::answer::text::{ModelText, TextBlock};
 use crate::business::OwnerContext;
 use crate::business::kernel::examples::{Examples, Sample, demo};
-use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::untrusted::{Text, scrubbed};
+use discord_manager_vocabulary::snowflake::MessageId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -22,13 +22,13 @@ use serde_json::json;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ResolveBookmark {
     /// The bookmarked message.
-    pub message_id: DiscordId,
+    pub message_id: MessageId,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ResolvedBookmark {
-    pub message_id: String,
+    pub message_id: MessageId,
     /// The note it had; absent when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<Text>,
@@ -43,9 +43,7 @@ pub fn resolve_bookmark(
     context: &OwnerContext,
 ) -> Result<ResolvedBookmark> {
     store.write(|writer| {
-        let latest = writer
-            .reader()
-            .latest_bookmark_event(input.message_id.as_str())?;
+        let latest = writer.reader().latest_bookmark_event(&input.message_id)?;
         let note = match latest {
             None => {
                 return Err(Error::not_found(format!(
@@ -59,7 +57,7 @@ pub fn resolve_bookmark(
             Some(event) => event.note.map(scrubbed),
         };
         let event = writer.append_bookmark_event(
-            input.message_id.as_str(),
+            &input.message_id,
             BookmarkKind::Resolved,
             note.as_deref(),
             None,

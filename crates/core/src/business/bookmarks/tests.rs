@@ -17,11 +17,11 @@ use crate::business::kernel::model::PageCursor;
 use crate::test_fixtures::{World, new_id};
 use serde_json::json;
 
-fn id(text: &str) -> DiscordId {
-    DiscordId::parse(text).unwrap()
+fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
+    crate::test_fixtures::id(text)
 }
 
-fn add(world: &World, message_id: &str, note: Option<&str>) -> Result<Bookmark> {
+fn add(world: &World, message_id: impl AsRef<str>, note: Option<&str>) -> Result<Bookmark> {
     let input = AddBookmark {
         message_id: id(message_id),
         note: note.map(str::to_string),
@@ -30,7 +30,7 @@ fn add(world: &World, message_id: &str, note: Option<&str>) -> Result<Bookmark> 
     add_bookmark(&world.store, input, &world.context())
 }
 
-fn resolve(world: &World, message_id: &str, source: Source) -> Result<ResolvedBookmark> {
+fn resolve(world: &World, message_id: impl AsRef<str>, source: Source) -> Result<ResolvedBookmark> {
     let mut context = world.context();
     context.source = source;
     resolve_bookmark(
@@ -158,7 +158,12 @@ fn a_message_outside_the_scope_cannot_be_bookmarked() {
     );
 }
 
-fn add_due(world: &World, message_id: &str, note: Option<&str>, due: &str) -> Result<Bookmark> {
+fn add_due(
+    world: &World,
+    message_id: impl AsRef<str>,
+    note: Option<&str>,
+    due: &str,
+) -> Result<Bookmark> {
     let input = AddBookmark {
         message_id: id(message_id),
         note: note.map(str::to_string),
@@ -184,7 +189,7 @@ fn listed_at(
 }
 
 /// (message id, due, overdue) of each bookmark of a page.
-fn order(bookmarks: &Bookmarks) -> Vec<(String, Option<String>, bool)> {
+fn order(bookmarks: &Bookmarks) -> Vec<(MessageId, Option<String>, bool)> {
     bookmarks
         .bookmarks
         .iter()

@@ -9,9 +9,9 @@ use discord_manager_store::ChannelRecord;
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::permissions::ChannelAccess;
+use discord_manager_vocabulary::snowflake::ChannelId;
 
 use crate::business::OwnerContext;
-use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::names::{named, shown};
 
 /// Why the bot cannot read a channel, in the owner's words; None when it can.
@@ -33,7 +33,7 @@ pub(crate) fn channels_in_scope(
     Ok(reader
         .channels()?
         .into_iter()
-        .filter(|channel| !channel.removed && context.in_scope(channel.guild_id.as_deref()))
+        .filter(|channel| !channel.removed && context.in_scope(channel.guild_id.as_ref()))
         .map(shown)
         .collect())
 }
@@ -70,21 +70,19 @@ pub(crate) const DIRECT_MESSAGES_OFF: &str =
 pub(crate) fn chosen_channels(
     reader: &discord_manager_store::Reader<'_>,
     context: &OwnerContext,
-    channel_id: Option<&DiscordId>,
+    channel_id: Option<&ChannelId>,
 ) -> Result<Vec<ChannelRecord>> {
     let mut channels = channels_in_scope(reader, context)?;
     if let Some(wanted) = channel_id {
         channels.retain(|channel| channel.channel_id == wanted.as_str());
         if channels.is_empty() {
-            return Err(match reader.channel(wanted.as_str())? {
-                Some(channel)
-                    if channel.removed && context.in_scope(channel.guild_id.as_deref()) =>
-                {
+            return Err(match reader.channel(wanted)? {
+                Some(channel) if channel.removed && context.in_scope(channel.guild_id.as_ref()) => {
                     Error::not_found(format!("`channelId`: channel {wanted} was deleted"))
                 }
-                Some(channel) => Error::denied(
-                    context.out_of_scope_reason(channel.guild_id.as_deref(), wanted.as_str()),
-                ),
+                Some(channel) => {
+                    Error::denied(context.out_of_scope_reason(channel.guild_id.as_ref(), wanted))
+                }
                 None => Error::not_found(format!(
                     "`channelId`: no channel with id {wanted} is in the store"
                 )),
@@ -99,7 +97,7 @@ pub(crate) fn chosen_channels(
 pub(crate) fn chosen_readable_channels(
     reader: &discord_manager_store::Reader<'_>,
     context: &OwnerContext,
-    channel_id: Option<&DiscordId>,
+    channel_id: Option<&ChannelId>,
 ) -> Result<Vec<ChannelRecord>> {
     let channels = chosen_channels(reader, context, channel_id)?;
     if channel_id.is_some()
@@ -118,8 +116,8 @@ pub(crate) fn chosen_readable_channels(
 
 /// A Discord id as the number a cursor or a sort key carries (snowflakes fit in 63 bits until
 /// 2084).
-pub(crate) fn numeric_id(channel_id: &str) -> i64 {
-    channel_id.parse().unwrap_or(i64::MAX)
+pub(crate) fn numeric_id(digits: &str) -> i64 {
+    digits.parse().unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]

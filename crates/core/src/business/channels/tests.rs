@@ -47,7 +47,7 @@ fn a_forum_post_is_listed_under_its_forum_with_its_title_and_tags() {
     // A tag the forum does not list keeps its id as its name.
     assert_eq!(listed.tags, vec!["solved".to_string(), "77".to_string()]);
     assert_eq!(listed_forum.tags, vec!["rollout", "solved"]);
-    assert!(find(&general).tags.is_empty());
+    assert!(find(general.as_str()).tags.is_empty());
     assert!(
         !list
             .channels
@@ -148,7 +148,7 @@ fn a_deleted_channel_leaves_the_list_and_a_thread_names_its_parent() {
     crate::test_fixtures::dispatch(
         &world.store,
         "THREAD_CREATE",
-        world.channel_payload(&thread, "rollout", 11, Some(&parent), json!([])),
+        world.channel_payload(&thread, "rollout", 11, Some(parent.as_str()), json!([])),
     );
     crate::test_fixtures::dispatch(
         &world.store,
@@ -174,14 +174,14 @@ fn a_deleted_channel_leaves_the_list_and_a_thread_names_its_parent() {
 }
 
 /// A thread of `parent` named `name`, as THREAD_CREATE records it.
-fn thread(world: &World, parent: &str, name: &str) -> String {
+fn thread(world: &World, parent: impl AsRef<str>, name: &str) -> ChannelId {
     let id = crate::test_fixtures::new_id();
     crate::test_fixtures::dispatch(
         &world.store,
         "THREAD_CREATE",
-        world.channel_payload(&id, name, 11, Some(parent), json!([])),
+        world.channel_payload(&id, name, 11, Some(parent.as_ref()), json!([])),
     );
-    id
+    crate::test_fixtures::id(id)
 }
 
 fn page(world: &World, limit: u32, cursor: Option<PageCursor>) -> ChannelList {
@@ -194,7 +194,7 @@ fn page(world: &World, limit: u32, cursor: Option<PageCursor>) -> ChannelList {
 }
 
 /// Every page from the first, each channel and thread id in listing order, and each page.
-fn every_page(world: &World, limit: u32) -> (Vec<String>, Vec<ChannelList>) {
+fn every_page(world: &World, limit: u32) -> (Vec<ChannelId>, Vec<ChannelList>) {
     let (mut ids, mut pages) = (Vec::new(), Vec::new());
     let mut cursor = None;
     loop {
@@ -214,7 +214,7 @@ fn every_page(world: &World, limit: u32) -> (Vec<String>, Vec<ChannelList>) {
     }
 }
 
-fn list_thread_ids(channel: &ChannelSummary) -> Vec<String> {
+fn list_thread_ids(channel: &ChannelSummary) -> Vec<ChannelId> {
     channel
         .threads
         .iter()
@@ -226,7 +226,7 @@ fn list_thread_ids(channel: &ChannelSummary) -> Vec<String> {
 fn a_page_boundary_inside_a_parents_threads_neither_skips_nor_repeats_one() {
     let world = World::new();
     let general = world.channel("general");
-    let threads: Vec<String> = (0..5)
+    let threads: Vec<ChannelId> = (0..5)
         .map(|n| thread(&world, &general, &format!("thread {n}")))
         .collect();
     let releases = world.channel("releases");
@@ -269,11 +269,11 @@ fn a_forum_with_more_posts_than_fit_in_an_answer_goes_on_over_pages_within_the_b
         world.channel_payload(&forum, "help", 15, None, json!([])),
     );
     let title = "A long forum post title that takes room in the answer, as real ones do ";
-    let posts: Vec<String> = (0..300)
+    let posts: Vec<ChannelId> = (0..300)
         .map(|n| thread(&world, &forum, &format!("{title}{n}")))
         .collect();
     let (ids, pages) = every_page(&world, 500);
-    let mut wanted = vec![forum.clone()];
+    let mut wanted: Vec<ChannelId> = vec![crate::test_fixtures::id(&forum)];
     wanted.extend(posts.iter().cloned());
     assert_eq!(ids, wanted, "each post exactly once, in id order");
     assert!(
@@ -307,15 +307,22 @@ fn a_thread_whose_parent_is_not_listed_comes_at_the_top_level_naming_its_parent(
         world.channel_payload(&gone, "gone", 0, None, json!([])),
     );
     let (ids, pages) = every_page(&world, 100);
-    assert_eq!(ids, vec![general, orphan.clone(), left_behind.clone()]);
+    assert_eq!(
+        ids,
+        vec![
+            general,
+            crate::test_fixtures::id(orphan.clone()),
+            crate::test_fixtures::id(left_behind.clone())
+        ]
+    );
     let list = &pages[0];
     assert_eq!(
-        list.channels[1].parent_id.as_deref(),
-        Some(never_seen.as_str())
+        list.channels[1].parent_id.as_ref(),
+        Some(&crate::test_fixtures::id(&never_seen))
     );
     assert_eq!(list.channels[1].kind, ChannelKind::PublicThread);
     assert_eq!(list.channels[1].name, "from a channel never seen");
-    assert_eq!(list.channels[2].parent_id.as_deref(), Some(gone.as_str()));
+    assert_eq!(list.channels[2].parent_id.as_ref(), Some(&gone));
     assert!(
         list.channels
             .iter()
@@ -339,28 +346,33 @@ fn a_cursor_of_another_shape_is_refused_by_name() {
 }
 
 /// Each message's arrival, by id.
-fn arrival(world: &World, message_id: &str) -> Instant {
+fn arrival(world: &World, message_id: impl AsRef<str>) -> Instant {
     world
         .store
-        .read(|reader| Ok(reader.message(message_id)?.unwrap().created_at))
+        .read(|reader| {
+            Ok(reader
+                .message(&crate::test_fixtures::id(message_id))?
+                .unwrap()
+                .created_at)
+        })
         .unwrap()
 }
 
 fn mark(world: &World, channel: Option<&str>, through: Option<Instant>) -> Result<MarkedRead> {
     let input = MarkRead {
-        channel_id: channel.map(|id| DiscordId::parse(id).unwrap()),
+        channel_id: channel.map(crate::test_fixtures::id),
         through,
     };
     mark_read(&world.store, input, &world.context())
 }
 
 /// (unread, readThrough) of `channel` in `channels_list`.
-fn unread(world: &World, channel: &str) -> (u64, Option<Instant>) {
+fn unread(world: &World, channel: impl AsRef<str>) -> (u64, Option<Instant>) {
     let list = list_channels(&world.store, ListChannels::default(), &world.context()).unwrap();
     let summary = list
         .channels
         .into_iter()
-        .find(|summary| summary.channel_id == channel)
+        .find(|summary| summary.channel_id == channel.as_ref())
         .unwrap();
     (summary.unread, summary.read_through)
 }
@@ -379,14 +391,14 @@ fn unread_counts_what_arrived_strictly_after_the_instant_marked_read_through() {
     );
     let at = arrival(&world, &second);
     // Through the second's very arrival: it is read, only the third is not.
-    let marked = mark(&world, Some(&general), Some(at)).unwrap();
+    let marked = mark(&world, Some(general.as_str()), Some(at)).unwrap();
     assert_eq!(marked.through, at);
     assert_eq!(marked.channels.len(), 1);
     assert_eq!(marked.channels[0].channel_id, general);
     assert_eq!(marked.source, "cli");
     assert_eq!(unread(&world, &general), (1, Some(at)));
     // A microsecond earlier: the second is unread again (the marker moves back).
-    mark(&world, Some(&general), Some(at.plus_micros(-1))).unwrap();
+    mark(&world, Some(general.as_str()), Some(at.plus_micros(-1))).unwrap();
     assert_eq!(unread(&world, &general), (2, Some(at.plus_micros(-1))));
 }
 
@@ -422,7 +434,7 @@ fn marking_refuses_an_instant_after_the_newest_arrival_and_an_unknown_channel() 
     let general = world.channel("general");
     world.post(&general, "7", "one", json!({}));
     let now = world.store.read(|reader| reader.clock_now()).unwrap();
-    let error = mark(&world, Some(&general), Some(now.plus_micros(1))).unwrap_err();
+    let error = mark(&world, Some(general.as_str()), Some(now.plus_micros(1))).unwrap_err();
     assert_eq!(
         error.message(),
         format!(

@@ -21,6 +21,7 @@ use std::pin::Pin;
 use discord_manager_store::{Store, Writer};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 
 use super::untrusted::scrub;
 use crate::business::OwnerContext;
@@ -52,13 +53,13 @@ pub enum AskReason {
 pub struct ApprovalRequest {
     pub kind: PostKind,
     pub reason: AskReason,
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     /// The channel's name, scrubbed of invisible characters.
     pub channel_name: String,
     /// The exact text that would go out.
     pub content: String,
     /// The message it replies to, or the bot's message it edits.
-    pub message_id: Option<String>,
+    pub message_id: Option<MessageId>,
     /// When a scheduled message would go out.
     pub send_at: Option<Instant>,
 }

@@ -19,10 +19,11 @@
 
 use discord_manager_store::{ChannelRecord, MessageRecord, Reader, Store};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
+use discord_manager_vocabulary::snowflake::MessageId;
 
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::{Clearance, Consent};
-use crate::business::kernel::model::{DiscordId, Message, Shaper};
+use crate::business::kernel::model::{Message, Shaper};
 use crate::business::kernel::names::named;
 use crate::business::kernel::outbox;
 use crate::business::kernel::outbox::{Action, Delivered, DiscordSender, RetryPolicy, SendFailure};
@@ -39,7 +40,7 @@ pub(crate) const SEND_POLICY: RetryPolicy = RetryPolicy {
 pub(crate) fn recorded_message(
     store: &Store,
     context: &OwnerContext,
-    message_id: &str,
+    message_id: &MessageId,
 ) -> Result<Message> {
     store.read(|reader| {
         let record = reader.message(message_id)?.ok_or_else(|| {
@@ -66,12 +67,12 @@ pub(crate) struct Target {
 pub(crate) fn check_target(
     reader: &Reader<'_>,
     context: &OwnerContext,
-    message_id: &DiscordId,
+    message_id: &MessageId,
     action: Action,
     consent: Consent,
 ) -> Result<Target> {
     outbox::check_may_act(context, action, consent)?;
-    let Some(message) = reader.message(message_id.as_str())? else {
+    let Some(message) = reader.message(message_id)? else {
         return Err(Error::not_found(format!(
             "`messageId`: no message with id {message_id} is in the store"
         )));
@@ -92,7 +93,7 @@ pub(crate) fn check_target(
     }
     if matches!(action, Action::Edit | Action::Delete) {
         let bot = reader.identity()?.bot_user_id;
-        if bot.as_deref() != Some(message.author_id.as_str()) {
+        if bot.as_ref() != Some(&message.author_id) {
             let verb = if action == Action::Edit {
                 "edit"
             } else {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use discord_manager_store::{Reader, Store};
 use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::snowflake::{ChannelId, GuildId, UserId};
 use discord_manager_vocabulary::words::word_enum;
 
 use super::approval::OwnerApproval;
@@ -28,7 +29,7 @@ word_enum! {
 pub struct OwnerContext {
     /// The owner's Discord user id: `DISCORD_OWNER_ID`, else the application owner the store
     /// learned from Discord (or from the demo seed).
-    pub owner_id: Option<String>,
+    pub owner_id: Option<UserId>,
     /// The guilds in scope.
     pub guild_scope: GuildScope,
     /// A bot token is configured (sending needs one).
@@ -38,7 +39,7 @@ pub struct OwnerContext {
     /// `DISCORD_MANAGER_SEND_CHANNELS`: the channels an assistant (MCP) may post in, and the
     /// only ones sending goes to at all when set. Unset: an assistant may post nowhere, the
     /// owner's CLI anywhere the bot may send.
-    pub send_channel_ids: Option<Vec<String>>,
+    pub send_channel_ids: Option<Vec<ChannelId>>,
     /// `DISCORD_MANAGER_ALLOW_DMS=1`: direct-message channels are in scope. Off by default:
     /// anyone can DM a bot, so a DM is the easiest way to put words in front of an assistant
     /// and the easiest place to send the owner's history to.
@@ -88,7 +89,7 @@ impl OwnerContext {
     }
 
     /// Whether something in this guild (None: a direct message) is in the owner's scope.
-    pub fn in_scope(&self, guild_id: Option<&str>) -> bool {
+    pub fn in_scope(&self, guild_id: Option<&GuildId>) -> bool {
         match guild_id {
             None => self.allow_dms,
             Some(guild_id) => self.guild_scope.includes(guild_id),
@@ -97,7 +98,11 @@ impl OwnerContext {
 
     /// Why channel `channel_id` of this guild (None: a direct message) is out of scope, for a
     /// refusal; the owner reads which setting brings it in.
-    pub(crate) fn out_of_scope_reason(&self, guild_id: Option<&str>, channel_id: &str) -> String {
+    pub(crate) fn out_of_scope_reason(
+        &self,
+        guild_id: Option<&GuildId>,
+        channel_id: &ChannelId,
+    ) -> String {
         match guild_id {
             None => format!(
                 "Channel {channel_id} is a direct message, out of scope: set \

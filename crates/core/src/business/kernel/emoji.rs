@@ -6,6 +6,7 @@
 //! is Discord's to say (a refusal comes back in the owner's words).
 
 use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::snowflake::EmojiId;
 use serde_json::{Value, json};
 
 /// Discord's limit on a custom emoji's name.
@@ -21,7 +22,7 @@ pub enum Emoji {
     Unicode(String),
     Custom {
         name: String,
-        id: String,
+        id: EmojiId,
         animated: bool,
     },
 }
@@ -48,16 +49,12 @@ impl Emoji {
                     "a custom emoji's name is 2 to {MAX_NAME_CHARACTERS} letters, digits or _"
                 )));
             }
-            let id_fits = !id.is_empty()
-                && id.len() <= 20
-                && id.chars().all(|c| c.is_ascii_digit())
-                && id.parse::<u64>().is_ok_and(|id| id > 0);
-            if !id_fits {
+            let Some(id) = EmojiId::parse(id) else {
                 return Err(wanted("a custom emoji's id is its Discord id, digits only"));
-            }
+            };
             return Ok(Emoji::Custom {
                 name: name.to_string(),
-                id: id.to_string(),
+                id,
                 animated,
             });
         }
@@ -157,7 +154,7 @@ mod tests {
     fn a_custom_emoji_is_name_id_or_as_discord_writes_it() {
         let plain = Emoji::Custom {
             name: "party_parrot".into(),
-            id: "1234567890".into(),
+            id: "1234567890".parse().unwrap(),
             animated: false,
         };
         assert_eq!(Emoji::parse("party_parrot:1234567890").unwrap(), plain);

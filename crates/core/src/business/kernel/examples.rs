@@ -12,24 +12,27 @@
 //! A capability whose examples are empty fails each of those at once
 //! (`registry::tests::every_capability_declares_examples_for_every_gate`).
 
+use std::str::FromStr;
+
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{AttachmentId, ChannelId, MessageId};
 use serde_json::Value;
 
 /// Where a generated store's examples point: the ids and instants the gate found in it.
 #[derive(Debug, Clone)]
 pub struct Sample {
     /// The busiest channel the owner can read.
-    pub channel: String,
+    pub channel: ChannelId,
     /// A message of that channel, someone else's.
-    pub message: String,
+    pub message: MessageId,
     /// One of the bot's own messages, for its edit and its deletion.
-    pub bot_message: String,
+    pub bot_message: MessageId,
     /// A message that mentions the owner and is still open.
-    pub mention: String,
+    pub mention: MessageId,
     /// A word the store's messages hold, for search.
     pub word: String,
     /// A kept text attachment longer than one answer, for `attachments_get`.
-    pub attachment: String,
+    pub attachment: AttachmentId,
     /// A scheduled message still pending.
     pub schedule_id: i64,
     /// The store's first arrival: `since` at its widest.
@@ -42,12 +45,12 @@ impl Sample {
     /// The demo store's (`seed`): what the gates that run the demonstrations describe it with.
     pub fn of_the_demo() -> Sample {
         Sample {
-            channel: demo::GENERAL.to_string(),
-            message: demo::MARGARETS_QUESTION.to_string(),
-            bot_message: demo::BOTS_ANNOUNCEMENT.to_string(),
-            mention: demo::OPEN_MENTION.to_string(),
+            channel: demo_id(demo::GENERAL),
+            message: demo_id(demo::MARGARETS_QUESTION),
+            bot_message: demo_id(demo::BOTS_ANNOUNCEMENT),
+            mention: demo_id(demo::OPEN_MENTION),
             word: "standup".to_string(),
-            attachment: demo::INCIDENT_LOG.to_string(),
+            attachment: demo_id(demo::INCIDENT_LOG),
             schedule_id: demo::NEXT_SCHEDULE,
             first_arrival: Instant::parse(demo::EVER).expect("an instant"),
             newest: Instant::now(),
@@ -62,6 +65,14 @@ impl Sample {
     /// The whole history, as a `since` would be written.
     pub fn since_first(&self) -> String {
         self.first_arrival.to_iso()
+    }
+}
+
+/// One of the demo store's ids (`demo`'s constants, each a Discord id).
+fn demo_id<Id: FromStr>(digits: &str) -> Id {
+    match digits.parse() {
+        Ok(id) => id,
+        Err(_) => panic!("the demo's {digits:?} is not a Discord id"),
     }
 }
 

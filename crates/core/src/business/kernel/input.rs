@@ -163,7 +163,7 @@ fn fits(schema: &Value, value: &Value) -> bool {
         ("boolean", Value::Bool(_)) => true,
         ("string", Value::String(text)) => {
             if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
-                return crate::business::kernel::model::DiscordId::parse(text).is_some()
+                return discord_manager_vocabulary::snowflake::is_discord_id(text)
                     || Instant::parse(text).is_some();
             }
             if schema.get("format").and_then(Value::as_str) == Some("date-time") {
@@ -173,7 +173,7 @@ fn fits(schema: &Value, value: &Value) -> bool {
                 return crate::business::kernel::model::PageCursor::parse(text).is_some();
             }
             if schema.get("pattern").is_some() {
-                return crate::business::kernel::model::DiscordId::parse(text).is_some();
+                return discord_manager_vocabulary::snowflake::is_discord_id(text);
             }
             if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
                 return allowed.iter().any(|option| option.as_str() == Some(text));

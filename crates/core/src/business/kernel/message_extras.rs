@@ -5,6 +5,7 @@
 //! They serialize exactly as the rows do (every field at its default omitted).
 
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{AttachmentId, StickerId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -15,12 +16,12 @@ fn is_false(value: &bool) -> bool {
 }
 
 /// A file attached to a message.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
     /// The attachment's id: what `attachments_get` takes to show its file.
     #[serde(rename = "attachmentId", alias = "id")]
-    pub id: String,
+    pub id: AttachmentId,
     pub filename: Text,
     /// Bytes.
     pub size: u64,
@@ -85,10 +86,10 @@ pub struct EmbedField {
     pub value: Text,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Sticker {
-    pub id: String,
+    pub id: StickerId,
     pub name: Text,
 }
 

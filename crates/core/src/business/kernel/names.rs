@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use discord_manager_store::{ChannelRecord, Reader};
 use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::snowflake::{ChannelId, RoleId, UserId};
 
 use super::untrusted::scrubbed;
 
@@ -86,9 +87,10 @@ fn tokens(text: &str) -> impl Iterator<Item = (usize, usize, Token<'_>)> {
 /// The names an answer's texts need, read once per answer.
 #[derive(Debug, Default)]
 pub(crate) struct Names {
-    channels: HashMap<String, String>,
-    roles: HashMap<String, String>,
-    users: HashMap<String, String>,
+    /// Keyed by id, probed with the digits a token holds (each id type borrows as them).
+    channels: HashMap<ChannelId, String>,
+    roles: HashMap<RoleId, String>,
+    users: HashMap<UserId, String>,
 }
 
 impl Names {
@@ -97,12 +99,15 @@ impl Names {
         reader: &Reader<'_>,
         texts: impl IntoIterator<Item = &'t str>,
     ) -> Result<Names> {
-        let mut user_ids: Vec<&str> = Vec::new();
+        let mut user_ids: Vec<UserId> = Vec::new();
         let mut any_role = false;
         for text in texts {
             for (_, _, token) in tokens(text) {
                 match token {
-                    Token::User(id) if !user_ids.contains(&id) => user_ids.push(id),
+                    Token::User(id) if !user_ids.iter().any(|known| known == id) => {
+                        // Digits that are not an id (zero, too large) name no one.
+                        user_ids.extend(UserId::parse(id));
+                    }
                     Token::Role(_) => any_role = true,
                     _ => {}
                 }
@@ -122,13 +127,13 @@ impl Names {
             users: if user_ids.is_empty() {
                 HashMap::new()
             } else {
-                reader.user_names(&user_ids)?
+                reader.user_names(&user_ids.iter().collect::<Vec<_>>())?
             },
         })
     }
 
     /// A channel's name; its id when the store never saw it.
-    pub(crate) fn channel(&self, channel_id: &str) -> String {
+    pub(crate) fn channel(&self, channel_id: &ChannelId) -> String {
         self.channels
             .get(channel_id)
             .cloned()
@@ -171,11 +176,11 @@ mod tests {
     fn names() -> Names {
         Names {
             channels: HashMap::from([
-                ("789".into(), "incidents".into()),
-                ("790".into(), "@grace".into()),
+                ("789".parse().unwrap(), "incidents".into()),
+                ("790".parse().unwrap(), "@grace".into()),
             ]),
-            roles: HashMap::from([("456".into(), "moderators".into())]),
-            users: HashMap::from([("123".into(), "alice".into())]),
+            roles: HashMap::from([("456".parse().unwrap(), "moderators".into())]),
+            users: HashMap::from([("123".parse().unwrap(), "alice".into())]),
         }
     }
 

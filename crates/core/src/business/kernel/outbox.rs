@@ -17,11 +17,11 @@ use discord_manager_store::{ChannelRecord, Reader, Store};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::permissions::{SendAccess, send_access};
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 
 use super::approval::{AskReason, Clearance, Consent};
 use super::context::Source;
 use super::emoji::Emoji;
-use super::model::DiscordId;
 use super::names::{named, shown};
 use crate::backoff::Backoff;
 use crate::business::OwnerContext;
@@ -46,10 +46,10 @@ pub const ASSISTANT_REACTIONS_PER_MINUTE: u64 = 5;
 /// One message to post.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutgoingMessage {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub content: String,
     /// Post it as a reply to this message (which must still exist).
-    pub reply_to_message_id: Option<String>,
+    pub reply_to_message_id: Option<MessageId>,
     /// Discord's nonce: the same on every attempt at this message.
     pub nonce: String,
     /// Post it with [`SUPPRESS_EMBEDS`]: true unless the owner turned link previews on.
@@ -77,7 +77,7 @@ pub enum SendFailure {
 /// gateway's recorders, so the gateway's later echo of it writes nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivered {
-    pub message_id: String,
+    pub message_id: MessageId,
     /// Why the store could not record Discord's answer, when it could not. Discord did act
     /// (the gateway's echo records it), so this is never a reason to ask again.
     pub unrecorded: Option<String>,
@@ -85,9 +85,9 @@ pub struct Delivered {
 
 impl Delivered {
     /// Discord acted on `message_id`, and recording its answer went as `recorded` says.
-    pub fn of(message_id: impl Into<String>, recorded: Result<()>) -> Delivered {
+    pub fn of(message_id: &MessageId, recorded: Result<()>) -> Delivered {
         Delivered {
-            message_id: message_id.into(),
+            message_id: message_id.clone(),
             unrecorded: recorded.err().map(|error| error.message().to_string()),
         }
     }
@@ -101,8 +101,8 @@ pub type Delivery<'a> =
 /// An edit of one of the bot's own messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageEdit {
-    pub channel_id: String,
-    pub message_id: String,
+    pub channel_id: ChannelId,
+    pub message_id: MessageId,
     /// The message's whole new content.
     pub content: String,
     /// Set [`SUPPRESS_EMBEDS`] on it: true unless the owner turned link previews on, so an
@@ -113,15 +113,15 @@ pub struct MessageEdit {
 /// One of the bot's own messages, to delete.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageToDelete {
-    pub channel_id: String,
-    pub message_id: String,
+    pub channel_id: ChannelId,
+    pub message_id: MessageId,
 }
 
 /// The bot's own reaction on a message, to add or remove.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BotReaction {
-    pub channel_id: String,
-    pub message_id: String,
+    pub channel_id: ChannelId,
+    pub message_id: MessageId,
     pub emoji: Emoji,
 }
 
@@ -458,7 +458,7 @@ pub(crate) fn check_content(content: &str) -> Result<()> {
 pub(crate) fn check_channel(
     reader: &Reader<'_>,
     context: &OwnerContext,
-    channel_id: &str,
+    channel_id: &ChannelId,
     field: &str,
     action: Action,
     consent: Consent,
@@ -475,24 +475,24 @@ pub(crate) fn check_channel(
                 named(&channel)
             )));
         }
-        Some(channel) if !context.in_scope(channel.guild_id.as_deref()) => {
+        Some(channel) if !context.in_scope(channel.guild_id.as_ref()) => {
             return Err(Error::denied(
-                context.out_of_scope_reason(channel.guild_id.as_deref(), channel_id),
+                context.out_of_scope_reason(channel.guild_id.as_ref(), channel_id),
             ));
         }
         Some(channel) => channel,
     };
     if let Some(allowed) = &context.send_channel_ids {
-        let listed = |id: &str| allowed.iter().any(|allowed| allowed == id);
+        let listed = |id: &ChannelId| allowed.contains(id);
         // A thread is within its channel; a channel is not within its category, which the
         // owner may fill with channels created later.
-        let parent_listed = channel.parent_id.as_deref().is_some_and(listed);
+        let parent_listed = channel.parent_id.as_ref().is_some_and(listed);
         let within = listed(&channel.channel_id) || (parent_listed && channel.kind.is_thread());
         if !within && approvable(context, action, consent) {
             return Ok((channel, asked(consent, AskReason::Unlisted)));
         }
         if !within {
-            let category = match channel.parent_id.as_deref() {
+            let category = match channel.parent_id.as_ref() {
                 Some(parent) if parent_listed => format!(
                     " (its category {parent} is, but a category allows none of its channels: \
                      list each channel's id)"
@@ -550,7 +550,7 @@ pub(crate) fn bot_can_view(
 /// thread's are its parent's); refused outright when the bot is no longer in that guild.
 fn bot_access(reader: &Reader<'_>, channel: &ChannelRecord, action: Action) -> Result<SendAccess> {
     let thread = channel.kind.is_thread();
-    let guild = match channel.guild_id.as_deref() {
+    let guild = match channel.guild_id.as_ref() {
         Some(guild_id) => reader.guild(guild_id)?,
         None => None,
     };
@@ -561,7 +561,7 @@ fn bot_access(reader: &Reader<'_>, channel: &ChannelRecord, action: Action) -> R
             named(channel)
         )));
     }
-    let overwrites = match (thread, channel.parent_id.as_deref()) {
+    let overwrites = match (thread, channel.parent_id.as_ref()) {
         (true, Some(parent)) => reader
             .channel(parent)?
             .map(|parent| parent.overwrites)
@@ -572,7 +572,7 @@ fn bot_access(reader: &Reader<'_>, channel: &ChannelRecord, action: Action) -> R
     Ok(send_access(
         guild.as_ref(),
         &overwrites,
-        bot.as_deref(),
+        bot.as_ref(),
         thread,
     ))
 }
@@ -585,9 +585,9 @@ fn bot_access(reader: &Reader<'_>, channel: &ChannelRecord, action: Action) -> R
 pub(crate) fn check_sendable(
     reader: &Reader<'_>,
     context: &OwnerContext,
-    channel_id: &DiscordId,
+    channel_id: &ChannelId,
     content: &str,
-    reply_to: Option<&DiscordId>,
+    reply_to: Option<&MessageId>,
     consent: Consent,
 ) -> Result<(ChannelRecord, Clearance)> {
     check_may_send(context, consent)?;
@@ -595,7 +595,7 @@ pub(crate) fn check_sendable(
     let (channel, clearance) = check_channel(
         reader,
         context,
-        channel_id.as_str(),
+        channel_id,
         "channelId",
         Action::Send,
         consent,
@@ -619,7 +619,7 @@ pub(crate) fn check_sendable(
         )));
     }
     if let Some(reply_to) = reply_to {
-        match reader.message(reply_to.as_str())? {
+        match reader.message(reply_to)? {
             Some(message) if message.channel_id == channel.channel_id => {
                 if message.deleted {
                     return Err(Error::conflict(format!(

@@ -51,7 +51,7 @@ fn flags(message: &MessageBody) -> Vec<Flag<'_>> {
         flags.push(Flag::Pinned);
     }
     if let Some(reply) = &message.reply_to_message_id {
-        flags.push(Flag::Reply(reply));
+        flags.push(Flag::Reply(reply.as_str()));
     }
     flags.extend(message.reactions.iter().map(Flag::Reaction));
     flags.extend(message.attachments.iter().map(Flag::Attachment));
@@ -104,7 +104,7 @@ pub(crate) fn body_row(message: &MessageBody) -> Vec<String> {
         message.author_name.to_string(),
         excerpt(&message.text_with_extras(), 72),
         page_flags(message),
-        message.message_id.clone(),
+        message.message_id.to_string(),
     ]
 }
 
@@ -117,7 +117,7 @@ pub(crate) fn message_row(message: &Message) -> Vec<String> {
         body.author_name.to_string(),
         excerpt(&body.text_with_extras(), 64),
         page_flags(body),
-        body.message_id.clone(),
+        body.message_id.to_string(),
     ]
 }
 
@@ -126,7 +126,7 @@ impl Render for Message {
         let body = &self.body;
         let reply = body
             .reply_to_message_id
-            .as_deref()
+            .as_ref()
             .map(|id| format!(" in reply to {id}"))
             .unwrap_or_default();
         format!(
@@ -224,8 +224,8 @@ mod tests {
     #[test]
     fn a_webhook_or_a_bot_is_flagged_whatever_name_it_shows() {
         let message = |author_kind| MessageBody {
-            message_id: "1".into(),
-            author_id: "3".into(),
+            message_id: crate::test_fixtures::id("1"),
+            author_id: crate::test_fixtures::id("3"),
             author_name: "Ada".into(),
             content: "approved".into(),
             created_at: Instant::from_micros(0),

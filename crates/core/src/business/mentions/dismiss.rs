@@ -10,10 +10,11 @@ use crate::answer::page::{Page, Render, local};
 use crate::answer::text::{ModelText, TextBlock};
 use crate::business::OwnerContext;
 use crate::business::kernel::examples::{Examples, Sample, demo, long_text};
-use crate::business::kernel::model::{DiscordId, Shaper};
+use crate::business::kernel::model::Shaper;
 use crate::business::kernel::presentation::message_line;
 use crate::business::kernel::untrusted::Text;
 use crate::business::mentions::{Mention, answerers, closure, owner_id};
+use discord_manager_vocabulary::snowflake::MessageId;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -26,7 +27,7 @@ use serde_json::json;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DismissMention {
     /// The message that mentions the owner.
-    pub message_id: DiscordId,
+    pub message_id: MessageId,
     /// Why it needs no answer; up to 1000 characters. Default: no note.
     #[schemars(length(max = 1000))]
     pub note: Option<String>,
@@ -56,8 +57,8 @@ pub fn dismiss_mention(
     store.write(|writer| {
         let (record, owner) = {
             let reader = writer.reader();
-            let record = match reader.message(input.message_id.as_str())? {
-                Some(record) if context.in_scope(record.guild_id.as_deref()) => record,
+            let record = match reader.message(&input.message_id)? {
+                Some(record) if context.in_scope(record.guild_id.as_ref()) => record,
                 _ => {
                     return Err(Error::not_found(format!(
                         "`messageId`: no stored message has id {}",
@@ -68,8 +69,8 @@ pub fn dismiss_mention(
             let owner = context.owner_view(&reader)?;
             // A direct message to the bot from someone else is addressed to the owner too
             // (the briefing lists it under "Needs you"), so it can be dismissed like a mention.
-            let direct = record.guild_id.is_none()
-                && !answerers(&owner).contains(&record.author_id.as_str());
+            let direct =
+                record.guild_id.is_none() && !answerers(&owner).contains(&&record.author_id);
             if !owner.is_mentioned_by(&record) && !direct {
                 return Err(Error::conflict(format!(
                     "Message {} does not mention the owner: only a mention or a direct message \

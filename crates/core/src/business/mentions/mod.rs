@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 pub mod awaiting_reply;
 pub mod dismiss;
 pub mod list;
@@ -62,7 +63,7 @@ pub struct Mentions {
     pub next_cursor: Option<PageCursor>,
 }
 
-pub(crate) fn owner_id(context: &OwnerContext) -> Result<String> {
+pub(crate) fn owner_id(context: &OwnerContext) -> Result<UserId> {
     context.owner_id.clone().ok_or_else(|| {
         Error::config("Mentions need the owner's Discord user id: set DISCORD_OWNER_ID")
     })
@@ -86,12 +87,11 @@ fn page_start(
 
 /// Who answers for the owner: the owner, and this product's bot, which only ever acts on the
 /// owner's behalf.
-fn answerers(owner: &OwnerView) -> Vec<&str> {
+fn answerers(owner: &OwnerView) -> Vec<&UserId> {
     owner
         .user_id
         .iter()
         .chain(owner.bot_user_id.iter())
-        .map(String::as_str)
         .collect()
 }
 
@@ -153,13 +153,13 @@ fn scan_mentions(
     reader: &Reader<'_>,
     context: &OwnerContext,
     owner: &OwnerView,
-    owner_id: &str,
+    owner_id: &UserId,
     from: Instant,
     until: Option<Instant>,
     limit: usize,
     keep: impl Fn(&MessageRecord) -> Result<bool>,
 ) -> Result<(Vec<MessageRecord>, Option<Instant>)> {
-    let readable: std::collections::HashSet<String> = channels_in_scope(reader, context)?
+    let readable: std::collections::HashSet<ChannelId> = channels_in_scope(reader, context)?
         .into_iter()
         .filter(|channel| channel.access == ChannelAccess::Readable)
         .map(|channel| channel.channel_id)

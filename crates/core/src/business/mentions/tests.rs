@@ -1,7 +1,8 @@
 //! Unit tests of `mentions`, kept beside it so the production file reads on its own.
 
 use super::*;
-use crate::business::kernel::model::DiscordId;
+use discord_manager_vocabulary::snowflake::MessageId;
+
 use crate::business::mentions::awaiting_reply::AwaitingReply;
 use crate::business::mentions::awaiting_reply::awaiting_reply_at;
 use crate::business::mentions::dismiss::DismissMention;
@@ -262,7 +263,7 @@ fn an_owner_message_before_the_mention_is_not_an_answer() {
 }
 
 /// Each mention of `world` from the start, with why it closed.
-fn closures(world: &World) -> Vec<(String, Option<Closed>)> {
+fn closures(world: &World) -> Vec<(MessageId, Option<Closed>)> {
     mentions_from(world, Instant::from_micros(0), None)
         .mentions
         .into_iter()
@@ -270,7 +271,7 @@ fn closures(world: &World) -> Vec<(String, Option<Closed>)> {
         .collect()
 }
 
-fn awaiting(world: &World) -> Vec<String> {
+fn awaiting(world: &World) -> Vec<MessageId> {
     let input = AwaitingReply {
         cursor: None,
         since: Some(Instant::from_micros(0)),
@@ -302,7 +303,7 @@ fn a_reply_from_this_bot_closes_a_mention_as_replied_but_its_earlier_message_doe
     );
     let answered = world.post(&channel, "7", "@here q1", at("2026-11-29T10:00:00Z"));
     let open = world.post(
-        &world.channel("other"),
+        world.channel("other"),
         "7",
         "@here q2",
         at("2026-11-29T10:00:00Z"),
@@ -391,13 +392,17 @@ fn a_reaction_from_the_owner_closes_a_mention_as_reacted_but_someone_elses_does_
     assert_eq!(closures(&world), vec![(mention, Some(Closed::Reacted))]);
 }
 
-fn dismiss(world: &World, message_id: &str, note: Option<&str>) -> Result<DismissedMention> {
+fn dismiss(
+    world: &World,
+    message_id: impl AsRef<str>,
+    note: Option<&str>,
+) -> Result<DismissedMention> {
     let mut context = world.context();
     context.source = crate::business::Source::Mcp;
     dismiss_mention(
         &world.store,
         DismissMention {
-            message_id: DiscordId::parse(message_id).unwrap(),
+            message_id: crate::test_fixtures::id(message_id),
             note: note.map(str::to_string),
         },
         &context,

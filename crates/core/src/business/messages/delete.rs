@@ -4,12 +4,13 @@
 
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::snowflake::MessageId;
 
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::Consent;
 use crate::business::kernel::bot_actions::{SEND_POLICY, available, check_target, finish, gave_up};
 use crate::business::kernel::examples::{Examples, Sample, demo};
-use crate::business::kernel::model::{DiscordId, Message};
+use crate::business::kernel::model::Message;
 use crate::business::kernel::outbox;
 use crate::business::kernel::outbox::{Action, DiscordSender, MessageToDelete};
 use schemars::JsonSchema;
@@ -27,7 +28,7 @@ use serde_json::json;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DeleteMessage {
     /// The bot's message to delete.
-    pub message_id: DiscordId,
+    pub message_id: MessageId,
 }
 
 /// `messages_delete`: see [`DeleteMessage`].

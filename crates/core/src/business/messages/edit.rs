@@ -6,13 +6,14 @@
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::MessageId;
 
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::{ApprovalRequest, Checked, Clearance, PostKind};
 use crate::business::kernel::bot_actions::{SEND_POLICY, available, check_target, finish, gave_up};
 use crate::business::kernel::context::Source;
 use crate::business::kernel::examples::{Examples, Sample, demo, long_text};
-use crate::business::kernel::model::{DiscordId, Message};
+use crate::business::kernel::model::Message;
 use crate::business::kernel::outbox::{Action, DiscordSender, MessageEdit};
 use crate::business::kernel::{approval, outbox};
 use schemars::JsonSchema;
@@ -31,7 +32,7 @@ use serde_json::json;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EditMessage {
     /// The bot's message to edit.
-    pub message_id: DiscordId,
+    pub message_id: MessageId,
     /// Its whole new text: 1 to 2000 characters, not only spaces (Discord's markdown applies).
     #[schemars(length(min = 1, max = 2000))]
     pub content: String,

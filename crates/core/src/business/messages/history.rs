@@ -3,6 +3,7 @@
 
 use discord_manager_store::{Anchor, ChannelRecord, HistoryPage, Position, Reader, Store};
 use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 
 use crate::answer::page::{Page, Render, local, zone_label};
 use crate::answer::text::{ModelText, TextBlock, at, json_args};
@@ -11,7 +12,7 @@ use crate::business::channels::chosen_readable_channels;
 use crate::business::kernel::DEFAULT_LIMIT;
 use crate::business::kernel::budget::{Budget, fit};
 use crate::business::kernel::examples::{Examples, Sample, demo};
-use crate::business::kernel::model::{DiscordId, HistoryPoint, MessageWithHistory, Shaper};
+use crate::business::kernel::model::{HistoryPoint, MessageWithHistory, Shaper};
 use crate::business::kernel::names::named;
 use crate::business::kernel::presentation::body_line;
 use crate::business::kernel::untrusted::Text;
@@ -34,7 +35,7 @@ use std::fmt::Write as _;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct History {
     /// The channel or thread to read.
-    pub channel_id: DiscordId,
+    pub channel_id: ChannelId,
     /// Messages strictly before this message id, or sent before this instant (Discord's time).
     /// Default: no anchor (the newest messages).
     pub before: Option<HistoryPoint>,
@@ -52,16 +53,16 @@ pub struct History {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelHistory {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub channel_name: Text,
     /// Oldest first, in Discord's order.
     pub messages: Vec<MessageWithHistory>,
     /// Pass as `before` for the page before this one; absent when nothing older is stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub older_cursor: Option<String>,
+    pub older_cursor: Option<MessageId>,
     /// Pass as `after` for the page after this one; absent when nothing newer is stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub newer_cursor: Option<String>,
+    pub newer_cursor: Option<MessageId>,
 }
 
 pub fn read_history(
@@ -120,12 +121,12 @@ fn anchor_position(
     Ok(match point {
         HistoryPoint::Instant(at) => Position {
             sent_at: *at,
-            message_id: String::new(),
+            message_id: None,
         },
-        HistoryPoint::Message(id) => match reader.message(id.as_str())? {
+        HistoryPoint::Message(id) => match reader.message(id)? {
             Some(message) if message.channel_id == channel.channel_id => Position {
                 sent_at: message.sent_at,
-                message_id: message.message_id,
+                message_id: Some(message.message_id),
             },
             _ => {
                 return Err(Error::not_found(format!(
@@ -297,14 +298,14 @@ impl ModelText for ChannelHistory {
             let _ = writeln!(
                 text,
                 "Older: messages_history {}.",
-                json_args(&[("channelId", channel), ("before", older)])
+                json_args(&[("channelId", channel), ("before", older.as_str())])
             );
         }
         if let Some(newer) = &self.newer_cursor {
             let _ = writeln!(
                 text,
                 "Newer: messages_history {}.",
-                json_args(&[("channelId", channel), ("after", newer)])
+                json_args(&[("channelId", channel), ("after", newer.as_str())])
             );
         }
     }

@@ -12,6 +12,7 @@ use discord_manager_store::{
 };
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{AttachmentId, ChannelId, GuildId, MessageId, UserId};
 use discord_manager_vocabulary::words::{MatchedBy, SearchMode};
 
 use crate::answer::page::{Page, Render, Table, excerpt, sent_heading};
@@ -20,9 +21,7 @@ use crate::business::OwnerContext;
 use crate::business::channels::chosen_readable_channels;
 use crate::business::kernel::budget::Budget;
 use crate::business::kernel::examples::{Examples, Sample};
-use crate::business::kernel::model::{
-    AuthorKind, DiscordId, Message, OwnerView, PageCursor, Shaper,
-};
+use crate::business::kernel::model::{AuthorKind, Message, OwnerView, PageCursor, Shaper};
 use crate::business::kernel::presentation::{message_line, message_row};
 use crate::business::kernel::untrusted::Text;
 use crate::business::messages::meaning_index::with_index;
@@ -54,9 +53,9 @@ pub struct Search {
     /// means, in other words too) or `both` (the two rankings fused). Default: `words`.
     pub mode: Option<SearchMode>,
     /// Only this channel or thread. Default: every readable channel in scope.
-    pub channel_id: Option<DiscordId>,
+    pub channel_id: Option<ChannelId>,
     /// Only messages by this user. Default: every author.
-    pub author_id: Option<DiscordId>,
+    pub author_id: Option<UserId>,
     /// Only messages that arrived at or after this instant (inclusive, on the store's arrival
     /// clock). Default: from the first message stored.
     pub since: Option<Instant>,
@@ -70,7 +69,7 @@ pub struct Search {
     /// timestamp). Default: no bound.
     pub sent_until: Option<Instant>,
     /// Only messages of this server. Default: every server in scope, and direct messages.
-    pub guild_id: Option<DiscordId>,
+    pub guild_id: Option<GuildId>,
     /// Only messages with this: `attachment` (a file), `image` (an image attachment or
     /// embed), `embed`, `link` (a URL in the text or an embed's) or `poll`. Default: any.
     pub has: Option<HasKind>,
@@ -152,7 +151,7 @@ pub struct SearchResult {
 #[serde(rename_all = "camelCase")]
 pub struct MatchedAttachment {
     /// The attachment's id.
-    pub attachment_id: String,
+    pub attachment_id: AttachmentId,
     /// Its filename, as the sender chose it.
     pub filename: Text,
 }
@@ -306,19 +305,19 @@ fn ranked(by_words: Vec<SearchHit>, by_meaning: Vec<(i64, MessageRecord)>) -> Ve
             .map(|hit| Found::Words(hit, MatchedBy::Words))
             .collect();
     }
-    let words: Vec<String> = by_words
+    let words: Vec<MessageId> = by_words
         .iter()
         .map(|hit| hit.message.message_id.clone())
         .collect();
-    let meaning: Vec<String> = by_meaning
+    let meaning: Vec<MessageId> = by_meaning
         .iter()
         .map(|(_, message)| message.message_id.clone())
         .collect();
-    let mut word_hits: HashMap<String, SearchHit> = by_words
+    let mut word_hits: HashMap<MessageId, SearchHit> = by_words
         .into_iter()
         .map(|hit| (hit.message.message_id.clone(), hit))
         .collect();
-    let mut meaning_hits: HashMap<String, MessageRecord> = by_meaning
+    let mut meaning_hits: HashMap<MessageId, MessageRecord> = by_meaning
         .into_iter()
         .map(|(_, message)| (message.message_id.clone(), message))
         .collect();
@@ -384,7 +383,7 @@ fn meaning_ranking(
 
 /// The checks of a search's input before anything is read; with `mentionsOwner`, whether
 /// mentions are wanted and whose.
-fn check_search(input: &Search, context: &OwnerContext) -> Result<Option<(bool, String)>> {
+fn check_search(input: &Search, context: &OwnerContext) -> Result<Option<(bool, UserId)>> {
     if input.query.trim().is_empty() {
         return Err(Error::input("`query` must have at least one word"));
     }
@@ -414,14 +413,14 @@ fn search_filter(
     context: &OwnerContext,
     owner: &OwnerView,
     input: &Search,
-    mentions_owner: Option<(bool, String)>,
+    mentions_owner: Option<(bool, UserId)>,
 ) -> Result<SearchFilter> {
     // The server filter narrows the channels too, so search by meaning applies it inside its
     // scan (SQL applies it again, to the same effect).
-    let guild_id = input.guild_id.as_ref().map(DiscordId::as_str);
+    let guild_id = input.guild_id.as_ref();
     let channel_ids = chosen_readable_channels(reader, context, input.channel_id.as_ref())?
         .into_iter()
-        .filter(|channel| guild_id.is_none_or(|guild| channel.guild_id.as_deref() == Some(guild)))
+        .filter(|channel| guild_id.is_none_or(|guild| channel.guild_id.as_ref() == Some(guild)))
         .map(|channel| channel.channel_id)
         .collect();
     let author = match input.author_kind {
@@ -443,10 +442,10 @@ fn search_filter(
     });
     Ok(SearchFilter {
         channel_ids,
-        author_id: input.author_id.as_ref().map(|id| id.as_str().to_string()),
+        author_id: input.author_id.clone(),
         since: input.since,
         until: input.until,
-        guild_id: input.guild_id.as_ref().map(|id| id.as_str().to_string()),
+        guild_id: input.guild_id.clone(),
         has: input.has.map(Has::from),
         pinned: input.pinned,
         sent_since: input.sent_since,

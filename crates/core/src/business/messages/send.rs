@@ -5,13 +5,14 @@
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::{ApprovalRequest, Checked, Clearance, PostKind};
 use crate::business::kernel::bot_actions::{SEND_POLICY, recorded_message};
 use crate::business::kernel::context::Source;
 use crate::business::kernel::examples::{Examples, Sample, demo, long_text};
-use crate::business::kernel::model::{DiscordId, Message};
+use crate::business::kernel::model::Message;
 use crate::business::kernel::names::named;
 use crate::business::kernel::outbox::{DiscordSender, OutgoingMessage};
 use crate::business::kernel::{approval, outbox};
@@ -35,12 +36,12 @@ use serde_json::json;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SendMessage {
     /// The channel or thread to post in.
-    pub channel_id: DiscordId,
+    pub channel_id: ChannelId,
     /// What to say: 1 to 2000 characters, not only spaces (Discord's markdown applies).
     #[schemars(length(min = 1, max = 2000))]
     pub content: String,
     /// Post it as a reply to this message of the same channel. Default: not a reply.
-    pub reply_to_message_id: Option<DiscordId>,
+    pub reply_to_message_id: Option<MessageId>,
 }
 
 pub async fn send_message(
@@ -74,7 +75,7 @@ pub async fn send_message(
                 channel_id: channel.channel_id,
                 channel_name: channel.name,
                 content: input.content.clone(),
-                message_id: reply_to.map(|id| id.as_str().to_string()),
+                message_id: reply_to.cloned(),
                 send_at: None,
             }));
         }
@@ -90,7 +91,7 @@ pub async fn send_message(
     let outgoing = OutgoingMessage {
         channel_id: channel.channel_id.clone(),
         content: input.content,
-        reply_to_message_id: input.reply_to_message_id.map(|id| id.as_str().to_string()),
+        reply_to_message_id: input.reply_to_message_id,
         nonce: outbox::new_nonce(),
         suppress_embeds: !context.link_previews,
     };

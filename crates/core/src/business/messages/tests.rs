@@ -2,10 +2,11 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{GuildId, MessageId};
 
 use crate::business::OwnerContext;
 use crate::business::kernel::budget;
-use crate::business::kernel::model::DiscordId;
+
 use crate::business::kernel::model::HistoryPoint;
 use crate::business::kernel::model::PageCursor;
 use crate::business::messages::catch_up::CatchUp;
@@ -267,10 +268,7 @@ fn shows_the_current_content_with_edits_deletions_reactions_and_reply_target() {
     );
     assert!(!messages[0].deleted);
     assert!(messages[1].deleted);
-    assert_eq!(
-        messages[1].reply_to_message_id.as_deref(),
-        Some(original.as_str())
-    );
+    assert_eq!(messages[1].reply_to_message_id.as_ref(), Some(&original));
 }
 
 #[test]
@@ -281,7 +279,7 @@ fn a_channel_not_stored_or_deleted_is_not_found_and_one_out_of_scope_is_denied()
     let missing = crate::test_fixtures::new_id();
     let ask = |id: &str| {
         let input = CatchUp {
-            channel_id: DiscordId::parse(id),
+            channel_id: crate::test_fixtures::id_as(id),
             ..CatchUp::default()
         };
         catch_up(&world.store, input, &world.context()).unwrap_err()
@@ -295,7 +293,7 @@ fn a_channel_not_stored_or_deleted_is_not_found_and_one_out_of_scope_is_denied()
         error.kind(),
         discord_manager_vocabulary::error::ErrorKind::NotFound
     );
-    let error = ask(&foreign);
+    let error = ask(foreign.as_str());
     assert_eq!(
         error.message(),
         format!("Channel {foreign} is outside the guilds in scope (DISCORD_GUILD_IDS)")
@@ -311,7 +309,7 @@ fn a_channel_not_stored_or_deleted_is_not_found_and_one_out_of_scope_is_denied()
         "CHANNEL_DELETE",
         world.channel_payload(&gone, "gone", 0, None, json!([])),
     );
-    let error = ask(&gone);
+    let error = ask(gone.as_str());
     assert_eq!(
         error.message(),
         format!("`channelId`: channel {gone} was deleted")
@@ -327,7 +325,7 @@ fn a_channel_not_stored_or_deleted_is_not_found_and_one_out_of_scope_is_denied()
         elsewhere.channel_payload(&foreign, "theirs", 0, None, json!([])),
     );
     assert_eq!(
-        ask(&foreign).kind(),
+        ask(foreign.as_str()).kind(),
         discord_manager_vocabulary::error::ErrorKind::Denied
     );
 }
@@ -371,7 +369,7 @@ fn third_party_text_is_shaped_without_invisible_characters() {
     add_bookmark(
         &world.store,
         AddBookmark {
-            message_id: DiscordId::parse(&message).unwrap(),
+            message_id: crate::test_fixtures::id(&message),
             note: Some("fol\u{200C}low up\u{E0001}".into()),
             due_at: None,
         },
@@ -385,7 +383,7 @@ fn third_party_text_is_shaped_without_invisible_characters() {
     assert_eq!(bookmark.note.as_deref(), Some("follow up"));
     assert_eq!(bookmark.content_when_bookmarked, "lunch at one");
     let found = search(&world, "noon", |input| {
-        input.channel_id = DiscordId::parse(&channel)
+        input.channel_id = crate::test_fixtures::id_as(&channel)
     })
     .unwrap();
     assert_eq!(found.results[0].snippet, "lunch at [noon] \u{1b}[31m");
@@ -423,7 +421,7 @@ fn each_message_says_who_wrote_it_and_a_webhook_is_never_the_owner() {
     );
     let person = world.post(&general, "7", "from a person", json!({}));
     let caught_up = catch_up_from(&world, Instant::from_micros(0), None);
-    let kinds: Vec<(String, AuthorKind)> = caught_up.channels[0]
+    let kinds: Vec<(MessageId, AuthorKind)> = caught_up.channels[0]
         .messages
         .iter()
         .map(|message| (message.message_id.clone(), message.author_kind))
@@ -452,7 +450,7 @@ fn each_message_says_who_wrote_it_and_a_webhook_is_never_the_owner() {
             .map(|(id, _)| id.as_str())
             .collect();
         let results = search(&world, every_word, |input| {
-            input.channel_id = DiscordId::parse(&general);
+            input.channel_id = crate::test_fixtures::id_as(&general);
             input.author_kind = Some(*wanted);
         })
         .unwrap();
@@ -692,7 +690,7 @@ fn search_filters_by_what_a_message_holds_and_finds_the_words_of_its_extras() {
         ids.sort();
         ids
     };
-    let ids = |list: &[&String]| {
+    let ids = |list: &[&MessageId]| {
         let mut list: Vec<String> = list.iter().map(|id| id.to_string()).collect();
         list.sort();
         list
@@ -770,9 +768,9 @@ fn search_filters_by_pinned_guild_discords_time_and_mentions_of_the_owner() {
         ids(&|input| input.mentions_owner = Some(false)),
         vec![early.clone()]
     );
-    let guild = DiscordId::parse(&world.guild_id).unwrap();
+    let guild = world.guild_id.clone();
     assert_eq!(ids(&|input| input.guild_id = Some(guild.clone())).len(), 2);
-    let elsewhere = DiscordId::parse("42").unwrap();
+    let elsewhere: GuildId = crate::test_fixtures::id("42");
     assert!(ids(&|input| input.guild_id = Some(elsewhere.clone())).is_empty());
     let error = search(&world, &needle, |input| {
         input.sent_since = at("2026-11-20T10:00:00Z");
@@ -794,14 +792,14 @@ fn search_filters_by_author_channel_and_arrival_window() {
     let at = |id: &str| {
         world
             .store
-            .read(|reader| reader.message(id))
+            .read(|reader| reader.message(&crate::test_fixtures::id(id)))
             .unwrap()
             .unwrap()
             .created_at
     };
     let mut by_author = found(
         &search(&world, &needle, |input| {
-            input.author_id = DiscordId::parse("7")
+            input.author_id = crate::test_fixtures::id_as("7")
         })
         .unwrap(),
     )
@@ -813,7 +811,7 @@ fn search_filters_by_author_channel_and_arrival_window() {
     expected.sort();
     assert_eq!(by_author, expected);
     let in_channel = search(&world, &needle, |input| {
-        input.channel_id = DiscordId::parse(&other)
+        input.channel_id = crate::test_fixtures::id_as(&other)
     })
     .unwrap();
     assert_eq!(found(&in_channel), vec![third.as_str()]);
@@ -828,12 +826,21 @@ fn search_filters_by_author_channel_and_arrival_window() {
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    assert_eq!(window(at(&second), at(&third)), vec![second.clone()]);
-    assert_eq!(window(at(&second).plus_micros(1), at(&third)).len(), 0);
-    assert_eq!(window(at(&second), at(&third).plus_micros(1)).len(), 2);
+    assert_eq!(
+        window(at(second.as_str()), at(third.as_str())),
+        vec![second.clone()]
+    );
+    assert_eq!(
+        window(at(second.as_str()).plus_micros(1), at(third.as_str())).len(),
+        0
+    );
+    assert_eq!(
+        window(at(second.as_str()), at(third.as_str()).plus_micros(1)).len(),
+        2
+    );
     let error = search(&world, &needle, |input| {
-        input.since = Some(at(&third));
-        input.until = Some(at(&third));
+        input.since = Some(at(third.as_str()));
+        input.until = Some(at(third.as_str()));
     })
     .unwrap_err();
     assert_eq!(error.message(), "`until` must be after `since`");
@@ -881,12 +888,12 @@ fn search_pages_keep_the_ranking_across_page_boundaries_whatever_the_filters_lea
     // last (an edit's words are indexed when the edit comes).
     let edited = world.post(&general, "8", &words(6), json!({}));
     // 30 messages of the needle alone in #other: the best matches, tied with each other.
-    let best: Vec<String> = (0..30)
+    let best: Vec<MessageId> = (0..30)
         .map(|_| world.post(&other, "7", &needle, json!({})))
         .collect();
     // In #general, the needle with one to five other words, posted longest first: a shorter
     // message ranks better (bm25), whatever the order it arrived in.
-    let mut general_ranked: Vec<String> = (1..=5)
+    let mut general_ranked: Vec<MessageId> = (1..=5)
         .rev()
         .map(|count| world.post(&general, "8", &words(count), json!({})))
         .collect();
@@ -908,7 +915,7 @@ fn search_pages_keep_the_ranking_across_page_boundaries_whatever_the_filters_lea
     // past them (a first pass over the best-ranked versions alone finds too few), and pages
     // of 2 still keep the ranking across their boundaries.
     let pages = all_pages(&world, &needle, 2, |input| {
-        input.channel_id = DiscordId::parse(&general)
+        input.channel_id = crate::test_fixtures::id_as(&general)
     });
     assert_eq!(
         pages,
@@ -920,7 +927,7 @@ fn search_pages_keep_the_ranking_across_page_boundaries_whatever_the_filters_lea
     );
     // The edited message is found by its best version, the needle alone.
     let first = search(&world, &needle, |input| {
-        input.channel_id = DiscordId::parse(&general);
+        input.channel_id = crate::test_fixtures::id_as(&general);
         input.limit = Some(1);
     })
     .unwrap();
@@ -938,7 +945,7 @@ fn search_leaves_out_channels_the_bot_cannot_read() {
     world.post(&hidden, "7", &needle, json!({}));
     assert_eq!(search(&world, &needle, |_| ()).unwrap().results.len(), 0);
     let error = search(&world, &needle, |input| {
-        input.channel_id = DiscordId::parse(&hidden)
+        input.channel_id = crate::test_fixtures::id_as(&hidden)
     })
     .unwrap_err();
     assert_eq!(
@@ -951,11 +958,11 @@ fn search_leaves_out_channels_the_bot_cannot_read() {
 
 fn history(
     world: &World,
-    channel: &str,
+    channel: impl AsRef<str>,
     change: impl FnOnce(&mut History),
 ) -> Result<ChannelHistory> {
     let mut input = History {
-        channel_id: DiscordId::parse(channel).unwrap(),
+        channel_id: crate::test_fixtures::id(channel),
         before: None,
         after: None,
         around: None,
@@ -970,7 +977,7 @@ fn history_pages_that_outgrow_an_answer_stop_early_and_their_cursors_reach_every
     let world = World::new();
     let channel = world.channel("general");
     // 40 messages of 1,500 characters: far more than one answer holds at `limit` 200.
-    let posted: Vec<String> = (0..40)
+    let posted: Vec<MessageId> = (0..40)
         .map(|n| {
             world.post(
                 &channel,
@@ -990,7 +997,7 @@ fn history_pages_that_outgrow_an_answer_stop_early_and_their_cursors_reach_every
     while let Some(before) = cursor {
         let page = history(&world, &channel, |input| {
             input.limit = Some(200);
-            input.before = HistoryPoint::Message(DiscordId::parse(&before).unwrap()).into();
+            input.before = HistoryPoint::Message(crate::test_fixtures::id(&before)).into();
         })
         .unwrap();
         let mut ids: Vec<String> = listed(&page).iter().map(|id| id.to_string()).collect();
@@ -1012,7 +1019,7 @@ fn history_pages_that_outgrow_an_answer_stop_early_and_their_cursors_reach_every
         "the rest waits after this page"
     );
     assert_eq!(
-        first.newer_cursor.as_deref(),
+        first.newer_cursor.as_ref().map(MessageId::as_str),
         listed(&first).last().copied(),
         "read on after the last message shown"
     );
@@ -1053,7 +1060,7 @@ fn history_pages_through_a_channel_in_discords_order_with_its_cursors() {
     let channel = world.channel("general");
     let sent = |minute: u32| json!({"timestamp": format!("2026-11-29T10:{minute:02}:00Z")});
     // Posted out of order: history follows Discord's time, not arrival.
-    let ids: Vec<String> = [3, 1, 4, 2, 5]
+    let ids: Vec<MessageId> = [3, 1, 4, 2, 5]
         .iter()
         .map(|m| world.post(&channel, "7", &format!("m{m}"), sent(*m)))
         .collect();
@@ -1068,8 +1075,8 @@ fn history_pages_through_a_channel_in_discords_order_with_its_cursors() {
         input.limit = Some(2);
         input.before = newest
             .older_cursor
-            .as_deref()
-            .and_then(DiscordId::parse)
+            .as_ref()
+            .and_then(crate::test_fixtures::id_as)
             .map(HistoryPoint::Message);
     })
     .unwrap();
@@ -1079,7 +1086,7 @@ fn history_pages_through_a_channel_in_discords_order_with_its_cursors() {
     );
     let around = history(&world, &channel, |input| {
         input.limit = Some(3);
-        input.around = DiscordId::parse(in_order[2]).map(HistoryPoint::Message);
+        input.around = crate::test_fixtures::id_as(in_order[2]).map(HistoryPoint::Message);
     })
     .unwrap();
     assert_eq!(
@@ -1099,7 +1106,7 @@ fn history_pages_through_a_channel_in_discords_order_with_its_cursors() {
         vec![in_order[3].as_str(), in_order[4].as_str()]
     );
     assert_eq!(
-        after_instant.older_cursor.as_deref(),
+        after_instant.older_cursor.as_ref().map(MessageId::as_str),
         Some(in_order[3].as_str())
     );
 }
@@ -1109,7 +1116,7 @@ fn history_refuses_two_anchors_an_unknown_message_and_an_unreadable_channel() {
     let world = World::new();
     let channel = world.channel("general");
     let id = world.post(&channel, "7", "x", json!({}));
-    let point = || DiscordId::parse(&id).map(HistoryPoint::Message);
+    let point = || crate::test_fixtures::id_as(&id).map(HistoryPoint::Message);
     let error = history(&world, &channel, |input| {
         input.before = point();
         input.after = point();
@@ -1121,7 +1128,7 @@ fn history_refuses_two_anchors_an_unknown_message_and_an_unreadable_channel() {
     );
     let missing = crate::test_fixtures::new_id();
     let error = history(&world, &channel, |input| {
-        input.around = DiscordId::parse(&missing).map(HistoryPoint::Message)
+        input.around = crate::test_fixtures::id_as(&missing).map(HistoryPoint::Message)
     })
     .unwrap_err();
     assert_eq!(
@@ -1160,15 +1167,15 @@ fn catch_up_from_markers(
     catch_up(&world.store, input, &world.context()).unwrap()
 }
 
-fn mark_through(world: &World, channel: &str, through: Instant) {
+fn mark_through(world: &World, channel: impl AsRef<str>, through: Instant) {
     let input = crate::business::channels::mark_read::MarkRead {
-        channel_id: DiscordId::parse(channel),
+        channel_id: crate::test_fixtures::id_as(channel),
         through: Some(through),
     };
     crate::business::channels::mark_read::mark_read(&world.store, input, &world.context()).unwrap();
 }
 
-fn shown(result: &CaughtUp) -> Vec<String> {
+fn shown(result: &CaughtUp) -> Vec<MessageId> {
     result
         .channels
         .iter()
@@ -1187,11 +1194,16 @@ fn catch_up_from_read_markers_starts_each_channel_strictly_after_its_marker() {
     let at = |id: &str| {
         world
             .store
-            .read(|reader| Ok(reader.message(id)?.unwrap().created_at))
+            .read(|reader| {
+                Ok(reader
+                    .message(&crate::test_fixtures::id(id))?
+                    .unwrap()
+                    .created_at)
+            })
             .unwrap()
     };
     // Marked through the first's arrival: the second is the first unread.
-    mark_through(&world, &general, at(&first));
+    mark_through(&world, &general, at(first.as_str()));
     let result = catch_up_from_markers(&world, None, None);
     assert_eq!(shown(&result), vec![second.clone(), never_marked.clone()]);
     let general_news = result
@@ -1201,14 +1213,14 @@ fn catch_up_from_read_markers_starts_each_channel_strictly_after_its_marker() {
         .unwrap();
     assert_eq!(general_news.messages, 1);
     // A microsecond before the first's arrival: the first is unread too.
-    mark_through(&world, &general, at(&first).plus_micros(-1));
+    mark_through(&world, &general, at(first.as_str()).plus_micros(-1));
     let result = catch_up_from_markers(&world, None, None);
     assert_eq!(
         shown(&result),
         vec![first.clone(), second.clone(), never_marked.clone()]
     );
     // Through the second: nothing left in general.
-    mark_through(&world, &general, at(&second));
+    mark_through(&world, &general, at(second.as_str()));
     let result = catch_up_from_markers(&world, None, None);
     assert_eq!(shown(&result), vec![never_marked.clone()]);
     assert!(result.overview.iter().all(|c| c.channel_id != general));
@@ -1351,7 +1363,7 @@ fn a_message_in_an_unreadable_channel_never_appears_by_meaning_however_close() {
     // Out of the filter's scope, however close: another author, another window.
     let by_someone_else = search(&world, LUNCH, |input| {
         input.mode = Some(SearchMode::Meaning);
-        input.author_id = DiscordId::parse("8");
+        input.author_id = crate::test_fixtures::id_as("8");
     })
     .unwrap();
     assert!(by_someone_else.results.is_empty());
@@ -1463,7 +1475,7 @@ fn a_page_by_meaning_stops_within_the_answer_budget_and_its_cursor_reads_on_to_e
     let world = World::alone();
     let channel = world.channel("general");
     // 30 messages of 1,500 characters: far more than one answer holds at `limit` 100.
-    let posted: Vec<String> = (0..30)
+    let posted: Vec<MessageId> = (0..30)
         .map(|n| {
             world.post(
                 &channel,

@@ -7,20 +7,21 @@ pub mod remove;
 use discord_manager_store::{MessageRecord, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::MessageId;
 
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::Consent;
 use crate::business::kernel::bot_actions::{SEND_POLICY, available, check_target, finish, gave_up};
 use crate::business::kernel::context::Source;
 use crate::business::kernel::emoji::Emoji;
-use crate::business::kernel::model::{DiscordId, Message};
+use crate::business::kernel::model::Message;
 use crate::business::kernel::outbox;
 use crate::business::kernel::outbox::{Action, BotReaction, DiscordSender};
 
 /// Adds (`add`) or removes the bot's reaction with `emoji` on a message.
 async fn react(
     store: &Store,
-    message_id: &DiscordId,
+    message_id: &MessageId,
     emoji: &str,
     add: bool,
     context: &OwnerContext,
@@ -38,10 +39,13 @@ async fn react(
                 Consent::NotAsked,
             )?;
             let emoji = as_stored(Emoji::parse(emoji)?, &target.message);
-            let bot = reader.identity()?.bot_user_id.unwrap_or_default();
-            let reacted = reader
-                .emojis_reacted_by(message_id.as_str(), &bot)?
-                .contains(&emoji.text());
+            // A bot the store never learned has reacted to nothing.
+            let reacted = match reader.identity()?.bot_user_id {
+                Some(bot) => reader
+                    .emojis_reacted_by(message_id, &bot)?
+                    .contains(&emoji.text()),
+                None => false,
+            };
             let text = emoji.text();
             match (add, reacted) {
                 (true, true) => Err(Error::conflict(format!(
@@ -56,7 +60,7 @@ async fn react(
                         target.clone(),
                         BotReaction {
                             channel_id: target.channel.channel_id.clone(),
-                            message_id: message_id.as_str().to_string(),
+                            message_id: message_id.clone(),
                             emoji,
                         },
                     ))

@@ -3,10 +3,11 @@
 
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::snowflake::MessageId;
 
 use crate::business::OwnerContext;
 use crate::business::kernel::examples::{Examples, Sample, demo};
-use crate::business::kernel::model::{DiscordId, Message};
+use crate::business::kernel::model::Message;
 use crate::business::kernel::outbox::DiscordSender;
 use crate::business::reactions::react;
 use schemars::JsonSchema;
@@ -21,7 +22,7 @@ use serde_json::json;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RemoveReaction {
     /// The message the bot reacted to.
-    pub message_id: DiscordId,
+    pub message_id: MessageId,
     /// The emoji of the bot's reaction, written as when it was added.
     pub emoji: String,
 }

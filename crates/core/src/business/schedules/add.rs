@@ -4,11 +4,11 @@
 use discord_manager_store::{NewSchedule, ScheduleEventDraft, ScheduleEventKind, Store, Writer};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::{ApprovalRequest, Checked, Clearance, Consent, PostKind};
 use crate::business::kernel::examples::{Examples, Sample, demo, from_now, long_text};
-use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::{approval, outbox};
 use crate::business::schedules::{SEND_AT_GRACE_SECONDS, SEND_AT_HORIZON_SECONDS, Schedule, view};
 use schemars::JsonSchema;
@@ -27,7 +27,7 @@ use serde_json::json;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AddSchedule {
     /// The channel or thread to post in.
-    pub channel_id: DiscordId,
+    pub channel_id: ChannelId,
     /// What to say: 1 to 2000 characters, not only spaces (Discord's markdown applies).
     #[schemars(length(min = 1, max = 2000))]
     pub content: String,
@@ -35,7 +35,7 @@ pub struct AddSchedule {
     /// accepted and sent at once.
     pub send_at: Instant,
     /// Post it as a reply to this message of the same channel. Default: not a reply.
-    pub reply_to_message_id: Option<DiscordId>,
+    pub reply_to_message_id: Option<MessageId>,
 }
 
 pub async fn add_schedule(
@@ -114,20 +114,14 @@ fn checked_schedule(
             channel_id: channel.channel_id,
             channel_name: channel.name,
             content: input.content.clone(),
-            message_id: input
-                .reply_to_message_id
-                .as_ref()
-                .map(|id| id.as_str().to_string()),
+            message_id: input.reply_to_message_id.clone(),
             send_at: Some(input.send_at),
         }));
     }
     let record = writer.insert_schedule(&NewSchedule {
         channel_id: channel.channel_id,
         content: input.content.clone(),
-        reply_to_message_id: input
-            .reply_to_message_id
-            .as_ref()
-            .map(|id| id.as_str().to_string()),
+        reply_to_message_id: input.reply_to_message_id.clone(),
         send_at: input.send_at,
         nonce: outbox::new_nonce(),
         source: context.source.as_str().to_string(),

@@ -40,7 +40,10 @@ pub fn cancel_schedule(
             return Err(Error::conflict(match outcome.kind {
                 ScheduleEventKind::Sent => format!(
                     "Scheduled message {id} was already sent (message {}); it cannot be cancelled",
-                    outcome.message_id.as_deref().unwrap_or("unknown")
+                    outcome
+                        .message_id
+                        .as_ref()
+                        .map_or("unknown", |id| id.as_str())
                 ),
                 ScheduleEventKind::Failed => format!(
                     "Scheduled message {id} already failed, so it will not be sent: {}",

@@ -20,7 +20,6 @@ use super::{Schedule, view};
 use crate::business::OwnerContext;
 use crate::business::kernel::approval::Consent;
 use crate::business::kernel::context::Source;
-use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::names::named;
 use crate::business::kernel::outbox::{
     self, Delivered, DiscordSender, OutgoingMessage, RetryPolicy, SendFailure,
@@ -211,29 +210,20 @@ fn check_still_sendable(
     context: &OwnerContext,
     current: &ScheduleRecord,
 ) -> Result<discord_manager_store::ChannelRecord> {
-    let reply_to = current
-        .reply_to_message_id
-        .as_deref()
-        .and_then(DiscordId::parse);
-    match DiscordId::parse(&current.channel_id) {
-        // The owner's yes when it was added stands for it: the daemon cannot ask again.
-        Some(channel) => outbox::check_sendable(
-            &writer.reader(),
-            context,
-            &channel,
-            &current.content,
-            reply_to.as_ref(),
-            if current.approved() {
-                Consent::Approved
-            } else {
-                Consent::NotAsked
-            },
-        )
-        .map(|(channel, _)| channel),
-        None => Err(Error::internal(
-            "The scheduled channel id is not a Discord id",
-        )),
-    }
+    // The owner's yes when it was added stands for it: the daemon cannot ask again.
+    outbox::check_sendable(
+        &writer.reader(),
+        context,
+        &current.channel_id,
+        &current.content,
+        current.reply_to_message_id.as_ref(),
+        if current.approved() {
+            Consent::Approved
+        } else {
+            Consent::NotAsked
+        },
+    )
+    .map(|(channel, _)| channel)
 }
 
 /// Records what attempt number `attempt` came to: sent, a retry to make after the wait

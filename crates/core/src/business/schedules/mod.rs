@@ -19,6 +19,7 @@ pub mod list;
 use discord_manager_store::{Reader, ScheduleEventKind, ScheduleRecord};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use discord_manager_vocabulary::words::word_enum;
 
 use crate::answer::page::{Page, Render, excerpt};
@@ -47,13 +48,13 @@ word_enum! {
 pub struct Schedule {
     pub schedule_id: i64,
     pub status: ScheduleStatus,
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     /// The channel's name as last seen (its id if the store never saw it).
     pub channel_name: Text,
     pub content: Text,
     /// The message it answers; absent when it is not a reply.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply_to_message_id: Option<String>,
+    pub reply_to_message_id: Option<MessageId>,
     /// When it is (or was) to be sent.
     pub send_at: Instant,
     /// When it was scheduled (the store's arrival clock).
@@ -64,7 +65,7 @@ pub struct Schedule {
     pub attempts: u32,
     /// The message Discord created; absent unless sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message_id: Option<String>,
+    pub message_id: Option<MessageId>,
     /// When it was sent, given up or cancelled (the store's arrival clock); absent while
     /// pending.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,7 +113,7 @@ pub(crate) fn view(reader: &Reader<'_>, record: &ScheduleRecord) -> Result<Sched
         schedule_id: record.schedule_id,
         status,
         channel_name: reader.channel(&record.channel_id)?.map_or_else(
-            || Text::new(&record.channel_id),
+            || Text::new(record.channel_id.as_str()),
             |channel| Text::from(channel.name),
         ),
         channel_id: record.channel_id.clone(),
@@ -135,7 +136,7 @@ pub(crate) fn in_scope(
     context: &OwnerContext,
 ) -> Result<bool> {
     Ok(match reader.channel(&record.channel_id)? {
-        Some(channel) => context.in_scope(channel.guild_id.as_deref()),
+        Some(channel) => context.in_scope(channel.guild_id.as_ref()),
         None => true,
     })
 }
@@ -148,7 +149,10 @@ fn status_text(schedule: &Schedule) -> String {
         },
         ScheduleStatus::Sent => format!(
             "sent as {}",
-            schedule.message_id.as_deref().unwrap_or("unknown")
+            schedule
+                .message_id
+                .as_ref()
+                .map_or("unknown", |id| id.as_str())
         ),
         ScheduleStatus::Failed => format!(
             "failed: {}",

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::job::{NONCE_WINDOW_SECONDS, run_schedules_by};
 use super::*;
 use crate::business::Source;
-use crate::business::kernel::model::DiscordId;
+
 use crate::business::kernel::outbox::SendFailure;
 use crate::business::messages::send::{SendMessage, send_message};
 use crate::business::schedules::add::AddSchedule;
@@ -26,11 +26,11 @@ fn add_schedule(store: &Store, input: AddSchedule, context: &OwnerContext) -> Re
     add_schedule_at(store, input, context, Instant::now())
 }
 
-fn id(text: &str) -> DiscordId {
-    DiscordId::parse(text).unwrap()
+fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
+    crate::test_fixtures::id(text)
 }
 
-fn adding(channel: &str, content: &str, send_at: Instant) -> AddSchedule {
+fn adding(channel: impl AsRef<str>, content: &str, send_at: Instant) -> AddSchedule {
     AddSchedule {
         channel_id: id(channel),
         content: content.to_string(),
@@ -89,7 +89,7 @@ fn cancel(world: &World, schedule_id: i64) -> Result<Schedule> {
 }
 
 /// Adds a schedule due at `send_at` in a fresh channel of `world`; answers (channel, id).
-fn due(world: &World, content: &str, send_at: Instant) -> (String, i64) {
+fn due(world: &World, content: &str, send_at: Instant) -> (ChannelId, i64) {
     let channel = world.channel("general");
     let added = add_schedule_at(
         &world.store,
@@ -138,7 +138,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
     let cases = vec![
         case(
             &tokenless,
-            &general,
+            general.as_str(),
             "a",
             None,
             ErrorKind::Denied,
@@ -146,7 +146,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &read_only,
-            &general,
+            general.as_str(),
             "b",
             None,
             ErrorKind::Denied,
@@ -154,7 +154,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &context,
-            &general,
+            general.as_str(),
             "   ",
             None,
             ErrorKind::Input,
@@ -170,7 +170,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &outside,
-            &general,
+            general.as_str(),
             "d",
             None,
             ErrorKind::Denied,
@@ -180,7 +180,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &context,
-            &muted,
+            muted.as_str(),
             "e",
             None,
             ErrorKind::Denied,
@@ -188,7 +188,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &context,
-            &hidden,
+            hidden.as_str(),
             "f",
             None,
             ErrorKind::Denied,
@@ -198,7 +198,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &context,
-            &general,
+            general.as_str(),
             "g",
             Some(&missing),
             ErrorKind::NotFound,
@@ -206,9 +206,9 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &context,
-            &general,
+            general.as_str(),
             "h",
-            Some(&deleted),
+            Some(deleted.as_str()),
             ErrorKind::Conflict,
             format!("Message {deleted} was deleted: a reply needs a message that still exists"),
         ),
@@ -500,7 +500,7 @@ fn adding_records_the_schedule_with_its_source_and_lists_it_pending() {
     assert_eq!(added.status, ScheduleStatus::Pending);
     assert_eq!(added.channel_name, "releases");
     assert_eq!(added.source, "mcp");
-    assert_eq!(added.reply_to_message_id.as_deref(), Some(asked.as_str()));
+    assert_eq!(added.reply_to_message_id.as_ref(), Some(&asked));
     assert_eq!(added.attempts, 0);
     assert_eq!(added.message_id, None);
     assert_eq!(added.finished_at, None);
@@ -680,7 +680,7 @@ async fn a_due_message_is_sent_once_and_recorded_through_the_gateways_recorder()
         .unwrap();
     assert_eq!(message.current_content(), "standup in 5");
     assert_eq!(message.channel_id, channel);
-    assert_eq!(message.guild_id.as_deref(), Some(world.guild_id.as_str()));
+    assert_eq!(message.guild_id.as_ref(), Some(&world.guild_id));
     let requests = discord.requests();
     assert_eq!(requests.len(), 1);
     let record = world
@@ -1024,7 +1024,13 @@ async fn a_message_is_sent_once_across_a_restart_in_the_middle_of_sending_it() {
     assert_eq!(ended[0].status, ScheduleStatus::Sent);
     assert_eq!(ended[0].attempts, 2);
     let in_channel = store
-        .read(|reader| reader.channel_messages_since(&channel, Instant::from_micros(0), 10))
+        .read(|reader| {
+            reader.channel_messages_since(
+                &crate::test_fixtures::id(&channel),
+                Instant::from_micros(0),
+                10,
+            )
+        })
         .unwrap();
     assert_eq!(in_channel.len(), 1);
     assert_eq!(

@@ -9,6 +9,7 @@ use discord_manager_store::{
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::permissions::ChannelAccess;
+use discord_manager_vocabulary::snowflake::{ChannelId, GuildId, MessageId};
 use discord_manager_vocabulary::words::word_enum;
 
 use crate::answer::page::{Page, Render, Table, when};
@@ -171,17 +172,17 @@ word_enum! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelCoverageStatus {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub channel_name: Text,
     /// Absent for a direct-message channel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub guild_id: Option<String>,
+    pub guild_id: Option<GuildId>,
     /// When the latest backfill of this channel completed; absent if never.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_backfill_at: Option<Instant>,
     /// Every message up to and including this id is in the store; absent if never backfilled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub complete_through_message_id: Option<String>,
+    pub complete_through_message_id: Option<MessageId>,
     /// The import of this channel's history from before the store began; absent if none was
     /// made (none is needed for a channel first seen empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -237,7 +238,7 @@ impl ChannelImportStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelRef {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub channel_name: Text,
 }
 
@@ -249,7 +250,7 @@ pub struct Gap {
     pub kind: GapKind,
     /// The channel concerned; absent when it concerns every channel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub channel_id: Option<String>,
+    pub channel_id: Option<ChannelId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel_name: Option<Text>,
     /// The span the gap covers (Discord's events in it may be missing).
@@ -257,7 +258,7 @@ pub struct Gap {
     pub until: Instant,
     /// For a `messages` gap: messages after this id may be missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub after_message_id: Option<String>,
+    pub after_message_id: Option<MessageId>,
     /// What is missing, in words.
     pub detail: String,
 }
@@ -270,7 +271,7 @@ pub fn store_status(
     let store_bytes = store.size_on_disk();
     store.read(|reader| {
         let in_scope = channels_in_scope(reader, context)?;
-        let coverages: HashMap<String, ChannelCoverage> = reader
+        let coverages: HashMap<ChannelId, ChannelCoverage> = reader
             .coverages()?
             .into_iter()
             .map(|coverage| (coverage.channel_id.clone(), coverage))
@@ -323,9 +324,9 @@ pub fn store_status(
 fn coverage_of(
     reader: &Reader<'_>,
     in_scope: &[ChannelRecord],
-    coverages: &HashMap<String, ChannelCoverage>,
+    coverages: &HashMap<ChannelId, ChannelCoverage>,
 ) -> Result<(Vec<ChannelCoverageStatus>, Vec<ChannelRef>)> {
-    let imports: HashMap<String, ImportState> = reader
+    let imports: HashMap<ChannelId, ImportState> = reader
         .import_states()?
         .into_iter()
         .map(|state| (state.channel_id.clone(), state))
@@ -348,8 +349,9 @@ fn coverage_of(
             channel_name: Text::new(&channel.name),
             guild_id: channel.guild_id.clone(),
             last_backfill_at: coverage.map(|coverage| coverage.last_backfill_at),
+            // A bound of 0 covers no message: there is none to name.
             complete_through_message_id: coverage
-                .map(|coverage| coverage.complete_through.to_string()),
+                .and_then(|coverage| MessageId::from_u64(coverage.complete_through)),
             import: imports
                 .get(&channel.channel_id)
                 .map(ChannelImportStatus::of),
@@ -365,22 +367,20 @@ fn gaps_in_scope(
     in_scope: &[ChannelRecord],
     since: Option<Instant>,
 ) -> Result<Vec<Gap>> {
-    let names: HashMap<String, String> = reader
+    let names: HashMap<ChannelId, String> = reader
         .channels()?
         .into_iter()
         .map(|channel| (channel.channel_id, scrubbed(channel.name)))
         .collect();
-    let scoped: std::collections::HashSet<&str> = in_scope
-        .iter()
-        .map(|channel| channel.channel_id.as_str())
-        .collect();
+    let scoped: std::collections::HashSet<&ChannelId> =
+        in_scope.iter().map(|channel| &channel.channel_id).collect();
     let mut gaps = Vec::new();
     for gap in reader.gaps()? {
         if since.is_some_and(|since| gap.until_at < since) {
             continue;
         }
         if let Some(channel) = &gap.channel_id {
-            if !scoped.contains(channel.as_str()) {
+            if !scoped.contains(channel) {
                 continue;
             }
             if gap.kind == GapKind::Messages {
@@ -399,7 +399,7 @@ fn gaps_in_scope(
             channel_id: gap.channel_id,
             from: gap.from_at,
             until: gap.until_at,
-            after_message_id: gap.after_message_id.map(|id| id.to_string()),
+            after_message_id: gap.after_message_id.and_then(MessageId::from_u64),
             detail: gap.detail,
         });
     }
@@ -543,14 +543,15 @@ fn coverage_table(channels: &[ChannelCoverageStatus]) -> Table {
             seen(channel.last_backfill_at),
             channel
                 .complete_through_message_id
-                .clone()
+                .as_ref()
+                .map(MessageId::to_string)
                 .unwrap_or_default(),
             channel
                 .import
                 .as_ref()
                 .map(import_words)
                 .unwrap_or_default(),
-            channel.channel_id.clone(),
+            channel.channel_id.to_string(),
         ]);
     }
     out
@@ -578,7 +579,7 @@ fn gaps_table(gaps: &[Gap]) -> Table {
             gap.channel_name
                 .as_ref()
                 .map(|name| format!("#{name}"))
-                .or_else(|| gap.channel_id.clone())
+                .or_else(|| gap.channel_id.as_ref().map(ChannelId::to_string))
                 .unwrap_or_else(|| "every channel".to_string()),
             when(gap.from),
             when(gap.until),
@@ -674,8 +675,8 @@ impl ModelText for StoreStatus {
                 seen(channel.last_backfill_at),
                 channel
                     .complete_through_message_id
-                    .as_deref()
-                    .unwrap_or("none"),
+                    .as_ref()
+                    .map_or("none", MessageId::as_str),
                 channel.import.as_ref().map(import_text).unwrap_or_default()
             );
         }
@@ -710,7 +711,7 @@ mod tests {
         store
             .write(|writer| {
                 writer.record_coverage(&NewCoverage {
-                    channel_id: channel.to_string(),
+                    channel_id: crate::test_fixtures::id(channel),
                     started_after,
                     complete_through,
                     fetched: 0,
@@ -724,11 +725,11 @@ mod tests {
     fn gap(store: &Store, kind: GapKind, channel: Option<&str>, after: Option<u64>) -> NewGap {
         let gap = NewGap {
             kind,
-            channel_id: channel.map(str::to_string),
+            channel_id: channel.map(crate::test_fixtures::id),
             from_at: Instant::parse("2026-11-29T10:00:00Z").unwrap(),
             until_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
             after_message_id: after,
-            detail: format!("gap {}", fresh_id()),
+            detail: format!("gap {}", fresh_id::<String>()),
         };
         store.write(|writer| writer.record_gap(&gap)).unwrap();
         gap
@@ -756,8 +757,8 @@ mod tests {
             "hidden",
             json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": VIEW.to_string()}]),
         );
-        coverage(&world.store, &general, 10, 500);
-        coverage(&world.store, &general, 500, 300);
+        coverage(&world.store, general.as_str(), 10, 500);
+        coverage(&world.store, general.as_str(), 500, 300);
 
         let status = status(&world, None);
         let listed: Vec<(&str, Option<&str>)> = status
@@ -766,7 +767,10 @@ mod tests {
             .map(|channel| {
                 (
                     channel.channel_id.as_str(),
-                    channel.complete_through_message_id.as_deref(),
+                    channel
+                        .complete_through_message_id
+                        .as_ref()
+                        .map(MessageId::as_str),
                 )
             })
             .collect();
@@ -787,19 +791,24 @@ mod tests {
     fn a_messages_gap_closes_once_a_backfill_from_at_or_before_its_point_completes() {
         let world = World::new();
         let general = world.channel("general");
-        let open = gap(&world.store, GapKind::Messages, Some(&general), Some(100));
+        let open = gap(
+            &world.store,
+            GapKind::Messages,
+            Some(general.as_str()),
+            Some(100),
+        );
         assert_eq!(own(&status(&world, None), &[&open]).len(), 1);
 
         // A backfill that started after the gap's point proves nothing about it.
-        coverage(&world.store, &general, 101, 900);
+        coverage(&world.store, general.as_str(), 101, 900);
         let still = status(&world, None);
         assert_eq!(own(&still, &[&open]).len(), 1);
         assert_eq!(
-            own(&still, &[&open])[0].after_message_id.as_deref(),
-            Some("100")
+            own(&still, &[&open])[0].after_message_id.as_ref(),
+            Some(&crate::test_fixtures::id("100"))
         );
 
-        coverage(&world.store, &general, 100, 900);
+        coverage(&world.store, general.as_str(), 100, 900);
         assert_eq!(own(&status(&world, None), &[&open]).len(), 0);
     }
 
@@ -808,7 +817,7 @@ mod tests {
         let world = World::new();
         let general = world.channel("general");
         let downtime = gap(&world.store, GapKind::Downtime, None, None);
-        let event = gap(&world.store, GapKind::Event, Some(&general), None);
+        let event = gap(&world.store, GapKind::Event, Some(general.as_str()), None);
         let until = downtime.until_at;
 
         let at = status(&world, Some(until));
@@ -827,7 +836,7 @@ mod tests {
         let world = World::new();
         let elsewhere = World::new();
         let theirs = elsewhere.channel("general");
-        let gap = gap(&world.store, GapKind::Event, Some(&theirs), None);
+        let gap = gap(&world.store, GapKind::Event, Some(theirs.as_str()), None);
         assert_eq!(own(&status(&world, None), &[&gap]).len(), 0);
         assert_eq!(own(&status(&elsewhere, None), &[&gap]).len(), 1);
     }

@@ -7,6 +7,7 @@ use crate::store::messages::tests::new_message;
 use crate::store::{
     Attachment, AttachmentMatch, AttachmentOutcome, MessageExtras, SearchFilter, Store,
 };
+use discord_manager_vocabulary::snowflake::MessageId;
 
 fn store() -> (tempfile::TempDir, Store) {
     let folder = tempfile::tempdir().unwrap();
@@ -19,12 +20,14 @@ fn store() -> (tempfile::TempDir, Store) {
 fn message_with_a_kept_log(store: &Store, id: &str, content: &str) -> AttachmentRecord {
     let message = new_message("300", "7", content);
     let log = Attachment {
-        id: id.into(),
+        id: id.parse().unwrap(),
         filename: "deploy.log".into(),
         size: 40,
         content_type: Some("text/plain".into()),
         url: format!("https://cdn.discordapp.com/attachments/300/{id}/deploy.log"),
-        ..Attachment::default()
+        width: None,
+        height: None,
+        description: None,
     };
     let extras = MessageExtras {
         attachments: vec![log],
@@ -33,9 +36,9 @@ fn message_with_a_kept_log(store: &Store, id: &str, content: &str) -> Attachment
     store
         .write(|writer| {
             writer.insert_message(&message)?;
-            writer.record_extras(&message.message_id, "300", &extras)?;
+            writer.record_extras(&message.message_id, &"300".parse().unwrap(), &extras)?;
             writer.record_attachment_outcome(
-                id,
+                &id.parse().unwrap(),
                 &AttachmentOutcome::Fetched {
                     hash: format!("{id:0>64}"),
                     bytes: 40,
@@ -43,12 +46,15 @@ fn message_with_a_kept_log(store: &Store, id: &str, content: &str) -> Attachment
             )
         })
         .unwrap();
-    store.read(|reader| reader.attachment(id)).unwrap().unwrap()
+    store
+        .read(|reader| reader.attachment(&id.parse().unwrap()))
+        .unwrap()
+        .unwrap()
 }
 
-fn search(store: &Store, query: &str) -> Vec<(String, String, Option<AttachmentMatch>)> {
+fn search(store: &Store, query: &str) -> Vec<(MessageId, String, Option<AttachmentMatch>)> {
     let filter = SearchFilter {
-        channel_ids: vec!["300".into()],
+        channel_ids: vec!["300".parse().unwrap()],
         ..SearchFilter::default()
     };
     store
@@ -73,7 +79,7 @@ fn a_word_only_in_a_kept_files_text_finds_its_message_and_the_hit_names_the_atta
         .unwrap();
     assert!(indexed);
     let in_log = Some(AttachmentMatch {
-        attachment_id: "901".into(),
+        attachment_id: "901".parse().unwrap(),
         filename: "deploy.log".into(),
     });
     assert_eq!(
@@ -104,21 +110,24 @@ fn a_files_text_is_indexed_once_and_the_unindexed_list_reads_on_after_its_cursor
     store
         .write(|writer| {
             writer.record_extras(
-                "913",
-                "300",
+                &"913".parse().unwrap(),
+                &"300".parse().unwrap(),
                 &MessageExtras {
                     attachments: vec![Attachment {
-                        id: "913".into(),
+                        id: "913".parse().unwrap(),
                         filename: "huge.log".into(),
                         size: 1 << 30,
                         url: "https://cdn.discordapp.com/x".into(),
-                        ..Attachment::default()
+                        content_type: None,
+                        width: None,
+                        height: None,
+                        description: None,
                     }],
                     ..MessageExtras::default()
                 },
             )?;
             writer.record_attachment_outcome(
-                "913",
+                &"913".parse().unwrap(),
                 &AttachmentOutcome::Skipped {
                     reason: "too large".into(),
                 },

@@ -12,12 +12,14 @@ fn store() -> (tempfile::TempDir, Store) {
 
 fn attachment(id: &str, url: &str, size: u64) -> Attachment {
     Attachment {
-        id: id.into(),
+        id: id.parse().unwrap(),
         filename: format!("{id}.png"),
         size,
         content_type: Some("image/png".into()),
         url: url.into(),
-        ..Attachment::default()
+        width: None,
+        height: None,
+        description: None,
     }
 }
 
@@ -27,7 +29,9 @@ fn record(store: &Store, message: &str, attachments: Vec<Attachment>) {
         ..MessageExtras::default()
     };
     store
-        .write(|writer| writer.record_extras(message, "300", &extras))
+        .write(|writer| {
+            writer.record_extras(&message.parse().unwrap(), &"300".parse().unwrap(), &extras)
+        })
         .unwrap();
 }
 
@@ -46,7 +50,11 @@ fn an_attachment_is_recorded_once_per_url_and_read_back_as_last_seen() {
     // A replay of the same version writes nothing, and leaves the clock where it was.
     let written = store
         .write(|writer| {
-            writer.record_attachments("10", "300", &[attachment("1", "https://cdn/1?ex=1", 5)])
+            writer.record_attachments(
+                &"10".parse().unwrap(),
+                &"300".parse().unwrap(),
+                &[attachment("1", "https://cdn/1?ex=1", 5)],
+            )
         })
         .unwrap();
     assert_eq!(written, 0);
@@ -54,7 +62,7 @@ fn an_attachment_is_recorded_once_per_url_and_read_back_as_last_seen() {
     // A fresh URL is a new sighting, and the attachment reads as last seen.
     record(&store, "10", vec![attachment("1", "https://cdn/1?ex=2", 5)]);
     let seen = store
-        .read(|reader| reader.attachment("1"))
+        .read(|reader| reader.attachment(&"1".parse().unwrap()))
         .unwrap()
         .unwrap();
     assert_eq!(seen.url, "https://cdn/1?ex=2");
@@ -68,7 +76,12 @@ fn an_attachment_is_recorded_once_per_url_and_read_back_as_last_seen() {
     );
     assert_eq!(seen.filename, "1.png");
     assert_eq!(seen.content_type.as_deref(), Some("image/png"));
-    assert_eq!(store.read(|reader| reader.attachment("2")).unwrap(), None);
+    assert_eq!(
+        store
+            .read(|reader| reader.attachment(&"2".parse().unwrap()))
+            .unwrap(),
+        None
+    );
     // Listed once, at its newest sighting.
     let pending = store
         .read(|reader| reader.pending_attachments(0, Instant::now(), 10))
@@ -119,20 +132,20 @@ fn fetched_and_skipped_are_never_pending_and_a_failure_is_again_once_its_retry_i
     store
         .write(|writer| {
             writer.record_attachment_outcome(
-                "1",
+                &"1".parse().unwrap(),
                 &AttachmentOutcome::Fetched {
                     hash: "a".repeat(64),
                     bytes: 1,
                 },
             )?;
             writer.record_attachment_outcome(
-                "2",
+                &"2".parse().unwrap(),
                 &AttachmentOutcome::Skipped {
                     reason: "too large".into(),
                 },
             )?;
             writer.record_attachment_outcome(
-                "3",
+                &"3".parse().unwrap(),
                 &AttachmentOutcome::Failed {
                     reason: "the CDN answered 503".into(),
                     attempts: 2,
@@ -140,7 +153,7 @@ fn fetched_and_skipped_are_never_pending_and_a_failure_is_again_once_its_retry_i
                 },
             )?;
             writer.record_attachment_outcome(
-                "4",
+                &"4".parse().unwrap(),
                 &AttachmentOutcome::Failed {
                     reason: "deleted before it could be fetched".into(),
                     attempts: 1,
@@ -162,7 +175,9 @@ fn fetched_and_skipped_are_never_pending_and_a_failure_is_again_once_its_retry_i
     // A failure never retried stays out, however late.
     assert_eq!(ids(&pending_at(retry_at.plus_seconds(86_400 * 365))), ["3"]);
     assert_eq!(
-        store.read(|reader| reader.attachment_outcome("3")).unwrap(),
+        store
+            .read(|reader| reader.attachment_outcome(&"3".parse().unwrap()))
+            .unwrap(),
         Some(AttachmentOutcome::Failed {
             reason: "the CDN answered 503".into(),
             attempts: 2,
@@ -170,14 +185,16 @@ fn fetched_and_skipped_are_never_pending_and_a_failure_is_again_once_its_retry_i
         })
     );
     assert_eq!(
-        store.read(|reader| reader.attachment_outcome("5")).unwrap(),
+        store
+            .read(|reader| reader.attachment_outcome(&"5".parse().unwrap()))
+            .unwrap(),
         None
     );
     // Fetched at last: the newest outcome decides.
     store
         .write(|writer| {
             writer.record_attachment_outcome(
-                "3",
+                &"3".parse().unwrap(),
                 &AttachmentOutcome::Fetched {
                     hash: "b".repeat(64),
                     bytes: 3,
@@ -209,17 +226,17 @@ fn cache_totals_count_each_file_once_and_each_attachment_by_its_latest_outcome()
     store
         .write(|writer| {
             // The same file for two attachments: one file, its bytes once.
-            writer.record_attachment_outcome("1", &fetched('a', 100))?;
-            writer.record_attachment_outcome("2", &fetched('a', 100))?;
-            writer.record_attachment_outcome("3", &fetched('b', 20))?;
+            writer.record_attachment_outcome(&"1".parse().unwrap(), &fetched('a', 100))?;
+            writer.record_attachment_outcome(&"2".parse().unwrap(), &fetched('a', 100))?;
+            writer.record_attachment_outcome(&"3".parse().unwrap(), &fetched('b', 20))?;
             writer.record_attachment_outcome(
-                "4",
+                &"4".parse().unwrap(),
                 &AttachmentOutcome::Skipped {
                     reason: "type not kept".into(),
                 },
             )?;
             writer.record_attachment_outcome(
-                "5",
+                &"5".parse().unwrap(),
                 &AttachmentOutcome::Failed {
                     reason: "timed out".into(),
                     attempts: 1,
@@ -256,14 +273,14 @@ fn which_attachments_are_kept_is_read_for_a_whole_page_at_once() {
     store
         .write(|writer| {
             writer.record_attachment_outcome(
-                "10",
+                &"10".parse().unwrap(),
                 &AttachmentOutcome::Fetched {
                     hash: "ab".repeat(32),
                     bytes: 5,
                 },
             )?;
             writer.record_attachment_outcome(
-                "11",
+                &"11".parse().unwrap(),
                 &AttachmentOutcome::Skipped {
                     reason: "type not kept".into(),
                 },
@@ -271,9 +288,19 @@ fn which_attachments_are_kept_is_read_for_a_whole_page_at_once() {
         })
         .unwrap();
     let kept = store
-        .read(|reader| reader.kept_attachments(&["10", "11", "12", "99"]))
+        .read(|reader| {
+            reader.kept_attachments(&[
+                &"10".parse().unwrap(),
+                &"11".parse().unwrap(),
+                &"12".parse().unwrap(),
+                &"99".parse().unwrap(),
+            ])
+        })
         .unwrap();
-    assert_eq!(kept, std::collections::HashSet::from(["10".to_string()]));
+    assert_eq!(
+        kept,
+        std::collections::HashSet::from(["10".parse().unwrap()])
+    );
     assert!(
         store
             .read(|reader| reader.kept_attachments(&[]))

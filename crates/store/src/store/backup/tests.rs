@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use discord_manager_vocabulary::error::ErrorKind;
+use discord_manager_vocabulary::snowflake::MessageId;
 use rusqlite::Connection;
 
 use crate::store::Store;
@@ -28,7 +29,7 @@ fn a_backup_taken_during_a_burst_of_writes_is_sound_and_holds_every_message_comm
     let path = folder.path().join("store.sqlite3");
     let store = Store::open(&path).unwrap();
     // The writer: its own connection, one message a transaction, each id noted once committed.
-    let committed = Arc::new(Mutex::new(Vec::<String>::new()));
+    let committed = Arc::new(Mutex::new(Vec::<MessageId>::new()));
     let stop = Arc::new(AtomicBool::new(false));
     let finished = Arc::new(AtomicBool::new(false));
     let writer = {
@@ -50,7 +51,7 @@ fn a_backup_taken_during_a_burst_of_writes_is_sound_and_holds_every_message_comm
     while count() < 300 {
         std::thread::yield_now();
     }
-    let before: Vec<String> = committed.lock().unwrap().clone();
+    let before: Vec<MessageId> = committed.lock().unwrap().clone();
     let destination = folder.path().join("backup.sqlite3");
     let mut steps = 0;
     let summary = store

@@ -6,7 +6,7 @@ use crate::store::testing::{fresh_id, shared_store};
 #[test]
 fn a_channels_coverage_is_the_highest_point_proved_whatever_the_order() {
     let store = shared_store();
-    let channel = fresh_id();
+    let channel: ChannelId = fresh_id();
     for (after, through) in [(10, 500), (10, 300)] {
         store
             .write(|writer| {
@@ -39,7 +39,7 @@ fn a_channels_coverage_is_the_highest_point_proved_whatever_the_order() {
 #[test]
 fn a_channel_never_backfilled_has_no_coverage() {
     let store = shared_store();
-    let channel = fresh_id();
+    let channel: ChannelId = fresh_id();
     assert_eq!(
         store
             .read(|reader| reader.channel_coverage(&channel))
@@ -70,7 +70,7 @@ fn a_channel_never_backfilled_has_no_coverage() {
 #[test]
 fn a_messages_gap_is_open_until_a_backfill_from_at_or_before_it_completes() {
     let store = shared_store();
-    let channel = fresh_id();
+    let channel: ChannelId = fresh_id();
     let open = |after| {
         store
             .read(|reader| reader.open_messages_gap(&channel, after))
@@ -114,7 +114,7 @@ fn a_messages_gap_is_open_until_a_backfill_from_at_or_before_it_completes() {
 #[test]
 fn a_channels_beginning_is_its_first_sighting_and_later_ones_do_not_move_it() {
     let store = shared_store();
-    let channel = fresh_id();
+    let channel: ChannelId = fresh_id();
     let read = || {
         store
             .read(|reader| reader.channel_beginning(&channel))
@@ -155,7 +155,7 @@ fn a_channel_without_messages_begins_just_below_its_own_id() {
         }
     );
     let store = shared_store();
-    let channel = fresh_id();
+    let channel: ChannelId = fresh_id();
     let beginning = ChannelBeginning::of(42, None);
     store
         .write(|writer| writer.record_channel_beginning(&channel, beginning))
@@ -202,7 +202,7 @@ fn the_latest_discord_clock_reading_gives_the_hosts_offset_either_way() {
 #[test]
 fn gaps_round_trip_with_every_field() {
     let store = shared_store();
-    let channel = fresh_id();
+    let channel: ChannelId = fresh_id();
     let from = Instant::parse("2026-11-29T10:00:00Z").unwrap();
     let until = Instant::parse("2026-11-29T11:00:00Z").unwrap();
     let gap = NewGap {
@@ -217,7 +217,7 @@ fn gaps_round_trip_with_every_field() {
     let gaps = store.read(|reader| reader.gaps()).unwrap();
     let found: Vec<_> = gaps
         .into_iter()
-        .filter(|gap| gap.channel_id.as_deref() == Some(channel.as_str()))
+        .filter(|gap| gap.channel_id.as_ref() == Some(&channel.as_str().parse().unwrap()))
         .collect();
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].kind, GapKind::Messages);

@@ -5,6 +5,7 @@
 use super::*;
 use crate::store::messages::tests::new_message;
 use crate::store::{Instant, NewEdit, Store};
+use discord_manager_vocabulary::snowflake::MessageId;
 
 fn store() -> (tempfile::TempDir, Store) {
     let folder = tempfile::tempdir().unwrap();
@@ -13,7 +14,7 @@ fn store() -> (tempfile::TempDir, Store) {
 }
 
 /// Stores a message in `channel` saying `content`; its key.
-fn message(store: &Store, channel: &str, content: &str) -> (i64, String) {
+fn message(store: &Store, channel: &str, content: &str) -> (i64, MessageId) {
     let message = new_message(channel, "7", content);
     store
         .write(|writer| writer.insert_message(&message).map(|_| ()))
@@ -200,7 +201,7 @@ fn an_edit_lists_its_message_as_changed_once_and_the_text_to_embed_is_the_edited
             writer
                 .insert_edit(&NewEdit {
                     message_id: message_id.clone(),
-                    channel_id: "300".into(),
+                    channel_id: "300".parse().unwrap(),
                     content: "we drop the LRU for TTLs".into(),
                     edited_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
                     mentioned_user_ids: vec![],

@@ -189,7 +189,7 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
     let path = folder.path().join("before-0020.sqlite3");
     let store = Store::open_writable(&path).unwrap();
     let shot = |url: &str| Attachment {
-        id: "1600000000000000001".into(),
+        id: "1600000000000000001".parse().unwrap(),
         filename: "eu-west-2-latency.png".into(),
         size: 48_213,
         content_type: Some("image/png".into()),
@@ -199,12 +199,14 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
         description: None,
     };
     let log = Attachment {
-        id: "1600000000000000002".into(),
+        id: "1600000000000000002".parse().unwrap(),
         filename: "deploy.log".into(),
         size: 912,
         content_type: None,
         url: "https://cdn.discordapp.com/attachments/3/2/deploy.log".into(),
-        ..Attachment::default()
+        width: None,
+        height: None,
+        description: None,
     };
     store
         .write(|writer| {
@@ -216,14 +218,22 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
                     attachments,
                     ..MessageExtras::default()
                 };
-                writer.record_extras("1500000000000000001", "1400000000000000003", &extras)?;
+                writer.record_extras(
+                    &"1500000000000000001".parse().unwrap(),
+                    &"1400000000000000003".parse().unwrap(),
+                    &extras,
+                )?;
             }
             // A message with no attachment has nothing to list.
             let pinned = MessageExtras {
                 pinned: true,
                 ..MessageExtras::default()
             };
-            writer.record_extras("1500000000000000002", "1400000000000000003", &pinned)?;
+            writer.record_extras(
+                &"1500000000000000002".parse().unwrap(),
+                &"1400000000000000003".parse().unwrap(),
+                &pinned,
+            )?;
             Ok(())
         })
         .unwrap();

@@ -22,6 +22,7 @@ mod sections;
 mod window;
 
 use crate::business::kernel::examples::{Examples, Sample, demo};
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -154,8 +155,8 @@ pub struct BriefingReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Brief {
-    pub message_id: String,
-    pub channel_id: String,
+    pub message_id: MessageId,
+    pub channel_id: ChannelId,
     /// The channel's or thread's name (for a direct message, the other person's).
     pub channel_name: Text,
     pub author_name: Text,
@@ -204,7 +205,7 @@ pub struct NeedsYouItem {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Quote {
-    pub message_id: String,
+    pub message_id: MessageId,
     /// Absent when the store does not hold it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author_name: Option<Text>,
@@ -274,7 +275,7 @@ pub struct DueBookmark {
 #[serde(rename_all = "camelCase")]
 pub struct FailedSchedule {
     pub schedule_id: i64,
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub channel_name: Text,
     /// Its first 160 characters.
     pub content: Text,
@@ -300,7 +301,7 @@ pub struct Conversations {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Conversation {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub channel_name: Text,
     /// New messages from others in the window.
     pub new_messages: u64,
@@ -331,7 +332,7 @@ pub struct MostActive {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Discussion {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub channel_name: Text,
     pub messages: u64,
     /// Of those, replies to another message.
@@ -371,7 +372,7 @@ pub struct Rest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChannelCount {
-    pub channel_id: String,
+    pub channel_id: ChannelId,
     pub channel_name: Text,
     pub messages: u64,
 }

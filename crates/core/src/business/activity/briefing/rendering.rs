@@ -11,6 +11,7 @@ use crate::business::activity::briefing::{
     NeedReason, NeedsYou, Rest, WindowStart,
 };
 use crate::business::kernel::model::PageCursor;
+use discord_manager_vocabulary::snowflake::ChannelId;
 
 /// How a reason reads to a person and to a model.
 fn reason_words(reason: NeedReason) -> &'static str {
@@ -42,7 +43,7 @@ fn window_words(report: &BriefingReport) -> &'static str {
 // ---- The model's text block ----
 
 /// `#name (id)` with the name fenced.
-fn channel(text: &mut TextBlock, name: &str, id: &str) -> String {
+fn channel(text: &mut TextBlock, name: &str, id: &ChannelId) -> String {
     format!("{} ({id})", text.data(&format!("#{name}")))
 }
 
@@ -371,7 +372,7 @@ fn needs_you_page(page: &mut Page, section: &NeedsYou) {
             where_cell(&item.message),
             who,
             what,
-            item.message.message_id.clone(),
+            item.message.message_id.to_string(),
         ]);
     }
     table_then_more(
@@ -406,7 +407,7 @@ fn keywords_page(page: &mut Page, section: &KeywordHits) {
             where_cell(&item.message),
             who,
             what,
-            item.message.message_id.clone(),
+            item.message.message_id.to_string(),
         ]);
     }
     table_then_more(
@@ -434,7 +435,7 @@ fn due_page(page: &mut Page, section: &Due) {
                 },
                 where_cell(&bookmark.message),
                 excerpt(&bookmark.message.text, 60),
-                bookmark.message.message_id.clone(),
+                bookmark.message.message_id.to_string(),
             ],
             DueItem::FailedSchedule(schedule) => vec![
                 local(schedule.failed_at),

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use discord_manager_store::{BookmarkEvent, MessageRecord, Reader};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use serde::Serialize;
 
 use super::window::Window;
@@ -54,7 +55,12 @@ struct Need {
 }
 
 enum DueCandidate {
-    Bookmark { event: BookmarkEvent, due: Instant },
+    /// `channel_id`: its message's, as the ranking read it.
+    Bookmark {
+        event: BookmarkEvent,
+        channel_id: ChannelId,
+        due: Instant,
+    },
     Schedule(Box<schedules::Schedule>),
 }
 
@@ -63,11 +69,11 @@ enum DueCandidate {
 pub(super) struct Ranked {
     needs: Vec<(Key, Need)>,
     closed: u64,
-    keywords: Vec<(Key, String, Vec<String>)>,
+    keywords: Vec<(Key, KeywordHit)>,
     due: Vec<(Key, DueCandidate)>,
-    conversations: Vec<(Key, String, Instant)>,
-    most_active: Vec<(Key, String)>,
-    rest: Vec<(Key, String)>,
+    conversations: Vec<(Key, ChannelId, Instant)>,
+    most_active: Vec<(Key, ChannelId)>,
+    rest: Vec<(Key, ChannelId)>,
     keyword_list: Vec<String>,
 }
 
@@ -138,11 +144,11 @@ impl Ranked {
     fn needs_you(&self, reader: &Reader<'_>, window: &Window, page: Page<'_>) -> Result<NeedsYou> {
         let needs = from_key(&self.needs, page.from, |item| item.0);
         let shown = &needs[..needs.len().min(page.cap)];
-        let quoted: Vec<&str> = shown
+        let quoted: Vec<&MessageId> = shown
             .iter()
-            .filter_map(|(_, need)| need.record.reply_to_message_id.as_deref())
+            .filter_map(|(_, need)| need.record.reply_to_message_id.as_ref())
             .collect();
-        let quotes: HashMap<String, MessageRecord> = reader
+        let quotes: HashMap<MessageId, MessageRecord> = reader
             .messages(&quoted)?
             .into_iter()
             .flatten()
@@ -192,25 +198,25 @@ impl Ranked {
         page: Page<'_>,
     ) -> Result<KeywordHits> {
         let hits = from_key(&self.keywords, page.from, |item| item.0);
-        let shown: Vec<&str> = hits
+        let shown: Vec<&MessageId> = hits
             .iter()
             .take(page.cap)
-            .map(|(_, id, _)| id.as_str())
+            .map(|(_, hit)| &hit.message_id)
             .collect();
         let records: Vec<MessageRecord> = reader.messages(&shown)?.into_iter().flatten().collect();
         let shaper = Shaper::for_owner(reader, window.owner.clone(), &records)?;
-        let keys: Vec<Key> = hits.iter().map(|(key, _, _)| *key).collect();
+        let keys: Vec<Key> = hits.iter().map(|(key, _)| *key).collect();
         let (items, next) = list(&keys, page, |index| {
-            let (_, message_id, matched) = &hits[index];
-            let record = records
-                .iter()
-                .find(|record| &record.message_id == message_id);
+            let hit = &hits[index].1;
             KeywordItem {
-                matched: matched.clone(),
-                message: match record {
-                    Some(record) => brief(window, &shaper, record),
-                    None => missing(message_id),
-                },
+                matched: hit.matched.clone(),
+                message: shown_or_missing(
+                    window,
+                    &shaper,
+                    &records,
+                    &hit.message_id,
+                    &hit.channel_id,
+                ),
             }
         });
         Ok(KeywordHits {
@@ -223,11 +229,11 @@ impl Ranked {
 
     fn due_page(&self, reader: &Reader<'_>, window: &Window, page: Page<'_>) -> Result<Due> {
         let due = from_key(&self.due, page.from, |item| item.0);
-        let ids: Vec<&str> = due
+        let ids: Vec<&MessageId> = due
             .iter()
             .take(page.cap)
             .filter_map(|(_, candidate)| match candidate {
-                DueCandidate::Bookmark { event, .. } => Some(event.message_id.as_str()),
+                DueCandidate::Bookmark { event, .. } => Some(&event.message_id),
                 DueCandidate::Schedule(_) => None,
             })
             .collect();
@@ -235,17 +241,15 @@ impl Ranked {
         let shaper = Shaper::for_owner(reader, window.owner.clone(), &records)?;
         let keys: Vec<Key> = due.iter().map(|(key, _)| *key).collect();
         let (items, next) = list(&keys, page, |index| match &due[index].1 {
-            DueCandidate::Bookmark { event, due } => DueItem::Bookmark(DueBookmark {
+            DueCandidate::Bookmark {
+                event,
+                channel_id,
+                due,
+            } => DueItem::Bookmark(DueBookmark {
                 due_at: *due,
                 overdue: *due < window.now,
                 note: event.note.as_deref().map(Text::new),
-                message: records
-                    .iter()
-                    .find(|record| record.message_id == event.message_id)
-                    .map_or_else(
-                        || missing(&event.message_id),
-                        |record| brief(window, &shaper, record),
-                    ),
+                message: shown_or_missing(window, &shaper, &records, &event.message_id, channel_id),
             }),
             DueCandidate::Schedule(schedule) => DueItem::FailedSchedule(FailedSchedule {
                 schedule_id: schedule.schedule_id,
@@ -271,10 +275,10 @@ impl Ranked {
         page: Page<'_>,
     ) -> Result<Conversations> {
         let conversations = from_key(&self.conversations, page.from, |item| item.0);
-        let newest: Vec<&str> = conversations
+        let newest: Vec<&MessageId> = conversations
             .iter()
             .take(page.cap)
-            .filter_map(|(_, channel_id, _)| window.news[channel_id].newest_from_others.as_deref())
+            .filter_map(|(_, channel_id, _)| window.news[channel_id].newest_from_others.as_ref())
             .collect();
         let records: Vec<MessageRecord> = reader.messages(&newest)?.into_iter().flatten().collect();
         let shaper = Shaper::for_owner(reader, window.owner.clone(), &records)?;
@@ -282,13 +286,12 @@ impl Ranked {
         let (items, next) = list(&keys, page, |index| {
             let (_, channel_id, wrote_at) = &conversations[index];
             let news = &window.news[channel_id];
-            let mut others: Vec<(&String, &(String, u64))> = news
+            let mut others: Vec<(&UserId, &(String, u64))> = news
                 .authors
                 .iter()
                 .filter(|(author, _)| !window.is_answerer(author))
                 .collect();
             others.sort_by(|a, b| b.1.1.cmp(&a.1.1).then_with(|| a.0.cmp(b.0)));
-            let newest_id = news.newest_from_others.as_deref().unwrap_or_default();
             Conversation {
                 channel_id: channel_id.clone(),
                 channel_name: channel_name(window, channel_id),
@@ -300,7 +303,14 @@ impl Ranked {
                     .collect(),
                 more_participants: others.len().saturating_sub(NAMED_PARTICIPANTS) as u64,
                 you_wrote_at: *wrote_at,
-                newest: shown_or_missing(window, &shaper, &records, newest_id),
+                // A conversation has news from others: its newest from others is there.
+                newest: shown_or_missing(
+                    window,
+                    &shaper,
+                    &records,
+                    news.newest_from_others.as_ref().unwrap_or(&news.newest),
+                    channel_id,
+                ),
             }
         });
         Ok(Conversations {
@@ -317,14 +327,13 @@ impl Ranked {
         page: Page<'_>,
     ) -> Result<MostActive> {
         let active = from_key(&self.most_active, page.from, |item| item.0);
-        let ids: Vec<&str> = active
+        let ids: Vec<&MessageId> = active
             .iter()
             .take(page.cap)
             .flat_map(|(_, channel_id)| {
                 let news = &window.news[channel_id];
-                [news.first.as_deref(), news.newest.as_deref()]
+                [&news.first, &news.newest]
             })
-            .flatten()
             .collect();
         let records: Vec<MessageRecord> = reader.messages(&ids)?.into_iter().flatten().collect();
         let shaper = Shaper::for_owner(reader, window.owner.clone(), &records)?;
@@ -332,8 +341,6 @@ impl Ranked {
         let (items, next) = list(&keys, page, |index| {
             let channel_id = &active[index].1;
             let news = &window.news[channel_id];
-            let first = news.first.as_deref().unwrap_or_default();
-            let newest = news.newest.as_deref().unwrap_or_default();
             Discussion {
                 channel_id: channel_id.clone(),
                 channel_name: channel_name(window, channel_id),
@@ -341,9 +348,9 @@ impl Ranked {
                 replies: news.replies,
                 participants: news.authors.len() as u64,
                 reactions: news.reactions,
-                opening: shown_or_missing(window, &shaper, &records, first),
-                newest: (newest != first)
-                    .then(|| shown_or_missing(window, &shaper, &records, newest)),
+                opening: shown_or_missing(window, &shaper, &records, &news.first, channel_id),
+                newest: (news.newest != news.first)
+                    .then(|| shown_or_missing(window, &shaper, &records, &news.newest, channel_id)),
             }
         });
         Ok(MostActive {
@@ -419,11 +426,11 @@ fn list<T: Serialize>(
     (items, None)
 }
 
-fn channel_name(window: &Window, channel_id: &str) -> Text {
-    window
-        .channels
-        .get(channel_id)
-        .map_or_else(|| Text::new(channel_id), |channel| Text::new(&channel.name))
+fn channel_name(window: &Window, channel_id: &ChannelId) -> Text {
+    window.channels.get(channel_id).map_or_else(
+        || Text::new(channel_id.as_str()),
+        |channel| Text::new(&channel.name),
+    )
 }
 
 fn brief(window: &Window, shaper: &Shaper, record: &MessageRecord) -> Brief {
@@ -439,27 +446,29 @@ fn brief(window: &Window, shaper: &Shaper, record: &MessageRecord) -> Brief {
     }
 }
 
+/// Message `message_id` of channel `channel_id` as a brief, from the `records` read.
 fn shown_or_missing(
     window: &Window,
     shaper: &Shaper,
     records: &[MessageRecord],
-    message_id: &str,
+    message_id: &MessageId,
+    channel_id: &ChannelId,
 ) -> Brief {
     records
         .iter()
-        .find(|record| record.message_id == message_id)
+        .find(|record| record.message_id == *message_id)
         .map_or_else(
-            || missing(message_id),
+            || missing(message_id, channel_id),
             |record| brief(window, shaper, record),
         )
 }
 
 /// A message the store no longer returns (it cannot happen to an append-only store; said
-/// rather than panicked).
-fn missing(message_id: &str) -> Brief {
+/// rather than panicked), named by its id and channel as far as they are known.
+fn missing(message_id: &MessageId, channel_id: &ChannelId) -> Brief {
     Brief {
-        message_id: message_id.to_string(),
-        channel_id: String::new(),
+        message_id: message_id.clone(),
+        channel_id: channel_id.clone(),
         channel_name: Text::new(""),
         author_name: Text::new(""),
         text: Text::new("(not in the store)"),
@@ -509,7 +518,7 @@ struct Addressed {
     open: Vec<(Key, Need)>,
     closed: u64,
     /// Every message addressed to the owner, open or closed.
-    ids: HashSet<String>,
+    ids: HashSet<MessageId>,
 }
 
 fn needs(reader: &Reader<'_>, window: &Window) -> Result<Addressed> {
@@ -540,11 +549,10 @@ fn needs(reader: &Reader<'_>, window: &Window) -> Result<Addressed> {
         from = last.plus_micros(1);
     }
     // Direct messages in scope from others, as the window read them.
-    let direct: Vec<&str> = window
+    let direct: Vec<&MessageId> = window
         .news
         .values()
         .flat_map(|news| &news.direct_from_others)
-        .map(String::as_str)
         .filter(|id| !seen.contains(*id))
         .collect();
     if !direct.is_empty() {
@@ -565,7 +573,7 @@ fn needs(reader: &Reader<'_>, window: &Window) -> Result<Addressed> {
         let key = [
             tier(reason),
             record.sent_at.as_micros(),
-            numeric(&record.message_id),
+            numeric(record.message_id.as_str()),
         ];
         open.push((key, Need { reason, record }));
     }
@@ -583,9 +591,9 @@ fn keyword_hits(
     reader: &Reader<'_>,
     window: &Window,
     keywords: &[String],
-    addressed: &HashSet<String>,
-) -> Result<Vec<(Key, String, Vec<String>)>> {
-    let mut hits: HashMap<String, (Key, Vec<String>)> = HashMap::new();
+    addressed: &HashSet<MessageId>,
+) -> Result<Vec<(Key, KeywordHit)>> {
+    let mut hits: HashMap<MessageId, (Key, KeywordHit)> = HashMap::new();
     for keyword in keywords {
         for hit in reader.keyword_matches(keyword, window.earliest_start(), window.through)? {
             if !window.holds(&hit.channel_id, hit.created_at)
@@ -594,18 +602,23 @@ fn keyword_hits(
             {
                 continue;
             }
-            let key = [0, hit.sent_at.as_micros(), numeric(&hit.message_id)];
-            hits.entry(hit.message_id)
-                .or_insert_with(|| (key, Vec::new()))
+            let key = [0, hit.sent_at.as_micros(), numeric(hit.message_id.as_str())];
+            hits.entry(hit.message_id.clone())
+                .or_insert_with(|| {
+                    let found = KeywordHit {
+                        message_id: hit.message_id,
+                        channel_id: hit.channel_id,
+                        matched: Vec::new(),
+                    };
+                    (key, found)
+                })
                 .1
+                .matched
                 .push(keyword.clone());
         }
     }
-    let mut hits: Vec<(Key, String, Vec<String>)> = hits
-        .into_iter()
-        .map(|(message_id, (key, matched))| (key, message_id, matched))
-        .collect();
-    hits.sort_by_key(|(key, _, _)| *key);
+    let mut hits: Vec<(Key, KeywordHit)> = hits.into_values().collect();
+    hits.sort_by_key(|(key, _)| *key);
     Ok(hits)
 }
 
@@ -623,18 +636,26 @@ fn due(
         .filter_map(|(event, due)| Some((event, due?)))
         .filter(|(_, due)| *due <= soon)
         .collect();
-    let ids: Vec<&str> = bookmarks
+    let ids: Vec<&MessageId> = bookmarks
         .iter()
-        .map(|(event, _)| event.message_id.as_str())
+        .map(|(event, _)| &event.message_id)
         .collect();
     let messages = reader.messages(&ids)?;
     for ((event, due_at), message) in bookmarks.into_iter().zip(messages) {
-        if !message.is_some_and(|message| context.in_scope(message.guild_id.as_deref())) {
+        let Some(message) = message.filter(|message| context.in_scope(message.guild_id.as_ref()))
+        else {
             continue;
-        }
+        };
         let rank = if due_at < window.now { 0 } else { 1 };
         let key = [rank, due_at.as_micros(), event.created_at.as_micros()];
-        due.push((key, DueCandidate::Bookmark { event, due: due_at }));
+        due.push((
+            key,
+            DueCandidate::Bookmark {
+                event,
+                channel_id: message.channel_id,
+                due: due_at,
+            },
+        ));
     }
     for record in reader.schedules()? {
         let failed_at = match record.outcome() {
@@ -663,12 +684,19 @@ fn due(
     Ok(due)
 }
 
+/// A message of the window that holds keywords, and which.
+struct KeywordHit {
+    message_id: MessageId,
+    channel_id: ChannelId,
+    matched: Vec<String>,
+}
+
 /// The channels with news, each in one of the last three sections.
 struct Discussions {
     /// With when the owner or the bot last wrote there.
-    conversations: Vec<(Key, String, Instant)>,
-    most_active: Vec<(Key, String)>,
-    rest: Vec<(Key, String)>,
+    conversations: Vec<(Key, ChannelId, Instant)>,
+    most_active: Vec<(Key, ChannelId)>,
+    rest: Vec<(Key, ChannelId)>,
 }
 
 /// The channels with news, each in one of the last three sections: the owner's conversations
@@ -684,7 +712,7 @@ fn discussions(reader: &Reader<'_>, window: &Window) -> Result<Discussions> {
     let mut most_active = Vec::new();
     let mut rest = Vec::new();
     for (channel_id, news) in &window.news {
-        let id = numeric(channel_id);
+        let id = numeric(channel_id.as_str());
         if let Some(wrote_at) = written.get(channel_id)
             && news.from_others > 0
         {

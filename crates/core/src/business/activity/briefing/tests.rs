@@ -4,12 +4,12 @@ use serde_json::json;
 
 use super::*;
 use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
-use crate::business::kernel::model::DiscordId;
+
 use crate::config::Keywords;
 use crate::test_fixtures::{World, new_id};
 
-fn mention_of(user: &str) -> serde_json::Value {
-    json!({"mentions": [{"id": user, "username": "o", "discriminator": "0", "avatar": null}]})
+fn mention_of(user: impl AsRef<str>) -> serde_json::Value {
+    json!({"mentions": [{"id": user.as_ref(), "username": "o", "discriminator": "0", "avatar": null}]})
 }
 
 fn brief(world: &World, context: &OwnerContext, input: Briefing) -> BriefingReport {
@@ -23,10 +23,15 @@ fn since(at: Instant) -> Briefing {
     }
 }
 
-fn arrival(world: &World, message_id: &str) -> Instant {
+fn arrival(world: &World, message_id: impl AsRef<str>) -> Instant {
     world
         .store
-        .read(|reader| Ok(reader.message(message_id)?.unwrap().created_at))
+        .read(|reader| {
+            Ok(reader
+                .message(&crate::test_fixtures::id(message_id))?
+                .unwrap()
+                .created_at)
+        })
         .unwrap()
 }
 
@@ -39,7 +44,7 @@ fn next_arrival(world: &World) -> Instant {
         .plus_micros(1)
 }
 
-fn needs_ids(report: &BriefingReport) -> Vec<(NeedReason, String)> {
+fn needs_ids(report: &BriefingReport) -> Vec<(NeedReason, MessageId)> {
     report
         .needs_you
         .as_ref()
@@ -119,7 +124,7 @@ fn needs_you_lists_direct_messages_then_mentions_replies_and_roles_then_everyone
     crate::business::mentions::dismiss::dismiss_mention(
         &world.store,
         crate::business::mentions::dismiss::DismissMention {
-            message_id: DiscordId::parse(&direct).unwrap(),
+            message_id: crate::test_fixtures::id(&direct),
             note: None,
         },
         &context,
@@ -144,7 +149,7 @@ fn a_direct_message_out_of_scope_is_never_shown_nor_counted() {
     let needs = report.needs_you.as_ref().unwrap();
     assert_eq!((needs.total, needs.closed, needs.items.len()), (0, 0, 0));
     let json = serde_json::to_string(&report).unwrap();
-    assert!(!json.contains(&dm_channel), "{json}");
+    assert!(!json.contains(dm_channel.as_str()), "{json}");
     assert!(!json.contains("secret plans"), "{json}");
     assert_eq!(report.rest.as_ref().unwrap().messages, 1);
 }
@@ -312,11 +317,11 @@ fn a_section_cut_by_the_budget_reads_on_with_its_cursor_each_item_exactly_once()
     let start = next_arrival(&world);
     let channel = world.channel("incidents");
     let long = "x".repeat(400);
-    let planted: Vec<String> = (0..60)
+    let planted: Vec<MessageId> = (0..60)
         .map(|n| {
             world.post(
                 &channel,
-                &format!("{}", 7 + n % 5),
+                format!("{}", 7 + n % 5),
                 &format!("{n} {long}"),
                 mention_of(&world.owner_id),
             )
@@ -331,7 +336,7 @@ fn a_section_cut_by_the_budget_reads_on_with_its_cursor_each_item_exactly_once()
         serde_json::to_string(&report).unwrap().len()
             < crate::business::kernel::budget::ANSWER_BYTES
     );
-    let mut seen: Vec<String> = needs
+    let mut seen: Vec<MessageId> = needs
         .items
         .iter()
         .map(|item| item.message.message_id.clone())
@@ -371,7 +376,7 @@ fn due_lists_overdue_bookmarks_then_those_due_within_a_day_and_never_later_ones(
         add_bookmark(
             &world.store,
             AddBookmark {
-                message_id: DiscordId::parse(&id).unwrap(),
+                message_id: crate::test_fixtures::id(&id),
                 note: None,
                 due_at: Some(due),
             },
@@ -386,7 +391,7 @@ fn due_lists_overdue_bookmarks_then_those_due_within_a_day_and_never_later_ones(
 
     let report = briefing_at(&world.store, Briefing::default(), &context, now).unwrap();
     let due = report.due.unwrap();
-    let listed: Vec<(String, bool)> = due
+    let listed: Vec<(MessageId, bool)> = due
         .items
         .iter()
         .map(|item| match item {
@@ -395,7 +400,11 @@ fn due_lists_overdue_bookmarks_then_those_due_within_a_day_and_never_later_ones(
         })
         .collect();
     assert_eq!(listed, [(overdue, true), (soon, false)]);
-    assert!(!serde_json::to_string(&due).unwrap().contains(&later));
+    assert!(
+        !serde_json::to_string(&due)
+            .unwrap()
+            .contains(later.as_str())
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use discord_manager_store::{ChannelRecord, Reader, WindowMessage};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 
 use crate::business::OwnerContext;
 use crate::business::channels::chosen_readable_channels;
@@ -15,7 +16,7 @@ use crate::business::kernel::model::OwnerView;
 const DEFAULT_LOOKBACK_SECONDS: i64 = crate::business::kernel::DEFAULT_LOOKBACK_SECONDS;
 
 /// What one channel received in the window.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(super) struct ChannelNews {
     pub messages: u64,
     pub replies: u64,
@@ -24,14 +25,31 @@ pub(super) struct ChannelNews {
     /// Reactions added.
     pub reactions: u64,
     /// Each author's id, name and number of messages.
-    pub authors: BTreeMap<String, (String, u64)>,
+    pub authors: BTreeMap<UserId, (String, u64)>,
     /// The first and the newest message, and the newest from others.
-    pub first: Option<String>,
-    pub newest: Option<String>,
-    pub newest_from_others: Option<String>,
+    pub first: MessageId,
+    pub newest: MessageId,
+    pub newest_from_others: Option<MessageId>,
     /// In a direct-message channel, every message from others (the briefing's candidates for
     /// Needs you), read here with the rest of the window rather than read again.
-    pub direct_from_others: Vec<String>,
+    pub direct_from_others: Vec<MessageId>,
+}
+
+impl ChannelNews {
+    /// A channel's news from its first message in the window, counted as the window reads it.
+    fn starting_at(first: &MessageId) -> ChannelNews {
+        ChannelNews {
+            messages: 0,
+            replies: 0,
+            from_others: 0,
+            reactions: 0,
+            authors: BTreeMap::new(),
+            first: first.clone(),
+            newest: first.clone(),
+            newest_from_others: None,
+            direct_from_others: Vec::new(),
+        }
+    }
 }
 
 /// The window of one briefing.
@@ -44,15 +62,15 @@ pub(super) struct Window {
     /// Where a channel without a read marker starts (or every channel, with `since`).
     pub default_start: Instant,
     /// The readable channels in scope, by id.
-    pub channels: HashMap<String, ChannelRecord>,
+    pub channels: HashMap<ChannelId, ChannelRecord>,
     /// Each readable channel's start, inclusive.
-    pub starts: HashMap<String, Instant>,
+    pub starts: HashMap<ChannelId, Instant>,
     /// Channels with news, by id.
-    pub news: HashMap<String, ChannelNews>,
-    pub owner_id: String,
+    pub news: HashMap<ChannelId, ChannelNews>,
+    pub owner_id: UserId,
     pub owner: OwnerView,
     /// The owner and the bot: who answers for the owner.
-    answerers: Vec<String>,
+    answerers: Vec<UserId>,
 }
 
 impl Window {
@@ -60,7 +78,7 @@ impl Window {
     pub(super) fn read(
         reader: &Reader<'_>,
         context: &OwnerContext,
-        owner_id: &str,
+        owner_id: &UserId,
         since: Option<Instant>,
         through: Option<Instant>,
         lookback_days: u32,
@@ -72,7 +90,7 @@ impl Window {
         };
         let default_start =
             since.unwrap_or_else(|| through.minus_seconds(DEFAULT_LOOKBACK_SECONDS));
-        let channels: HashMap<String, ChannelRecord> =
+        let channels: HashMap<ChannelId, ChannelRecord> =
             chosen_readable_channels(reader, context, None)?
                 .into_iter()
                 .map(|channel| (channel.channel_id.clone(), channel))
@@ -81,7 +99,7 @@ impl Window {
             Some(_) => HashMap::new(),
             None => reader.read_markers()?,
         };
-        let starts: HashMap<String, Instant> = channels
+        let starts: HashMap<ChannelId, Instant> = channels
             .keys()
             .map(|id| {
                 let start = markers
@@ -91,7 +109,7 @@ impl Window {
             })
             .collect();
         let owner = context.owner_view(reader)?;
-        let answerers = std::iter::once(owner_id.to_string())
+        let answerers = std::iter::once(owner_id.clone())
             .chain(owner.bot_user_id.clone())
             .collect();
         let mut window = Window {
@@ -103,7 +121,7 @@ impl Window {
             channels,
             starts,
             news: HashMap::new(),
-            owner_id: owner_id.to_string(),
+            owner_id: owner_id.clone(),
             owner,
             answerers,
         };
@@ -121,7 +139,7 @@ impl Window {
     }
 
     /// Whether a message that arrived at `at` in `channel_id` is in the window.
-    pub(super) fn holds(&self, channel_id: &str, at: Instant) -> bool {
+    pub(super) fn holds(&self, channel_id: &ChannelId, at: Instant) -> bool {
         at <= self.through
             && self
                 .starts
@@ -130,11 +148,11 @@ impl Window {
     }
 
     /// The owner and the bot: who answers for the owner.
-    pub(super) fn answerers(&self) -> Vec<&str> {
-        self.answerers.iter().map(String::as_str).collect()
+    pub(super) fn answerers(&self) -> Vec<&UserId> {
+        self.answerers.iter().collect()
     }
 
-    pub(super) fn is_answerer(&self, author_id: &str) -> bool {
+    pub(super) fn is_answerer(&self, author_id: &UserId) -> bool {
         self.answerers.iter().any(|id| id == author_id)
     }
 
@@ -150,13 +168,13 @@ impl Window {
                 .get(&message.channel_id)
                 .is_some_and(|channel| channel.guild_id.is_none());
             let from_others = !self.is_answerer(&message.author_id);
-            let news = self.news.entry(message.channel_id.clone()).or_default();
+            let news = self
+                .news
+                .entry(message.channel_id.clone())
+                .or_insert_with(|| ChannelNews::starting_at(&message.message_id));
             news.messages += 1;
             news.replies += u64::from(message.replies);
-            if news.first.is_none() {
-                news.first = Some(message.message_id.clone());
-            }
-            news.newest = Some(message.message_id.clone());
+            news.newest = message.message_id.clone();
             if from_others {
                 news.from_others += 1;
                 news.newest_from_others = Some(message.message_id.clone());

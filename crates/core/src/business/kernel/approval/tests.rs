@@ -1,12 +1,13 @@
 use std::sync::{Arc, Mutex};
 
 use discord_manager_vocabulary::error::ErrorKind;
+use discord_manager_vocabulary::snowflake::ChannelId;
 
 use super::*;
 use crate::business::kernel::context::Source;
-use crate::business::kernel::model::DiscordId;
 use crate::business::kernel::outbox::{Action, DiscordSender, check_channel, check_sendable};
 use crate::business::messages::send::{SendMessage, send_message};
+use crate::test_fixtures::id;
 use crate::test_fixtures::{ScriptedDiscord, World};
 
 /// An owner at a form who answers `answer`, keeping what they were asked.
@@ -34,13 +35,13 @@ fn at_the_form(answer: Approval) -> Arc<AtTheForm> {
 /// owner through `form` when given.
 fn assistant(
     world: &World,
-    listed: Option<&[&str]>,
+    listed: Option<&[&ChannelId]>,
     confirm_posts: bool,
     form: Option<Arc<AtTheForm>>,
 ) -> OwnerContext {
     OwnerContext {
         source: Source::Mcp,
-        send_channel_ids: listed.map(|ids| ids.iter().map(|id| id.to_string()).collect()),
+        send_channel_ids: listed.map(|ids| ids.iter().map(id).collect()),
         confirm_posts,
         owner_approval: form.map(|form| form as Arc<dyn OwnerApproval>),
         ..world.sending_context()
@@ -48,8 +49,8 @@ fn assistant(
 }
 
 /// What the rules say of an assistant's post to `channel` under `context`, not yet asked.
-fn clearance(world: &World, context: &OwnerContext, channel: &str) -> Result<Clearance> {
-    let id = DiscordId::parse(channel).unwrap();
+fn clearance(world: &World, context: &OwnerContext, channel: impl AsRef<str>) -> Result<Clearance> {
+    let id = crate::test_fixtures::id(channel);
     world
         .store
         .read(|reader| check_sendable(reader, context, &id, "hi", None, Consent::NotAsked))
@@ -135,7 +136,7 @@ fn an_approved_post_is_allowed_where_it_would_have_asked() {
     // The daemon, sending an approved schedule, cannot ask: the approval stands.
     let daemon = assistant(&world, Some(&[&listed]), true, None);
     for channel in [&listed, &unlisted] {
-        let id = DiscordId::parse(channel).unwrap();
+        let id = crate::test_fixtures::id(channel);
         let (_, cleared) = world
             .store
             .read(|reader| check_sendable(reader, &daemon, &id, "hi", None, Consent::Approved))
@@ -218,12 +219,16 @@ fn reactions_and_deletions_are_never_asked_about() {
     }
 }
 
-async fn send_with(world: &World, context: &OwnerContext, channel: &str) -> (Result<()>, usize) {
+async fn send_with(
+    world: &World,
+    context: &OwnerContext,
+    channel: impl AsRef<str>,
+) -> (Result<()>, usize) {
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     let sent = send_message(
         &world.store,
         SendMessage {
-            channel_id: DiscordId::parse(channel).unwrap(),
+            channel_id: crate::test_fixtures::id(channel),
             content: "Status: all clear.".into(),
             reply_to_message_id: None,
         },
@@ -300,10 +305,10 @@ fn the_form_counts_characters_a_screen_would_not_show() {
     let request = ApprovalRequest {
         kind: PostKind::Reply,
         reason: AskReason::ConfirmPosts,
-        channel_id: "5".into(),
+        channel_id: id("5"),
         channel_name: "general".into(),
         content: "ok\u{E0041}\u{202E}".into(),
-        message_id: Some("7".into()),
+        message_id: Some(id("7")),
         send_at: None,
     };
     assert_eq!(

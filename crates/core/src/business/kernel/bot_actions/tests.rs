@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use discord_manager_ingest::Recorded;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use serde_json::json;
 
 use super::*;
@@ -25,8 +26,8 @@ use crate::business::reactions::remove::RemoveReaction;
 use crate::business::reactions::remove::remove_reaction;
 use crate::test_fixtures::{Acted, Answer, BOT_ID, ScriptedDiscord, World, dispatch, new_id};
 
-fn id(text: &str) -> DiscordId {
-    DiscordId::parse(text).unwrap()
+fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
+    crate::test_fixtures::id(text)
 }
 
 fn edit_input(message: &str, content: &str) -> EditMessage {
@@ -124,7 +125,7 @@ async fn an_edit_suppresses_link_previews_unless_the_owner_turned_them_on() {
             };
             edit_message(
                 &world.store,
-                edit_input(&mine, "see https://example.invalid/x"),
+                edit_input(mine.as_str(), "see https://example.invalid/x"),
                 &context,
                 sender(&discord),
             )
@@ -152,7 +153,7 @@ async fn an_edit_of_the_bots_message_is_what_the_store_recorded_once_though_the_
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     let edited = edit_message(
         &world.store,
-        edit_input(&mine, "deploy at 6"),
+        edit_input(mine.as_str(), "deploy at 6"),
         &world.sending_context(),
         sender(&discord),
     )
@@ -239,9 +240,14 @@ async fn the_bots_reaction_is_added_once_and_taken_back_and_a_repeat_is_refused(
         message_id: id(message),
         emoji: "👍".into(),
     };
-    let reacted = add_reaction(&world.store, thumbs(&theirs), &context, sender(&discord))
-        .await
-        .unwrap();
+    let reacted = add_reaction(
+        &world.store,
+        thumbs(theirs.as_str()),
+        &context,
+        sender(&discord),
+    )
+    .await
+    .unwrap();
     let counts = |message: &Message| -> Vec<(String, u64)> {
         let reactions: &[Reaction] = &message.body.reactions;
         reactions
@@ -258,7 +264,13 @@ async fn the_bots_reaction_is_added_once_and_taken_back_and_a_repeat_is_refused(
         Recorded::AlreadyKnown,
         "the gateway's echo"
     );
-    let again = add_reaction(&world.store, thumbs(&theirs), &context, sender(&discord)).await;
+    let again = add_reaction(
+        &world.store,
+        thumbs(theirs.as_str()),
+        &context,
+        sender(&discord),
+    )
+    .await;
     assert_eq!(
         refusal(&again),
         (
@@ -339,7 +351,7 @@ async fn read_only_mode_and_a_missing_token_refuse_every_action_before_any_reque
         read_only: true,
         ..world.sending_context()
     };
-    let results = every_action(&world, &discord, &read_only, &mine).await;
+    let results = every_action(&world, &discord, &read_only, mine.as_str()).await;
     let doing = ["Editing", "Deleting", "Reacting", "Reacting"];
     for ((name, result), doing) in results.iter().zip(doing) {
         assert_eq!(
@@ -351,7 +363,7 @@ async fn read_only_mode_and_a_missing_token_refuse_every_action_before_any_reque
             "{name}"
         );
     }
-    let results = every_action(&world, &discord, &world.context(), &mine).await;
+    let results = every_action(&world, &discord, &world.context(), mine.as_str()).await;
     for ((name, result), doing) in results.iter().zip(doing) {
         assert_eq!(
             refusal(result),
@@ -378,7 +390,7 @@ async fn only_the_bots_own_message_is_edited_or_deleted() {
     let general = world.channel("general");
     let theirs = world.post(&general, &world.owner_id, "my words", json!({}));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
-    let results = every_action(&world, &discord, &world.sending_context(), &theirs).await;
+    let results = every_action(&world, &discord, &world.sending_context(), theirs.as_str()).await;
     assert_eq!(
         refusal(&results[0].1),
         (
@@ -431,7 +443,7 @@ async fn an_unknown_or_deleted_message_is_refused_with_no_request() {
     }
     let gone = world.post(&general, BOT_ID, "gone", json!({}));
     world.delete(&general, &gone);
-    let results = every_action(&world, &discord, &context, &gone).await;
+    let results = every_action(&world, &discord, &context, gone.as_str()).await;
     let changed = format!("Message {gone} was deleted: there is nothing left to change");
     assert_eq!(
         refusal(&results[0].1),
@@ -452,10 +464,10 @@ async fn an_unknown_or_deleted_message_is_refused_with_no_request() {
     assert_eq!(discord.actions(), Vec::new());
 }
 
-fn assistant(world: &World, allowed: Option<&[&String]>) -> OwnerContext {
+fn assistant(world: &World, allowed: Option<&[&ChannelId]>) -> OwnerContext {
     OwnerContext {
         source: Source::Mcp,
-        send_channel_ids: allowed.map(|ids| ids.iter().map(|id| id.to_string()).collect()),
+        send_channel_ids: allowed.map(|ids| ids.iter().map(id).collect()),
         ..world.sending_context()
     }
 }
@@ -467,7 +479,7 @@ async fn an_assistant_acts_only_in_the_channels_the_owner_allowed() {
     let other = world.channel("elsewhere");
     let mine = world.post(&general, BOT_ID, "hello", json!({}));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
-    let unlisted = every_action(&world, &discord, &assistant(&world, None), &mine).await;
+    let unlisted = every_action(&world, &discord, &assistant(&world, None), mine.as_str()).await;
     let verbs = [
         ("edit the bot's messages", "edit"),
         ("delete the bot's messages", "delete"),
@@ -489,8 +501,13 @@ async fn an_assistant_acts_only_in_the_channels_the_owner_allowed() {
             "{name}"
         );
     }
-    let elsewhere =
-        every_action(&world, &discord, &assistant(&world, Some(&[&other])), &mine).await;
+    let elsewhere = every_action(
+        &world,
+        &discord,
+        &assistant(&world, Some(&[&other])),
+        mine.as_str(),
+    )
+    .await;
     let doing = ["Editing", "Deleting", "Reacting", "Reacting"];
     for ((name, result), doing) in elsewhere.iter().zip(doing) {
         assert_eq!(
@@ -517,7 +534,7 @@ async fn an_assistants_edits_count_toward_its_cap_on_posts_and_its_reactions_do_
     for n in 0..ASSISTANT_POSTS_PER_MINUTE {
         edit_message(
             &world.store,
-            edit_input(&mine, &format!("hello {n}")),
+            edit_input(mine.as_str(), &format!("hello {n}")),
             &context,
             sender(&discord),
         )
@@ -526,7 +543,7 @@ async fn an_assistants_edits_count_toward_its_cap_on_posts_and_its_reactions_do_
     }
     let capped = edit_message(
         &world.store,
-        edit_input(&mine, "one too many"),
+        edit_input(mine.as_str(), "one too many"),
         &context,
         sender(&discord),
     )
@@ -563,12 +580,12 @@ async fn an_assistant_reacts_at_most_five_times_a_minute_and_the_owner_is_not_ca
     use crate::business::kernel::outbox::ASSISTANT_REACTIONS_PER_MINUTE;
     let world = World::alone();
     let general = world.channel("general");
-    let messages: Vec<String> = (0..8)
+    let messages: Vec<MessageId> = (0..8)
         .map(|n| world.post(&general, &world.owner_id, &format!("line {n}"), json!({})))
         .collect();
     let context = assistant(&world, Some(&[&general]));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
-    let react = |message: &String, emoji: &str, context: &OwnerContext| {
+    let react = |message: &MessageId, emoji: &str, context: &OwnerContext| {
         let input = AddReaction {
             message_id: id(message),
             emoji: emoji.into(),
@@ -611,7 +628,7 @@ async fn an_assistant_reacts_at_most_five_times_a_minute_and_the_owner_is_not_ca
     let mine = world.post(&general, BOT_ID, "hello", json!({}));
     edit_message(
         &world.store,
-        edit_input(&mine, "hello again"),
+        edit_input(mine.as_str(), "hello again"),
         &context,
         sender(&discord),
     )
@@ -639,7 +656,7 @@ async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says
     let context = world.sending_context();
     let edited = edit_message(
         &world.store,
-        edit_input(&mine, "v2"),
+        edit_input(mine.as_str(), "v2"),
         &context,
         sender(&discord),
     )
@@ -658,7 +675,7 @@ async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says
     discord.then(vec![unavailable(), unavailable(), unavailable()]);
     let failed = edit_message(
         &world.store,
-        edit_input(&mine, "v3"),
+        edit_input(mine.as_str(), "v3"),
         &context,
         sender(&discord),
     )

@@ -17,11 +17,11 @@ use crate::test_fixtures::{
     Answer, BOT_ID, SEND, SEND_IN_THREADS, ScriptedDiscord, VIEW, World, dispatch, new_id,
 };
 
-fn id(text: &str) -> DiscordId {
-    DiscordId::parse(text).unwrap()
+fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
+    crate::test_fixtures::id(text)
 }
 
-fn input(channel: &str, content: &str, reply_to: Option<&str>) -> SendMessage {
+fn input(channel: impl AsRef<str>, content: &str, reply_to: Option<&str>) -> SendMessage {
     SendMessage {
         channel_id: id(channel),
         content: content.to_string(),
@@ -45,9 +45,15 @@ async fn send(
 }
 
 /// Every stored message of a channel whose content is `content`.
-fn stored(store: &Store, channel: &str, content: &str) -> usize {
+fn stored(store: &Store, channel: impl AsRef<str>, content: &str) -> usize {
     store
-        .read(|reader| reader.channel_messages_since(channel, Instant::from_micros(0), 500))
+        .read(|reader| {
+            reader.channel_messages_since(
+                &crate::test_fixtures::id(channel),
+                Instant::from_micros(0),
+                500,
+            )
+        })
         .unwrap()
         .iter()
         .filter(|message| message.original_content == content)
@@ -82,18 +88,15 @@ async fn sends_a_reply_and_records_it_once_even_when_the_gateway_echoes_it() {
         &world,
         &discord,
         &world.sending_context(),
-        input(&channel, "I do", Some(&asked)),
+        input(&channel, "I do", Some(asked.as_str())),
     )
     .await
     .unwrap();
     assert_eq!(sent.body.author_id, BOT_ID);
     assert_eq!(sent.body.content, "I do");
     assert_eq!(sent.channel_id, channel);
-    assert_eq!(sent.guild_id.as_deref(), Some(world.guild_id.as_str()));
-    assert_eq!(
-        sent.body.reply_to_message_id.as_deref(),
-        Some(asked.as_str())
-    );
+    assert_eq!(sent.guild_id.as_ref(), Some(&world.guild_id));
+    assert_eq!(sent.body.reply_to_message_id.as_ref(), Some(&asked));
     assert_eq!(
         sent.body.author_kind,
         crate::business::kernel::model::AuthorKind::ThisBot
@@ -186,7 +189,7 @@ async fn the_capability_gate_refuses_before_anything_else() {
     assert_refused(
         &world,
         &read_only,
-        input(&new_id(), "   ", None),
+        input(new_id(), "   ", None),
         ErrorKind::Denied,
         "Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1",
     )
@@ -302,7 +305,7 @@ async fn a_category_in_the_send_list_allows_none_of_its_channels_and_the_refusal
         world.channel_payload(&inside, "ops-chat", 0, Some(&category), json!([])),
     );
     let context = OwnerContext {
-        send_channel_ids: Some(vec![category.clone()]),
+        send_channel_ids: Some(vec![crate::test_fixtures::id(category.clone())]),
         ..world.sending_context()
     };
     assert_refused(
@@ -319,7 +322,10 @@ async fn a_category_in_the_send_list_allows_none_of_its_channels_and_the_refusal
     .await;
     // Listed itself, the channel in the category takes the post.
     let context = OwnerContext {
-        send_channel_ids: Some(vec![category.clone(), inside.clone()]),
+        send_channel_ids: Some(vec![
+            crate::test_fixtures::id(category.clone()),
+            crate::test_fixtures::id(inside.clone()),
+        ]),
         ..world.sending_context()
     };
     let discord = ScriptedDiscord::new(&world.store, vec![]);
@@ -341,10 +347,10 @@ fn fresh_category(world: &World, name: &str) -> String {
 }
 
 /// An assistant's context: MCP, allowed to post in `allowed` (None: the variable unset).
-fn assistant(world: &World, allowed: Option<&[&String]>) -> OwnerContext {
+fn assistant(world: &World, allowed: Option<&[&ChannelId]>) -> OwnerContext {
     OwnerContext {
         source: Source::Mcp,
-        send_channel_ids: allowed.map(|ids| ids.iter().map(|id| id.to_string()).collect()),
+        send_channel_ids: allowed.map(|ids| ids.iter().map(id).collect()),
         ..world.sending_context()
     }
 }
@@ -621,7 +627,7 @@ async fn the_reply_target_must_be_a_stored_live_message_of_that_channel() {
     assert_refused(
         &world,
         &context,
-        input(&general, "hello", Some(&elsewhere)),
+        input(&general, "hello", Some(elsewhere.as_str())),
         ErrorKind::NotFound,
         &format!("`replyToMessageId`: no stored message of channel {general} has id {elsewhere}"),
     )
@@ -640,7 +646,7 @@ async fn the_reply_target_must_be_a_stored_live_message_of_that_channel() {
     assert_refused(
         &world,
         &context,
-        input(&general, "hello", Some(&deleted)),
+        input(&general, "hello", Some(deleted.as_str())),
         ErrorKind::Conflict,
         &format!("Message {deleted} was deleted: a reply needs a message that still exists"),
     )
@@ -667,7 +673,7 @@ async fn without_a_discord_client_a_checked_send_says_so() {
 }
 
 /// Discord refuses a post to a fresh channel: that channel, the error, how many requests.
-async fn refused_by_discord(status: u16, code: u64, message: &str) -> (String, Error, usize) {
+async fn refused_by_discord(status: u16, code: u64, message: &str) -> (ChannelId, Error, usize) {
     let world = World::new();
     let channel = world.channel("general");
     let discord = ScriptedDiscord::new(

@@ -1,0 +1,363 @@
+//! No id is a bare `String` across a function boundary, held against the source: a function's
+//! parameter or a struct's (or enum variant's) field whose name is `id`/`ids` or ends in
+//! `_id`/`_ids` is one of the vocabulary's id types (`ChannelId`, `MessageId`, `GuildId`,
+//! `UserId`, …; `discord_manager_vocabulary::snowflake`), never `String`, `&str`,
+//! `Option<String>`, `Option<&str>`, `Vec<String>`, `&[String]` or the like.
+//!
+//! The scan covers every `.rs` file under each crate's `src` and the binary's `src`, parsed with
+//! syn. Test code (`#[cfg(test)]` items, `tests.rs` files, `tests` folders, the test fixtures and
+//! the store's testing helpers) is left out: a test builds its ids however reads best. A local
+//! `let` or a closure's parameter is not a boundary and is not judged.
+//!
+//! What is named like an id but is not a Discord id is listed in `NOT_DISCORD_IDS` with the
+//! reason; a listed entry that no longer matches anything fails the test too, so the list only
+//! holds what is true.
+
+use std::path::{Path, PathBuf};
+
+use syn::visit::Visit;
+
+/// Names that read like ids but hold something else, by file: (file, name, why).
+const NOT_DISCORD_IDS: &[(&str, &str, &str)] = &[
+    (
+        "crates/store/src/store/coverage.rs",
+        "session_id",
+        "the gateway's session id (opaque text Discord hands out to resume a session)",
+    ),
+    (
+        "src/mcp/wire/scan.rs",
+        "id",
+        "a JSON-RPC request's id, as the client wrote it (raw wire text)",
+    ),
+    // Discord's message and user objects as the demo and the test world play them: raw wire
+    // payloads, built from whatever text the caller holds, parsed by the real recorders.
+    (
+        "crates/core/src/payload.rs",
+        "id",
+        "a Discord payload's id field, written as the wire carries it",
+    ),
+    (
+        "crates/core/src/payload.rs",
+        "channel_id",
+        "a Discord payload's channel_id field, written as the wire carries it",
+    ),
+    (
+        "crates/core/src/payload.rs",
+        "guild_id",
+        "a Discord payload's guild_id field, written as the wire carries it",
+    ),
+    (
+        "crates/core/src/payload.rs",
+        "message_id",
+        "a reply's message_reference in a Discord payload, written as the wire carries it",
+    ),
+];
+
+/// The types an id may not be, written without spaces or lifetimes.
+const BARE: &[&str] = &[
+    "String",
+    "&str",
+    "&String",
+    "Option<String>",
+    "Option<&str>",
+    "Option<Vec<String>>",
+    "Vec<String>",
+    "Vec<&str>",
+    "&[String]",
+    "&[&str]",
+];
+
+/// Whether a parameter or field named `name` is an id by its name.
+fn named_like_an_id(name: &str) -> bool {
+    let name = name.trim_start_matches("r#");
+    ["id", "ids"].contains(&name) || name.ends_with("_id") || name.ends_with("_ids")
+}
+
+/// A type written without spaces, lifetimes or leading path (`& 'a str` is `&str`,
+/// `std::string::String` is `String`); a type of another shape is `_`.
+fn written(ty: &syn::Type) -> String {
+    match ty {
+        syn::Type::Reference(reference) => {
+            let mutable = if reference.mutability.is_some() {
+                "mut "
+            } else {
+                ""
+            };
+            format!("&{mutable}{}", written(&reference.elem))
+        }
+        syn::Type::Slice(slice) => format!("[{}]", written(&slice.elem)),
+        syn::Type::Paren(inner) => written(&inner.elem),
+        syn::Type::Group(inner) => written(&inner.elem),
+        syn::Type::Path(path) => {
+            let Some(last) = path.path.segments.last() else {
+                return "_".to_string();
+            };
+            let mut text = last.ident.to_string();
+            if let syn::PathArguments::AngleBracketed(arguments) = &last.arguments {
+                let types: Vec<String> = arguments
+                    .args
+                    .iter()
+                    .filter_map(|argument| match argument {
+                        syn::GenericArgument::Type(ty) => Some(written(ty)),
+                        _ => None,
+                    })
+                    .collect();
+                text.push('<');
+                text.push_str(&types.join(","));
+                text.push('>');
+            }
+            text
+        }
+        _ => "_".to_string(),
+    }
+}
+
+/// Whether `attributes` hold a `cfg` naming `test` (`#[cfg(test)]`, `#[cfg(any(test, …))]`).
+fn is_test_code(attributes: &[syn::Attribute]) -> bool {
+    attributes.iter().any(|attribute| {
+        attribute.path().is_ident("cfg")
+            && attribute.meta.require_list().is_ok_and(|list| {
+                list.tokens
+                    .to_string()
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|word| word == "test")
+            })
+    })
+}
+
+/// One parameter or field typed as a bare string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Offender {
+    file: String,
+    line: usize,
+    name: String,
+    ty: String,
+}
+
+struct Finder<'a> {
+    file: &'a str,
+    found: Vec<Offender>,
+}
+
+impl Finder<'_> {
+    fn judge(&mut self, name: &str, ty: &syn::Type, line: usize) {
+        let ty = written(ty);
+        if named_like_an_id(name) && BARE.contains(&ty.as_str()) {
+            self.found.push(Offender {
+                file: self.file.to_string(),
+                line,
+                name: name.trim_start_matches("r#").to_string(),
+                ty,
+            });
+        }
+    }
+
+    fn signature(&mut self, signature: &syn::Signature) {
+        for input in &signature.inputs {
+            if let syn::FnArg::Typed(typed) = input
+                && let syn::Pat::Ident(pattern) = &*typed.pat
+            {
+                let line = pattern.ident.span().start().line;
+                self.judge(&pattern.ident.to_string(), &typed.ty, line);
+            }
+        }
+    }
+
+    fn fields(&mut self, fields: &syn::Fields) {
+        for field in fields {
+            if let Some(name) = &field.ident {
+                self.judge(&name.to_string(), &field.ty, name.span().start().line);
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Finder<'_> {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if !is_test_code(&item.attrs) {
+            syn::visit::visit_item_mod(self, item);
+        }
+    }
+    fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
+        if !is_test_code(&item.attrs) {
+            syn::visit::visit_item_impl(self, item);
+        }
+    }
+    fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
+        if !is_test_code(&item.attrs) {
+            self.signature(&item.sig);
+            syn::visit::visit_item_fn(self, item);
+        }
+    }
+    fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
+        if !is_test_code(&item.attrs) {
+            self.signature(&item.sig);
+            syn::visit::visit_impl_item_fn(self, item);
+        }
+    }
+    fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
+        if !is_test_code(&item.attrs) {
+            self.signature(&item.sig);
+            syn::visit::visit_trait_item_fn(self, item);
+        }
+    }
+    fn visit_foreign_item_fn(&mut self, item: &'ast syn::ForeignItemFn) {
+        self.signature(&item.sig);
+    }
+    fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
+        if !is_test_code(&item.attrs) {
+            self.fields(&item.fields);
+            syn::visit::visit_item_struct(self, item);
+        }
+    }
+    fn visit_item_enum(&mut self, item: &'ast syn::ItemEnum) {
+        if !is_test_code(&item.attrs) {
+            for variant in &item.variants {
+                self.fields(&variant.fields);
+            }
+            syn::visit::visit_item_enum(self, item);
+        }
+    }
+}
+
+/// Files that are test code by their place: left out whole.
+fn is_test_file(relative: &str) -> bool {
+    let name = relative.rsplit('/').next().unwrap_or(relative);
+    name == "tests.rs"
+        || name == "test_fixtures.rs"
+        || relative.contains("/tests/")
+        || relative.contains("/recording_tests/")
+        || relative == "crates/store/src/store/testing.rs"
+}
+
+fn rust_files(folder: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|extension| extension == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// The bare-string ids of one file's source (`relative` names it in the report).
+fn offenders_in(relative: &str, source: &str) -> Vec<Offender> {
+    let parsed = syn::parse_file(source).unwrap_or_else(|error| panic!("{relative}: {error}"));
+    let mut finder = Finder {
+        file: relative,
+        found: Vec::new(),
+    };
+    finder.visit_file(&parsed);
+    finder.found
+}
+
+/// Every bare-string id of the workspace's non-test source, in file order.
+fn workspace_offenders() -> Vec<Offender> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut folders = vec![root.join("src")];
+    for entry in std::fs::read_dir(root.join("crates")).unwrap() {
+        folders.push(entry.unwrap().path().join("src"));
+    }
+    let mut files = Vec::new();
+    for folder in folders {
+        if folder.is_dir() {
+            rust_files(&folder, &mut files);
+        }
+    }
+    files.sort();
+    let mut found = Vec::new();
+    for file in files {
+        let relative = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if is_test_file(&relative) {
+            continue;
+        }
+        let source = std::fs::read_to_string(&file).unwrap();
+        found.extend(offenders_in(&relative, &source));
+    }
+    found
+}
+
+#[test]
+fn no_id_is_a_bare_string_across_a_function_boundary() {
+    let found = workspace_offenders();
+    let offending: Vec<String> = found
+        .iter()
+        .filter(|offender| {
+            !NOT_DISCORD_IDS
+                .iter()
+                .any(|(file, name, _)| *file == offender.file && *name == offender.name)
+        })
+        .map(|offender| {
+            format!(
+                "{}:{} `{}: {}`",
+                offender.file, offender.line, offender.name, offender.ty
+            )
+        })
+        .collect();
+    assert!(
+        offending.is_empty(),
+        "ids typed as bare strings; use an id type of discord_manager_vocabulary::snowflake \
+         (ChannelId, MessageId, GuildId, UserId, RoleId, …), or list a name that is not a \
+         Discord id in NOT_DISCORD_IDS with the reason:\n{}",
+        offending.join("\n")
+    );
+    let stale: Vec<&str> = NOT_DISCORD_IDS
+        .iter()
+        .filter(|(file, name, _)| {
+            !found
+                .iter()
+                .any(|offender| offender.file == *file && offender.name == *name)
+        })
+        .map(|(file, _, _)| *file)
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "listed in NOT_DISCORD_IDS but no longer a bare string there: take them off: {stale:?}"
+    );
+}
+
+#[test]
+fn the_guard_names_each_bare_string_id_with_its_line_and_leaves_tests_and_typed_ids_alone() {
+    let source = "\
+struct Row {
+    channel_id: String,
+    message_id: MessageId,
+    name: String,
+}
+enum Event {
+    Deleted { message_ids: Vec<String> },
+}
+trait Lookup {
+    fn of(&self, id: &str) -> u64;
+}
+impl Row {
+    fn find<'a>(guild_id: Option<&'a str>, role_ids: &[String], title: &str) {
+        let local_id: String = String::new();
+        let each = |user_id: &str| user_id.len();
+    }
+}
+#[cfg(test)]
+mod tests {
+    fn helper(channel_id: &str) {}
+}
+";
+    let found: Vec<(usize, String, String)> = offenders_in("example.rs", source)
+        .into_iter()
+        .map(|offender| (offender.line, offender.name, offender.ty))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (2, "channel_id".to_string(), "String".to_string()),
+            (7, "message_ids".to_string(), "Vec<String>".to_string()),
+            (10, "id".to_string(), "&str".to_string()),
+            (13, "guild_id".to_string(), "Option<&str>".to_string()),
+            (13, "role_ids".to_string(), "&[String]".to_string()),
+        ]
+    );
+}
