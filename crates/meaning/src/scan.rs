@@ -404,7 +404,7 @@ mod tests {
         // Message 1 is edited to nothing: the pass writes an empty row for it.
         let emptied = Row {
             vector: Vec::new(),
-            ..row(1, "c1", "ana", 100, &towards(0, 0.0))
+            ..row(1, "11", "20", 100, &towards(0, 0.0))
         };
         assert!(!index.put(emptied));
         assert_eq!(index.len(), 3);
@@ -413,21 +413,21 @@ mod tests {
             .expect("a search");
         assert_eq!(keys(&found), [3, 2, 4]);
         // The last slot (message 4) moved into the freed one with its own vector and filters.
-        let by_bo = ScanFilter {
-            author_id: Some("bo".into()),
+        let by_21 = ScanFilter {
+            author_id: Some("21".parse().unwrap()),
             ..everywhere()
         };
         let found = index
-            .search(&Identity::bundled(), &towards(10, 0.0), &by_bo, 1)
+            .search(&Identity::bundled(), &towards(10, 0.0), &by_21, 1)
             .expect("a search");
         assert_eq!(keys(&found), [4]);
         assert!(found[0].score > 0.99, "{found:?}");
         // Emptied again (no slot now), then given text again: one slot, found again.
         assert!(!index.put(Row {
             vector: Vec::new(),
-            ..row(1, "c1", "ana", 100, &towards(0, 0.0))
+            ..row(1, "11", "20", 100, &towards(0, 0.0))
         }));
-        assert!(index.put(row(1, "c1", "ana", 100, &towards(0, 0.0))));
+        assert!(index.put(row(1, "11", "20", 100, &towards(0, 0.0))));
         assert_eq!(index.len(), 4);
         let found = index
             .search(&Identity::bundled(), &towards(0, 0.0), &everywhere(), 1)
