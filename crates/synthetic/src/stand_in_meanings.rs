@@ -14,8 +14,10 @@ use discord_manager_meaning::vector::quantise;
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
 
-/// How many messages one transaction gives vectors.
+/// How many messages one transaction gives vectors, and how many keys one read looks through
+/// for messages without one.
 const BATCH: usize = 10_000;
+const SPAN: i64 = 100_000;
 
 /// How far each coordinate of a stand-in strays from its base, either way.
 const NOISE: f32 = 0.025;
@@ -31,14 +33,16 @@ pub fn write_stand_in_meanings(store: &Store, bases: &[Vec<f32>]) -> Result<usiz
     }
     let identity = Identity::bundled();
     let model = store.write(|writer| writer.meaning_model(identity.as_str()))?;
+    let last = store.read(|reader| reader.message_count())? as i64;
     let mut written = 0;
     let mut after = 0;
-    loop {
-        let keys = store.read(|reader| reader.unembedded_messages(model, after, BATCH))?;
-        let Some(last) = keys.last() else {
-            return Ok(written);
+    while after < last {
+        let through = after.saturating_add(SPAN).min(last);
+        let keys = store.read(|reader| reader.unembedded_messages(model, after, through, BATCH))?;
+        after = match keys.last() {
+            Some(key) if keys.len() == BATCH => *key,
+            _ => through,
         };
-        after = *last;
         store.write(|writer| {
             for key in &keys {
                 let vector = stand_in(&bases[*key as usize % bases.len()], *key);
@@ -48,6 +52,7 @@ pub fn write_stand_in_meanings(store: &Store, bases: &[Vec<f32>]) -> Result<usiz
         })?;
         written += keys.len();
     }
+    Ok(written)
 }
 
 /// A direction of its own for the `n`th of a set of made-up bases: pseudo-random coordinates

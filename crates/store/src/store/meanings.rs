@@ -143,18 +143,31 @@ impl Reader<'_> {
         Ok(identities)
     }
 
-    /// Up to `limit` message keys after `after`, in order, with no vector of `model` (none
-    /// at all, or another model's).
-    pub fn unembedded_messages(&self, model: i64, after: i64, limit: usize) -> Result<Vec<i64>> {
+    /// Up to `limit` message keys after `after` and through `through`, in order, with no
+    /// vector of `model` (none at all, or another model's). The statement probes the vectors'
+    /// index once per key of the range, so callers walk a large store in spans: the whole of
+    /// a fully embedded 1M store in one read took 1.1 s warm and 16 s from a cold cache.
+    pub fn unembedded_messages(
+        &self,
+        model: i64,
+        after: i64,
+        through: i64,
+        limit: usize,
+    ) -> Result<Vec<i64>> {
         const UNEMBEDDED: &str = "SELECT m.seq FROM messages AS m
-             WHERE m.seq > :after
+             WHERE m.seq > :after AND m.seq <= :through
                AND NOT EXISTS (SELECT 1 FROM message_meanings AS v
                                WHERE v.message_key = m.seq AND v.model = :model)
              ORDER BY m.seq LIMIT :limit";
         let mut statement = self.connection.prepare_cached(UNEMBEDDED)?;
         let keys = statement
             .query_map(
-                named_params! {":after": after, ":model": model, ":limit": limit as i64},
+                named_params! {
+                    ":after": after,
+                    ":through": through,
+                    ":model": model,
+                    ":limit": limit as i64,
+                },
                 |row| row.get(0),
             )?
             .collect::<rusqlite::Result<Vec<i64>>>()?;

@@ -1273,6 +1273,45 @@ const FAILOVER: &str = "pg primary fell over at 02:14, failover to the replica t
 const BACKUP_QUESTION: &str = "did the recovery test from backups succeed?";
 
 #[test]
+fn the_pass_walks_an_embedded_store_in_spans_and_embeds_what_arrives_after_it() {
+    use crate::business::messages::embedding::{EmbeddingPass, Step};
+    let world = World::alone();
+    let channel = world.channel("general");
+    for line in [RESTORE_DRILL, CI_SHARDS, LUNCH, FAILOVER, BACKUP_QUESTION] {
+        world.post(&channel, "7", line, json!({}));
+    }
+    assert_eq!(embed_everything(&world), 5);
+    let newcomer = world.post(&channel, "7", "pizza on thursday", json!({}));
+    // A new process's pass starts from the first key: two keys a step, nothing to embed in
+    // the first two spans, the newcomer in the third, then nothing left.
+    let mut pass = EmbeddingPass::with_span(2).unwrap();
+    let steps: Vec<Step> = (0..4).map(|_| pass.step(&world.store).unwrap()).collect();
+    let walking = Step {
+        embedded: 0,
+        unchanged: 0,
+        idle: false,
+    };
+    assert_eq!(
+        steps,
+        [
+            walking,
+            walking,
+            Step {
+                embedded: 1,
+                unchanged: 0,
+                idle: false
+            },
+            Step {
+                idle: true,
+                ..Step::default()
+            }
+        ]
+    );
+    let results = search(&world, "pizza on thursday", by(SearchMode::Meaning)).unwrap();
+    assert_eq!(found(&results)[0], newcomer.as_str());
+}
+
+#[test]
 fn a_paraphrase_is_found_by_meaning_and_by_both_and_not_by_words() {
     let world = World::alone();
     let channel = world.channel("general");

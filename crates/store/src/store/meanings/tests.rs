@@ -101,7 +101,7 @@ fn messages_without_a_vector_of_the_model_are_listed_after_the_cursor() {
         .unwrap();
     let list = |after, limit| {
         store
-            .read(|reader| reader.unembedded_messages(new, after, limit))
+            .read(|reader| reader.unembedded_messages(new, after, i64::MAX, limit))
             .unwrap()
     };
     // The second has only another model's vector: it is embedded again.
@@ -109,6 +109,15 @@ fn messages_without_a_vector_of_the_model_are_listed_after_the_cursor() {
     assert_eq!(list(0, 1), [second]);
     assert_eq!(list(second, 10), [third]);
     assert_eq!(list(third, 10), Vec::<i64>::new());
+    // A span ends where it is told to, both sides of its end.
+    let span = |through| {
+        store
+            .read(|reader| reader.unembedded_messages(new, 0, through, 10))
+            .unwrap()
+    };
+    assert_eq!(span(third - 1), [second]);
+    assert_eq!(span(third), [second, third]);
+    assert_eq!(span(first), Vec::<i64>::new());
     let progress = store
         .read(|reader| reader.meaning_progress(Some(new)))
         .unwrap();
