@@ -21,8 +21,8 @@
 //!
 //! With `INGEST_KNOB=meaning`, the runs alternate the embedder instead, off
 //! (`DISCORD_MANAGER_MEANING=off`) and on, with the fetcher off in both, and each run also
-//! prints how many messages the embedder had embedded when the writer was done, and at that
-//! rate, embeddings a second while ingesting.
+//! prints how many messages the embedder had embedded when the writer was done (at that
+//! rate, embeddings a second while ingesting), and its pace in the 15 s after.
 //!
 //! Build the binary first, then run this with the same profile:
 //! `cargo build --release && cargo run --release --example ingest_with_attachments`.
@@ -47,6 +47,8 @@ const RUNS: usize = 5;
 /// The bytes an image and a text file are served with.
 const IMAGE_BYTES: usize = 300_000;
 const TEXT_BYTES: usize = 20_000;
+/// How long each run watches the embedder after the feed is stored.
+const EMBEDDING_WINDOW_SECONDS: u64 = 15;
 
 fn binary() -> PathBuf {
     // target/<profile>/examples/ingest_with_attachments → target/<profile>/discord-manager
@@ -201,9 +203,19 @@ fn run(beside: Beside) -> Value {
         std::thread::sleep(Duration::from_millis(20));
     }
     let stored = sent.elapsed().as_secs_f64();
-    let embedded = json_of(&db, &["status"])["meaning"]["embedded"]
-        .as_u64()
-        .unwrap_or(0);
+    let embedded_at = |db: &Path| {
+        json_of(db, &["status"])["meaning"]["embedded"]
+            .as_u64()
+            .unwrap_or(0)
+    };
+    let embedded = embedded_at(&db);
+    // The pass's own pace in the running daemon, over a window after the feed (the writer
+    // stores a burst faster than a first batch is embedded).
+    let window = Instant::now();
+    std::thread::sleep(Duration::from_secs(EMBEDDING_WINDOW_SECONDS));
+    let embedded_after = embedded_at(&db);
+    let embedding_rate =
+        (embedded_after - embedded.min(embedded_after)) as f64 / window.elapsed().as_secs_f64();
     let kept = lines
         .try_iter()
         .filter(|line| line.contains("kept attachment"))
@@ -220,6 +232,7 @@ fn run(beside: Beside) -> Value {
         "embedding": beside.embedder,
         "embeddedMeanwhile": embedded,
         "embeddingsPerSecond": (embedded as f64 / stored).round(),
+        "embeddingsPerSecondAfter": embedding_rate.round(),
         "messages": LIVE_MESSAGES,
         "filesAttached": files,
         "eventsPerSecond": ((LIVE_MESSAGES - 1) as f64 / seconds).round(),
@@ -252,7 +265,8 @@ fn main() {
             println!(
                 "round {}: {name} {}: {} events/s between the first and the last commit; the \
                  fake sent every frame in {} s, the store held them all {} s after that; {} of \
-                 {} attached files kept and {} messages embedded meanwhile ({} a second)",
+                 {} attached files kept and {} messages embedded meanwhile ({} a second); \
+                 {} a second embedded in the {EMBEDDING_WINDOW_SECONDS} s after",
                 round + 1,
                 if on { "on " } else { "off" },
                 figures["eventsPerSecond"],
@@ -262,6 +276,7 @@ fn main() {
                 figures["filesAttached"],
                 figures["embeddedMeanwhile"],
                 figures["embeddingsPerSecond"],
+                figures["embeddingsPerSecondAfter"],
             );
             results.push(figures);
         }

@@ -17,7 +17,7 @@ use discord_manager_vocabulary::error::{Error, Result};
 /// How many messages one transaction gives vectors, and how many keys one read looks through
 /// for messages without one.
 const BATCH: usize = 10_000;
-const SPAN: i64 = 100_000;
+const SPAN: i64 = 20_000;
 
 /// How far each coordinate of a stand-in strays from its base, either way.
 const NOISE: f32 = 0.025;
