@@ -15,8 +15,12 @@ use discord_manager_meaning::scan::{Row, ScanIndex};
 use discord_manager_store::{MeaningProgress, Reader, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 
-/// How many vectors a refresh reads at a time.
+/// How many vectors a refresh reads at a time, each batch in a read of its own (two in the
+/// unit tests, so their few messages load over several reads, as a large store does).
+#[cfg(not(test))]
 const LOAD_BATCH: usize = 20_000;
+#[cfg(test)]
+const LOAD_BATCH: usize = 2;
 
 /// Each store's index in this process, by the store's path.
 fn indexes() -> &'static Mutex<HashMap<PathBuf, Arc<Mutex<ScanIndex>>>> {
@@ -45,7 +49,9 @@ pub(crate) fn with_index<T>(
     let mut index = index
         .lock()
         .map_err(|_| Error::internal("The index of meanings is poisoned"))?;
-    store.read(|reader| refresh(reader, &mut index))?;
+    // One read per batch, each within a read's time limit: the first load of a 1M store from
+    // a cold disk took longer than that in one read.
+    while store.read(|reader| refresh(reader, &mut index))? {}
     if index.is_empty() {
         let progress = store.read(|reader| progress(reader, encoder.identity()))?;
         if progress.messages > 0 {
@@ -55,16 +61,15 @@ pub(crate) fn with_index<T>(
     search(&index, &encoder)
 }
 
-/// Reads what was embedded since the index last looked.
-fn refresh(reader: &Reader<'_>, index: &mut ScanIndex) -> Result<()> {
+/// Reads the next batch of what was embedded since the index last looked; whether there may
+/// be more.
+fn refresh(reader: &Reader<'_>, index: &mut ScanIndex) -> Result<bool> {
     let Some(model) = reader.meaning_model_id(index.identity().as_str())? else {
-        return Ok(());
+        return Ok(false);
     };
-    loop {
-        let rows = reader.meanings_after(model, index.seen_through, LOAD_BATCH)?;
-        let Some(last) = rows.last() else {
-            return Ok(());
-        };
+    let rows = reader.meanings_after(model, index.seen_through, LOAD_BATCH)?;
+    let more = rows.len() == LOAD_BATCH;
+    if let Some(last) = rows.last() {
         index.seen_through = last.seq;
         for row in rows {
             index.put(Row {
@@ -77,6 +82,7 @@ fn refresh(reader: &Reader<'_>, index: &mut ScanIndex) -> Result<()> {
             });
         }
     }
+    Ok(more)
 }
 
 /// How far the store's vectors of `identity` are.
