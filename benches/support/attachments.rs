@@ -10,6 +10,7 @@ use discord_manager_core::config::{AttachmentPolicy, SkipReason};
 use discord_manager_core::registry::{self, Services};
 use discord_manager_ingest::Origin;
 use discord_manager_store::Store;
+use discord_manager_synthetic::Rng;
 use discord_manager_synthetic::attachment_mix::{self, PlannedFile};
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage};
 use serde_json::{Value, json};
@@ -49,23 +50,6 @@ pub fn served_image(
         .map(|image| (image.media_type, image.bytes.len())))
 }
 
-/// splitmix64, for a screenshot that is the same on every run.
-struct Noise(u64);
-
-impl Noise {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
-    }
-}
-
 /// Fills the rectangle at (`x`, `y`) of `width` × `height` pixels (clipped to the image).
 fn fill(pixels: &mut RgbImage, x: u32, y: u32, width: u32, height: u32, colour: [u8; 3]) {
     for row in y..(y + height).min(pixels.height()) {
@@ -77,7 +61,7 @@ fn fill(pixels: &mut RgbImage, x: u32, y: u32, width: u32, height: u32, colour: 
 
 /// Writes a line of `words` pseudo-words at (`x`, `y`) in 7 × 11 glyphs drawn from a fixed
 /// font of 64 shapes, so it compresses as text does, not as noise.
-fn text(pixels: &mut RgbImage, font: &[[u16; 11]], noise: &mut Noise, x: u32, y: u32, words: u32) {
+fn text(pixels: &mut RgbImage, font: &[[u16; 11]], noise: &mut Rng, x: u32, y: u32, words: u32) {
     let mut at = x;
     for _ in 0..words {
         for _ in 0..(2 + noise.below(8)) {
@@ -100,12 +84,12 @@ fn text(pixels: &mut RgbImage, font: &[[u16; 11]], noise: &mut Noise, x: u32, y:
 /// of text beneath), deterministic. Most of it is flat colour, as screenshots are, so it
 /// compresses to a few hundred kilobytes.
 pub fn screenshot_png() -> Vec<u8> {
-    let mut noise = Noise(25);
+    let mut noise = Rng(25);
     let font: Vec<[u16; 11]> = (0..64)
         .map(|_| {
             let mut glyph = [0u16; 11];
             for row in glyph.iter_mut().skip(2).take(8) {
-                *row = (noise.next() & 0x7f) as u16 & (noise.next() & 0x7f) as u16;
+                *row = (noise.next_u64() & 0x7f) as u16 & (noise.next_u64() & 0x7f) as u16;
             }
             glyph
         })

@@ -248,11 +248,12 @@ fn flush(
     Ok(())
 }
 
-/// splitmix64: tiny, fast and fully deterministic.
-struct Rng(u64);
+/// splitmix64: tiny, fast and fully deterministic, for everything the generator and the
+/// benchmark draw (histories, files, stand-in vectors, the kept screenshot).
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -261,8 +262,8 @@ impl Rng {
     }
 
     /// A whole number in `0..n`.
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
     }
 
     fn between(&mut self, low: i64, high: i64) -> i64 {
@@ -271,6 +272,11 @@ impl Rng {
 
     fn chance(&mut self, per_million: u64) -> bool {
         self.below(1_000_000) < per_million
+    }
+
+    /// A value evenly in [-1, 1).
+    pub fn signed_unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
     }
 }
 

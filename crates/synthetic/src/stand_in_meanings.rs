@@ -14,6 +14,8 @@ use discord_manager_meaning::vector::quantise;
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
 
+use crate::Rng;
+
 /// How many messages one transaction gives vectors, and how many keys one read looks through
 /// for messages without one.
 const BATCH: usize = 10_000;
@@ -58,32 +60,14 @@ pub fn write_stand_in_meanings(store: &Store, bases: &[Vec<f32>]) -> Result<usiz
 /// A direction of its own for the `n`th of a set of made-up bases: pseudo-random coordinates
 /// from `n`, the same on every run.
 pub fn made_up_base(n: u64) -> Vec<f32> {
-    let mut state = Noise::from(n.wrapping_add(1));
-    (0..DIMENSIONS).map(|_| state.next_signed()).collect()
+    let mut draw = Rng(n);
+    (0..DIMENSIONS).map(|_| draw.signed_unit()).collect()
 }
 
 /// `base` with noise drawn from `key`.
 fn stand_in(base: &[f32], key: i64) -> Vec<f32> {
-    let mut noise = Noise::from(key as u64);
+    let mut noise = Rng(key as u64);
     base.iter()
-        .map(|coordinate| coordinate + noise.next_signed() * NOISE)
+        .map(|coordinate| coordinate + noise.signed_unit() * NOISE)
         .collect()
-}
-
-/// A xorshift generator: deterministic noise, not randomness anyone relies on.
-struct Noise(u64);
-
-impl Noise {
-    fn from(seed: u64) -> Noise {
-        // Never zero (xorshift stays at zero), and nearby seeds start far apart.
-        Noise(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-
-    /// The next value, evenly in [-1, 1).
-    fn next_signed(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
 }
