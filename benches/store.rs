@@ -32,6 +32,7 @@ use std::time::{Duration, Instant as Stopwatch};
 use discord_manager_store::Store;
 use discord_manager_synthetic::{Plan, Produced};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::ChannelId;
 use serde_json::{Value, json};
 
 use support::{Repeat, Samples, round3};
@@ -276,10 +277,10 @@ fn bench_size(config: &BenchConfig) -> Value {
         max: config.reps,
         budget: Duration::from_secs(2),
     };
-    let busiest = built["produced"]["busiestReadableChannel"]
+    let busiest: ChannelId = built["produced"]["busiestReadableChannel"]
         .as_str()
-        .unwrap_or_default()
-        .to_string();
+        .and_then(|id| id.parse().ok())
+        .expect("the store has a readable channel");
     let first = produced.first_arrival.expect("the store has history");
     let sample = support::sample(&runtime, &services, &busiest, first, last)
         .expect("the store has what the readers' examples point at");

@@ -24,7 +24,6 @@ use discord_manager_store::Store;
 use discord_manager_synthetic::stand_in_meanings::{made_up_base, write_stand_in_meanings};
 use discord_manager_synthetic::{OWNER_ID, Plan};
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake::ChannelId;
 use serde_json::{Value, json};
 
 struct World {
@@ -59,8 +58,9 @@ async fn world() -> World {
         meaning: true,
         source: Source::Cli,
     };
-    let channel = produced.busiest_readable_channel;
-    let channel_id: ChannelId = channel.parse().expect("the busiest channel's id");
+    let channel_id = produced
+        .busiest_readable_channel
+        .expect("the busiest channel's id");
     let first_arrival = produced.first_arrival.expect("a first arrival");
     let message = store
         .read(|reader| {
@@ -99,7 +99,7 @@ async fn world() -> World {
     };
     let bot_message = call(
         "messages_send",
-        json!({"channelId": channel, "content": "the bot's own"}),
+        json!({"channelId": channel_id, "content": "the bot's own"}),
     )
     .await["messageId"]
         .as_str()
@@ -107,7 +107,7 @@ async fn world() -> World {
         .to_string();
     let mut schedules = Vec::new();
     for n in 0..300 {
-        let arguments = json!({"channelId": channel, "content": long_text(2000),
+        let arguments = json!({"channelId": channel_id, "content": long_text(2000),
                                "sendAt": from_now(200 * 86_400 + n)});
         schedules.push(call("schedules_add", arguments).await["scheduleId"].clone());
     }

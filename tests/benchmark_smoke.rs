@@ -17,6 +17,7 @@ use discord_manager_store::Store;
 use discord_manager_synthetic::stand_in_meanings::made_up_base;
 use discord_manager_synthetic::{OWNER_ID, Plan, Produced};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::ChannelId;
 use rusqlite::{Connection, OpenFlags};
 
 const SEED: u64 = 20_261_129;
@@ -68,7 +69,7 @@ fn the_seed_fixes_what_the_generator_produces() {
     assert_eq!(
         produced,
         Produced {
-            busiest_readable_channel: "1400000000000004071".into(),
+            busiest_readable_channel: ChannelId::parse("1400000000000004071"),
             guilds: 5,
             channels: 500,
             threads: 50,
@@ -386,7 +387,10 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
     let sample = support::sample(
         &runtime,
         &services,
-        &produced.busiest_readable_channel,
+        produced
+            .busiest_readable_channel
+            .as_ref()
+            .expect("a readable channel"),
         first,
         last,
     )
@@ -452,7 +456,10 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
     let screenshot = runtime
         .block_on(support::attachments::play_kept_screenshot(
             &services.store,
-            &produced.busiest_readable_channel,
+            produced
+                .busiest_readable_channel
+                .as_ref()
+                .expect("a readable channel"),
         ))
         .unwrap();
     let (reader, arguments) = support::attachments::image_reader(&screenshot);

@@ -1,8 +1,9 @@
 //! No id is a bare `String` across a function boundary, held against the source: a function's
 //! parameter or a struct's (or enum variant's) field whose name is `id`/`ids` or ends in
 //! `_id`/`_ids` is one of the vocabulary's id types (`ChannelId`, `MessageId`, `GuildId`,
-//! `UserId`, …; `discord_manager_vocabulary::snowflake`), never `String`, `&str`,
-//! `Option<String>`, `Option<&str>`, `Vec<String>`, `&[String]` or the like.
+//! `UserId`, …; `discord_manager_vocabulary::snowflake`, or serenity's in the Discord crate),
+//! never `String`, `&str`, `Option<String>`, `Vec<String>`, `&[String]`, `u64`, `Option<u64>`,
+//! `&[u64]` or the like.
 //!
 //! The scan covers every `.rs` file under each crate's `src` and the binary's `src`, parsed with
 //! syn. Test code (`#[cfg(test)]` items, `tests.rs` files, `tests` folders, the test fixtures and
@@ -29,6 +30,48 @@ const NOT_DISCORD_IDS: &[(&str, &str, &str)] = &[
         "id",
         "a JSON-RPC request's id, as the client wrote it (raw wire text)",
     ),
+    // Numbers where arithmetic on Discord's id space is the point, not a reference to one
+    // channel or message: a position ids are compared with, a window's bound, a poll's answer.
+    (
+        "crates/store/src/store/coverage.rs",
+        "after_message_id",
+        "a position in Discord's id space: messages with a higher id are after it",
+    ),
+    (
+        "crates/store/src/store/coverage.rs",
+        "channel_id",
+        "ChannelBeginning::of: the channel's id minus one is the beginning's position",
+    ),
+    (
+        "crates/store/src/store/coverage.rs",
+        "last_message_id",
+        "ChannelBeginning::of: the newest message's id is the beginning's position",
+    ),
+    (
+        "crates/store/src/store/coverage.rs",
+        "id",
+        "to_sql_id: the u64 to i64 conversion every id's binding goes through",
+    ),
+    (
+        "crates/vocabulary/src/snowflake.rs",
+        "id",
+        "minted_at and days_before: the arithmetic of a snowflake's timestamp bits",
+    ),
+    (
+        "crates/discord/src/import.rs",
+        "page_ids",
+        "a fetched page's ids compared with the import window's bounds, as numbers",
+    ),
+    (
+        "crates/store/src/store/extras.rs",
+        "answer_id",
+        "a poll answer's id: a small number Discord counts from 1, not a snowflake",
+    ),
+    (
+        "crates/core/src/business/kernel/message_extras.rs",
+        "answer_id",
+        "a poll answer's id: a small number Discord counts from 1, not a snowflake",
+    ),
     // Discord's message and user objects as the demo and the test world play them: raw wire
     // payloads, built from whatever text the caller holds, parsed by the real recorders.
     (
@@ -53,7 +96,7 @@ const NOT_DISCORD_IDS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The types an id may not be, written without spaces or lifetimes.
+/// The types an id may not be (bare text or a bare number), written without spaces or lifetimes.
 const BARE: &[&str] = &[
     "String",
     "&str",
@@ -65,6 +108,11 @@ const BARE: &[&str] = &[
     "Vec<&str>",
     "&[String]",
     "&[&str]",
+    "u64",
+    "&u64",
+    "Option<u64>",
+    "Vec<u64>",
+    "&[u64]",
 ];
 
 /// Whether a parameter or field named `name` is an id by its name.
@@ -322,12 +370,14 @@ fn no_id_is_a_bare_string_across_a_function_boundary() {
 }
 
 #[test]
-fn the_guard_names_each_bare_string_id_with_its_line_and_leaves_tests_and_typed_ids_alone() {
+fn the_guard_names_each_bare_string_or_number_id_with_its_line_and_leaves_tests_and_typed_ids_alone()
+ {
     let source = "\
 struct Row {
     channel_id: String,
     message_id: MessageId,
     name: String,
+    parent_id: Option<u64>,
 }
 enum Event {
     Deleted { message_ids: Vec<String> },
@@ -354,10 +404,11 @@ mod tests {
         found,
         vec![
             (2, "channel_id".to_string(), "String".to_string()),
-            (7, "message_ids".to_string(), "Vec<String>".to_string()),
-            (10, "id".to_string(), "&str".to_string()),
-            (13, "guild_id".to_string(), "Option<&str>".to_string()),
-            (13, "role_ids".to_string(), "&[String]".to_string()),
+            (5, "parent_id".to_string(), "Option<u64>".to_string()),
+            (8, "message_ids".to_string(), "Vec<String>".to_string()),
+            (11, "id".to_string(), "&str".to_string()),
+            (14, "guild_id".to_string(), "Option<&str>".to_string()),
+            (14, "role_ids".to_string(), "&[String]".to_string()),
         ]
     );
 }

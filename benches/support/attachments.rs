@@ -142,17 +142,17 @@ pub fn screenshot_png() -> Vec<u8> {
 /// keeps a file (through the seed's feed, as the kept text file is): what the benchmark points
 /// `attachments_get` at for an image. Playing it again changes nothing. Returns the
 /// attachment's id.
-pub async fn play_kept_screenshot(store: &Arc<Store>, channel_id: &str) -> Result<String, String> {
+pub async fn play_kept_screenshot(
+    store: &Arc<Store>,
+    channel: &discord_manager_vocabulary::snowflake::ChannelId,
+) -> Result<String, String> {
     let png = screenshot_png();
-    let channel: discord_manager_vocabulary::snowflake::ChannelId = channel_id
-        .parse()
-        .map_err(|_| format!("{channel_id} is not a channel id"))?;
     let guild_id = store
-        .read(|reader| reader.channel(&channel))
+        .read(|reader| reader.channel(channel))
         .map_err(|error| error.message().to_string())?
         .and_then(|channel| channel.guild_id);
     let message = json!({"t": "MESSAGE_CREATE", "d": {
-        "id": SCREENSHOT_MESSAGE, "channel_id": channel_id, "guild_id": guild_id,
+        "id": SCREENSHOT_MESSAGE, "channel_id": channel, "guild_id": guild_id,
         "author": {"id": "1000000000000000099", "username": "sampler", "discriminator": "0",
                    "global_name": "Sampler", "avatar": null, "bot": false},
         "content": "", "timestamp": "@now-1h", "edited_timestamp": null,

@@ -111,7 +111,7 @@ pub fn measure<T, E: std::fmt::Debug>(
 pub fn sample(
     runtime: &tokio::runtime::Runtime,
     services: &Services,
-    busiest_channel: &str,
+    busiest_channel: &ChannelId,
     first_arrival: Instant,
     newest: Instant,
 ) -> Result<Sample, String> {
@@ -135,9 +135,7 @@ pub fn sample(
         .as_str()
         .and_then(MessageId::parse)
         .ok_or("the store has no mention of the owner")?;
-    let channel: ChannelId = busiest_channel
-        .parse()
-        .map_err(|_| format!("{busiest_channel} is not a channel id"))?;
+    let channel = busiest_channel.clone();
     // The one file attachments_get reads: played into the store once, known after.
     let attachment = runtime
         .block_on(discord_manager::seed::play_kept_text_attachment(

@@ -61,9 +61,9 @@ pub struct ChannelOutcome {
 /// Where a backfill of a channel starts: its coverage, else where the store's record of it
 /// begins. Both are ids Discord returned, never an instant of the host's clock: a host whose
 /// clock runs ahead of Discord's would otherwise start past messages Discord mints later.
-fn recorded_start(store: &Store, channel_id: u64) -> Result<Option<u64>> {
+fn recorded_start(store: &Store, channel_id: ChannelId) -> Result<Option<u64>> {
     store.read(|reader| {
-        let channel = ChannelId::new(channel_id).typed();
+        let channel = channel_id.typed();
         if let Some(coverage) = reader.channel_coverage(&channel)? {
             return Ok(Some(coverage.complete_through));
         }
@@ -79,19 +79,19 @@ fn recorded_start(store: &Store, channel_id: u64) -> Result<Option<u64>> {
 /// one begins at its newest message, like any channel first seen. Ids only, no clock.
 pub(crate) fn thread_beginning(
     reader: &Reader<'_>,
-    thread_id: u64,
-    parent_id: Option<u64>,
-    last_message_id: Option<u64>,
+    thread_id: ChannelId,
+    parent_id: Option<ChannelId>,
+    last_message_id: Option<MessageId>,
 ) -> Result<ChannelBeginning> {
     let parent_began = match parent_id {
         Some(parent) => reader
-            .channel_beginning(&ChannelId::new(parent).typed())?
+            .channel_beginning(&parent.typed())?
             .map(|beginning| beginning.after_message_id),
         None => None,
     };
     Ok(match parent_began {
-        Some(began) if thread_id > began => ChannelBeginning::of(thread_id, None),
-        _ => ChannelBeginning::of(thread_id, last_message_id),
+        Some(began) if thread_id.get() > began => ChannelBeginning::of(thread_id.get(), None),
+        _ => ChannelBeginning::of(thread_id.get(), last_message_id.map(MessageId::get)),
     })
 }
 
@@ -119,9 +119,9 @@ pub(crate) fn record_thread_beginnings<'a>(
         if writer.reader().channel_beginning(&id)?.is_none() {
             let beginning = thread_beginning(
                 &writer.reader(),
-                thread.id.get(),
-                thread.parent_id.map(ChannelId::get),
-                thread.last_message_id.map(MessageId::get),
+                thread.id,
+                thread.parent_id,
+                thread.last_message_id,
             )?;
             writer.record_channel_beginning(&id, beginning)?;
         }
@@ -132,11 +132,11 @@ pub(crate) fn record_thread_beginnings<'a>(
 /// The channels of a guild to backfill after its GUILD_CREATE was recorded: those the store
 /// holds for it that it can backfill, each with the `last_message_id` the GUILD_CREATE gave.
 pub(crate) fn guild_jobs(store: &Store, guild: &Guild) -> Result<Vec<ChannelJob>> {
-    let last: HashMap<u64, u64> = guild
+    let last: HashMap<ChannelId, MessageId> = guild
         .channels
         .values()
         .chain(guild.threads.iter())
-        .filter_map(|channel| Some((channel.id.get(), channel.last_message_id?.get())))
+        .filter_map(|channel| Some((channel.id, channel.last_message_id?)))
         .collect();
     let guild_id = guild.id.typed();
     let channels = store.read(|reader| reader.channels())?;
@@ -149,10 +149,10 @@ pub(crate) fn guild_jobs(store: &Store, guild: &Guild) -> Result<Vec<ChannelJob>
                 && channel.holds_messages()
         })
         .map(|channel| {
-            let id = channel.channel_id.get();
+            let id = ChannelId::new(channel.channel_id.get());
             ChannelJob {
                 channel_id: id,
-                guild_id: Some(guild.id.get()),
+                guild_id: Some(guild.id),
                 name: channel.name,
                 last_message_id: last.get(&id).copied(),
             }
@@ -167,7 +167,7 @@ pub(crate) fn direct_jobs(channels: &[ChannelRecord]) -> Vec<ChannelJob> {
         .iter()
         .filter(|channel| channel.guild_id.is_none() && !channel.removed)
         .map(|channel| ChannelJob {
-            channel_id: channel.channel_id.get(),
+            channel_id: ChannelId::new(channel.channel_id.get()),
             guild_id: None,
             name: channel.name.clone(),
             last_message_id: None,
@@ -177,17 +177,20 @@ pub(crate) fn direct_jobs(channels: &[ChannelRecord]) -> Vec<ChannelJob> {
 
 /// The channels among `channel_ids` to repair by backfill: each the store knows; one it cannot
 /// read back now is left to the periodic repair.
-pub(crate) fn repair_jobs(store: &Store, channel_ids: &[u64]) -> Vec<ChannelJob> {
+pub(crate) fn repair_jobs(store: &Store, channel_ids: &[ChannelId]) -> Vec<ChannelJob> {
     channel_ids
         .iter()
         .filter_map(|id| {
             let channel = store
-                .read(|reader| reader.channel(&ChannelId::new(*id).typed()))
+                .read(|reader| reader.channel(&id.typed()))
                 .ok()
                 .flatten()?;
             Some(ChannelJob {
                 channel_id: *id,
-                guild_id: channel.guild_id.as_ref().map(|guild| guild.get()),
+                guild_id: channel
+                    .guild_id
+                    .as_ref()
+                    .map(|guild| GuildId::new(guild.get())),
                 name: channel.name,
                 last_message_id: None,
             })
@@ -209,10 +212,10 @@ pub(crate) fn listed_jobs(store: &Store, listed: &[GuildChannel]) -> Result<Vec<
                 .filter(|known| known.access == ChannelAccess::Readable && known.holds_messages())
             {
                 jobs.push(ChannelJob {
-                    channel_id: channel.id.get(),
-                    guild_id: Some(channel.guild_id.get()),
+                    channel_id: channel.id,
+                    guild_id: Some(channel.guild_id),
                     name: known.name,
-                    last_message_id: Some(last.get()),
+                    last_message_id: Some(last),
                 });
             }
         }
@@ -229,14 +232,14 @@ async fn begin_channel(
     job: &ChannelJob,
 ) -> std::result::Result<u64, RestError> {
     let last = match job.last_message_id {
-        Some(last) => Some(last),
-        None => match rest.channel(ChannelId::new(job.channel_id)).await? {
+        Some(last) => Some(last.get()),
+        None => match rest.channel(job.channel_id).await? {
             Channel::Guild(channel) => channel.last_message_id.map(MessageId::get),
             Channel::Private(channel) => channel.last_message_id.map(MessageId::get),
             _ => None,
         },
     };
-    let beginning = ChannelBeginning::of(job.channel_id, last);
+    let beginning = ChannelBeginning::of(job.channel_id.get(), last);
     let store = Arc::clone(store);
     let channel = job.stored_id();
     let recorded = blocking(move || {
@@ -264,7 +267,7 @@ pub async fn backfill_channel(
     };
     if job
         .last_message_id
-        .is_some_and(|last| last <= started_after)
+        .is_some_and(|last| last.get() <= started_after)
     {
         outcome.skipped = true;
         return Ok(outcome);
@@ -352,11 +355,7 @@ async fn page_after(
             break None;
         }
         let mut page = match rest
-            .messages_after(
-                ChannelId::new(job.channel_id),
-                MessageId::new(after.max(1)),
-                PAGE,
-            )
+            .messages_after(job.channel_id, MessageId::new(after.max(1)), PAGE)
             .await
         {
             Ok(page) => page,
@@ -372,7 +371,7 @@ async fn page_after(
         };
         let recorded = {
             let store = Arc::clone(store);
-            let guild = job.guild_id.map(GuildId::new);
+            let guild = job.guild_id;
             blocking(move || record_history_page(&store, guild, &page)).await?
         };
         outcome.new_messages += recorded.new_messages;
@@ -481,7 +480,7 @@ pub async fn run_worker(
             return Ok(());
         }
         if let Some(batch) = queue.pop_front() {
-            let waiting: Vec<u64> = queue
+            let waiting: Vec<ChannelId> = queue
                 .iter()
                 .flat_map(|queued| queued.channels.iter().map(|job| job.channel_id))
                 .collect();
@@ -512,7 +511,7 @@ async fn run_batch(
     rest: &Rest,
     store: &Arc<Store>,
     batch: &Batch,
-    waiting: &[u64],
+    waiting: &[ChannelId],
     stop: &watch::Receiver<bool>,
     progress: &mut Progress,
 ) -> Result<Vec<ChannelJob>> {
@@ -585,7 +584,14 @@ mod tests {
             .unwrap();
         let begins = |thread: u64, parent: Option<u64>| {
             store
-                .read(|reader| thread_beginning(reader, thread, parent, Some(thread + 50)))
+                .read(|reader| {
+                    thread_beginning(
+                        reader,
+                        ChannelId::new(thread),
+                        parent.map(ChannelId::new),
+                        Some(MessageId::new(thread + 50)),
+                    )
+                })
                 .unwrap()
         };
         // Created after the store began covering the parent: every message of it.

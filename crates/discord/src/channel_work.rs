@@ -6,6 +6,7 @@
 use discord_manager_ingest::ids::TypedId;
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::snowflake;
+use serenity::model::id::{ChannelId, GuildId, MessageId};
 use tracing::info;
 
 /// Discord's largest page of messages.
@@ -14,19 +15,19 @@ pub const PAGE: u8 = 100;
 /// One channel to backfill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelJob {
-    pub channel_id: u64,
-    pub guild_id: Option<u64>,
+    pub channel_id: ChannelId,
+    pub guild_id: Option<GuildId>,
     pub name: String,
     /// Discord's `last_message_id` for the channel when it is known: a channel whose newest
     /// message is at or below its coverage needs no request at all.
-    pub last_message_id: Option<u64>,
+    pub last_message_id: Option<MessageId>,
 }
 
 impl ChannelJob {
     /// The channel's id as the store keys it. A job's id is always one Discord or the store
     /// gave, never zero.
     pub fn stored_id(&self) -> snowflake::ChannelId {
-        serenity::model::id::ChannelId::new(self.channel_id).typed()
+        self.channel_id.typed()
     }
 }
 

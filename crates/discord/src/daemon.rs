@@ -29,7 +29,7 @@ use discord_manager_vocabulary::snowflake;
 use serenity::gateway::{ConnectionStage, GatewayError, ShardManager, ShardRunnerMessage};
 use serenity::model::channel::{ChannelType, GuildChannel};
 use serenity::model::gateway::GatewayIntents;
-use serenity::model::id::{ChannelId, GuildId, MessageId};
+use serenity::model::id::{ChannelId, GuildId};
 #[cfg(unix)]
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::{mpsc, watch};
@@ -983,9 +983,9 @@ async fn repair_pass(
     let mut direct = Vec::new();
     for mut job in backfill::direct_jobs(&channels) {
         if let Ok(serenity::model::channel::Channel::Private(private)) =
-            rest.channel(ChannelId::new(job.channel_id)).await
+            rest.channel(job.channel_id).await
         {
-            job.last_message_id = private.last_message_id.map(MessageId::get);
+            job.last_message_id = private.last_message_id;
             direct.push(job);
         }
     }

@@ -25,17 +25,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use discord_manager_core::config::GuildScope;
 use discord_manager_ingest::direct::record_direct_channel;
 use discord_manager_ingest::feed::{repair_unparsed, why_unparsed};
+use discord_manager_ingest::ids::TypedId;
 use discord_manager_ingest::{Origin, Recorded};
 use discord_manager_store::{GapKind, GatewayEventKind, NewGap, Store};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake;
 use serenity::all::{Context, RawEventHandler};
 use serenity::async_trait;
 use serenity::model::channel::Message;
 use serenity::model::event::Event;
 use serenity::model::gateway::Ready;
 use serenity::model::guild::Guild;
+use serenity::model::id::{ChannelId, GuildId, UserId};
 use tokio::sync::mpsc;
 use tracing::{debug, error, info, warn};
 
@@ -148,7 +149,7 @@ struct State {
     sessions: u32,
     /// Guilds the current session's READY announced: their GUILD_CREATE starts a backfill.
     announced: Vec<u64>,
-    bot_user_id: Option<u64>,
+    bot_user_id: Option<UserId>,
     last_received: Option<Instant>,
     content: ContentWatch,
 }
@@ -198,8 +199,8 @@ impl Writer {
         Ok(())
     }
 
-    fn in_scope(&self, guild_id: u64) -> bool {
-        snowflake::GuildId::from_u64(guild_id).is_some_and(|id| self.guild_scope.includes(&id))
+    fn in_scope(&self, guild_id: GuildId) -> bool {
+        self.guild_scope.includes(&guild_id.typed())
     }
 
     /// What comes before recording an event: a dispatch serenity could not parse is repaired
@@ -284,7 +285,7 @@ impl Writer {
         let channel = channel_of(event);
         let gap = NewGap {
             kind: GapKind::Event,
-            channel_id: channel.and_then(snowflake::ChannelId::from_u64),
+            channel_id: channel.map(|channel| channel.typed()),
             from_at: prepared.at,
             until_at: prepared.at,
             after_message_id: None,
@@ -307,11 +308,7 @@ impl Writer {
                     event = %kind,
                     "skipped a {kind} dispatch that does not parse ({reason}); its channel will be repaired by backfill"
                 );
-                if let Some(channel) = value
-                    .get("channel_id")
-                    .and_then(|id| id.as_str())
-                    .and_then(|id| id.parse::<u64>().ok())
-                {
+                if let Some(channel) = value.get("channel_id").and_then(channel_id_in) {
                     self.repair_channels(&[channel], "a dispatch that did not parse");
                 }
             }
@@ -324,7 +321,7 @@ impl Writer {
     fn before_message(&self, state: &mut State, message: &Message) {
         if message.guild_id.is_none() {
             let bot = state.bot_user_id;
-            let other = (Some(message.author.id.get()) != bot).then_some(&message.author);
+            let other = (Some(message.author.id) != bot).then_some(&message.author);
             if let Err(failure) = record_direct_channel(&self.store, message.channel_id, other) {
                 error!("could not record a direct-message channel: {failure}");
             }
@@ -366,7 +363,7 @@ impl Writer {
     ) -> Result<()> {
         let reidentify = state.sessions > 0;
         state.sessions += 1;
-        state.bot_user_id = Some(ready.user.id.get());
+        state.bot_user_id = Some(ready.user.id);
         state.announced = ready.guilds.iter().map(|guild| guild.id.get()).collect();
         let run_started_at = self.run_started_at;
         let session = ready.session_id.clone();
@@ -427,7 +424,7 @@ impl Writer {
     /// A guild in scope: each channel's beginning recorded on first sight, then every readable
     /// channel backfilled from its coverage.
     fn on_guild_create(&self, state: &mut State, guild: &Guild) -> Result<()> {
-        if !self.in_scope(guild.id.get()) {
+        if !self.in_scope(guild.id) {
             return Ok(());
         }
         let reason = if !state.announced.contains(&guild.id.get()) {
@@ -461,7 +458,7 @@ impl Writer {
         Ok(())
     }
 
-    fn repair_channels(&self, channel_ids: &[u64], why: &str) {
+    fn repair_channels(&self, channel_ids: &[ChannelId], why: &str) {
         let jobs = backfill::repair_jobs(&self.store, channel_ids);
         if !jobs.is_empty() {
             let _ = self.backfill.send(Batch {
@@ -514,13 +511,18 @@ fn kind_of(event: &Event) -> &'static str {
 }
 
 /// The channel an event is about, if it is about one.
-fn channel_of(event: &Event) -> Option<u64> {
+fn channel_of(event: &Event) -> Option<ChannelId> {
     let value = serde_json::to_value(event).ok()?;
     let data = value.get("d")?;
     data.get("channel_id")
         .or_else(|| data.get("channel").and_then(|channel| channel.get("id")))
-        .and_then(|id| id.as_str())
-        .and_then(|id| id.parse().ok())
+        .and_then(channel_id_in)
+}
+
+/// A payload's channel id (a string of digits, as Discord sends it), if it is one.
+fn channel_id_in(id: &serde_json::Value) -> Option<ChannelId> {
+    let id = id.as_str()?.parse::<u64>().ok()?;
+    (id != 0).then(|| ChannelId::new(id))
 }
 
 #[cfg(test)]

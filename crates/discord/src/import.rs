@@ -23,7 +23,7 @@ use discord_manager_store::{BeginningSource, ChannelBeginning, ImportState, NewI
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::{days_before, snowflake_at};
-use serenity::model::id::{ChannelId, GuildId, MessageId};
+use serenity::model::id::{ChannelId, MessageId};
 use tracing::{info, warn};
 
 use super::channel_work::{ChannelJob, PAGE, Progress, blocking};
@@ -89,7 +89,7 @@ pub fn plan(
 /// window means Discord has nothing older; a page reaching below the window ends it there, so
 /// a wider window later resumes from the window's edge, not past what was left out.
 pub fn step_after_page(
-    channel_id: u64,
+    channel_id: ChannelId,
     before: u64,
     window_start: u64,
     page_ids: &[u64],
@@ -106,7 +106,7 @@ pub fn step_after_page(
         Some(_) => (window_start, false),
     };
     let step = NewImportStep {
-        channel_id: ChannelId::new(channel_id).typed(),
+        channel_id: channel_id.typed(),
         window_start,
         reached,
         exhausted,
@@ -120,13 +120,13 @@ pub fn step_after_page(
 /// With the plan, the channel's beginning and the lowest id of its news ([`news_start`]).
 pub async fn next_step(
     store: &Arc<Store>,
-    channel_id: u64,
+    channel_id: ChannelId,
     window: ImportWindow,
 ) -> Result<(ImportPlan, Option<(ChannelBeginning, u64)>)> {
     let store = Arc::clone(store);
     blocking(move || {
         store.read(|reader| {
-            let channel = ChannelId::new(channel_id).typed();
+            let channel = channel_id.typed();
             let Some(beginning) = reader.channel_beginning(&channel)? else {
                 return Ok((ImportPlan::Done, None));
             };
@@ -179,7 +179,7 @@ pub async fn import_page(
         return Ok(PageOutcome::Done);
     };
     let page = match rest
-        .messages_before(ChannelId::new(job.channel_id), MessageId::new(before), PAGE)
+        .messages_before(job.channel_id, MessageId::new(before), PAGE)
         .await
     {
         Ok(page) => page,
@@ -206,7 +206,7 @@ pub async fn import_page(
     page.sort_by_key(|message| message.id);
     let recorded = {
         let (store, step) = (Arc::clone(store), step.clone());
-        let guild = job.guild_id.map(GuildId::new);
+        let guild = job.guild_id;
         blocking(move || record_import_page(&store, guild, &page, news, &step)).await?
     };
     let done = step.exhausted || step.reached <= window_start;

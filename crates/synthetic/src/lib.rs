@@ -114,8 +114,8 @@ impl Plan {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Produced {
-    /// The readable channel with the most traffic.
-    pub busiest_readable_channel: String,
+    /// The readable channel with the most traffic (none only for a store without one).
+    pub busiest_readable_channel: Option<ChannelId>,
     pub guilds: u64,
     /// Channels and threads, readable or not.
     pub channels: u64,
@@ -568,8 +568,7 @@ fn layout_tally(channels: &[Channel], message_channels: &[usize]) -> Produced {
     let busiest_readable_channel = message_channels
         .iter()
         .find(|&&index| channels[index].access == Access::Readable)
-        .map(|&index| channels[index].id.to_string())
-        .unwrap_or_default();
+        .map(|&index| channels[index].id.clone());
     Produced {
         busiest_readable_channel,
         guilds: GUILDS,

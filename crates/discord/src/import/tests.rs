@@ -138,7 +138,7 @@ fn a_page_keeps_what_is_inside_the_window_on_both_sides_of_its_edge() {
     let mut ids: Vec<u64> = (0..98).map(|n| window_start + 1_000 + n).collect();
     ids.push(window_start);
     ids.push(window_start - 1);
-    let (step, kept) = step_after_page(5, before, window_start, &ids);
+    let (step, kept) = step_after_page(ChannelId::new(5), before, window_start, &ids);
     assert!(kept.contains(&window_start));
     assert!(!kept.contains(&(window_start - 1)));
     assert_eq!(kept.len(), 99);
@@ -150,15 +150,15 @@ fn a_page_keeps_what_is_inside_the_window_on_both_sides_of_its_edge() {
     assert_eq!(step.fetched, 100);
     // A full page inside the window: go on below its lowest.
     let ids: Vec<u64> = (0..100).map(|n| window_start + 500 + n).collect();
-    let (step, kept) = step_after_page(5, before, window_start, &ids);
+    let (step, kept) = step_after_page(ChannelId::new(5), before, window_start, &ids);
     assert_eq!(
         (step.reached, step.exhausted, kept.len()),
         (window_start + 500, false, 100)
     );
     // A short page inside the window: Discord has nothing older.
-    let (step, _) = step_after_page(5, before, window_start, &[window_start + 3]);
+    let (step, _) = step_after_page(ChannelId::new(5), before, window_start, &[window_start + 3]);
     assert_eq!((step.reached, step.exhausted), (window_start + 3, true));
-    let (step, kept) = step_after_page(5, before, 0, &[]);
+    let (step, kept) = step_after_page(ChannelId::new(5), before, 0, &[]);
     assert_eq!(
         (step.reached, step.exhausted, kept),
         (before, true, Vec::new())
