@@ -5,80 +5,19 @@
 //! `cargo build && cargo run --example ingest_throughput`
 //! (`--release` on both for release figures). It prints the figures; it asserts nothing.
 
+#[path = "support/daemon.rs"]
+mod daemon;
 #[path = "../tests/support/fake_discord/mod.rs"]
 mod fake_discord;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use daemon::{json, start, wait_for};
 use fake_discord::{FakeDiscord, GENERAL, GRACE};
 use serde_json::Value;
 
 const LIVE_MESSAGES: usize = 20_000;
 const BACKFILL_MESSAGES: usize = 10_000;
-
-fn binary() -> PathBuf {
-    // target/<profile>/examples/ingest_throughput → target/<profile>/discord-manager
-    let examples = std::env::current_exe().unwrap();
-    examples
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .join("discord-manager")
-}
-
-fn json(db: &Path, args: &[&str]) -> Value {
-    let output = Command::new(binary())
-        .env_clear()
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
-fn start(fake: &FakeDiscord, db: &Path) -> (Child, mpsc::Receiver<String>) {
-    let mut child = Command::new(binary())
-        .env_clear()
-        .env("DISCORD_TOKEN", fake.token())
-        .env("DISCORD_API_BASE", fake.api_base())
-        .env("RUST_LOG", "warn,discord_manager=info")
-        .arg("--db")
-        .arg(db)
-        .arg("ingest")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (lines, received) = mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = lines.send(line);
-        }
-    });
-    (child, received)
-}
-
-fn wait_for(lines: &mpsc::Receiver<String>, needle: &str) -> String {
-    loop {
-        let line = lines
-            .recv_timeout(Duration::from_secs(600))
-            .expect("the daemon keeps logging");
-        if line.contains(needle) {
-            return line;
-        }
-    }
-}
 
 fn seconds_between(first: &Value, last: &Value) -> f64 {
     let at = |value: &Value| {
@@ -95,7 +34,7 @@ fn main() {
     let fake = FakeDiscord::start();
 
     // A first run proves every channel complete up to its start, then dies.
-    let (mut daemon, lines) = start(&fake, &db);
+    let (mut daemon, lines) = start(&fake, &db, &[]);
     wait_for(&lines, "for guild Lighthouse Labs");
     let _ = daemon.kill();
     let _ = daemon.wait();
@@ -113,7 +52,7 @@ fn main() {
         .collect();
     fake.post_offline(&history.join("\n"));
     let restarted = Instant::now();
-    let (mut daemon, lines) = start(&fake, &db);
+    let (mut daemon, lines) = start(&fake, &db, &[]);
     let channel = wait_for(&lines, "backfilled #general");
     let done = wait_for(&lines, "for guild Lighthouse Labs");
     let wall = restarted.elapsed().as_secs_f64();

@@ -28,15 +28,17 @@
 //! `cargo build --release && cargo run --release --example ingest_with_attachments`.
 //! It prints the figures; it asserts nothing.
 
+#[path = "support/daemon.rs"]
+mod daemon;
 #[path = "../tests/support/fake_discord/mod.rs"]
 mod fake_discord;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Child;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use daemon::{json, wait_for};
 use discord_manager_synthetic::attachment_mix;
 use fake_discord::{FakeDiscord, GENERAL, GRACE};
 use serde_json::{Value, json};
@@ -49,33 +51,6 @@ const IMAGE_BYTES: usize = 300_000;
 const TEXT_BYTES: usize = 20_000;
 /// How long each run watches the embedder after the feed is stored.
 const EMBEDDING_WINDOW_SECONDS: u64 = 15;
-
-fn binary() -> PathBuf {
-    // target/<profile>/examples/ingest_with_attachments → target/<profile>/discord-manager
-    let examples = std::env::current_exe().unwrap();
-    examples
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .join("discord-manager")
-}
-
-fn json_of(db: &Path, args: &[&str]) -> Value {
-    let output = Command::new(binary())
-        .env_clear()
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
-}
 
 /// What a run's daemon runs beside the gateway's writer.
 #[derive(Debug, Clone, Copy)]
@@ -90,42 +65,14 @@ fn knob_is_meaning() -> bool {
 }
 
 fn start(fake: &FakeDiscord, db: &Path, beside: Beside) -> (Child, mpsc::Receiver<String>) {
-    let mut command = Command::new(binary());
-    command
-        .env_clear()
-        .env("DISCORD_TOKEN", fake.token())
-        .env("DISCORD_API_BASE", fake.api_base())
-        .env("RUST_LOG", "warn,discord_manager=info")
-        .arg("--db")
-        .arg(db)
-        .arg("ingest")
-        .stderr(Stdio::piped());
+    let mut settings = Vec::new();
     if !beside.fetcher {
-        command.env("DISCORD_MANAGER_ATTACHMENTS", "0");
+        settings.push(("DISCORD_MANAGER_ATTACHMENTS", "0"));
     }
     if !beside.embedder {
-        command.env("DISCORD_MANAGER_MEANING", "off");
+        settings.push(("DISCORD_MANAGER_MEANING", "off"));
     }
-    let mut child = command.spawn().unwrap();
-    let (lines, received) = mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = lines.send(line);
-        }
-    });
-    (child, received)
-}
-
-fn wait_for(lines: &mpsc::Receiver<String>, needle: &str) {
-    loop {
-        let line = lines
-            .recv_timeout(Duration::from_secs(600))
-            .expect("the daemon keeps logging");
-        if line.contains(needle) {
-            return;
-        }
-    }
+    daemon::start(fake, db, &settings)
 }
 
 fn micros(value: &Value) -> i64 {
@@ -189,9 +136,7 @@ fn run(beside: Beside) -> Value {
     let (mut daemon, lines) = start(&fake, &db, beside);
     wait_for(&lines, "for guild Lighthouse Labs");
     let (feed, files) = feed(&fake);
-    let base = json_of(&db, &["status"])["messageCount"]
-        .as_u64()
-        .unwrap_or(0);
+    let base = json(&db, &["status"])["messageCount"].as_u64().unwrap_or(0);
     let expected = base + LIVE_MESSAGES;
     let sent = Instant::now();
     fake.play(&feed);
@@ -199,12 +144,12 @@ fn run(beside: Beside) -> Value {
         fake.count_out("MESSAGE_CREATE") >= LIVE_MESSAGES as usize
     });
     let sending = sent.elapsed().as_secs_f64();
-    while json_of(&db, &["status"])["messageCount"].as_u64() != Some(expected) {
+    while json(&db, &["status"])["messageCount"].as_u64() != Some(expected) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let stored = sent.elapsed().as_secs_f64();
     let embedded_at = |db: &Path| {
-        json_of(db, &["status"])["meaning"]["embedded"]
+        json(db, &["status"])["meaning"]["embedded"]
             .as_u64()
             .unwrap_or(0)
     };
@@ -220,8 +165,8 @@ fn run(beside: Beside) -> Value {
         .try_iter()
         .filter(|line| line.contains("kept attachment"))
         .count();
-    let first = json_of(&db, &["search", "\"message 0\"", "--limit", "1"]);
-    let status = json_of(&db, &["status"]);
+    let first = json(&db, &["search", "\"message 0\"", "--limit", "1"]);
+    let status = json(&db, &["status"]);
     let seconds = (micros(&status["newestGatewayEvent"])
         - micros(&first["results"][0]["message"]["createdAt"])) as f64
         / 1e6;
