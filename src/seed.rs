@@ -15,7 +15,6 @@ use discord_manager_vocabulary::snowflake::{AttachmentId, ChannelId, UserId};
 use serde::Deserialize;
 
 use discord_manager_attachments::{Cache, NotKept};
-use discord_manager_core::business::kernel::outbox::DiscordSender;
 use discord_manager_core::business::messages::embedding::EmbeddingPass;
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
@@ -24,6 +23,7 @@ use discord_manager_core::registry::{self, Services};
 use discord_manager_discord::sender::RECORDERS;
 use discord_manager_ingest::feed::{FeedLine, decode_dispatch, parse_feed};
 use discord_manager_ingest::{Origin, Recorded};
+use discord_manager_sender::DiscordSender;
 use discord_manager_store::{AttachmentOutcome, IdentitySource, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;

@@ -48,6 +48,9 @@ const LAYERS: &[(&str, &[&str])] = &[
         "store",
         &["instant", "error", "snowflake", "words", "permissions"],
     ),
+    // The port to Discord: the trait the core sends through and the plain types it carries
+    // (an emoji among them), over the store it records Discord's answers in.
+    ("sender", &["store", "snowflake", "error"]),
     ("config", &["error", "snowflake"]),
     // The primitives of a result's page and text: a capability renders its own result beside
     // its function, so the business layer stands on them.
@@ -58,6 +61,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "answer",
             "attachments",
             "meaning",
+            "sender",
             "store",
             "config",
             "permissions",
@@ -75,6 +79,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "business",
             "payload",
+            "sender",
             "store",
             "snowflake",
             "instant",
@@ -83,7 +88,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "registry",
-        &["answer", "business", "store", "instant", "error"],
+        &["answer", "business", "sender", "store", "instant", "error"],
     ),
     (
         "ingest",
@@ -103,6 +108,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ingest",
             "business",
             "registry",
+            "sender",
             "store",
             "config",
             "demo",
@@ -160,6 +166,7 @@ const APPLICATION: &[&str] = &[
     "program",
     "registry",
     "seed",
+    "sender",
     "snowflake",
     "store",
     "words",
@@ -204,6 +211,11 @@ const CRATES: &[Crate] = &[
         src: "crates/ingest/src",
         library: "discord_manager_ingest",
         layer: Some("ingest"),
+    },
+    Crate {
+        src: "crates/sender/src",
+        library: "discord_manager_sender",
+        layer: Some("sender"),
     },
     Crate {
         src: "crates/core/src",
@@ -827,10 +839,15 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "crates/sender",
+        &["discord-manager-vocabulary", "discord-manager-store"],
+    ),
+    (
         "crates/core",
         &[
             "discord-manager-vocabulary",
             "discord-manager-store",
+            "discord-manager-sender",
             "discord-manager-attachments",
             "discord-manager-meaning",
         ],
@@ -841,6 +858,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-vocabulary",
             "discord-manager-store",
             "discord-manager-ingest",
+            "discord-manager-sender",
             "discord-manager-core",
             "discord-manager-attachments",
             "serenity",
@@ -863,6 +881,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-vocabulary",
             "discord-manager-store",
             "discord-manager-ingest",
+            "discord-manager-sender",
             "discord-manager-core",
             "discord-manager-discord",
             "discord-manager-attachments",

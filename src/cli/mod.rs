@@ -659,7 +659,7 @@ pub(crate) fn print_mcp_config(
 /// send is refused before it would be needed).
 pub(crate) fn discord_sender(
     config: &Config,
-) -> Option<Arc<dyn discord_manager_core::business::kernel::outbox::DiscordSender>> {
+) -> Option<Arc<dyn discord_manager_sender::DiscordSender>> {
     let token = config.token.clone()?;
     Some(Arc::new(discord_manager_discord::sender::LazySender::new(
         token,

@@ -15,11 +15,11 @@ use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use serde_json::Value;
 
-use crate::business::kernel::outbox::{
+use crate::payload::{Message, User};
+use discord_manager_sender::{
     BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
     SUPPRESS_EMBEDS, SendFailure,
 };
-use crate::payload::{Message, User};
 
 /// How Discord's answers reach the store: each of the gateway's recorders for an answer to one
 /// kind of request, as a plain function.

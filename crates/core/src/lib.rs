@@ -2,8 +2,8 @@
 //!
 //! This crate knows no Discord client (serenity, reqwest) and no surface (rmcp, clap,
 //! comfy-table): it does not depend on them, so a capability that reached for one would not
-//! compile. It talks to Discord through the [`business::kernel::outbox::DiscordSender`] port, which
-//! the Discord crate implements.
+//! compile. It talks to Discord through the sender crate's
+//! [`discord_manager_sender::DiscordSender`] port, which the Discord crate implements.
 //!
 //! - [`config`] reads the environment; [`backoff`] is how a wait grows after failures.
 //! - [`answer`] holds the primitives of each result as the surfaces show it: JSON, a human

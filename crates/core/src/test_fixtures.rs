@@ -16,14 +16,14 @@ use discord_manager_vocabulary::snowflake::{ChannelId, GuildId, MessageId, RoleI
 use serde_json::{Value, json};
 use serenity::model::event::Event;
 
-use crate::business::kernel::outbox::{
-    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
-    SendFailure,
-};
 use crate::business::{OwnerContext, Source};
 use crate::config::GuildScope;
 use crate::demo::{DemoDiscord, Recorders};
 use crate::payload::{Message, User};
+use discord_manager_sender::{
+    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
+    SendFailure,
+};
 
 /// The bot's user id: the same in every test, because the bot's identity is store-wide.
 pub const BOT_ID: &str = "1100000000000000001";

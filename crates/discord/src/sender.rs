@@ -1,6 +1,6 @@
-//! The Discord side of the business layer's port ([`DiscordSender`]): each request goes out
-//! through [`Rest`], one attempt each (the business layer retries; a post with the same
-//! nonce), and Discord's answer is recorded here, through the gateway's recorders
+//! The Discord side of the business layer's port (the sender crate's [`DiscordSender`]): each
+//! request goes out through [`Rest`], one attempt each (the business layer retries; a post
+//! with the same nonce), and Discord's answer is recorded here, through the gateway's recorders
 //! (`ingest::sent`), so the business layer gets back what the store holds and never records
 //! anything itself.
 //!
@@ -9,13 +9,13 @@
 
 use std::sync::OnceLock;
 
-use discord_manager_core::business::kernel::outbox::{
-    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
-    SendFailure,
-};
 use discord_manager_core::config::Token;
 use discord_manager_core::demo::Recorders;
 use discord_manager_ingest::sent;
+use discord_manager_sender::{
+    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
+    SendFailure,
+};
 use discord_manager_store::Store;
 use discord_manager_vocabulary::snowflake::MessageId;
 

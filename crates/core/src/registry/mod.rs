@@ -13,6 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, LazyLock};
 
+use discord_manager_sender::DiscordSender;
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
 use schemars::JsonSchema;
@@ -23,7 +24,6 @@ use serde_json::{Map, Value};
 use crate::answer::Outcome;
 use crate::business::kernel::examples::{Examples, Sample};
 use crate::business::kernel::input;
-use crate::business::kernel::outbox::DiscordSender;
 use crate::business::{self, OwnerContext};
 
 /// What a capability call needs: the store, the owner context built at start-up (the MCP

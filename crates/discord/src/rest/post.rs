@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use discord_manager_core::business::kernel::outbox::{
+use discord_manager_sender::{
     BotReaction, MessageEdit, MessageToDelete, OutgoingMessage, SUPPRESS_EMBEDS, SendFailure,
 };
 use discord_manager_vocabulary::snowflake::is_discord_id;

@@ -2,9 +2,8 @@
 
 use std::time::Duration;
 
-use discord_manager_core::business::kernel::outbox::{
-    OutgoingMessage, RETRY_AFTER_CEILING, SendFailure,
-};
+use discord_manager_core::business::kernel::outbox::RETRY_AFTER_CEILING;
+use discord_manager_sender::{OutgoingMessage, SendFailure};
 use discord_manager_vocabulary::instant::Instant;
 
 use super::http_date;

@@ -17,6 +17,7 @@
 //! carries text, and repeating either does nothing more; capping them would stall an
 //! assistant acknowledging a morning's mentions for no safety gained.
 
+use discord_manager_sender::{Delivered, DiscordSender, SendFailure};
 use discord_manager_store::{ChannelRecord, MessageRecord, Reader, Store};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::snowflake::MessageId;
@@ -26,7 +27,7 @@ use crate::business::kernel::approval::{Clearance, Consent};
 use crate::business::kernel::model::{Message, Shaper};
 use crate::business::kernel::names::named;
 use crate::business::kernel::outbox;
-use crate::business::kernel::outbox::{Action, Delivered, DiscordSender, RetryPolicy, SendFailure};
+use crate::business::kernel::outbox::{Action, RetryPolicy};
 
 /// How `messages_send` retries: three attempts, never waiting more than 10 seconds at a time,
 /// so the owner gets an answer promptly.

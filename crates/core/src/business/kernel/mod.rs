@@ -8,9 +8,10 @@
 //!   into it; [`message_extras`], what a message carries beyond its text; [`presentation`],
 //!   how a message reads on a page and in a model's text.
 //! - [`budget`]: how much an answer may hold; [`names`]: channel names as shown;
-//!   [`untrusted`]: scrubbing strangers' text; [`emoji`]: an emoji as the owner writes it.
-//! - [`outbox`]: the port every action on Discord goes through and its gates; [`approval`]:
-//!   asking the owner; `bot_actions`: what the bot's posts and follow-up actions share.
+//!   [`untrusted`]: scrubbing strangers' text.
+//! - [`outbox`]: the gates every action on Discord passes before the sender crate's port, and
+//!   its retries; [`approval`]: asking the owner; `bot_actions`: what the bot's posts and
+//!   follow-up actions share.
 //! - [`examples`]: the calls each capability declares for the gates.
 //!
 //! Beside them, the defaults reading capabilities share.
@@ -19,7 +20,6 @@ pub mod approval;
 pub(crate) mod bot_actions;
 pub mod budget;
 pub mod context;
-pub mod emoji;
 pub mod examples;
 pub mod input;
 pub mod message_extras;

@@ -1,18 +1,17 @@
-//! Sending as the owner's bot: the port through which the business layer posts to Discord, the
-//! checks every message passes before any request, and how a failed request is retried.
+//! Sending as the owner's bot: the checks every message passes before any request, and how a
+//! failed request is retried.
 //!
-//! The business layer knows no HTTP client and no serenity: it talks to Discord through
-//! [`DiscordSender`], which the Discord adapter implements (and tests and the demo seed replace
-//! with a stand-in that records requests). Every retry of one message carries the same nonce
-//! with `enforce_nonce`, so if an earlier attempt did reach Discord, Discord answers with that
-//! message instead of creating a second one.
+//! The business layer knows no HTTP client and no serenity: it talks to Discord through the
+//! sender crate's [`DiscordSender`] port, which the Discord adapter implements (and tests and
+//! the demo seed replace with a stand-in that records requests). Every retry of one message
+//! carries the same nonce with `enforce_nonce`, so if an earlier attempt did reach Discord,
+//! Discord answers with that message instead of creating a second one.
 
-use std::future::Future;
 use std::hash::{BuildHasher, RandomState};
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use discord_manager_sender::{Delivered, Delivery, DiscordSender, OutgoingMessage, SendFailure};
 use discord_manager_store::{ChannelRecord, Reader, Store};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::instant::Instant;
@@ -21,17 +20,12 @@ use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 
 use super::approval::{AskReason, Clearance, Consent};
 use super::context::Source;
-use super::emoji::Emoji;
 use super::names::{named, shown};
 use crate::backoff::Backoff;
 use crate::business::OwnerContext;
 
 /// The most characters a bot may send in one message.
 pub const MAX_CONTENT_CHARACTERS: usize = 2000;
-
-/// Discord's message flag SUPPRESS_EMBEDS (`1 << 2`): no link preview is built for the message,
-/// so Discord's preview fetcher never requests a URL in it.
-pub const SUPPRESS_EMBEDS: u64 = 1 << 2;
 
 /// How many posts an assistant (MCP) may start per minute, sends, edits and schedules together
 /// (an edit puts new text before people, as a post does).
@@ -42,112 +36,6 @@ pub const ASSISTANT_POSTS_PER_MINUTE: u64 = 5;
 /// its posts: enough to acknowledge a conversation, too few to spell much with letter and
 /// keycap emoji (a reaction carries no other text of the assistant's choosing).
 pub const ASSISTANT_REACTIONS_PER_MINUTE: u64 = 5;
-
-/// One message to post.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutgoingMessage {
-    pub channel_id: ChannelId,
-    pub content: String,
-    /// Post it as a reply to this message (which must still exist).
-    pub reply_to_message_id: Option<MessageId>,
-    /// Discord's nonce: the same on every attempt at this message.
-    pub nonce: String,
-    /// Post it with [`SUPPRESS_EMBEDS`]: true unless the owner turned link previews on.
-    pub suppress_embeds: bool,
-}
-
-/// Why Discord did not create the message.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SendFailure {
-    /// 429: Discord asks to wait this long before trying again. Nothing was created.
-    RateLimited { retry_after: Duration },
-    /// 4xx other than 429 (403 missing permissions, 404 unknown channel, 400 invalid, 401 bad
-    /// token): retrying would not help. `code` and `message` are Discord's JSON error.
-    Refused {
-        status: u16,
-        code: Option<u64>,
-        message: String,
-    },
-    /// 5xx, a timeout, or no connection: Discord may or may not have created it.
-    Unavailable { reason: String },
-}
-
-/// What the store holds after Discord did what was asked: the message acted on (for a post,
-/// the one Discord created), recorded by the adapter from Discord's own answer through the
-/// gateway's recorders, so the gateway's later echo of it writes nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Delivered {
-    pub message_id: MessageId,
-    /// Why the store could not record Discord's answer, when it could not. Discord did act
-    /// (the gateway's echo records it), so this is never a reason to ask again.
-    pub unrecorded: Option<String>,
-}
-
-impl Delivered {
-    /// Discord acted on `message_id`, and recording its answer went as `recorded` says.
-    pub fn of(message_id: &MessageId, recorded: Result<()>) -> Delivered {
-        Delivered {
-            message_id: message_id.clone(),
-            unrecorded: recorded.err().map(|error| error.message().to_string()),
-        }
-    }
-}
-
-/// The answer to one request: what the store recorded of Discord's answer, or why Discord did
-/// not act.
-pub type Delivery<'a> =
-    Pin<Box<dyn Future<Output = std::result::Result<Delivered, SendFailure>> + Send + 'a>>;
-
-/// An edit of one of the bot's own messages.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MessageEdit {
-    pub channel_id: ChannelId,
-    pub message_id: MessageId,
-    /// The message's whole new content.
-    pub content: String,
-    /// Set [`SUPPRESS_EMBEDS`] on it: true unless the owner turned link previews on, so an
-    /// edit cannot give a message posted before (or by other software) a preview.
-    pub suppress_embeds: bool,
-}
-
-/// One of the bot's own messages, to delete.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MessageToDelete {
-    pub channel_id: ChannelId,
-    pub message_id: MessageId,
-}
-
-/// The bot's own reaction on a message, to add or remove.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BotReaction {
-    pub channel_id: ChannelId,
-    pub message_id: MessageId,
-    pub emoji: Emoji,
-}
-
-/// Acts on Discord as the bot. Each method is one request and no retry (the caller retries);
-/// on success the implementation records Discord's answer in `store` through the gateway's
-/// recorders and says what it recorded, so the business layer never records anything itself.
-pub trait DiscordSender: Send + Sync {
-    /// `POST /channels/{channel_id}/messages` with `content`, `nonce`, `enforce_nonce: true`,
-    /// `flags: SUPPRESS_EMBEDS` when asked, and for a reply `message_reference: {message_id,
-    /// fail_if_not_exists: true}`. Records the message Discord created (the caller retries
-    /// with the same nonce, so a repeat answers and records that same message).
-    fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a>;
-
-    /// `PATCH /channels/{channel_id}/messages/{message_id}` with the new `content`, the same
-    /// mention rules as a post and `flags: SUPPRESS_EMBEDS` when asked; records Discord's edited
-    /// message as an edit.
-    fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a>;
-
-    /// `DELETE /channels/{channel_id}/messages/{message_id}`; records the deletion. A message
-    /// Discord no longer knows (404, Unknown Message) is already deleted: done, not a failure.
-    fn delete_message<'a>(&'a self, store: &'a Store, target: &'a MessageToDelete) -> Delivery<'a>;
-
-    /// `PUT` (`add`) or `DELETE` `/channels/{channel_id}/messages/{message_id}/reactions/
-    /// {emoji}/@me`; records the bot's reaction added or removed.
-    fn react<'a>(&'a self, store: &'a Store, reaction: &'a BotReaction, add: bool) -> Delivery<'a>;
-}
 
 /// A new nonce: at most 25 characters (Discord's limit), unique per message.
 pub(crate) fn new_nonce() -> String {

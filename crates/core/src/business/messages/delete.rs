@@ -2,6 +2,7 @@
 //! its input, the function and its examples. The checks it shares with the other follow-up
 //! actions are in `kernel::bot_actions`.
 
+use discord_manager_sender::{DiscordSender, MessageToDelete};
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::snowflake::MessageId;
@@ -12,7 +13,7 @@ use crate::business::kernel::bot_actions::{SEND_POLICY, available, check_target,
 use crate::business::kernel::examples::{Examples, Sample, demo};
 use crate::business::kernel::model::Message;
 use crate::business::kernel::outbox;
-use crate::business::kernel::outbox::{Action, DiscordSender, MessageToDelete};
+use crate::business::kernel::outbox::Action;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

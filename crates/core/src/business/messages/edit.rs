@@ -3,6 +3,7 @@
 //! `kernel::bot_actions`; its answer is the message as recorded, shown as every posted message
 //! is.
 
+use discord_manager_sender::{DiscordSender, MessageEdit};
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
@@ -14,7 +15,7 @@ use crate::business::kernel::bot_actions::{SEND_POLICY, available, check_target,
 use crate::business::kernel::context::Source;
 use crate::business::kernel::examples::{Examples, Sample, demo, long_text};
 use crate::business::kernel::model::Message;
-use crate::business::kernel::outbox::{Action, DiscordSender, MessageEdit};
+use crate::business::kernel::outbox::Action;
 use crate::business::kernel::{approval, outbox};
 use schemars::JsonSchema;
 use serde::Deserialize;

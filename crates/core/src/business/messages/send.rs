@@ -2,6 +2,7 @@
 //! function and its examples. Its answer is the message as the store recorded it, shown as
 //! every posted message is (`kernel::presentation`).
 
+use discord_manager_sender::{DiscordSender, OutgoingMessage};
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::instant::Instant;
@@ -14,7 +15,6 @@ use crate::business::kernel::context::Source;
 use crate::business::kernel::examples::{Examples, Sample, demo, long_text};
 use crate::business::kernel::model::Message;
 use crate::business::kernel::names::named;
-use crate::business::kernel::outbox::{DiscordSender, OutgoingMessage};
 use crate::business::kernel::{approval, outbox};
 use schemars::JsonSchema;
 use serde::Deserialize;

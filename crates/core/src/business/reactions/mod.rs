@@ -4,6 +4,8 @@
 pub mod add;
 pub mod remove;
 
+use discord_manager_sender::emoji::Emoji;
+use discord_manager_sender::{BotReaction, DiscordSender};
 use discord_manager_store::{MessageRecord, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
@@ -13,10 +15,9 @@ use crate::business::OwnerContext;
 use crate::business::kernel::approval::Consent;
 use crate::business::kernel::bot_actions::{SEND_POLICY, available, check_target, finish, gave_up};
 use crate::business::kernel::context::Source;
-use crate::business::kernel::emoji::Emoji;
 use crate::business::kernel::model::Message;
 use crate::business::kernel::outbox;
-use crate::business::kernel::outbox::{Action, BotReaction, DiscordSender};
+use crate::business::kernel::outbox::Action;
 
 /// Adds (`add`) or removes the bot's reaction with `emoji` on a message.
 async fn react(

@@ -1,6 +1,7 @@
 //! `reactions_remove`: the bot takes its reaction back; its input, the function and its
 //! examples.
 
+use discord_manager_sender::DiscordSender;
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::snowflake::MessageId;
@@ -8,7 +9,6 @@ use discord_manager_vocabulary::snowflake::MessageId;
 use crate::business::OwnerContext;
 use crate::business::kernel::examples::{Examples, Sample, demo};
 use crate::business::kernel::model::Message;
-use crate::business::kernel::outbox::DiscordSender;
 use crate::business::reactions::react;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -12,6 +12,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use discord_manager_sender::{Delivered, DiscordSender, OutgoingMessage, SendFailure};
 use discord_manager_store::{ScheduleEventDraft, ScheduleEventKind, ScheduleRecord, Store, Writer};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
@@ -21,9 +22,7 @@ use crate::business::OwnerContext;
 use crate::business::kernel::approval::Consent;
 use crate::business::kernel::context::Source;
 use crate::business::kernel::names::named;
-use crate::business::kernel::outbox::{
-    self, Delivered, DiscordSender, OutgoingMessage, RetryPolicy, SendFailure,
-};
+use crate::business::kernel::outbox::{self, RetryPolicy};
 
 /// How the daemon retries a scheduled message: five attempts, 10 s after the first failure and
 /// doubling, never waiting more than 5 minutes at a time (a longer `retry_after` gives up).

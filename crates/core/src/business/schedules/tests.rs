@@ -10,7 +10,6 @@ use super::job::{NONCE_WINDOW_SECONDS, run_schedules_by};
 use super::*;
 use crate::business::Source;
 
-use crate::business::kernel::outbox::SendFailure;
 use crate::business::messages::send::{SendMessage, send_message};
 use crate::business::schedules::add::AddSchedule;
 use crate::business::schedules::add::add_schedule_at;
@@ -20,6 +19,7 @@ use crate::business::schedules::job::send_due_schedules;
 use crate::business::schedules::list::ListSchedules;
 use crate::business::schedules::list::list_schedules;
 use crate::test_fixtures::{Answer, SEND, ScriptedDiscord, VIEW, World, dispatch, new_id};
+use discord_manager_sender::SendFailure;
 
 /// `schedules_add` as of now, without asking the owner.
 fn add_schedule(store: &Store, input: AddSchedule, context: &OwnerContext) -> Result<Schedule> {

@@ -5,10 +5,11 @@ use discord_manager_vocabulary::snowflake::ChannelId;
 
 use super::*;
 use crate::business::kernel::context::Source;
-use crate::business::kernel::outbox::{Action, DiscordSender, check_channel, check_sendable};
+use crate::business::kernel::outbox::{Action, check_channel, check_sendable};
 use crate::business::messages::send::{SendMessage, send_message};
 use crate::test_fixtures::id;
 use crate::test_fixtures::{ScriptedDiscord, World};
+use discord_manager_sender::DiscordSender;
 
 /// An owner at a form who answers `answer`, keeping what they were asked.
 #[derive(Debug)]

@@ -10,12 +10,8 @@ use serde_json::json;
 
 use super::*;
 use crate::business::Source;
-use crate::business::kernel::emoji::Emoji;
 use crate::business::kernel::model::Reaction;
 use crate::business::kernel::outbox::ASSISTANT_POSTS_PER_MINUTE;
-use crate::business::kernel::outbox::BotReaction;
-use crate::business::kernel::outbox::MessageEdit;
-use crate::business::kernel::outbox::MessageToDelete;
 use crate::business::messages::delete::DeleteMessage;
 use crate::business::messages::delete::delete_message;
 use crate::business::messages::edit::EditMessage;
@@ -25,6 +21,10 @@ use crate::business::reactions::add::add_reaction;
 use crate::business::reactions::remove::RemoveReaction;
 use crate::business::reactions::remove::remove_reaction;
 use crate::test_fixtures::{Acted, Answer, BOT_ID, ScriptedDiscord, World, dispatch, new_id};
+use discord_manager_sender::BotReaction;
+use discord_manager_sender::MessageEdit;
+use discord_manager_sender::MessageToDelete;
+use discord_manager_sender::emoji::Emoji;
 
 fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
     crate::test_fixtures::id(text)
