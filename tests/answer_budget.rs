@@ -12,7 +12,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use discord_manager::seed::DemoDiscord;
 use discord_manager_core::business::kernel::budget::ANSWER_BYTES;
 use discord_manager_core::business::kernel::examples::{Sample, from_now, long_text};
 use discord_manager_core::business::mentions::list::{ListMentions, list_mentions};
@@ -20,6 +19,7 @@ use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
 use discord_manager_core::registry::{self, Services};
 use discord_manager_discord::sender::RECORDERS;
+use discord_manager_playback::demo::DemoDiscord;
 use discord_manager_store::Store;
 use discord_manager_synthetic::stand_in_meanings::{made_up_base, write_stand_in_meanings};
 use discord_manager_synthetic::{OWNER_ID, Plan};

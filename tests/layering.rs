@@ -11,8 +11,9 @@
 //! Every file is parsed (syn) and every path it writes is resolved to the top-level module or
 //! the external crate it starts from: `use` trees, paths in types and expressions, and paths
 //! inside macro invocations, read from their tokens; `super::` and `self::` are resolved from
-//! the file's own module path. Test code (`#[cfg(test)]` items, `tests.rs` files and the test
-//! fixtures) is left out: tests may reach across layers to build their worlds.
+//! the file's own module path. Test code (`#[cfg(test)]` items, `tests.rs` files, the core's
+//! test fixtures and the playback crate's test world) is left out: tests may reach across
+//! layers to build their worlds.
 //!
 //! A re-export cannot fool this. A module may only name the modules below it, and the modules
 //! below a layer may not name the forbidden crates either, which the transitive check asserts:
@@ -72,12 +73,14 @@ const LAYERS: &[(&str, &[&str])] = &[
             "error",
         ],
     ),
-    // Discord's message and user objects: plain JSON, naming nothing of the workspace.
+    // The playback crate, Discord's side played back: Discord's message and user objects, plain
+    // JSON naming nothing of the workspace, and the demo's stand-in Discord, which stands on
+    // the port (never on the core, whose tests play through it). Its test world (`world`) is
+    // test code.
     ("payload", &[]),
     (
         "demo",
         &[
-            "business",
             "payload",
             "sender",
             "store",
@@ -216,6 +219,11 @@ const CRATES: &[Crate] = &[
         src: "crates/sender/src",
         library: "discord_manager_sender",
         layer: Some("sender"),
+    },
+    Crate {
+        src: "crates/playback/src",
+        library: "discord_manager_playback",
+        layer: None,
     },
     Crate {
         src: "crates/core/src",
@@ -501,7 +509,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 /// Modules that are tests, or the roots the layering does not judge (a crate's `lib.rs` only
 /// declares modules and re-exports the crates below it).
 fn outside_the_layering(name: &str) -> bool {
-    ["lib", "main", "test_fixtures"].contains(&name) || name.ends_with("tests")
+    ["lib", "main", "test_fixtures", "world"].contains(&name) || name.ends_with("tests")
 }
 
 /// Every top-level module of the workspace: those of the crates that hold several, and each
@@ -843,6 +851,14 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
         &["discord-manager-vocabulary", "discord-manager-store"],
     ),
     (
+        "crates/playback",
+        &[
+            "discord-manager-vocabulary",
+            "discord-manager-store",
+            "discord-manager-sender",
+        ],
+    ),
+    (
         "crates/core",
         &[
             "discord-manager-vocabulary",
@@ -859,6 +875,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-sender",
+            "discord-manager-playback",
             "discord-manager-core",
             "discord-manager-attachments",
             "serenity",
@@ -872,6 +889,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-core",
+            "discord-manager-playback",
             "discord-manager-meaning",
         ],
     ),
@@ -882,6 +900,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-sender",
+            "discord-manager-playback",
             "discord-manager-core",
             "discord-manager-discord",
             "discord-manager-attachments",
@@ -959,19 +978,29 @@ fn the_crate_graph_is_the_layering() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-    // The core's optional dependencies are its test world's, which no build but a test asks
-    // for: the application and the Discord crate enable `fixtures` only as dev-dependencies.
-    let core = std::fs::read_to_string(root().join("crates/core/Cargo.toml")).unwrap();
-    let optional: BTreeSet<String> = dependencies(&core)
-        .into_iter()
-        .filter_map(|(name, optional)| optional.then_some(name))
-        .collect();
-    let expected: BTreeSet<String> = ["discord-manager-ingest", "serenity"]
-        .iter()
-        .map(|name| name.to_string())
-        .collect();
-    assert_eq!(optional, expected);
-    for folder in [".", "crates/discord"] {
+    // The optional dependencies are the test world's, which no build but a test asks for: the
+    // playback crate's behind its `world` feature, the core's (the playback crate itself, for
+    // the owner context it gives the world) behind `fixtures`. The application, the Discord
+    // crate and the generator enable either only as dev-dependencies.
+    let optional_of = |folder: &str| -> BTreeSet<String> {
+        let manifest = std::fs::read_to_string(root().join(folder).join("Cargo.toml")).unwrap();
+        dependencies(&manifest)
+            .into_iter()
+            .filter_map(|(name, optional)| optional.then_some(name))
+            .collect()
+    };
+    let names = |names: &[&str]| -> BTreeSet<String> {
+        names.iter().map(|name| name.to_string()).collect()
+    };
+    assert_eq!(
+        optional_of("crates/core"),
+        names(&["discord-manager-playback"])
+    );
+    assert_eq!(
+        optional_of("crates/playback"),
+        names(&["discord-manager-ingest", "serenity", "tempfile", "tokio"])
+    );
+    for folder in [".", "crates/discord", "crates/synthetic"] {
         let manifest = std::fs::read_to_string(root().join(folder).join("Cargo.toml")).unwrap();
         let normal = manifest
             .split("[dev-dependencies]")
@@ -981,8 +1010,8 @@ fn the_crate_graph_is_the_layering() {
             .nth(1)
             .unwrap();
         assert!(
-            !normal.contains("fixtures"),
-            "{folder} builds the core with its test world outside its tests"
+            !normal.contains("fixtures") && !normal.contains("\"world\""),
+            "{folder} builds the test world outside its tests"
         );
     }
 }

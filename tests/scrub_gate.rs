@@ -14,13 +14,14 @@
 
 use std::sync::Arc;
 
-use discord_manager::seed::{DemoDiscord, play_feed};
+use discord_manager::seed::play_feed;
 use discord_manager_core::business::kernel::examples::Sample;
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
 use discord_manager_core::registry::{self, Services};
 use discord_manager_discord::sender::RECORDERS;
 use discord_manager_ingest::Origin;
+use discord_manager_playback::demo::DemoDiscord;
 use discord_manager_store::{IdentitySource, Store};
 use serde_json::{Value, json};
 

@@ -11,13 +11,13 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use assert_cmd::Command;
-use discord_manager::seed::DemoDiscord;
 use discord_manager_core::business::Source;
 use discord_manager_core::business::kernel::context::build_owner_context;
 use discord_manager_core::business::kernel::examples::Sample;
 use discord_manager_core::config::Config;
 use discord_manager_core::registry::{Services, capabilities, in_demo_order};
 use discord_manager_discord::sender::RECORDERS;
+use discord_manager_playback::demo::DemoDiscord;
 use discord_manager_sender::DiscordSender;
 use discord_manager_store::Store;
 use serde_json::{Value, json};

@@ -252,7 +252,8 @@ where
 mod tests {
     use std::time::Duration;
 
-    use discord_manager_core::test_fixtures::World;
+    use discord_manager_core::test_fixtures::WorldContext;
+    use discord_manager_playback::world::World;
     use serde_json::{Value, json};
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

@@ -11,8 +11,8 @@
 //! - [`business`] holds the owner's capabilities, one file each beside a small kernel: typed
 //!   input, typed output, the function, its examples, and its page and text.
 //! - [`registry`] lists every capability once; the CLI and the MCP server are both built from it.
-//! - [`payload`] writes Discord's message and user objects, for whatever plays Discord's side.
-//! - [`demo`] is a stand-in for Discord's REST API, for the demo store and the tests.
+//! - `test_fixtures` (tests, and feature `fixtures` for the crates above) gives the playback
+//!   crate's unit-test world its owner context, the one part of it that needs the core's types.
 //!
 //! Within the crate each module names only those listed before it, held by
 //! `tests/layering.rs`.
@@ -21,8 +21,6 @@ pub mod answer;
 pub mod backoff;
 pub mod business;
 pub mod config;
-pub mod demo;
-pub mod payload;
 #[cfg(test)]
 mod recording_tests;
 pub mod registry;

@@ -527,7 +527,7 @@ fn channel_id_in(id: &serde_json::Value) -> Option<ChannelId> {
 
 #[cfg(test)]
 mod tests {
-    use discord_manager_core::payload::{self, User};
+    use discord_manager_playback::payload::{self, User};
 
     use super::*;
 
@@ -574,7 +574,7 @@ mod tests {
 
     #[test]
     fn a_message_that_cannot_be_stored_holds_back_none_of_the_burst_it_came_in() {
-        use discord_manager_core::test_fixtures::{World, new_id};
+        use discord_manager_playback::world::{World, new_id};
         let world = World::alone();
         let channel = world.channel("general");
         let ids = [new_id(), new_id(), new_id()];
@@ -634,7 +634,7 @@ mod tests {
 
     #[test]
     fn a_burst_is_stored_in_the_order_received_and_a_guild_create_in_it_plans_its_backfill() {
-        use discord_manager_core::test_fixtures::{World, new_id};
+        use discord_manager_playback::world::{World, new_id};
         let world = World::alone();
         let channel = world.channel("general");
         let (first, last) = (new_id(), new_id());

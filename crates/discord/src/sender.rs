@@ -10,8 +10,8 @@
 use std::sync::OnceLock;
 
 use discord_manager_core::config::Token;
-use discord_manager_core::demo::Recorders;
 use discord_manager_ingest::sent;
+use discord_manager_playback::demo::Recorders;
 use discord_manager_sender::{
     BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
     SendFailure,
@@ -22,7 +22,7 @@ use discord_manager_vocabulary::snowflake::MessageId;
 use super::rest::{Rest, RetryPolicy};
 
 /// The gateway's recorders of Discord's answers, as a
-/// [`discord_manager_core::demo::DemoDiscord`] takes them: the demo records exactly as this
+/// [`discord_manager_playback::demo::DemoDiscord`] takes them: the demo records exactly as this
 /// adapter does.
 pub const RECORDERS: Recorders = Recorders {
     sent: |store, answer| sent::record_sent_message(store, answer).map(drop),

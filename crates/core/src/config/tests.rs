@@ -29,14 +29,14 @@ fn reads_every_variable_of_the_contract() {
     assert_eq!(config.token.as_ref().map(Token::expose), Some(TOKEN));
     assert_eq!(
         config.owner_id.as_ref(),
-        Some(&crate::test_fixtures::id("123456789012345678"))
+        Some(&discord_manager_playback::world::id("123456789012345678"))
     );
     assert_eq!(config.guild_scope.listed(), ["111", "222"]);
     assert_eq!(config.db_path, Some(PathBuf::from("/tmp/x.sqlite3")));
     assert!(config.read_only);
     assert_eq!(
         config.send_channel_ids,
-        Some(vec![crate::test_fixtures::id("333")])
+        Some(vec![discord_manager_playback::world::id("333")])
     );
     assert_eq!(config.api_base.as_deref(), Some("http://127.0.0.1:8080"));
 }
@@ -306,7 +306,7 @@ fn writing_the_config_file_replaces_its_settings_keeps_every_other_line_and_is_p
     assert_eq!(config.guild_scope, GuildScope::every_guild());
     assert_eq!(
         config.send_channel_ids,
-        Some(vec![crate::test_fixtures::id("333")])
+        Some(vec![discord_manager_playback::world::id("333")])
     );
     // A fresh file, in a fresh folder private to the owner.
     let fresh = folder.path().join("new").join("config.env");
@@ -354,19 +354,19 @@ fn the_config_file_is_read_only_while_no_one_else_may_read_it() {
 #[test]
 fn every_guild_is_in_an_unlisted_scope_and_only_the_listed_ones_in_a_listed_one() {
     let every = GuildScope::every_guild();
-    assert!(every.includes(&crate::test_fixtures::id("111")));
-    assert!(every.includes(&crate::test_fixtures::id("999")));
+    assert!(every.includes(&discord_manager_playback::world::id("111")));
+    assert!(every.includes(&discord_manager_playback::world::id("999")));
     assert_eq!(every.listed(), [] as [String; 0]);
     let listed = GuildScope::only(vec![
-        crate::test_fixtures::id("111"),
-        crate::test_fixtures::id("222"),
+        discord_manager_playback::world::id("111"),
+        discord_manager_playback::world::id("222"),
     ]);
-    assert!(listed.includes(&crate::test_fixtures::id("111")));
-    assert!(listed.includes(&crate::test_fixtures::id("222")));
-    assert!(!listed.includes(&crate::test_fixtures::id("333")));
+    assert!(listed.includes(&discord_manager_playback::world::id("111")));
+    assert!(listed.includes(&discord_manager_playback::world::id("222")));
+    assert!(!listed.includes(&discord_manager_playback::world::id("333")));
     // An id is a whole word: a listed guild's prefix or extension is another guild.
-    assert!(!listed.includes(&crate::test_fixtures::id("11")));
-    assert!(!listed.includes(&crate::test_fixtures::id("1111")));
+    assert!(!listed.includes(&discord_manager_playback::world::id("11")));
+    assert!(!listed.includes(&discord_manager_playback::world::id("1111")));
     // Listing none is every guild, as an unset DISCORD_GUILD_IDS is.
     assert_eq!(GuildScope::only(Vec::new()), every);
 }

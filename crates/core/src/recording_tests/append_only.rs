@@ -8,7 +8,9 @@ use discord_manager_store::{
 };
 use discord_manager_vocabulary::instant::Instant;
 
-use crate::test_fixtures::World;
+use discord_manager_playback::world::World;
+
+use crate::test_fixtures::WorldContext;
 
 /// Writes at least one row into every history table, through the real recorders.
 fn fill_every_table() -> World {
@@ -28,13 +30,13 @@ fn fill_every_table() -> World {
     world.edit(&channel, &message, "hi!", "2026-11-29T12:00:00Z");
     world.react("MESSAGE_REACTION_ADD", &channel, &message, "8", "👍");
     let input = crate::business::bookmarks::add::AddBookmark {
-        message_id: crate::test_fixtures::id(&message),
+        message_id: discord_manager_playback::world::id(&message),
         note: None,
         due_at: Some(Instant::now()),
     };
     crate::business::bookmarks::add::add_bookmark(&world.store, input, &world.context()).unwrap();
     let dismissal = crate::business::mentions::dismiss::DismissMention {
-        message_id: crate::test_fixtures::id(&message),
+        message_id: discord_manager_playback::world::id(&message),
         note: None,
     };
     crate::business::mentions::dismiss::dismiss_mention(&world.store, dismissal, &world.context())
@@ -72,14 +74,14 @@ fn fill_every_table() -> World {
                 host_at: Instant::now(),
             })?;
             writer.record_poll_vote(&PollVote {
-                message_id: crate::test_fixtures::id("7"),
+                message_id: discord_manager_playback::world::id("7"),
                 channel_id: channel.clone(),
-                user_id: crate::test_fixtures::id("8"),
+                user_id: discord_manager_playback::world::id("8"),
                 answer_id: 1,
                 voted: true,
             })?;
             writer.record_attachment_outcome(
-                &crate::test_fixtures::id("1600000000000000001"),
+                &discord_manager_playback::world::id("1600000000000000001"),
                 &discord_manager_store::AttachmentOutcome::Skipped {
                     reason: "too large".into(),
                 },
@@ -87,8 +89,8 @@ fn fill_every_table() -> World {
             writer.index_attachment_text(
                 &discord_manager_store::AttachmentRecord {
                     seq: 1,
-                    attachment_id: crate::test_fixtures::id("1600000000000000001"),
-                    message_id: crate::test_fixtures::id("7"),
+                    attachment_id: discord_manager_playback::world::id("1600000000000000001"),
+                    message_id: discord_manager_playback::world::id("7"),
                     channel_id: channel.clone(),
                     filename: "a.log".into(),
                     content_type: None,
@@ -114,7 +116,7 @@ fn fill_every_table() -> World {
     use crate::business::schedules::add::{AddSchedule, add_schedule_at};
     use crate::business::schedules::cancel::{CancelSchedule, cancel_schedule};
     let schedule = AddSchedule {
-        channel_id: crate::test_fixtures::id(&channel),
+        channel_id: discord_manager_playback::world::id(&channel),
         content: "later".into(),
         send_at: Instant::now().plus_seconds(3600),
         reply_to_message_id: None,

@@ -1,19 +1,19 @@
 //! The recorders of a message's extras (the ingest crate's `extras`: attachments, embeds,
 //! stickers, polls) read back from the store.
 
-use crate::test_fixtures::new_id;
 use discord_manager_ingest::Recorded;
+use discord_manager_playback::world::new_id;
 use discord_manager_store::{
     Attachment, Embed, EmbedField, MessageExtras, Poll, PollAnswer, Sticker,
 };
 use serde_json::{Value, json};
 
-use crate::test_fixtures::{World, dispatch};
+use discord_manager_playback::world::{World, dispatch};
 
 fn extras(world: &World, id: impl AsRef<str>) -> MessageExtras {
     world
         .store
-        .read(|reader| reader.message(&crate::test_fixtures::id(id)))
+        .read(|reader| reader.message(&discord_manager_playback::world::id(id)))
         .unwrap()
         .expect("the message is stored")
         .extras
@@ -48,7 +48,7 @@ fn an_image_only_message_keeps_its_attachment() {
     assert_eq!(
         kept.attachments,
         vec![Attachment {
-            id: crate::test_fixtures::id("1312000000000000001"),
+            id: discord_manager_playback::world::id("1312000000000000001"),
             filename: "cat.png".into(),
             size: 48213,
             content_type: Some("image/png".into()),
@@ -166,7 +166,7 @@ fn an_unfurl_by_update_adds_the_embed_and_a_replay_of_it_writes_nothing() {
     // The content is untouched: an unfurl is not an edit.
     let message = world
         .store
-        .read(|reader| reader.message(&crate::test_fixtures::id(&id)))
+        .read(|reader| reader.message(&discord_manager_playback::world::id(&id)))
         .unwrap()
         .unwrap();
     assert!(message.edits.is_empty());
@@ -194,7 +194,7 @@ fn a_sticker_is_kept_by_name() {
     assert_eq!(
         extras(&world, &id).stickers,
         vec![Sticker {
-            id: crate::test_fixtures::id("749054660769218631"),
+            id: discord_manager_playback::world::id("749054660769218631"),
             name: "Wave".into()
         }]
     );
@@ -336,7 +336,7 @@ fn a_forwarded_message_keeps_what_discord_copied() {
     // A forward is not a reply.
     let message = world
         .store
-        .read(|reader| reader.message(&crate::test_fixtures::id(&id)))
+        .read(|reader| reader.message(&discord_manager_playback::world::id(&id)))
         .unwrap()
         .unwrap();
     assert_eq!(message.reply_to_message_id, None);
@@ -346,8 +346,8 @@ fn a_forwarded_message_keeps_what_discord_copied() {
         .store
         .read(|reader| {
             Ok((
-                reader.attachment(&crate::test_fixtures::id(&attachment_id))?,
-                reader.attachment_outcome(&crate::test_fixtures::id(&attachment_id))?,
+                reader.attachment(&discord_manager_playback::world::id(&attachment_id))?,
+                reader.attachment_outcome(&discord_manager_playback::world::id(&attachment_id))?,
             ))
         })
         .unwrap();
@@ -393,18 +393,21 @@ fn a_forum_posts_first_message_is_recorded_in_the_post_with_its_title_kept() {
     );
     let stored = world
         .store
-        .read(|reader| reader.message(&crate::test_fixtures::id(&post_id)))
+        .read(|reader| reader.message(&discord_manager_playback::world::id(&post_id)))
         .unwrap()
         .unwrap();
     assert_eq!(stored.channel_id, post_id);
     assert_eq!(stored.extras.attachments.len(), 1);
     let channel = world
         .store
-        .read(|reader| reader.channel(&crate::test_fixtures::id(&post_id)))
+        .read(|reader| reader.channel(&discord_manager_playback::world::id(&post_id)))
         .unwrap()
         .unwrap();
     assert_eq!(channel.name, "Rollout stuck at 40%");
-    assert_eq!(channel.parent_id, Some(crate::test_fixtures::id(&forum)));
+    assert_eq!(
+        channel.parent_id,
+        Some(discord_manager_playback::world::id(&forum))
+    );
 }
 
 #[test]

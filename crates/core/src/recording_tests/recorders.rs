@@ -2,12 +2,13 @@
 //! capabilities: what each Discord event leaves in the record.
 
 use discord_manager_ingest::Recorded;
+use discord_manager_playback::world::{BOT_ID, VIEW, World, dispatch, new_id};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::permissions::ChannelAccess;
 use serde_json::json;
 
 use crate::business::messages::catch_up::{CatchUp, catch_up};
-use crate::test_fixtures::{BOT_ID, VIEW, World, dispatch, new_id};
+use crate::test_fixtures::WorldContext;
 
 fn messages_of(
     world: &World,
@@ -15,7 +16,7 @@ fn messages_of(
 ) -> Vec<crate::business::kernel::model::MessageBody> {
     let input = CatchUp {
         since: Some(Instant::from_micros(0)),
-        channel_id: crate::test_fixtures::id_as(channel),
+        channel_id: discord_manager_playback::world::id_as(channel),
         limit: Some(500),
         cursor: None,
         from_read_markers: None,
@@ -31,7 +32,7 @@ fn messages_of(
 fn access(world: &World, channel: impl AsRef<str>) -> ChannelAccess {
     world
         .store
-        .read(|reader| reader.channel(&crate::test_fixtures::id(channel)))
+        .read(|reader| reader.channel(&discord_manager_playback::world::id(channel)))
         .unwrap()
         .unwrap()
         .access

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use discord_manager_playback::world::World;
 use discord_manager_vocabulary::instant::Instant;
 use serde_json::json;
 
@@ -14,8 +15,8 @@ use crate::business::activity::wait::WaitForActivity;
 use crate::business::activity::wait::wait_for_activity;
 use crate::business::activity::wait::wait_within;
 use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
+use crate::test_fixtures::WorldContext;
 
-use crate::test_fixtures::World;
 use std::time::Duration;
 
 async fn poll(world: &World, after: Instant, wait_seconds: u32) -> Activity {
@@ -75,7 +76,7 @@ async fn one_channel_named_counts_exactly_what_every_channel_counts_for_it() {
     assert_eq!(every.total, 4);
     let named = WaitForActivity {
         after: Some(start),
-        channel_id: crate::test_fixtures::id_as(&general),
+        channel_id: discord_manager_playback::world::id_as(&general),
         wait_seconds: Some(0),
     };
     let only = wait_for_activity(&world.store, named, &world.context())
@@ -180,7 +181,7 @@ fn the_digest_window_includes_since_and_excludes_until() {
     let at = |id: &str| {
         world
             .store
-            .read(|reader| reader.message(&crate::test_fixtures::id(id)))
+            .read(|reader| reader.message(&discord_manager_playback::world::id(id)))
             .unwrap()
             .unwrap()
             .created_at
@@ -223,7 +224,7 @@ fn the_digest_counts_authors_ranks_reactions_and_lists_what_waits_for_the_owner(
     }
     world.react("MESSAGE_REACTION_ADD", &calm, &liked, "1", "👍");
     let input = AddBookmark {
-        message_id: crate::test_fixtures::id(&liked),
+        message_id: discord_manager_playback::world::id(&liked),
         note: None,
         due_at: None,
     };
@@ -271,11 +272,11 @@ async fn waiting_on_a_channel_the_bot_cannot_read_is_refused_with_the_reason() {
     let world = World::new();
     let hidden = world.channel_with(
         "hidden",
-        json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": crate::test_fixtures::VIEW.to_string()}]),
+        json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": discord_manager_playback::world::VIEW.to_string()}]),
     );
     let input = WaitForActivity {
         after: None,
-        channel_id: crate::test_fixtures::id_as(&hidden),
+        channel_id: discord_manager_playback::world::id_as(&hidden),
         wait_seconds: None,
     };
     let error = wait_for_activity(&world.store, input, &world.context())

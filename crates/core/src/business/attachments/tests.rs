@@ -142,7 +142,7 @@ fn a_text_file_is_read_in_pages_to_its_end_exactly_once() {
             text.as_bytes(),
             start,
             2_000,
-            &crate::test_fixtures::id("1600000000000000001"),
+            &discord_manager_playback::world::id("1600000000000000001"),
         )
         .unwrap();
         pages += 1;
@@ -168,7 +168,7 @@ fn invalid_utf8_is_shown_lossily_and_says_so() {
         b"ok \xff\xfe done",
         0,
         2_000,
-        &crate::test_fixtures::id("1"),
+        &discord_manager_playback::world::id("1"),
     )
     .unwrap();
     assert!(page.lossy);
@@ -181,14 +181,14 @@ fn a_cursor_of_another_attachment_is_refused_naming_cursor() {
     assert_eq!(
         text_cursor(
             "1600000000000000001_120",
-            &crate::test_fixtures::id("1600000000000000001")
+            &discord_manager_playback::world::id("1600000000000000001")
         )
         .unwrap(),
         120
     );
     let refusal = text_cursor(
         "1600000000000000002_120",
-        &crate::test_fixtures::id("1600000000000000001"),
+        &discord_manager_playback::world::id("1600000000000000001"),
     )
     .unwrap_err();
     assert_eq!(
@@ -196,5 +196,11 @@ fn a_cursor_of_another_attachment_is_refused_naming_cursor() {
         "`cursor`: 1600000000000000002_120 is not a cursor of attachment 1600000000000000001: \
          pass the `nextCursor` of its previous answer"
     );
-    assert!(text_cursor("nonsense", &crate::test_fixtures::id("1600000000000000001")).is_err());
+    assert!(
+        text_cursor(
+            "nonsense",
+            &discord_manager_playback::world::id("1600000000000000001")
+        )
+        .is_err()
+    );
 }

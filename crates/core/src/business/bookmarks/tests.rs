@@ -1,5 +1,6 @@
 //! Unit tests of `bookmarks`, kept beside it so the production file reads on its own.
 
+use discord_manager_playback::world::{World, new_id};
 use discord_manager_store::BookmarkKind;
 
 use super::*;
@@ -14,11 +15,11 @@ use crate::business::bookmarks::resolve::ResolveBookmark;
 use crate::business::bookmarks::resolve::ResolvedBookmark;
 use crate::business::bookmarks::resolve::resolve_bookmark;
 use crate::business::kernel::model::PageCursor;
-use crate::test_fixtures::{World, new_id};
+use crate::test_fixtures::WorldContext;
 use serde_json::json;
 
 fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
-    crate::test_fixtures::id(text)
+    discord_manager_playback::world::id(text)
 }
 
 fn add(world: &World, message_id: impl AsRef<str>, note: Option<&str>) -> Result<Bookmark> {

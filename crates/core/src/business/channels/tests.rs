@@ -1,5 +1,6 @@
 //! Unit tests of `channels`, kept beside it so the production file reads on its own.
 
+use discord_manager_playback::world::{HISTORY, World};
 use discord_manager_store::ChannelKind;
 
 use super::*;
@@ -11,24 +12,24 @@ use crate::business::channels::mark_read::MarkRead;
 use crate::business::channels::mark_read::MarkedRead;
 use crate::business::channels::mark_read::mark_read;
 use crate::business::kernel::model::PageCursor;
-use crate::test_fixtures::{HISTORY, World};
+use crate::test_fixtures::WorldContext;
 use serde_json::json;
 
 #[test]
 fn a_forum_post_is_listed_under_its_forum_with_its_title_and_tags() {
     let world = World::new();
-    let forum = crate::test_fixtures::new_id();
+    let forum = discord_manager_playback::world::new_id();
     let mut payload = world.channel_payload(&forum, "help", 15, None, json!([]));
     payload["available_tags"] = json!([
         {"id": "91", "name": "rollout", "moderated": false, "emoji_id": null, "emoji_name": null},
         {"id": "92", "name": "solved", "moderated": false, "emoji_id": null, "emoji_name": null}
     ]);
-    crate::test_fixtures::dispatch(&world.store, "CHANNEL_CREATE", payload);
-    let post = crate::test_fixtures::new_id();
+    discord_manager_playback::world::dispatch(&world.store, "CHANNEL_CREATE", payload);
+    let post = discord_manager_playback::world::new_id();
     let mut thread =
         world.channel_payload(&post, "Rollout stuck at 40%", 11, Some(&forum), json!([]));
     thread["applied_tags"] = json!(["92", "77"]);
-    crate::test_fixtures::dispatch(&world.store, "THREAD_CREATE", thread);
+    discord_manager_playback::world::dispatch(&world.store, "THREAD_CREATE", thread);
     let general = world.channel("general");
     let list = list_channels(&world.store, ListChannels::default(), &world.context()).unwrap();
     let find = |id: &str| {
@@ -144,13 +145,13 @@ fn a_deleted_channel_leaves_the_list_and_a_thread_names_its_parent() {
     let world = World::new();
     let parent = world.channel("releases");
     let gone = world.channel("gone");
-    let thread = crate::test_fixtures::new_id();
-    crate::test_fixtures::dispatch(
+    let thread = discord_manager_playback::world::new_id();
+    discord_manager_playback::world::dispatch(
         &world.store,
         "THREAD_CREATE",
         world.channel_payload(&thread, "rollout", 11, Some(parent.as_str()), json!([])),
     );
-    crate::test_fixtures::dispatch(
+    discord_manager_playback::world::dispatch(
         &world.store,
         "CHANNEL_DELETE",
         world.channel_payload(&gone, "gone", 0, None, json!([])),
@@ -175,13 +176,13 @@ fn a_deleted_channel_leaves_the_list_and_a_thread_names_its_parent() {
 
 /// A thread of `parent` named `name`, as THREAD_CREATE records it.
 fn thread(world: &World, parent: impl AsRef<str>, name: &str) -> ChannelId {
-    let id = crate::test_fixtures::new_id();
-    crate::test_fixtures::dispatch(
+    let id = discord_manager_playback::world::new_id();
+    discord_manager_playback::world::dispatch(
         &world.store,
         "THREAD_CREATE",
         world.channel_payload(&id, name, 11, Some(parent.as_ref()), json!([])),
     );
-    crate::test_fixtures::id(id)
+    discord_manager_playback::world::id(id)
 }
 
 fn page(world: &World, limit: u32, cursor: Option<PageCursor>) -> ChannelList {
@@ -262,8 +263,8 @@ fn a_page_boundary_inside_a_parents_threads_neither_skips_nor_repeats_one() {
 #[test]
 fn a_forum_with_more_posts_than_fit_in_an_answer_goes_on_over_pages_within_the_budget() {
     let world = World::new();
-    let forum = crate::test_fixtures::new_id();
-    crate::test_fixtures::dispatch(
+    let forum = discord_manager_playback::world::new_id();
+    discord_manager_playback::world::dispatch(
         &world.store,
         "CHANNEL_CREATE",
         world.channel_payload(&forum, "help", 15, None, json!([])),
@@ -273,7 +274,7 @@ fn a_forum_with_more_posts_than_fit_in_an_answer_goes_on_over_pages_within_the_b
         .map(|n| thread(&world, &forum, &format!("{title}{n}")))
         .collect();
     let (ids, pages) = every_page(&world, 500);
-    let mut wanted: Vec<ChannelId> = vec![crate::test_fixtures::id(&forum)];
+    let mut wanted: Vec<ChannelId> = vec![discord_manager_playback::world::id(&forum)];
     wanted.extend(posts.iter().cloned());
     assert_eq!(ids, wanted, "each post exactly once, in id order");
     assert!(
@@ -297,11 +298,11 @@ fn a_forum_with_more_posts_than_fit_in_an_answer_goes_on_over_pages_within_the_b
 fn a_thread_whose_parent_is_not_listed_comes_at_the_top_level_naming_its_parent() {
     let world = World::new();
     let general = world.channel("general");
-    let never_seen = crate::test_fixtures::new_id();
+    let never_seen = discord_manager_playback::world::new_id();
     let orphan = thread(&world, &never_seen, "from a channel never seen");
     let gone = world.channel("gone");
     let left_behind = thread(&world, &gone, "its parent was deleted");
-    crate::test_fixtures::dispatch(
+    discord_manager_playback::world::dispatch(
         &world.store,
         "CHANNEL_DELETE",
         world.channel_payload(&gone, "gone", 0, None, json!([])),
@@ -311,14 +312,14 @@ fn a_thread_whose_parent_is_not_listed_comes_at_the_top_level_naming_its_parent(
         ids,
         vec![
             general,
-            crate::test_fixtures::id(orphan.clone()),
-            crate::test_fixtures::id(left_behind.clone())
+            discord_manager_playback::world::id(orphan.clone()),
+            discord_manager_playback::world::id(left_behind.clone())
         ]
     );
     let list = &pages[0];
     assert_eq!(
         list.channels[1].parent_id.as_ref(),
-        Some(&crate::test_fixtures::id(&never_seen))
+        Some(&discord_manager_playback::world::id(&never_seen))
     );
     assert_eq!(list.channels[1].kind, ChannelKind::PublicThread);
     assert_eq!(list.channels[1].name, "from a channel never seen");
@@ -351,7 +352,7 @@ fn arrival(world: &World, message_id: impl AsRef<str>) -> Instant {
         .store
         .read(|reader| {
             Ok(reader
-                .message(&crate::test_fixtures::id(message_id))?
+                .message(&discord_manager_playback::world::id(message_id))?
                 .unwrap()
                 .created_at)
         })
@@ -360,7 +361,7 @@ fn arrival(world: &World, message_id: impl AsRef<str>) -> Instant {
 
 fn mark(world: &World, channel: Option<&str>, through: Option<Instant>) -> Result<MarkedRead> {
     let input = MarkRead {
-        channel_id: channel.map(crate::test_fixtures::id),
+        channel_id: channel.map(discord_manager_playback::world::id),
         through,
     };
     mark_read(&world.store, input, &world.context())
@@ -447,7 +448,7 @@ fn marking_refuses_an_instant_after_the_newest_arrival_and_an_unknown_channel() 
         discord_manager_vocabulary::error::ErrorKind::Conflict
     );
     assert_eq!(unread(&world, &general), (1, None), "nothing was marked");
-    let unknown = crate::test_fixtures::new_id();
+    let unknown = discord_manager_playback::world::new_id();
     let error = mark(&world, Some(&unknown), None).unwrap_err();
     assert_eq!(
         error.message(),

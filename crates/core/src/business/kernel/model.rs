@@ -610,8 +610,8 @@ mod tests {
 
     fn message(content: &str) -> MessageBody {
         MessageBody {
-            message_id: crate::test_fixtures::id("1"),
-            author_id: crate::test_fixtures::id("3"),
+            message_id: discord_manager_playback::world::id("1"),
+            author_id: discord_manager_playback::world::id("3"),
             author_name: "grace".into(),
             content: content.into(),
             created_at: Instant::from_micros(0),
@@ -633,7 +633,7 @@ mod tests {
 
     fn attachment(filename: &str, content_type: Option<&str>) -> Attachment {
         Attachment {
-            id: crate::test_fixtures::id("9"),
+            id: discord_manager_playback::world::id("9"),
             filename: filename.into(),
             size: 10,
             content_type: content_type.map(Text::new),
@@ -663,7 +663,7 @@ mod tests {
         assert_eq!(embed.text_with_extras(), "[embed: Build #4521 failed]");
         let sticker = MessageBody {
             stickers: vec![Sticker {
-                id: crate::test_fixtures::id("5"),
+                id: discord_manager_playback::world::id("5"),
                 name: "Wave".into(),
             }],
             ..message("")

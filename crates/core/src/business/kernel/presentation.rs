@@ -224,8 +224,8 @@ mod tests {
     #[test]
     fn a_webhook_or_a_bot_is_flagged_whatever_name_it_shows() {
         let message = |author_kind| MessageBody {
-            message_id: crate::test_fixtures::id("1"),
-            author_id: crate::test_fixtures::id("3"),
+            message_id: discord_manager_playback::world::id("1"),
+            author_id: discord_manager_playback::world::id("3"),
             author_name: "Ada".into(),
             content: "approved".into(),
             created_at: Instant::from_micros(0),

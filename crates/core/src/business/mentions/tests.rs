@@ -1,5 +1,7 @@
 //! Unit tests of `mentions`, kept beside it so the production file reads on its own.
 
+use discord_manager_playback::world::{BOT_ID, VIEW, World, new_id};
+
 use super::*;
 use discord_manager_vocabulary::snowflake::MessageId;
 
@@ -10,7 +12,7 @@ use crate::business::mentions::dismiss::DismissedMention;
 use crate::business::mentions::dismiss::dismiss_mention;
 use crate::business::mentions::list::ListMentions;
 use crate::business::mentions::list::list_mentions;
-use crate::test_fixtures::{BOT_ID, VIEW, World, new_id};
+use crate::test_fixtures::WorldContext;
 use serde_json::json;
 
 fn mentions_from(world: &World, since: Instant, limit: Option<u32>) -> Mentions {
@@ -402,7 +404,7 @@ fn dismiss(
     dismiss_mention(
         &world.store,
         DismissMention {
-            message_id: crate::test_fixtures::id(message_id),
+            message_id: discord_manager_playback::world::id(message_id),
             note: note.map(str::to_string),
         },
         &context,

@@ -2,6 +2,10 @@
 
 use std::time::Duration;
 
+use discord_manager_playback::world::{
+    Answer, SEND, ScriptedDiscord, VIEW, World, dispatch, new_id,
+};
+use discord_manager_sender::SendFailure;
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::ErrorKind;
 use serde_json::json;
@@ -18,8 +22,7 @@ use crate::business::schedules::cancel::cancel_schedule;
 use crate::business::schedules::job::send_due_schedules;
 use crate::business::schedules::list::ListSchedules;
 use crate::business::schedules::list::list_schedules;
-use crate::test_fixtures::{Answer, SEND, ScriptedDiscord, VIEW, World, dispatch, new_id};
-use discord_manager_sender::SendFailure;
+use crate::test_fixtures::WorldContext;
 
 /// `schedules_add` as of now, without asking the owner.
 fn add_schedule(store: &Store, input: AddSchedule, context: &OwnerContext) -> Result<Schedule> {
@@ -27,7 +30,7 @@ fn add_schedule(store: &Store, input: AddSchedule, context: &OwnerContext) -> Re
 }
 
 fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
-    crate::test_fixtures::id(text)
+    discord_manager_playback::world::id(text)
 }
 
 fn adding(channel: impl AsRef<str>, content: &str, send_at: Instant) -> AddSchedule {
@@ -1026,7 +1029,7 @@ async fn a_message_is_sent_once_across_a_restart_in_the_middle_of_sending_it() {
     let in_channel = store
         .read(|reader| {
             reader.channel_messages_since(
-                &crate::test_fixtures::id(&channel),
+                &discord_manager_playback::world::id(&channel),
                 Instant::from_micros(0),
                 10,
             )

@@ -700,18 +700,19 @@ fn import_text(import: &ChannelImportStatus) -> String {
 
 #[cfg(test)]
 mod tests {
+    use discord_manager_playback::world::{VIEW, World};
     use discord_manager_store::testing::fresh_id;
     use discord_manager_store::{NewCoverage, NewGap};
     use serde_json::json;
 
     use super::*;
-    use crate::test_fixtures::{VIEW, World};
+    use crate::test_fixtures::WorldContext;
 
     fn coverage(store: &Store, channel: &str, started_after: u64, complete_through: u64) {
         store
             .write(|writer| {
                 writer.record_coverage(&NewCoverage {
-                    channel_id: crate::test_fixtures::id(channel),
+                    channel_id: discord_manager_playback::world::id(channel),
                     started_after,
                     complete_through,
                     fetched: 0,
@@ -725,7 +726,7 @@ mod tests {
     fn gap(store: &Store, kind: GapKind, channel: Option<&str>, after: Option<u64>) -> NewGap {
         let gap = NewGap {
             kind,
-            channel_id: channel.map(crate::test_fixtures::id),
+            channel_id: channel.map(discord_manager_playback::world::id),
             from_at: Instant::parse("2026-11-29T10:00:00Z").unwrap(),
             until_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
             after_message_id: after,
@@ -805,7 +806,7 @@ mod tests {
         assert_eq!(own(&still, &[&open]).len(), 1);
         assert_eq!(
             own(&still, &[&open])[0].after_message_id.as_ref(),
-            Some(&crate::test_fixtures::id("100"))
+            Some(&discord_manager_playback::world::id("100"))
         );
 
         coverage(&world.store, general.as_str(), 100, 900);

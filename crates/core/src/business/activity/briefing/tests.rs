@@ -1,12 +1,13 @@
 //! Unit tests of the briefing's ranking, on worlds whose answer is known.
 
+use discord_manager_playback::world::{World, new_id};
 use serde_json::json;
 
 use super::*;
 use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
 
 use crate::config::Keywords;
-use crate::test_fixtures::{World, new_id};
+use crate::test_fixtures::WorldContext;
 
 fn mention_of(user: impl AsRef<str>) -> serde_json::Value {
     json!({"mentions": [{"id": user.as_ref(), "username": "o", "discriminator": "0", "avatar": null}]})
@@ -28,7 +29,7 @@ fn arrival(world: &World, message_id: impl AsRef<str>) -> Instant {
         .store
         .read(|reader| {
             Ok(reader
-                .message(&crate::test_fixtures::id(message_id))?
+                .message(&discord_manager_playback::world::id(message_id))?
                 .unwrap()
                 .created_at)
         })
@@ -124,7 +125,7 @@ fn needs_you_lists_direct_messages_then_mentions_replies_and_roles_then_everyone
     crate::business::mentions::dismiss::dismiss_mention(
         &world.store,
         crate::business::mentions::dismiss::DismissMention {
-            message_id: crate::test_fixtures::id(&direct),
+            message_id: discord_manager_playback::world::id(&direct),
             note: None,
         },
         &context,
@@ -376,7 +377,7 @@ fn due_lists_overdue_bookmarks_then_those_due_within_a_day_and_never_later_ones(
         add_bookmark(
             &world.store,
             AddBookmark {
-                message_id: crate::test_fixtures::id(&id),
+                message_id: discord_manager_playback::world::id(&id),
                 note: None,
                 due_at: Some(due),
             },

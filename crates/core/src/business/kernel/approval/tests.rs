@@ -1,5 +1,8 @@
 use std::sync::{Arc, Mutex};
 
+use discord_manager_playback::world::id;
+use discord_manager_playback::world::{ScriptedDiscord, World};
+use discord_manager_sender::DiscordSender;
 use discord_manager_vocabulary::error::ErrorKind;
 use discord_manager_vocabulary::snowflake::ChannelId;
 
@@ -7,9 +10,7 @@ use super::*;
 use crate::business::kernel::context::Source;
 use crate::business::kernel::outbox::{Action, check_channel, check_sendable};
 use crate::business::messages::send::{SendMessage, send_message};
-use crate::test_fixtures::id;
-use crate::test_fixtures::{ScriptedDiscord, World};
-use discord_manager_sender::DiscordSender;
+use crate::test_fixtures::WorldContext;
 
 /// An owner at a form who answers `answer`, keeping what they were asked.
 #[derive(Debug)]
@@ -51,7 +52,7 @@ fn assistant(
 
 /// What the rules say of an assistant's post to `channel` under `context`, not yet asked.
 fn clearance(world: &World, context: &OwnerContext, channel: impl AsRef<str>) -> Result<Clearance> {
-    let id = crate::test_fixtures::id(channel);
+    let id = discord_manager_playback::world::id(channel);
     world
         .store
         .read(|reader| check_sendable(reader, context, &id, "hi", None, Consent::NotAsked))
@@ -137,7 +138,7 @@ fn an_approved_post_is_allowed_where_it_would_have_asked() {
     // The daemon, sending an approved schedule, cannot ask: the approval stands.
     let daemon = assistant(&world, Some(&[&listed]), true, None);
     for channel in [&listed, &unlisted] {
-        let id = crate::test_fixtures::id(channel);
+        let id = discord_manager_playback::world::id(channel);
         let (_, cleared) = world
             .store
             .read(|reader| check_sendable(reader, &daemon, &id, "hi", None, Consent::Approved))
@@ -229,7 +230,7 @@ async fn send_with(
     let sent = send_message(
         &world.store,
         SendMessage {
-            channel_id: crate::test_fixtures::id(channel),
+            channel_id: discord_manager_playback::world::id(channel),
             content: "Status: all clear.".into(),
             reply_to_message_id: None,
         },

@@ -5,6 +5,13 @@
 use std::time::Duration;
 
 use discord_manager_ingest::Recorded;
+use discord_manager_playback::world::{
+    Acted, Answer, BOT_ID, ScriptedDiscord, World, dispatch, new_id,
+};
+use discord_manager_sender::BotReaction;
+use discord_manager_sender::MessageEdit;
+use discord_manager_sender::MessageToDelete;
+use discord_manager_sender::emoji::Emoji;
 use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use serde_json::json;
 
@@ -20,14 +27,10 @@ use crate::business::reactions::add::AddReaction;
 use crate::business::reactions::add::add_reaction;
 use crate::business::reactions::remove::RemoveReaction;
 use crate::business::reactions::remove::remove_reaction;
-use crate::test_fixtures::{Acted, Answer, BOT_ID, ScriptedDiscord, World, dispatch, new_id};
-use discord_manager_sender::BotReaction;
-use discord_manager_sender::MessageEdit;
-use discord_manager_sender::MessageToDelete;
-use discord_manager_sender::emoji::Emoji;
+use crate::test_fixtures::WorldContext;
 
 fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
-    crate::test_fixtures::id(text)
+    discord_manager_playback::world::id(text)
 }
 
 fn edit_input(message: &str, content: &str) -> EditMessage {

@@ -6,6 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use discord_manager_ingest::Recorded;
+use discord_manager_playback::world::{
+    Answer, BOT_ID, SEND, SEND_IN_THREADS, ScriptedDiscord, VIEW, World, dispatch, new_id,
+};
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::ErrorKind;
 use serde_json::json;
@@ -13,12 +16,10 @@ use serde_json::json;
 use super::*;
 use crate::business::kernel::model::Message;
 use crate::business::messages::send::{SendMessage, send_message};
-use crate::test_fixtures::{
-    Answer, BOT_ID, SEND, SEND_IN_THREADS, ScriptedDiscord, VIEW, World, dispatch, new_id,
-};
+use crate::test_fixtures::WorldContext;
 
 fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
-    crate::test_fixtures::id(text)
+    discord_manager_playback::world::id(text)
 }
 
 fn input(channel: impl AsRef<str>, content: &str, reply_to: Option<&str>) -> SendMessage {
@@ -49,7 +50,7 @@ fn stored(store: &Store, channel: impl AsRef<str>, content: &str) -> usize {
     store
         .read(|reader| {
             reader.channel_messages_since(
-                &crate::test_fixtures::id(channel),
+                &discord_manager_playback::world::id(channel),
                 Instant::from_micros(0),
                 500,
             )
@@ -305,7 +306,7 @@ async fn a_category_in_the_send_list_allows_none_of_its_channels_and_the_refusal
         world.channel_payload(&inside, "ops-chat", 0, Some(&category), json!([])),
     );
     let context = OwnerContext {
-        send_channel_ids: Some(vec![crate::test_fixtures::id(category.clone())]),
+        send_channel_ids: Some(vec![discord_manager_playback::world::id(category.clone())]),
         ..world.sending_context()
     };
     assert_refused(
@@ -323,8 +324,8 @@ async fn a_category_in_the_send_list_allows_none_of_its_channels_and_the_refusal
     // Listed itself, the channel in the category takes the post.
     let context = OwnerContext {
         send_channel_ids: Some(vec![
-            crate::test_fixtures::id(category.clone()),
-            crate::test_fixtures::id(inside.clone()),
+            discord_manager_playback::world::id(category.clone()),
+            discord_manager_playback::world::id(inside.clone()),
         ]),
         ..world.sending_context()
     };

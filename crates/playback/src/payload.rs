@@ -8,9 +8,9 @@
 //! from what varies between messages; every other field has a plain message's value (no
 //! attachment, embed, pin or text-to-speech), as Discord sends it.
 //!
-//! The builders produce [`Value`]s rather than serenity's types because the core knows no
-//! serenity, and because what is played must be what Discord sends: the recorders' own parsing
-//! of it is part of what is exercised.
+//! The builders produce [`Value`]s rather than serenity's types because the demo and the
+//! synthetic generator know no serenity, and because what is played must be what Discord
+//! sends: the recorders' own parsing of it is part of what is exercised.
 
 use serde_json::{Map, Value, json};
 

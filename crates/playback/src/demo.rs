@@ -2,13 +2,18 @@
 //! post, edit, deletion and reaction as Discord does, and nothing leaves the machine.
 //!
 //! Like the real adapter, it records each answer in the store through the gateway's recorders.
-//! Those live in the ingest crate, which this crate does not depend on (it knows no serenity),
-//! so whoever builds a [`DemoDiscord`] hands it the recorders as [`Recorders`].
+//! Those live in the ingest crate, which the demo does not depend on (only this crate's test
+//! world does, behind its feature), so whoever builds a [`DemoDiscord`] hands it the recorders
+//! as [`Recorders`]: the Discord crate's sender its own, the test world its `RECORDERS`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use discord_manager_sender::{
+    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
+    SUPPRESS_EMBEDS, SendFailure,
+};
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
@@ -16,10 +21,6 @@ use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use serde_json::Value;
 
 use crate::payload::{Message, User};
-use discord_manager_sender::{
-    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
-    SUPPRESS_EMBEDS, SendFailure,
-};
 
 /// How Discord's answers reach the store: each of the gateway's recorders for an answer to one
 /// kind of request, as a plain function.
