@@ -10,6 +10,9 @@
 //! - `discord-manager-store`: the store, every SQL statement;
 //! - `discord-manager-ingest`: Discord's event payloads (serenity's model types) turned into
 //!   store rows;
+//! - `discord-manager-sender`: the port to Discord (`DiscordSender`) and what it carries;
+//! - `discord-manager-playback`: Discord's side played back: its message objects and the
+//!   demo's stand-in Discord (here without its test world, which only tests enable);
 //! - `discord-manager-core`: configuration, backoff, the owner's capabilities in `business`,
 //!   their answers and the one registry; no serenity, no surface;
 //! - `discord-manager-discord`: the daemon's side of Discord: the gateway client, REST,
