@@ -25,6 +25,9 @@ use std::path::{Path, PathBuf};
 
 use syn::visit::Visit;
 
+#[path = "support/source_tree.rs"]
+mod source_tree;
+
 /// The top-level modules and what each may name. A module missing here fails the test: a new
 /// one takes its place in the layering deliberately.
 const LAYERS: &[(&str, &[&str])] = &[
@@ -262,20 +265,7 @@ fn root() -> &'static Path {
 }
 
 fn source_files(krate: &Crate) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut pending = vec![root().join(krate.src)];
-    while let Some(folder) = pending.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    source_tree::rust_files(&root().join(krate.src))
 }
 
 /// `crates/core/src/business/mentions/list.rs` → `["business", "mentions", "list"]`; `mod.rs`
@@ -304,18 +294,6 @@ fn module_path(krate: &Crate, file: &Path) -> Vec<String> {
         path.pop();
     }
     path
-}
-
-fn is_test_code(attributes: &[syn::Attribute]) -> bool {
-    attributes.iter().any(|attribute| {
-        attribute.path().is_ident("cfg")
-            && attribute.meta.require_list().is_ok_and(|list| {
-                list.tokens
-                    .to_string()
-                    .split_whitespace()
-                    .any(|t| t == "test")
-            })
-    })
 }
 
 /// Collects what one file names, skipping test items.
@@ -485,7 +463,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             syn::Item::Macro(item) => &item.attrs,
             _ => return syn::visit::visit_item(self, item),
         };
-        if !is_test_code(attributes) {
+        if !source_tree::is_test_code(attributes) {
             syn::visit::visit_item(self, item);
         }
     }

@@ -6,7 +6,10 @@
 //! are named in `NOT_YET_REWRITTEN` with the reason; the list may only shrink: a listed file
 //! that no longer offends fails the test too, so it is taken off when it is rewritten.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "support/source_tree.rs"]
+mod source_tree;
 
 /// What the rule forbids.
 const FORBIDDEN: &[&str] = &["push_str(&format!", ".line(&format!", "push(format!"];
@@ -14,23 +17,12 @@ const FORBIDDEN: &[&str] = &["push_str(&format!", ".line(&format!", "push(format
 /// Files still written the old way, each with why it waits.
 const NOT_YET_REWRITTEN: &[(&str, &str)] = &[];
 
-fn rust_files(folder: &Path, found: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(folder).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, found);
-        } else if path.extension().is_some_and(|extension| extension == "rs") {
-            found.push(path);
-        }
-    }
-}
-
 #[test]
 fn output_is_written_with_write_never_pushed_as_formatted_strings() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     for folder in ["crates/core/src", "src"] {
-        rust_files(&root.join(folder), &mut files);
+        files.extend(source_tree::rust_files(&root.join(folder)));
     }
     let mut offending = Vec::new();
     let mut rewritten = Vec::new();

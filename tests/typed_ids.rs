@@ -15,9 +15,12 @@
 //! reason; a listed entry that no longer matches anything fails the test too, so the list only
 //! holds what is true.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use syn::visit::Visit;
+
+#[path = "support/source_tree.rs"]
+mod source_tree;
 
 /// Names that read like ids but hold something else, by file: (file, name, why).
 const NOT_DISCORD_IDS: &[(&str, &str, &str)] = &[
@@ -162,18 +165,6 @@ fn written(ty: &syn::Type) -> String {
 }
 
 /// Whether `attributes` hold a `cfg` naming `test` (`#[cfg(test)]`, `#[cfg(any(test, …))]`).
-fn is_test_code(attributes: &[syn::Attribute]) -> bool {
-    attributes.iter().any(|attribute| {
-        attribute.path().is_ident("cfg")
-            && attribute.meta.require_list().is_ok_and(|list| {
-                list.tokens
-                    .to_string()
-                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .any(|word| word == "test")
-            })
-    })
-}
-
 /// One parameter or field typed as a bare string.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Offender {
@@ -223,29 +214,29 @@ impl Finder<'_> {
 
 impl<'ast> Visit<'ast> for Finder<'_> {
     fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
-        if !is_test_code(&item.attrs) {
+        if !source_tree::is_test_code(&item.attrs) {
             syn::visit::visit_item_mod(self, item);
         }
     }
     fn visit_item_impl(&mut self, item: &'ast syn::ItemImpl) {
-        if !is_test_code(&item.attrs) {
+        if !source_tree::is_test_code(&item.attrs) {
             syn::visit::visit_item_impl(self, item);
         }
     }
     fn visit_item_fn(&mut self, item: &'ast syn::ItemFn) {
-        if !is_test_code(&item.attrs) {
+        if !source_tree::is_test_code(&item.attrs) {
             self.signature(&item.sig);
             syn::visit::visit_item_fn(self, item);
         }
     }
     fn visit_impl_item_fn(&mut self, item: &'ast syn::ImplItemFn) {
-        if !is_test_code(&item.attrs) {
+        if !source_tree::is_test_code(&item.attrs) {
             self.signature(&item.sig);
             syn::visit::visit_impl_item_fn(self, item);
         }
     }
     fn visit_trait_item_fn(&mut self, item: &'ast syn::TraitItemFn) {
-        if !is_test_code(&item.attrs) {
+        if !source_tree::is_test_code(&item.attrs) {
             self.signature(&item.sig);
             syn::visit::visit_trait_item_fn(self, item);
         }
@@ -254,13 +245,13 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         self.signature(&item.sig);
     }
     fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
-        if !is_test_code(&item.attrs) {
+        if !source_tree::is_test_code(&item.attrs) {
             self.fields(&item.fields);
             syn::visit::visit_item_struct(self, item);
         }
     }
     fn visit_item_enum(&mut self, item: &'ast syn::ItemEnum) {
-        if !is_test_code(&item.attrs) {
+        if !source_tree::is_test_code(&item.attrs) {
             for variant in &item.variants {
                 self.fields(&variant.fields);
             }
@@ -278,17 +269,6 @@ fn is_test_file(relative: &str) -> bool {
         || relative.contains("/tests/")
         || relative.contains("/recording_tests/")
         || relative == "crates/store/src/store/testing.rs"
-}
-
-fn rust_files(folder: &Path, found: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(folder).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, found);
-        } else if path.extension().is_some_and(|extension| extension == "rs") {
-            found.push(path);
-        }
-    }
 }
 
 /// The bare-string ids of one file's source (`relative` names it in the report).
@@ -312,7 +292,7 @@ fn workspace_offenders() -> Vec<Offender> {
     let mut files = Vec::new();
     for folder in folders {
         if folder.is_dir() {
-            rust_files(&folder, &mut files);
+            files.extend(source_tree::rust_files(&folder));
         }
     }
     files.sort();
@@ -397,6 +377,12 @@ impl Row {
 mod tests {
     fn helper(channel_id: &str) {}
 }
+#[cfg(all(test, unix))]
+fn unix_helper(channel_id: &str) {}
+#[cfg(not(test))]
+fn outside_tests(channel_id: &str) {}
+#[cfg(any(test, feature = \"fixtures\"))]
+fn with_a_feature(user_id: &str) {}
 ";
     let found: Vec<(usize, String, String)> = offenders_in("example.rs", source)
         .into_iter()
@@ -411,6 +397,8 @@ mod tests {
             (11, "id".to_string(), "&str".to_string()),
             (14, "guild_id".to_string(), "Option<&str>".to_string()),
             (14, "role_ids".to_string(), "&[String]".to_string()),
+            (26, "channel_id".to_string(), "&str".to_string()),
+            (28, "user_id".to_string(), "&str".to_string()),
         ]
     );
 }
