@@ -153,6 +153,33 @@ pub struct MessageRecord {
     pub extras: MessageExtras,
 }
 
+/// A message that mentions someone, as [`Reader::mention_candidates_since`] finds it: what
+/// decides whether it is kept (its ids and times) before the rest of it is read. Only
+/// [`Reader::hydrate_mentions`] turns it into a [`MessageRecord`], so a message is never shown
+/// without its edits, reactions and extras.
+#[derive(Debug, Clone)]
+pub struct MentionCandidate(MessageRecord);
+
+impl MentionCandidate {
+    pub fn message_id(&self) -> &MessageId {
+        &self.0.message_id
+    }
+
+    pub fn channel_id(&self) -> &ChannelId {
+        &self.0.channel_id
+    }
+
+    /// Arrival on the store's clock.
+    pub fn created_at(&self) -> Instant {
+        self.0.created_at
+    }
+
+    /// Discord's timestamp.
+    pub fn sent_at(&self) -> Instant {
+        self.0.sent_at
+    }
+}
+
 impl MessageRecord {
     /// The content as it is now: the latest edit's, or the original.
     pub fn current_content(&self) -> &str {
@@ -428,6 +455,20 @@ impl Reader<'_> {
         since: Instant,
         limit: usize,
     ) -> Result<Vec<MessageRecord>> {
+        let candidates = self.mention_candidates_since(user_id, role_ids, since, limit)?;
+        self.hydrate_mentions(candidates)
+    }
+
+    /// [`Reader::mentions_since`]'s messages before their edits, reactions and extras are
+    /// read: a caller that keeps only some of them (those still awaiting an answer, say) reads
+    /// those for the kept ones alone, with [`Reader::hydrate_mentions`].
+    pub fn mention_candidates_since(
+        &self,
+        user_id: &UserId,
+        role_ids: &[RoleId],
+        since: Instant,
+        limit: usize,
+    ) -> Result<Vec<MentionCandidate>> {
         // Each arm reads only its own index range (the mentions side table, the partial
         // indexes of @everyone and of replies), so the cost follows the mentions in the window,
         // never the store's size. `IN (… UNION ALL …)` dedupes without ordering the arms: a
@@ -470,7 +511,13 @@ impl Reader<'_> {
                 message_from_row,
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        self.hydrate(rows)
+        Ok(rows.into_iter().map(MentionCandidate).collect())
+    }
+
+    /// The kept candidates as whole messages: their edits, reactions and extras read in one
+    /// pass for all of them.
+    pub fn hydrate_mentions(&self, kept: Vec<MentionCandidate>) -> Result<Vec<MessageRecord>> {
+        self.hydrate(kept.into_iter().map(|candidate| candidate.0).collect())
     }
 
     /// The name each of `user_ids` last wrote under, for those who wrote anything: what

@@ -67,7 +67,8 @@ pub use ingest_claim::{IngestClaim, IngestHolder};
 pub use meanings::{MeaningProgress, StoredMeaning, TextChanges, TextToEmbed};
 pub use mention_state::MentionDismissal;
 pub use messages::{
-    ArrivalCounts, EditRecord, MessageRecord, NewEdit, NewMessage, Origin, Provenance,
+    ArrivalCounts, EditRecord, MentionCandidate, MessageRecord, NewEdit, NewMessage, Origin,
+    Provenance,
 };
 pub use open_lock::ReplaceLock;
 pub use paths::default_path;

@@ -71,7 +71,7 @@ pub(crate) fn awaiting_reply_at(
     let quiet_before = now.minus_seconds(silence);
     let limit = input.limit.unwrap_or(DEFAULT_LIMIT) as usize;
     unanswered(store, context, from, None, limit, |message| {
-        message.sent_at < quiet_before
+        message.sent_at() < quiet_before
     })
 }
 

@@ -93,7 +93,13 @@ pub fn dismiss_mention(
         Ok(DismissedMention {
             mention: Mention {
                 message: shaper.message(&record),
-                closed: closure(&reader, &owner, &record)?,
+                closed: closure(
+                    &reader,
+                    &owner,
+                    &record.message_id,
+                    &record.channel_id,
+                    record.sent_at,
+                )?,
             },
             note: dismissal.note.map(Text::from),
             dismissed_at: dismissal.created_at,

@@ -65,7 +65,13 @@ pub fn list_mentions(
             |_| Ok(true),
         )?;
         shape_page(reader, &owner, records, next, |record| {
-            closure(reader, &owner, record)
+            closure(
+                reader,
+                &owner,
+                &record.message_id,
+                &record.channel_id,
+                record.sent_at,
+            )
         })
     })
 }

@@ -5,12 +5,12 @@
 
 use std::fmt::Write as _;
 
-use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 pub mod awaiting_reply;
 pub mod dismiss;
 pub mod list;
 
-use discord_manager_store::{MessageRecord, Reader, Store};
+use discord_manager_store::{MentionCandidate, MessageRecord, Reader, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::permissions::ChannelAccess;
@@ -95,21 +95,24 @@ fn answerers(owner: &OwnerView) -> Vec<&UserId> {
         .collect()
 }
 
-/// Why the mention `record` no longer awaits a reply, if it does not. An explicit dismissal
+/// Why the mention `message_id` (in `channel_id`, sent at `sent_at`) no longer awaits a reply,
+/// if it does not. An explicit dismissal
 /// is named first, then the most specific answer.
 pub(crate) fn closure(
     reader: &Reader<'_>,
     owner: &OwnerView,
-    record: &MessageRecord,
+    message_id: &MessageId,
+    channel_id: &ChannelId,
+    sent_at: Instant,
 ) -> Result<Option<Closed>> {
     let answerers = answerers(owner);
-    Ok(if reader.mention_dismissal(&record.message_id)?.is_some() {
+    Ok(if reader.mention_dismissal(message_id)?.is_some() {
         Some(Closed::Dismissed)
-    } else if reader.replied_to_by(&record.message_id, &answerers)? {
+    } else if reader.replied_to_by(message_id, &answerers)? {
         Some(Closed::Replied)
-    } else if reader.reacted_to_by(&record.message_id, &answerers)? {
+    } else if reader.reacted_to_by(message_id, &answerers)? {
         Some(Closed::Reacted)
-    } else if reader.wrote_after(&record.channel_id, &answerers, record.sent_at)? {
+    } else if reader.wrote_after(channel_id, &answerers, sent_at)? {
         Some(Closed::WroteAfter)
     } else {
         None
@@ -157,7 +160,7 @@ fn scan_mentions(
     from: Instant,
     until: Option<Instant>,
     limit: usize,
-    keep: impl Fn(&MessageRecord) -> Result<bool>,
+    keep: impl Fn(&MentionCandidate) -> Result<bool>,
 ) -> Result<(Vec<MessageRecord>, Option<Instant>)> {
     let readable: std::collections::HashSet<ChannelId> = channels_in_scope(reader, context)?
         .into_iter()
@@ -167,33 +170,34 @@ fn scan_mentions(
     let mut kept = Vec::new();
     // Mentions in unreadable or out-of-scope channels, or that `keep` refuses, are filtered
     // after the query, so read batch by batch until one more than `limit` is kept or the
-    // window has no more.
+    // window has no more. Only the kept are read whole (their edits, reactions and extras).
+    let whole = |kept: Vec<MentionCandidate>| reader.hydrate_mentions(kept);
     let batch = (limit + 1).max(100);
     let mut cursor = from;
     loop {
-        let page = reader.mentions_since(owner_id, &owner.role_ids, cursor, batch)?;
+        let page = reader.mention_candidates_since(owner_id, &owner.role_ids, cursor, batch)?;
         let exhausted = page.len() < batch;
-        let Some(last) = page.last().map(|record| record.created_at) else {
+        let Some(last) = page.last().map(MentionCandidate::created_at) else {
             break;
         };
-        for record in page {
-            if until.is_some_and(|until| record.created_at >= until) {
-                return Ok((kept, None));
+        for candidate in page {
+            if until.is_some_and(|until| candidate.created_at() >= until) {
+                return Ok((whole(kept)?, None));
             }
-            if !readable.contains(&record.channel_id) || !keep(&record)? {
+            if !readable.contains(candidate.channel_id()) || !keep(&candidate)? {
                 continue;
             }
             if kept.len() == limit {
-                return Ok((kept, Some(record.created_at)));
+                return Ok((whole(kept)?, Some(candidate.created_at())));
             }
-            kept.push(record);
+            kept.push(candidate);
         }
         if exhausted {
             break;
         }
         cursor = last.plus_micros(1);
     }
-    Ok((kept, None))
+    Ok((whole(kept)?, None))
 }
 
 /// Mentions arrived in `[since, until)` that the owner has not answered and that `keep`
@@ -204,7 +208,7 @@ pub(crate) fn unanswered(
     since: Instant,
     until: Option<Instant>,
     limit: usize,
-    keep: impl Fn(&MessageRecord) -> bool,
+    keep: impl Fn(&MentionCandidate) -> bool,
 ) -> Result<Mentions> {
     let owner_id = owner_id(context)?;
     store.read(|reader| {
@@ -217,7 +221,17 @@ pub(crate) fn unanswered(
             since,
             until,
             limit,
-            |record| Ok(keep(record) && closure(reader, &owner, record)?.is_none()),
+            |candidate| {
+                Ok(keep(candidate)
+                    && closure(
+                        reader,
+                        &owner,
+                        candidate.message_id(),
+                        candidate.channel_id(),
+                        candidate.sent_at(),
+                    )?
+                    .is_none())
+            },
         )?;
         shape_page(reader, &owner, records, next, |_| Ok(None))
     })

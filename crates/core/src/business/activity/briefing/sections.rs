@@ -566,7 +566,15 @@ fn needs(reader: &Reader<'_>, window: &Window) -> Result<Addressed> {
             continue;
         };
         addressed.insert(record.message_id.clone());
-        if closure(reader, &window.owner, &record)?.is_some() {
+        if closure(
+            reader,
+            &window.owner,
+            &record.message_id,
+            &record.channel_id,
+            record.sent_at,
+        )?
+        .is_some()
+        {
             closed += 1;
             continue;
         }
