@@ -10,22 +10,11 @@ use std::path::{Path, PathBuf};
 
 use discord_manager_core::registry::{capabilities, exemptions::EXEMPTIONS};
 
+#[path = "support/source_tree.rs"]
+mod source_tree;
+
 fn source_files(folder: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
-    let mut files = Vec::new();
-    let mut pending = vec![root];
-    while let Some(folder) = pending.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
+    source_tree::rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join(folder))
 }
 
 /// `business::bookmarks::add::add_bookmark` for every top-level `pub fn` (not `pub(crate)`) of the

@@ -1,6 +1,6 @@
 //! The workspace's Rust source as the source guards read it (`tests/layering.rs`,
-//! `tests/typed_ids.rs`, `tests/output_style.rs`): every `.rs` file under a folder, and
-//! whether an item is compiled only for tests.
+//! `tests/parity.rs`, `tests/typed_ids.rs`, `tests/output_style.rs`): every `.rs` file under a
+//! folder, and whether an item is compiled only for tests.
 //!
 //! Include it with `#[path = "support/source_tree.rs"] mod source_tree;`.
 
