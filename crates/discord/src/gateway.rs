@@ -519,10 +519,10 @@ fn channel_of(event: &Event) -> Option<ChannelId> {
         .and_then(channel_id_in)
 }
 
-/// A payload's channel id (a string of digits, as Discord sends it), if it is one.
+/// A payload's channel id (a string of digits, as Discord sends it), if it is one: serenity's
+/// own parsing, which refuses zero.
 fn channel_id_in(id: &serde_json::Value) -> Option<ChannelId> {
-    let id = id.as_str()?.parse::<u64>().ok()?;
-    (id != 0).then(|| ChannelId::new(id))
+    id.as_str()?.parse().ok()
 }
 
 #[cfg(test)]
@@ -716,5 +716,17 @@ mod tests {
             assert!(!watch.observe(&message("", true, true)));
             assert!(!watch.observe(&message("", false, false)));
         }
+    }
+
+    #[test]
+    fn a_payloads_channel_id_is_a_string_of_digits_and_never_zero() {
+        let read = |value: serde_json::Value| channel_id_in(&value).map(ChannelId::get);
+        assert_eq!(
+            read(serde_json::json!("1400000000000000001")),
+            Some(1_400_000_000_000_000_001)
+        );
+        assert_eq!(read(serde_json::json!("0")), None);
+        assert_eq!(read(serde_json::json!("14a")), None);
+        assert_eq!(read(serde_json::json!(14)), None);
     }
 }
