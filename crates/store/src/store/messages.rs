@@ -178,6 +178,10 @@ impl MentionCandidate {
     pub fn sent_at(&self) -> Instant {
         self.0.sent_at
     }
+
+    pub fn author_id(&self) -> &UserId {
+        &self.0.author_id
+    }
 }
 
 impl MessageRecord {
@@ -447,21 +451,12 @@ impl Reader<'_> {
 
     /// Messages that mention `user_id` (directly, through one of `role_ids`, with @everyone or
     /// @here, or by replying to them) and arrived at or after `since`, oldest first; the user's
-    /// own messages are left out.
-    pub fn mentions_since(
-        &self,
-        user_id: &UserId,
-        role_ids: &[RoleId],
-        since: Instant,
-        limit: usize,
-    ) -> Result<Vec<MessageRecord>> {
-        let candidates = self.mention_candidates_since(user_id, role_ids, since, limit)?;
-        self.hydrate_mentions(candidates)
-    }
-
-    /// [`Reader::mentions_since`]'s messages before their edits, reactions and extras are
+    /// own messages are left out. They come before their edits, reactions and extras are
     /// read: a caller that keeps only some of them (those still awaiting an answer, say) reads
     /// those for the kept ones alone, with [`Reader::hydrate_mentions`].
+    ///
+    /// Each call reads every mention from `since` on before it keeps the first `limit`, so a
+    /// caller that reads a long window through should ask for long pages.
     pub fn mention_candidates_since(
         &self,
         user_id: &UserId,

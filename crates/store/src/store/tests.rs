@@ -490,7 +490,12 @@ fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
                 only_recent
             );
             assert_eq!(
-                ids(reader.mentions_since(&"8".parse().unwrap(), &[], before, 500)?),
+                ids(reader.hydrate_mentions(reader.mention_candidates_since(
+                    &"8".parse().unwrap(),
+                    &[],
+                    before,
+                    500
+                )?)?),
                 only_recent
             );
             let counts = reader.arrivals_by_channel(before, Some(before))?;

@@ -95,6 +95,18 @@ fn answerers(owner: &OwnerView) -> Vec<&UserId> {
         .collect()
 }
 
+/// The first page of mention candidates a reader that filters them asks for.
+pub(crate) const FIRST_MENTION_PAGE: usize = 100;
+
+/// The next page's size after a page of `asked` candidates: twice as many, up to 10,000. A
+/// call reads every mention from its start on before it keeps the first ones
+/// (`Reader::mention_candidates_since`), so pages of one size make a long window cost the
+/// square of its mentions (a month's briefing at 1M messages: 100 pages of 200, 7 to 10 s);
+/// doubling pages read it in a few, and the largest page bounds what is held at once.
+pub(crate) fn next_mention_page(asked: usize) -> usize {
+    asked.saturating_mul(2).clamp(FIRST_MENTION_PAGE, 10_000)
+}
+
 /// Why the mention `message_id` (in `channel_id`, sent at `sent_at`) no longer awaits a reply,
 /// if it does not. An explicit dismissal
 /// is named first, then the most specific answer.
@@ -172,7 +184,7 @@ fn scan_mentions(
     // after the query, so read batch by batch until one more than `limit` is kept or the
     // window has no more. Only the kept are read whole (their edits, reactions and extras).
     let whole = |kept: Vec<MentionCandidate>| reader.hydrate_mentions(kept);
-    let batch = (limit + 1).max(100);
+    let mut batch = (limit + 1).max(FIRST_MENTION_PAGE);
     let mut cursor = from;
     loop {
         let page = reader.mention_candidates_since(owner_id, &owner.role_ids, cursor, batch)?;
@@ -196,6 +208,7 @@ fn scan_mentions(
             break;
         }
         cursor = last.plus_micros(1);
+        batch = next_mention_page(batch);
     }
     Ok((whole(kept)?, None))
 }

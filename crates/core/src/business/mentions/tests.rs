@@ -478,3 +478,21 @@ fn dismissing_refuses_an_unknown_message_and_one_that_does_not_mention_the_owner
         None
     );
 }
+
+#[test]
+fn mention_pages_double_from_a_hundred_up_to_ten_thousand() {
+    use super::{FIRST_MENTION_PAGE, next_mention_page};
+    let sizes: Vec<usize> = std::iter::successors(Some(FIRST_MENTION_PAGE), |&size| {
+        Some(next_mention_page(size))
+    })
+    .take(10)
+    .collect();
+    assert_eq!(
+        sizes,
+        [
+            100, 200, 400, 800, 1_600, 3_200, 6_400, 10_000, 10_000, 10_000
+        ]
+    );
+    assert_eq!(next_mention_page(1), 100);
+    assert_eq!(next_mention_page(usize::MAX), 10_000);
+}

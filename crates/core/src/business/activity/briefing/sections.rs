@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use discord_manager_store::{BookmarkEvent, MessageRecord, Reader};
+use discord_manager_store::{BookmarkEvent, MentionCandidate, MessageRecord, Reader};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
@@ -21,7 +21,7 @@ use crate::business::channels::numeric_id as numeric;
 use crate::business::kernel::budget::Budget;
 use crate::business::kernel::model::Shaper;
 use crate::business::kernel::untrusted::Text;
-use crate::business::mentions::closure;
+use crate::business::mentions::{FIRST_MENTION_PAGE, closure, next_mention_page};
 use crate::business::schedules::{self, ScheduleStatus};
 
 /// A page of one section: where it starts (None: its beginning), how many items it may list,
@@ -522,31 +522,61 @@ struct Addressed {
 }
 
 fn needs(reader: &Reader<'_>, window: &Window) -> Result<Addressed> {
-    let mut candidates: Vec<MessageRecord> = Vec::new();
+    let mut addressed = Addressed {
+        open: Vec::new(),
+        closed: 0,
+        ids: HashSet::new(),
+    };
+    // The mentions of the window, in growing batches (each arm reads its own index range).
+    // Each addresses the owner (it is why the store found it), so whether it is closed is
+    // asked of its ids and time alone, and only the open ones are read whole: a busy month
+    // closes tens of thousands that the briefing only counts.
+    let mut batch_size = FIRST_MENTION_PAGE;
     let mut seen = HashSet::new();
-    // The mentions of the window, batch by batch (each arm reads its own index range).
-    const BATCH: usize = 200;
+    let mut open_mentions = Vec::new();
     let mut from = window.earliest_start();
     'mentions: loop {
-        let batch = reader.mentions_since(&window.owner_id, &window.owner.role_ids, from, BATCH)?;
-        let exhausted = batch.len() < BATCH;
-        let Some(last) = batch.last().map(|record| record.created_at) else {
+        let batch = reader.mention_candidates_since(
+            &window.owner_id,
+            &window.owner.role_ids,
+            from,
+            batch_size,
+        )?;
+        let exhausted = batch.len() < batch_size;
+        let Some(last) = batch.last().map(MentionCandidate::created_at) else {
             break;
         };
-        for record in batch {
-            if record.created_at > window.through {
+        for candidate in batch {
+            if candidate.created_at() > window.through {
                 break 'mentions;
             }
-            if window.holds(&record.channel_id, record.created_at)
-                && seen.insert(record.message_id.clone())
+            if !window.holds(candidate.channel_id(), candidate.created_at())
+                || !seen.insert(candidate.message_id().clone())
+                || window.is_answerer(candidate.author_id())
             {
-                candidates.push(record);
+                continue;
+            }
+            if is_closed(
+                reader,
+                window,
+                candidate.message_id(),
+                candidate.channel_id(),
+                candidate.sent_at(),
+            )? {
+                addressed.closed += 1;
+                addressed.ids.insert(candidate.message_id().clone());
+            } else {
+                open_mentions.push(candidate);
             }
         }
         if exhausted {
             break;
         }
         from = last.plus_micros(1);
+        batch_size = next_mention_page(batch_size);
+    }
+    for record in reader.hydrate_mentions(open_mentions)? {
+        addressed.note_open(window, record);
     }
     // Direct messages in scope from others, as the window read them.
     let direct: Vec<&MessageId> = window
@@ -556,41 +586,53 @@ fn needs(reader: &Reader<'_>, window: &Window) -> Result<Addressed> {
         .filter(|id| !seen.contains(*id))
         .collect();
     if !direct.is_empty() {
-        candidates.extend(reader.messages(&direct)?.into_iter().flatten());
-    }
-    let mut open = Vec::new();
-    let mut closed = 0;
-    let mut addressed = HashSet::new();
-    for record in candidates {
-        let Some(reason) = need_reason(window, &record) else {
-            continue;
-        };
-        addressed.insert(record.message_id.clone());
-        if closure(
-            reader,
-            &window.owner,
-            &record.message_id,
-            &record.channel_id,
-            record.sent_at,
-        )?
-        .is_some()
-        {
-            closed += 1;
-            continue;
+        for record in reader.messages(&direct)?.into_iter().flatten() {
+            if need_reason(window, &record).is_none() {
+                continue;
+            }
+            if is_closed(
+                reader,
+                window,
+                &record.message_id,
+                &record.channel_id,
+                record.sent_at,
+            )? {
+                addressed.closed += 1;
+                addressed.ids.insert(record.message_id.clone());
+            } else {
+                addressed.note_open(window, record);
+            }
         }
+    }
+    addressed.open.sort_by_key(|(key, _)| *key);
+    Ok(addressed)
+}
+
+impl Addressed {
+    /// An open message addressed to the owner, in its place among the others.
+    fn note_open(&mut self, window: &Window, record: MessageRecord) {
+        let Some(reason) = need_reason(window, &record) else {
+            return;
+        };
+        self.ids.insert(record.message_id.clone());
         let key = [
             tier(reason),
             record.sent_at.as_micros(),
             numeric(record.message_id.as_str()),
         ];
-        open.push((key, Need { reason, record }));
+        self.open.push((key, Need { reason, record }));
     }
-    open.sort_by_key(|(key, _)| *key);
-    Ok(Addressed {
-        open,
-        closed,
-        ids: addressed,
-    })
+}
+
+/// Whether the owner answered, reacted to, wrote after or dismissed the message.
+fn is_closed(
+    reader: &Reader<'_>,
+    window: &Window,
+    message_id: &MessageId,
+    channel_id: &ChannelId,
+    sent_at: Instant,
+) -> Result<bool> {
+    Ok(closure(reader, &window.owner, message_id, channel_id, sent_at)?.is_some())
 }
 
 /// The messages of the window by others that hold one of `keywords`, oldest first, with the

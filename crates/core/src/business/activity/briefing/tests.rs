@@ -492,3 +492,41 @@ fn the_text_block_has_a_header_per_section_one_line_an_item_and_says_what_to_cal
         "{text}"
     );
 }
+
+#[test]
+fn needs_you_counts_each_mention_of_a_window_longer_than_several_pages_once() {
+    // 370 mentions read in pages of 100, 200 and 400, two in three of them closed by the
+    // owner writing after them: each page boundary falls between an open and a closed one.
+    // Each holds the owner's keyword; being addressed to them, none is a keyword hit.
+    let world = World::alone();
+    let context = OwnerContext {
+        keywords: Keywords::of(&["question"]),
+        ..world.context()
+    };
+    let owner = world.owner_id.clone();
+    let answered_here = world.channel("general");
+    let waiting_here = world.channel("random");
+    let start = next_arrival(&world);
+    let mut waiting = Vec::new();
+    for index in 0..370 {
+        if index % 3 == 0 {
+            waiting.push(world.post(&waiting_here, "7", "a question", mention_of(&owner)));
+        } else {
+            world.post(&answered_here, "7", "a question", mention_of(&owner));
+        }
+    }
+    world.post(
+        &answered_here,
+        &owner,
+        "answered all of it",
+        json!({"timestamp": "2026-11-29T11:00:00Z"}),
+    );
+
+    let report = brief(&world, &context, since(start));
+    let needs = report.needs_you.as_ref().unwrap();
+    assert_eq!((needs.total, needs.closed), (124, 246));
+    assert_eq!(waiting.len(), 124);
+    let listed: Vec<MessageId> = needs_ids(&report).into_iter().map(|(_, id)| id).collect();
+    assert_eq!(listed, waiting[..listed.len()]);
+    assert_eq!(report.keywords.as_ref().unwrap().total, 0);
+}
