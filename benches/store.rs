@@ -35,10 +35,9 @@ use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::ChannelId;
 use serde_json::{Value, json};
 
-use support::{Repeat, Samples, round3};
+use support::{DAY_SECONDS, Repeat, Samples, round3};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_discord-manager");
-const DAY_SECONDS: i64 = 86_400;
 /// How many first calls of the day each reader is measured with.
 const COLD_RUNS: usize = 5;
 

@@ -104,6 +104,9 @@ pub fn measure<T, E: std::fmt::Debug>(
     Ok(Samples::new(durations))
 }
 
+/// A day, in seconds: "one day" of the benchmark's readers and of its sample.
+pub const DAY_SECONDS: i64 = 86_400;
+
 /// The ids and instants of a generated store that its readers' examples point into: its
 /// busiest channel and a message of it, an open mention of the owner, the searched word, and
 /// the first and newest arrivals. The benchmark only reads, and no reader's example names the
@@ -139,7 +142,7 @@ pub fn sample(
             .as_str()
             .and_then(MessageId::parse))
     };
-    let mention = match first_mention(newest.minus_seconds(24 * 60 * 60))? {
+    let mention = match first_mention(newest.minus_seconds(DAY_SECONDS))? {
         Some(mention) => mention,
         None => first_mention(first_arrival)?.ok_or("the store has no mention of the owner")?,
     };
