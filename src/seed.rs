@@ -95,7 +95,8 @@ pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result
         match line {
             FeedLine::Dispatch { line, payload, .. } => {
                 let event = decode_dispatch(line, &payload)?;
-                match discord_manager_ingest::record_event(store, &event, origin)? {
+                let data = payload.get("d");
+                match discord_manager_ingest::record_dispatch(store, &event, data, origin)? {
                     Recorded::Stored => summary.stored += 1,
                     Recorded::AlreadyKnown => summary.already_known += 1,
                     Recorded::Ignored => summary.ignored += 1,

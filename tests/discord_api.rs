@@ -5,6 +5,9 @@
 #[path = "support/discord_api/mod.rs"]
 mod discord_api;
 
+#[path = "support/message_shapes.rs"]
+mod message_shapes;
+
 use discord_api::{check_request, check_response};
 use serde_json::{Value, json};
 
@@ -126,6 +129,84 @@ fn a_request_discord_has_no_operation_parameter_or_body_for_fails() {
             &[],
             Some(&json!({"content": "hello", "nonce": "n1"}))
         ),
+        Vec::<String>::new()
+    );
+}
+
+/// A change from a plain message into one of another shape.
+type Shape = Box<dyn Fn(&mut Value)>;
+
+/// Every shape of message the E2E specs play through the fake Discord's gateway beyond a plain
+/// one is a message Discord's spec has: a Components V2 post, a join, a voice message, a slash
+/// command's answer, a pin notice and a forward (each as REST sends it: the gateway adds only
+/// `guild_id` and `member`).
+#[test]
+fn each_shape_of_message_the_specs_play_is_one_discords_spec_has() {
+    let grace = user();
+    let voice_file = json!({"id": "1700000000000000001", "filename": "voice-message.ogg",
+        "size": 14211, "url": "https://cdn.discordapp.com/attachments/1/1700000000000000001/voice-message.ogg",
+        "proxy_url": "https://media.discordapp.net/attachments/1/1700000000000000001/voice-message.ogg",
+        "content_type": "audio/ogg"});
+    let reference = json!({"type": 0, "message_id": "1500000000000000000",
+        "channel_id": "1400000000000000001", "guild_id": "1200000000000000001"});
+    let shapes: Vec<(&str, Shape)> = vec![
+        (
+            "components v2",
+            Box::new(|m| message_shapes::components_v2_alert(m, "Deploy failed", "api, eu-west-2")),
+        ),
+        ("join", Box::new(message_shapes::member_joined)),
+        (
+            "voice",
+            Box::new(move |m| message_shapes::voice_message(m, voice_file.clone(), 7.2)),
+        ),
+        (
+            "slash command",
+            Box::new(move |m| message_shapes::slash_command_answer(m, "deploy", &grace)),
+        ),
+        (
+            "pin",
+            Box::new({
+                let reference = reference.clone();
+                move |m| {
+                    m["type"] = json!(6);
+                    m["content"] = json!("");
+                    m["message_reference"] = reference.clone();
+                }
+            }),
+        ),
+        (
+            "forward",
+            Box::new(move |m| {
+                let mut forward = reference.clone();
+                forward["type"] = json!(1);
+                m["content"] = json!("");
+                m["message_reference"] = forward;
+                m["message_snapshots"] = json!([{"message": {"type": 0, "content": "2.4 is out",
+                    "mentions": [], "mention_roles": [], "attachments": [], "embeds": [],
+                    "timestamp": "2026-12-01T07:32:05.575000+00:00", "edited_timestamp": null,
+                    "flags": 0, "components": []}}]);
+            }),
+        ),
+    ];
+    let one = "/api/v10/channels/1400000000000000001/messages/1500000000000000001";
+    for (name, shape) in &shapes {
+        let mut shaped = message();
+        shape(&mut shaped);
+        assert_eq!(
+            check_response("GET", one, 200, &shaped),
+            Vec::<String>::new(),
+            "{name}"
+        );
+    }
+    // The check is not blind to these shapes: a TextDisplay without its content fails it.
+    let mut broken = message();
+    message_shapes::components_v2_alert(&mut broken, "Deploy failed", "api");
+    broken["components"][0]["components"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("content");
+    assert_ne!(
+        check_response("GET", one, 200, &broken),
         Vec::<String>::new()
     );
 }

@@ -55,7 +55,7 @@ pub async fn spec() {
     assert!(searched.contains("Build #[4521] failed"), "{searched}");
     let caught_up = text(&["catch-up", "--since", "2000-01-01T00:00:00Z"]);
     assert!(
-        caught_up.contains("[embed: Build #4521 failed]"),
+        caught_up.contains("[embed: Lighthouse CI — Build #4521 failed — "),
         "{caught_up}"
     );
     mcp.stop().await;

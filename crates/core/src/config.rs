@@ -171,8 +171,8 @@ pub struct Config {
     /// `DISCORD_MANAGER_KEYWORDS`: the words and phrases the briefing looks for (none by
     /// default).
     pub keywords: Keywords,
-    /// `DISCORD_MANAGER_ATTACHMENT*`: what `ingest` keeps of attachments' files (images and
-    /// text-like files up to 8 MiB each within 1 GiB, by default).
+    /// `DISCORD_MANAGER_ATTACHMENT*`: what `ingest` keeps of attachments' files (images,
+    /// text-like files and voice messages up to 8 MiB each within 1 GiB, by default).
     pub attachments: AttachmentPolicy,
     /// `DISCORD_MANAGER_MEANING`: `on` (the default) embeds every message for search by
     /// meaning; `off` embeds none, and a search by meaning is refused.

@@ -397,6 +397,7 @@ impl Fetcher {
             width: None,
             height: None,
             description: None,
+            duration_ms: None,
         };
         let (store, message_id, channel_id) = (
             Arc::clone(&self.store),

@@ -362,11 +362,11 @@ async fn page_after(
             Err(error) => break Some(error),
         };
         // Discord answers newest first: record oldest first, so arrival order is Discord's.
-        page.sort_by_key(|message| message.id);
+        page.sort_by_key(|fetched| fetched.message.id);
         outcome.pages += 1;
         let count = page.len();
         outcome.fetched += count as u64;
-        let Some(highest) = page.iter().map(|message| message.id.get()).max() else {
+        let Some(highest) = page.iter().map(|fetched| fetched.message.id.get()).max() else {
             break None;
         };
         let recorded = {

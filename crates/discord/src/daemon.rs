@@ -41,7 +41,8 @@ use super::backfill::{self, Batch};
 use super::budget;
 use super::cdn::CdnPolicy;
 use super::channel_work::{ChannelJob, blocking};
-use super::gateway::{Notice, Received, Relay, Writer};
+use super::gateway::{Notice, Received, Writer, relay};
+use super::gateway_tap::GatewayTap;
 use super::identify_watch;
 use super::rest::{Rest, RestError, RetryPolicy};
 
@@ -586,7 +587,9 @@ impl Supervisor {
     /// a stop signal, serenity identifying again past the budget, a store that cannot be
     /// written.
     async fn session(&mut self) -> SessionEnd {
-        let (client, mut identifies) = match self.connect().await {
+        // The tap lives as long as the session: dropped after serenity's client has stopped
+        // (or at any return), it ends its relays, and with them this session's dispatches.
+        let (client, mut identifies, _tap) = match self.connect().await {
             Ok(connected) => connected,
             Err(error) => return SessionEnd::Failed(error),
         };
@@ -637,19 +640,28 @@ impl Supervisor {
     }
 
     /// A new gateway client: its first IDENTIFY recorded before it is sent, serenity's client on
-    /// our Http (the API base, the rate limiter off), pointed at the gateway start-up checked.
-    async fn connect(&self) -> Result<(serenity::Client, Identifies)> {
+    /// our Http (the API base, the rate limiter off), pointed at a gateway tap that relays to the
+    /// gateway start-up checked and hands every dispatch, as Discord sent it, to the writer.
+    async fn connect(&self) -> Result<(serenity::Client, Identifies, GatewayTap)> {
         // Every IDENTIFY serenity sends from here on is counted as it leaves; the first one of
         // this client is the one recorded just below, before it is sent.
         let identifies = Identifies::watch();
         self.store.write(|writer| {
             writer.record_gateway_event(GatewayEventKind::Identify, None, Some(&self.gateway))
         })?;
+        let (dispatches, tapped) = mpsc::unbounded_channel();
+        let tap = GatewayTap::start(self.gateway.clone(), dispatches)
+            .await
+            .map_err(|error| {
+                Error::new(
+                    ErrorKind::Discord,
+                    format!("Cannot open the gateway tap on this machine's loopback: {error}"),
+                )
+            })?;
+        tokio::spawn(relay(tapped, self.queue.clone()));
+        // serenity's own events are not read: the tap's are the same dispatches, whole.
         let client =
-            serenity::client::ClientBuilder::new_with_http(self.rest.client_http(), intents())
-                .raw_event_handler(Relay {
-                    queue: self.queue.clone(),
-                });
+            serenity::client::ClientBuilder::new_with_http(self.rest.client_http(), intents());
         let client = client.await.map_err(|error| {
             Error::new(
                 ErrorKind::Discord,
@@ -657,10 +669,10 @@ impl Supervisor {
             )
         })?;
         // serenity asked the base for the gateway itself and silently falls back to the real
-        // gateway if that failed: set the URL this daemon checked.
-        *client.ws_url.lock().await = self.gateway.clone();
+        // gateway if that failed: set the tap, which relays to the URL this daemon checked.
+        *client.ws_url.lock().await = tap.url().to_owned();
         info!("connecting to the gateway at {}", self.gateway);
-        Ok((client, identifies))
+        Ok((client, identifies, tap))
     }
 
     /// Records the IDENTIFYs serenity sent by itself since last seen; when the budget then says

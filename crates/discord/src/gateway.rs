@@ -1,11 +1,12 @@
-//! The gateway side of the daemon: serenity's client hands every dispatch to [`Relay`], which
-//! queues it for [`Writer`], one thread that records events in the order they were received.
+//! The gateway side of the daemon: the gateway tap (`gateway_tap`) hands every dispatch, as
+//! Discord sent it, to the queue of [`Writer`], one thread that reads each into serenity's
+//! event and Discord's JSON of it and records them in the order they were received.
 //!
-//! Why one writer: SQLite serialises writes anyway; one thread keeps the store's work off the
-//! async threads, keeps receive order (serenity spawns a task per dispatch; on the daemon's
-//! single-threaded runtime those tasks are polled in spawn order, and [`Relay`] queues the
-//! event on its first poll), and makes a clean stop provable: the queue closes only when every
-//! relay is gone, so everything serenity dispatched has been committed when it is drained.
+//! Why one writer: SQLite serialises writes anyway; one thread keeps the store's work (and the
+//! parsing of each dispatch) off the async threads, keeps receive order (the tap queues each
+//! dispatch in the order its frames arrive, before serenity reads it), and makes a clean stop
+//! provable: the queue closes only when every tap is gone, so everything Discord dispatched
+//! has been committed when it is drained.
 //!
 //! Events that queued up while the previous commit was written are committed together, in
 //! one transaction (a burst costs a few commits, not one per event); an event that triggers
@@ -30,8 +31,7 @@ use discord_manager_ingest::{Origin, Recorded};
 use discord_manager_store::{GapKind, GatewayEventKind, NewGap, Store};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::instant::Instant;
-use serenity::all::{Context, RawEventHandler};
-use serenity::async_trait;
+use serde_json::Value;
 use serenity::model::channel::Message;
 use serenity::model::event::Event;
 use serenity::model::gateway::Ready;
@@ -41,24 +41,24 @@ use tokio::sync::mpsc;
 use tracing::{debug, error, info, warn};
 
 use super::backfill::{self, Batch};
+use super::gateway_tap::RawDispatch;
 
-/// A dispatch as serenity handed it over, with when it was received.
+/// A dispatch as Discord sent it, with when it was received.
 pub struct Received {
-    pub event: Event,
+    pub dispatch: RawDispatch,
     pub at: Instant,
 }
 
-/// serenity's raw event handler: queues every dispatch, nothing else.
-pub struct Relay {
-    pub queue: mpsc::UnboundedSender<Received>,
-}
-
-#[async_trait]
-impl RawEventHandler for Relay {
-    async fn raw_event(&self, _context: Context, event: Event) {
+/// Hands every dispatch the tap relays to the writer's queue, stamped with when it arrived,
+/// until the tap is gone.
+pub async fn relay(
+    mut dispatches: mpsc::UnboundedReceiver<RawDispatch>,
+    queue: mpsc::UnboundedSender<Received>,
+) {
+    while let Some(dispatch) = dispatches.recv().await {
         // A send fails only when the writer is gone, which happens only after a stop.
-        let _ = self.queue.send(Received {
-            event,
+        let _ = queue.send(Received {
+            dispatch,
             at: Instant::now(),
         });
     }
@@ -123,10 +123,11 @@ struct Prepared {
     previous: Option<Instant>,
 }
 
-/// Events waiting to be committed together, in the order received.
+/// Events waiting to be committed together, in the order received, each with Discord's JSON
+/// of its data where a recorder reads it (a message's).
 #[derive(Default)]
 struct Pending {
-    events: Vec<Event>,
+    events: Vec<(Event, Option<Value>)>,
     prepared: Vec<Prepared>,
 }
 
@@ -175,7 +176,7 @@ impl Writer {
             let mut next = Some(first);
             while let Some(received) = next {
                 if let Some((event, prepared)) = self.prepare(&mut state, received) {
-                    if has_follow_up(&event) {
+                    if has_follow_up(&event.0) {
                         self.commit(&mut state, std::mem::take(&mut pending))?;
                         self.commit(
                             &mut state,
@@ -205,9 +206,34 @@ impl Writer {
 
     /// What comes before recording an event: a dispatch serenity could not parse is repaired
     /// or skipped (None), a direct message's channel is recorded, the content check observes.
-    fn prepare(&self, state: &mut State, received: Received) -> Option<(Event, Prepared)> {
-        let Received { event, at } = received;
+    fn prepare(
+        &self,
+        state: &mut State,
+        received: Received,
+    ) -> Option<((Event, Option<Value>), Prepared)> {
+        let Received { dispatch, at } = received;
         let previous = state.last_received.replace(at);
+        let RawDispatch { name, data, .. } = dispatch;
+        let data: Value = match serde_json::from_str(data.get()) {
+            Ok(data) => data,
+            Err(error) => {
+                warn!(event = %name, "skipped a {name} dispatch that is not JSON: {error}");
+                return None;
+            }
+        };
+        // serenity's reading of it, exactly as its own client reads a dispatch (one it cannot
+        // parse is `Event::Unknown`).
+        let event = match serde_json::from_value(serde_json::json!({"t": name, "d": data})) {
+            Ok(event) => event,
+            Err(error) => {
+                self.skip_unknown(&name, &data);
+                debug!(event = %name, "serenity could not read it: {error}");
+                return None;
+            }
+        };
+        // What a recorder reads beside serenity's event: a message's JSON.
+        let data =
+            matches!(event, Event::MessageCreate(_) | Event::MessageUpdate(_)).then_some(data);
         let event = match event {
             Event::Unknown(unknown) => match repair_unparsed(&unknown.kind, &unknown.value) {
                 Some(repaired) => repaired,
@@ -222,7 +248,7 @@ impl Writer {
             self.before_message(state, &create.message);
         }
         let kind = kind_of(&event);
-        Some((event, Prepared { kind, at, previous }))
+        Some(((event, data), Prepared { kind, at, previous }))
     }
 
     /// Records a batch in one transaction and acknowledges each event; if the batch fails,
@@ -231,9 +257,10 @@ impl Writer {
     fn commit(&self, state: &mut State, pending: Pending) -> Result<()> {
         let Pending { events, prepared } = pending;
         if events.len() > 1 {
-            match discord_manager_ingest::record_events(&self.store, &events, Origin::Gateway) {
+            match discord_manager_ingest::record_dispatches(&self.store, &events, Origin::Gateway) {
                 Ok(recorded) => {
-                    for ((event, prepared), recorded) in events.iter().zip(&prepared).zip(recorded)
+                    for (((event, _), prepared), recorded) in
+                        events.iter().zip(&prepared).zip(recorded)
                     {
                         self.acknowledge(state, event, prepared, recorded);
                     }
@@ -248,8 +275,14 @@ impl Writer {
                 ),
             }
         }
-        for (event, prepared) in events.iter().zip(&prepared) {
-            match discord_manager_ingest::record_event(&self.store, event, Origin::Gateway) {
+        for ((event, data), prepared) in events.iter().zip(&prepared) {
+            let recorded = discord_manager_ingest::record_dispatch(
+                &self.store,
+                event,
+                data.as_ref(),
+                Origin::Gateway,
+            );
+            match recorded {
                 Ok(recorded) => self.acknowledge(state, event, prepared, recorded),
                 Err(failure) if failure.kind() == ErrorKind::StoreUnwritable => {
                     return Err(failure);
@@ -572,6 +605,19 @@ mod tests {
         (writer, batches, noticed)
     }
 
+    /// A dispatch (`{"t", "d"}`) as the gateway tap hands it over.
+    fn received(payload: &serde_json::Value) -> Received {
+        let data = serde_json::value::RawValue::from_string(payload["d"].to_string()).unwrap();
+        Received {
+            dispatch: RawDispatch {
+                name: payload["t"].as_str().unwrap().to_string(),
+                sequence: 1,
+                data,
+            },
+            at: Instant::now(),
+        }
+    }
+
     #[test]
     fn a_message_that_cannot_be_stored_holds_back_none_of_the_burst_it_came_in() {
         use discord_manager_playback::world::{World, new_id};
@@ -583,9 +629,7 @@ mod tests {
         for id in &ids {
             let data = world.message_payload(id, &channel, "7", "burst", serde_json::json!({}));
             let payload = serde_json::json!({"t": "MESSAGE_CREATE", "d": data});
-            let event = discord_manager_ingest::feed::decode_dispatch(0, &payload).unwrap();
-            let at = Instant::now();
-            queue.send(Received { event, at }).unwrap();
+            queue.send(received(&payload)).unwrap();
         }
         // All three are queued before the writer starts: one burst.
         drop(queue);
@@ -647,14 +691,7 @@ mod tests {
         let guild = serde_json::json!({"t": "GUILD_CREATE", "d": guild_create});
         let (queue, queued) = mpsc::unbounded_channel();
         for payload in [message(&first), guild, message(&last)] {
-            let event = discord_manager_ingest::feed::decode_dispatch(0, &payload).unwrap();
-            assert!(!matches!(event, Event::Unknown(_)), "{payload}");
-            queue
-                .send(Received {
-                    event,
-                    at: Instant::now(),
-                })
-                .unwrap();
+            queue.send(received(&payload)).unwrap();
         }
         drop(queue);
         let (writer, mut batches, _) = writer(&world.store);

@@ -196,14 +196,17 @@ pub async fn import_page(
             return Ok(PageOutcome::Failed);
         }
     };
-    let ids: Vec<u64> = page.iter().map(|message| message.id.get()).collect();
+    let ids: Vec<u64> = page
+        .iter()
+        .map(|fetched| fetched.message.id.get())
+        .collect();
     let (step, kept) = step_after_page(job.channel_id, before, window_start, &ids);
     // Oldest first, so the page's arrival order is Discord's.
     let mut page: Vec<_> = page
         .into_iter()
-        .filter(|message| kept.contains(&message.id.get()))
+        .filter(|fetched| kept.contains(&fetched.message.id.get()))
         .collect();
-    page.sort_by_key(|message| message.id);
+    page.sort_by_key(|fetched| fetched.message.id);
     let recorded = {
         let (store, step) = (Arc::clone(store), step.clone());
         let guild = job.guild_id;

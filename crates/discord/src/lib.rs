@@ -14,6 +14,7 @@ pub mod channel_work;
 pub mod daemon;
 pub mod embedder;
 pub mod gateway;
+pub mod gateway_tap;
 pub mod identify_watch;
 pub mod import;
 pub mod rest;

@@ -18,6 +18,7 @@ use serenity::model::sticker::StickerItem;
 
 use super::Recorded;
 use super::discord_time::instant_of;
+use super::payload::MessagePayload;
 use crate::ids::TypedId;
 
 /// Discord's type number, with a default message and a reply both 0: a reply already shows
@@ -31,6 +32,10 @@ fn kind_of(kind: MessageType) -> u64 {
 
 fn attachment(attachment: &DiscordAttachment) -> Attachment {
     Attachment {
+        duration_ms: attachment
+            .duration_secs
+            .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+            .map(|seconds| (seconds * 1000.0).round() as u64),
         id: attachment.id.typed(),
         filename: attachment.filename.clone(),
         size: u64::from(attachment.size),
@@ -131,24 +136,58 @@ pub(crate) fn record_poll_vote_in(
         .into())
 }
 
-/// A whole message's extras (MESSAGE_CREATE, a REST copy, the bot's own send).
-pub(crate) fn extras_of(message: &Message) -> MessageExtras {
+/// A whole message's extras (MESSAGE_CREATE, a REST copy, the bot's own send): serenity's
+/// model, and what only Discord's JSON of it (`payload`) says.
+pub(crate) fn extras_of(message: &Message, payload: &MessagePayload<'_>) -> MessageExtras {
     MessageExtras {
         kind: kind_of(message.kind),
-        flags: message.flags.map_or(0, |flags| flags.bits()),
+        flags: payload
+            .flags()
+            .unwrap_or_else(|| message.flags.map_or(0, |flags| flags.bits())),
         pinned: message.pinned,
         attachments: message.attachments.iter().map(attachment).collect(),
         embeds: message.embeds.iter().map(embed).collect(),
         stickers: message.sticker_items.iter().map(sticker).collect(),
         poll: message.poll.as_deref().map(poll),
         forwarded: message.message_snapshots.iter().map(forwarded).collect(),
+        components: payload.components(),
+        command: payload.command(),
+        refers_to: payload.refers_to(),
     }
 }
 
-/// The extras after a partial MESSAGE_UPDATE of a message whose extras were `current`.
+/// `current` with what only Discord's JSON of the message says read again from `payloads`,
+/// oldest first (the newest that says a thing wins): its components, the command it answers,
+/// the message it points at and every flag bit. What they do not say stays as it is.
+pub(crate) fn read_from_payloads(
+    current: &MessageExtras,
+    payloads: &[MessagePayload<'_>],
+) -> MessageExtras {
+    let mut next = current.clone();
+    for payload in payloads {
+        if payload.has_components() {
+            next.components = payload.components();
+        }
+        if let Some(command) = payload.command() {
+            next.command = Some(command);
+        }
+        if let Some(referred) = payload.refers_to() {
+            next.refers_to = Some(referred);
+        }
+        if let Some(flags) = payload.flags() {
+            next.flags = flags;
+        }
+    }
+    next
+}
+
+/// The extras after a partial MESSAGE_UPDATE of a message whose extras were `current`;
+/// `payload` is the update as Discord sent it, which alone holds a Components V2 post's new
+/// text and every flag bit.
 pub(crate) fn updated_extras(
     current: &MessageExtras,
     update: &MessageUpdateEvent,
+    payload: Option<&MessagePayload<'_>>,
 ) -> MessageExtras {
     let mut next = current.clone();
     if let Some(kind) = update.kind {
@@ -156,6 +195,14 @@ pub(crate) fn updated_extras(
     }
     if let Some(flags) = update.flags {
         next.flags = flags.map_or(0, |flags| flags.bits());
+    }
+    if let Some(payload) = payload {
+        if let Some(flags) = payload.flags() {
+            next.flags = flags;
+        }
+        if payload.has_components() {
+            next.components = payload.components();
+        }
     }
     if let Some(pinned) = update.pinned {
         next.pinned = pinned;

@@ -3,6 +3,7 @@
 
 use discord_manager_store::{NewEdit, NewImportStep, Store, Writer};
 use discord_manager_vocabulary::error::Result;
+use serde_json::Value;
 use serenity::model::channel::Message;
 use serenity::model::id::GuildId;
 
@@ -10,6 +11,23 @@ use super::Origin;
 use super::discord_time::instant_of;
 use super::messages::record_message_in;
 use crate::ids::TypedId;
+
+/// A message of a page of REST history: serenity's model of it, and the message object as
+/// Discord sent it, which holds what that model drops (a Components V2 post's text, every flag
+/// bit).
+#[derive(Debug, Clone)]
+pub struct FetchedMessage {
+    pub message: Message,
+    pub payload: Value,
+}
+
+impl FetchedMessage {
+    /// Reads one message object of Discord's answer.
+    pub fn from_payload(payload: Value) -> serde_json::Result<FetchedMessage> {
+        let message = serde_json::from_value(payload.clone())?;
+        Ok(FetchedMessage { message, payload })
+    }
+}
 
 /// What recording a page of history changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -27,7 +45,7 @@ pub struct PageRecorded {
 pub fn record_history_page(
     store: &Store,
     guild_id: Option<GuildId>,
-    messages: &[Message],
+    messages: &[FetchedMessage],
 ) -> Result<PageRecorded> {
     store.write(|writer| record_page_in(writer, guild_id, messages, |_| Origin::Backfill))
 }
@@ -41,7 +59,7 @@ pub fn record_history_page(
 pub fn record_import_page(
     store: &Store,
     guild_id: Option<GuildId>,
-    messages: &[Message],
+    messages: &[FetchedMessage],
     news_start: u64,
     step: &NewImportStep,
 ) -> Result<PageRecorded> {
@@ -64,15 +82,16 @@ pub fn record_import_page(
 fn record_page_in(
     writer: &mut Writer<'_>,
     guild_id: Option<GuildId>,
-    messages: &[Message],
+    messages: &[FetchedMessage],
     origin_of: impl Fn(u64) -> Origin,
 ) -> Result<PageRecorded> {
     let mut recorded = PageRecorded::default();
-    for message in messages {
-        let mut message = message.clone();
+    for fetched in messages {
+        let mut message = fetched.message.clone();
         message.guild_id = guild_id;
         let origin = origin_of(message.id.get());
-        if record_message_in(writer, &message, origin)? == super::Recorded::Stored {
+        let payload = Some(&fetched.payload);
+        if record_message_in(writer, &message, payload, origin)? == super::Recorded::Stored {
             recorded.new_messages += 1;
         }
         if let Some(edited_at) = &message.edited_timestamp {

@@ -15,12 +15,15 @@ pub mod feed;
 pub mod guilds;
 pub mod history;
 pub mod ids;
+pub mod kept_payload;
 pub mod messages;
+mod payload;
 pub mod reactions;
 pub mod sent;
 
 use discord_manager_store::{Store, Writer};
 use discord_manager_vocabulary::error::Result;
+use serde_json::Value;
 use serenity::model::event::Event;
 
 /// Where an event came from: a word of the store's, since its news readers leave imported
@@ -70,6 +73,43 @@ pub fn record_events(store: &Store, events: &[Event], origin: Origin) -> Result<
 /// of [`record_event`], [`record_events`] and the synthetic store generator, so batching
 /// callers record exactly what one-by-one callers do.
 pub fn record_event_in(writer: &mut Writer<'_>, event: &Event, origin: Origin) -> Result<Recorded> {
+    record_dispatch_in(writer, event, None, origin)
+}
+
+/// Records one gateway dispatch with its data (`d`) as Discord sent it, which holds what
+/// serenity's event drops (a Components V2 post's text, every flag bit), in a transaction of
+/// its own.
+pub fn record_dispatch(
+    store: &Store,
+    event: &Event,
+    data: Option<&Value>,
+    origin: Origin,
+) -> Result<Recorded> {
+    store.write(|writer| record_dispatch_in(writer, event, data, origin))
+}
+
+/// Several dispatches, each with its data when known, in one transaction, in order: what
+/// [`record_events`] does, with Discord's JSON beside serenity's events.
+pub fn record_dispatches(
+    store: &Store,
+    dispatches: &[(Event, Option<Value>)],
+    origin: Origin,
+) -> Result<Vec<Recorded>> {
+    store.write(|writer| {
+        dispatches
+            .iter()
+            .map(|(event, data)| record_dispatch_in(writer, event, data.as_ref(), origin))
+            .collect()
+    })
+}
+
+/// [`record_dispatch`] inside a write transaction the caller holds.
+pub fn record_dispatch_in(
+    writer: &mut Writer<'_>,
+    event: &Event,
+    data: Option<&Value>,
+    origin: Origin,
+) -> Result<Recorded> {
     match event {
         Event::Ready(ready) => guilds::record_ready_in(writer, &ready.ready),
         Event::GuildCreate(create) => guilds::record_guild_in(writer, &create.guild),
@@ -91,9 +131,9 @@ pub fn record_event_in(writer: &mut Writer<'_>, event: &Event, origin: Origin) -
         Event::ThreadDelete(delete) => channels::record_thread_deleted_in(writer, &delete.thread),
         Event::ThreadListSync(sync) => channels::record_thread_list_in(writer, &sync.threads),
         Event::MessageCreate(create) => {
-            messages::record_message_in(writer, &create.message, origin)
+            messages::record_message_in(writer, &create.message, data, origin)
         }
-        Event::MessageUpdate(update) => messages::record_message_update_in(writer, update),
+        Event::MessageUpdate(update) => messages::record_message_update_in(writer, update, data),
         Event::MessageDelete(delete) => {
             messages::record_message_deleted_in(writer, delete.channel_id, delete.message_id)
         }

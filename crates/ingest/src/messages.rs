@@ -2,7 +2,8 @@
 
 use discord_manager_store::{NewEdit, NewMessage, Provenance, Store, Writer};
 use discord_manager_vocabulary::error::Result;
-use serenity::model::channel::Message;
+use serde_json::Value;
+use serenity::model::channel::{Message, MessageReference, MessageReferenceKind, MessageType};
 use serenity::model::event::MessageUpdateEvent;
 use serenity::model::id::{ChannelId, MessageId};
 
@@ -11,7 +12,26 @@ use discord_manager_vocabulary::snowflake::{RoleId, UserId};
 
 use super::discord_time::instant_of;
 use super::extras::{extras_of, updated_extras};
+use super::kept_payload::keep_payload;
+use super::payload::MessagePayload;
 use super::{Origin, Recorded};
+
+/// The reference of a message that replies to another: a reply (type 19) or a context-menu
+/// command's answer (type 23) whose reference is of the default kind. Discord also sets a
+/// `message_reference` on a pin notice (type 6, pointing at the pinned message), a forward
+/// (reference kind 1), a thread's starter (type 21, pointing at the message the thread
+/// started from), a crosspost and a channel follow: none of them answers the author it
+/// points at, so none is a reply.
+fn reply_reference(message: &Message) -> Option<&MessageReference> {
+    let replies = matches!(
+        message.kind,
+        MessageType::InlineReply | MessageType::ContextMenuCommand
+    );
+    message
+        .message_reference
+        .as_ref()
+        .filter(|reference| replies && reference.kind == MessageReferenceKind::Default)
+}
 
 /// The new-message row for a Discord message, whichever way it reached us.
 fn new_message(
@@ -25,20 +45,17 @@ fn new_message(
         .and_then(|member| member.nick.clone())
         .or_else(|| message.author.global_name.clone())
         .unwrap_or_else(|| message.author.name.clone());
-    let reply_to_message_id = message
-        .message_reference
-        .as_ref()
-        .filter(|_| {
-            message.referenced_message.is_some()
-                || message.kind == serenity::model::channel::MessageType::InlineReply
-        })
+    let reply = reply_reference(message);
+    let reply_to_message_id = reply
         .and_then(|reference| reference.message_id)
         .map(TypedId::typed);
-    let reply_to_author_id = message
-        .referenced_message
-        .as_ref()
-        .map(|referenced| referenced.author.id.typed())
-        .or(reply_author_in_store);
+    let reply_to_author_id = reply.and_then(|_| {
+        message
+            .referenced_message
+            .as_ref()
+            .map(|referenced| referenced.author.id.typed())
+            .or(reply_author_in_store)
+    });
     Ok(NewMessage {
         message_id: message.id.typed(),
         channel_id: message.channel_id.typed(),
@@ -65,20 +82,38 @@ fn new_message(
     })
 }
 
-/// MESSAGE_CREATE, a message fetched by a backfill, or one the bot just sent. (A REST message
-/// that arrives already edited gets its current version recorded as an edit by the backfill's
-/// page recorder, `ingest::history`.)
-pub fn record_message(store: &Store, message: &Message, origin: Origin) -> Result<Recorded> {
-    store.write(|writer| record_message_in(writer, message, origin))
+/// MESSAGE_CREATE, a message fetched by a backfill, or one the bot just sent, with its JSON as
+/// Discord sent it when the caller has it. (A REST message that arrives already edited gets
+/// its current version recorded as an edit by the backfill's page recorder, `ingest::history`.)
+pub fn record_message(
+    store: &Store,
+    message: &Message,
+    payload: Option<&Value>,
+    origin: Origin,
+) -> Result<Recorded> {
+    store.write(|writer| record_message_in(writer, message, payload, origin))
 }
 
 /// [`record_message`] inside a caller's transaction (a backfill records a page in one).
+/// Without Discord's JSON, serenity's model serialized back stands in for it: the same
+/// reading, for everything serenity keeps.
 pub(crate) fn record_message_in(
     writer: &mut Writer<'_>,
     message: &Message,
+    payload: Option<&Value>,
     origin: Origin,
 ) -> Result<Recorded> {
-    let reply_author = match &message.message_reference {
+    let modelled;
+    let (payload, as_sent) = match payload {
+        Some(payload) => (payload, true),
+        None => {
+            modelled = serde_json::to_value(message).unwrap_or(Value::Null);
+            (&modelled, false)
+        }
+    };
+    // Only a reply makes its target's author "replied to": a pin notice, a forward, a thread's
+    // starter and every other reference point at a message without answering its author.
+    let reply_author = match reply_reference(message) {
         Some(reference) if message.referenced_message.is_none() => match reference.message_id {
             Some(id) => writer.reader().author_of(&id.typed())?,
             None => None,
@@ -93,16 +128,31 @@ pub(crate) fn record_message_in(
     }
     // A later copy (a backfill page) that shows a pin or an unfurl the gateway's update never
     // brought records it; an unchanged copy writes nothing.
-    stored |= writer.record_extras(&row.message_id, &row.channel_id, &extras_of(message))?;
+    let extras = extras_of(message, &MessagePayload::new(payload));
+    stored |= writer.record_extras(&row.message_id, &row.channel_id, &extras)?;
+    // Kept beside what is derived from it, whether or not the message was new: a later copy
+    // (a backfill's) is another payload of it. Keeping one is not news.
+    if as_sent {
+        keep_payload(writer, &row.message_id, payload)?;
+    }
     Ok(stored.into())
 }
 
 pub(super) fn record_message_update_in(
     writer: &mut Writer<'_>,
     update: &MessageUpdateEvent,
+    payload: Option<&Value>,
 ) -> Result<Recorded> {
-    let edit = edit_of(update)?;
-    if edit.is_none() && !touches_extras(update) {
+    if let Some(payload) = payload {
+        keep_payload(writer, &update.id.typed(), payload)?;
+    }
+    let payload = payload.map(MessagePayload::new);
+    let edit = edit_of(writer, update)?;
+    let touches_extras = touches_extras(update)
+        || payload
+            .as_ref()
+            .is_some_and(|payload| payload.has_components() || payload.flags().is_some());
+    if edit.is_none() && !touches_extras {
         return Ok(Recorded::Ignored);
     }
     let mut stored = match &edit {
@@ -112,9 +162,9 @@ pub(super) fn record_message_update_in(
     // Extras of a message not stored yet wait for it: its create or a backfill's copy carries
     // them whole, and a partial update alone would pass for the message's full state.
     let id = update.id.typed();
-    if touches_extras(update) && writer.reader().has_message(&id)? {
+    if touches_extras && writer.reader().has_message(&id)? {
         let current = writer.reader().message_extras(&id)?;
-        let next = updated_extras(&current, update);
+        let next = updated_extras(&current, update, payload.as_ref());
         stored |= writer.record_extras(&id, &update.channel_id.typed(), &next)?;
     }
     Ok(stored.into())
@@ -130,16 +180,32 @@ fn touches_extras(update: &MessageUpdateEvent) -> bool {
         || update.kind.is_some()
 }
 
-/// The edit a MESSAGE_UPDATE carries, if it is one.
-fn edit_of(update: &MessageUpdateEvent) -> Result<Option<NewEdit>> {
-    let (Some(content), Some(edited_at)) = (&update.content, &update.edited_timestamp) else {
+/// The edit a MESSAGE_UPDATE carries, if it is one: new content with Discord's
+/// `edited_timestamp`; or, without one, content that differs from what the store shows, which
+/// is how a deferred command reply ("thinking…") is completed (Discord shows no "edited" on
+/// it), dated at the message's own time since Discord gives no other. An unfurl or a pin
+/// carries the same content and no edit timestamp: no edit.
+fn edit_of(writer: &Writer<'_>, update: &MessageUpdateEvent) -> Result<Option<NewEdit>> {
+    let Some(content) = &update.content else {
         return Ok(None);
+    };
+    let edited_at = match (&update.edited_timestamp, &update.timestamp) {
+        (Some(edited_at), _) => instant_of(edited_at)?,
+        (None, Some(sent_at)) => {
+            let id = update.id.typed();
+            let shown = writer.reader().messages(&[&id])?;
+            match shown.into_iter().flatten().next() {
+                Some(current) if current.current_content() != content => instant_of(sent_at)?,
+                _ => return Ok(None),
+            }
+        }
+        (None, None) => return Ok(None),
     };
     Ok(Some(NewEdit {
         message_id: update.id.typed(),
         channel_id: update.channel_id.typed(),
         content: content.clone(),
-        edited_at: instant_of(edited_at)?,
+        edited_at,
         mentioned_user_ids: update
             .mentions
             .iter()

@@ -35,7 +35,7 @@ pub fn record_sent_message(
         let channel = message.channel_id.typed();
         message.guild_id = guild_of(store, &channel)?.map(|id| GuildId::new(id.get()));
     }
-    let recorded = record_message(store, &message, Origin::Sent)?;
+    let recorded = record_message(store, &message, None, Origin::Sent)?;
     Ok((message.id.typed(), recorded))
 }
 

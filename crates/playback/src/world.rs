@@ -11,7 +11,7 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use discord_manager_ingest::{Origin, Recorded, record_event};
+use discord_manager_ingest::{Origin, Recorded, record_dispatch};
 use discord_manager_sender::{
     BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
     SendFailure,
@@ -89,7 +89,8 @@ pub fn dispatch(store: &Store, kind: &str, data: Value) -> Recorded {
     let event =
         discord_manager_ingest::feed::decode_dispatch(0, &payload).expect("a valid dispatch");
     assert!(!matches!(event, Event::Unknown(_)), "{kind} did not parse");
-    record_event(store, &event, Origin::Gateway).expect("the recorder succeeds")
+    record_dispatch(store, &event, payload.get("d"), Origin::Gateway)
+        .expect("the recorder succeeds")
 }
 
 impl World {

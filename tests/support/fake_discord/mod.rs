@@ -45,6 +45,8 @@
 mod discord_api;
 
 mod cdn;
+#[path = "../message_shapes.rs"]
+pub mod shapes;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

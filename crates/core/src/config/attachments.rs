@@ -44,9 +44,15 @@ pub enum FileKind {
     Image,
     /// Text-like: text, logs, Markdown, CSV, JSON, YAML, source code.
     Text,
-    /// Anything else: video, audio, archives, documents, executables.
+    /// A voice message's audio: small, and it is the message (Discord names every one
+    /// `voice-message.ogg`, of type `audio/ogg`).
+    Voice,
+    /// Anything else: video, other audio, archives, documents, executables.
     Other,
 }
+
+/// The name Discord gives every voice message's file.
+const VOICE_MESSAGE_FILENAME: &str = "voice-message.ogg";
 
 /// Extensions that say "image" when Discord gave no media type.
 const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "gif", "webp", "bmp", "avif"];
@@ -132,7 +138,9 @@ impl FileKind {
             })
             .filter(|media| !media.is_empty() && media != "application/octet-stream")
         {
-            return if media.starts_with("image/") && media != "image/svg+xml" {
+            return if media == "audio/ogg" && filename == VOICE_MESSAGE_FILENAME {
+                FileKind::Voice
+            } else if media.starts_with("image/") && media != "image/svg+xml" {
                 FileKind::Image
             } else if media.starts_with("text/")
                 || TEXT_MEDIA_TYPES.contains(&media.as_str())
@@ -183,6 +191,7 @@ impl fmt::Display for SkipReason {
                 match kind {
                     FileKind::Image => "image",
                     FileKind::Text => "text",
+                    FileKind::Voice => "voice",
                     FileKind::Other => "other",
                 }
             ),
@@ -203,6 +212,8 @@ pub struct AttachmentPolicy {
     pub enabled: bool,
     pub images: bool,
     pub text: bool,
+    /// Voice messages' audio.
+    pub voice: bool,
     pub other: bool,
     /// The largest file kept, in bytes.
     pub file_cap: u64,
@@ -216,6 +227,7 @@ impl Default for AttachmentPolicy {
             enabled: true,
             images: true,
             text: true,
+            voice: true,
             other: false,
             file_cap: DEFAULT_FILE_MIB * MIB,
             total_cap: DEFAULT_TOTAL_MIB * MIB,
@@ -239,7 +251,7 @@ impl AttachmentPolicy {
             }
         }
         if let Some(types) = value(TYPES_VARIABLE) {
-            (policy.images, policy.text, policy.other) = kinds(&types)?;
+            (policy.images, policy.text, policy.voice, policy.other) = kinds(&types)?;
         }
         if let Some(mib) = value(FILE_CAP_VARIABLE) {
             policy.file_cap = mebibytes(FILE_CAP_VARIABLE, &mib, MAX_FILE_MIB)? * MIB;
@@ -255,6 +267,7 @@ impl AttachmentPolicy {
         match kind {
             FileKind::Image => self.images,
             FileKind::Text => self.text,
+            FileKind::Voice => self.voice,
             FileKind::Other => self.other,
         }
     }
@@ -288,15 +301,15 @@ impl AttachmentPolicy {
     }
 }
 
-/// The kinds a `DISCORD_MANAGER_ATTACHMENT_TYPES` value lists: (images, text, other).
-fn kinds(text: &str) -> Result<(bool, bool, bool)> {
+/// The kinds a `DISCORD_MANAGER_ATTACHMENT_TYPES` value lists: (images, text, voice, other).
+fn kinds(text: &str) -> Result<(bool, bool, bool, bool)> {
     let wanted = || {
         Error::config(format!(
             "{TYPES_VARIABLE} must list the kinds of file to keep, separated by commas: images, \
-             text, other (or all); the default is images,text"
+             text, voice, other (or all); the default is images,text,voice"
         ))
     };
-    let mut kinds = (false, false, false);
+    let mut kinds = (false, false, false, false);
     let mut any = false;
     for entry in text
         .split(',')
@@ -307,8 +320,9 @@ fn kinds(text: &str) -> Result<(bool, bool, bool)> {
         match entry.to_ascii_lowercase().as_str() {
             "images" | "image" => kinds.0 = true,
             "text" => kinds.1 = true,
-            "other" => kinds.2 = true,
-            "all" => kinds = (true, true, true),
+            "voice" => kinds.2 = true,
+            "other" => kinds.3 = true,
+            "all" => kinds = (true, true, true, true),
             _ => return Err(wanted()),
         }
     }
@@ -414,6 +428,32 @@ mod tests {
     }
 
     #[test]
+    fn a_voice_messages_audio_is_kept_by_default_and_other_audio_is_not() {
+        let defaults = AttachmentPolicy::default();
+        let voice = ("voice-message.ogg", Some("audio/ogg"));
+        assert_eq!(FileKind::of(voice.0, voice.1), FileKind::Voice);
+        assert_eq!(defaults.decide(voice.0, voice.1, 60_000, 0), Ok(()));
+        // Both sides: another name, another type.
+        assert_eq!(
+            FileKind::of("podcast.ogg", Some("audio/ogg")),
+            FileKind::Other
+        );
+        assert_eq!(
+            FileKind::of("voice-message.ogg", Some("audio/mpeg")),
+            FileKind::Other
+        );
+        assert_eq!(
+            defaults.decide("podcast.ogg", Some("audio/ogg"), 60_000, 0),
+            Err(SkipReason::TypeNotKept(FileKind::Other))
+        );
+        let no_voice = policy(&[(TYPES_VARIABLE, "images,text")]).unwrap();
+        assert_eq!(
+            no_voice.decide(voice.0, voice.1, 60_000, 0),
+            Err(SkipReason::TypeNotKept(FileKind::Voice))
+        );
+    }
+
+    #[test]
     fn the_kinds_kept_are_the_ones_listed() {
         let only_images = policy(&[(TYPES_VARIABLE, "images")]).unwrap();
         assert_eq!(only_images.decide("a.png", None, 1, 0), Ok(()));
@@ -422,7 +462,7 @@ mod tests {
             Err(SkipReason::TypeNotKept(FileKind::Text))
         );
         let all = policy(&[(TYPES_VARIABLE, "all")]).unwrap();
-        assert!(all.images && all.text && all.other);
+        assert!(all.images && all.text && all.voice && all.other);
         let spaced = policy(&[(TYPES_VARIABLE, " Text , other ")]).unwrap();
         assert_eq!(
             (spaced.images, spaced.text, spaced.other),
@@ -458,8 +498,8 @@ mod tests {
         assert_eq!(refusal(&[(TOTAL_CAP_VARIABLE, "16777217")]), total);
         assert_eq!(refusal(&[(TOTAL_CAP_VARIABLE, "0")]), total);
         let types = "DISCORD_MANAGER_ATTACHMENT_TYPES must list the kinds of file to keep, \
-                     separated by commas: images, text, other (or all); the default is \
-                     images,text";
+                     separated by commas: images, text, voice, other (or all); the default is \
+                     images,text,voice";
         assert_eq!(refusal(&[(TYPES_VARIABLE, "images,videos")]), types);
         assert_eq!(refusal(&[(TYPES_VARIABLE, ",")]), types);
         assert_eq!(

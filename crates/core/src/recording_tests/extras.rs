@@ -56,6 +56,7 @@ fn an_image_only_message_keeps_its_attachment() {
             width: Some(640),
             height: Some(480),
             description: Some("a cat asleep on a keyboard".into()),
+            duration_ms: None,
         }]
     );
     assert!(kept.has_image());
@@ -326,9 +327,15 @@ fn a_forwarded_message_keeps_what_discord_copied() {
                    "embeds": [], "type": 0, "flags": 0}}]}),
     );
     let kept = extras(&world, &id);
-    // Bit 14 (has a snapshot) is newer than serenity 0.12, which drops the bits it does
-    // not know: the snapshots themselves say the message is a forward.
-    assert_eq!(kept.flags, 0);
+    // Bit 14 (has a snapshot) is newer than serenity 0.12, which drops the bits it does not
+    // know: they are read from Discord's JSON of the message instead.
+    assert_eq!(kept.flags, 16384);
+    let source = kept.refers_to.as_ref().expect("a forward names its source");
+    assert_eq!(source.channel_id.as_str(), "1400000000000000002");
+    assert_eq!(
+        source.message_id.as_ref().map(|id| id.as_str()),
+        Some("1312000000000000099")
+    );
     assert_eq!(kept.forwarded.len(), 1);
     assert_eq!(kept.forwarded[0].content, "2.4 is out");
     assert_eq!(kept.forwarded[0].attachments[0].filename, "cat.png");
@@ -443,4 +450,95 @@ fn a_plain_message_has_no_extras() {
         "{}",
         "every default is left out"
     );
+}
+
+/// A deploy bot's Components V2 alert, as Discord sends it: no content, the flag
+/// IS_COMPONENTS_V2 (1 << 15), and its whole text in a Container of TextDisplays.
+fn components_v2_alert() -> Value {
+    json!({"flags": 32768, "components": [{"type": 17, "id": 1, "components": [
+        {"type": 10, "id": 2, "content": "Deploy of quasarwidget failed"},
+        {"type": 1, "id": 3, "components": [
+            {"type": 2, "id": 4, "style": 5, "label": "Logs", "url": "https://ci.example/7"}]}]}]})
+}
+
+#[test]
+fn a_components_v2_post_keeps_its_text_labels_and_every_flag_bit() {
+    let world = World::new();
+    let channel = world.channel("general");
+    let id = post(&world, &channel, "", components_v2_alert());
+    let kept = extras(&world, &id);
+    assert_eq!(kept.flags, 32768);
+    let read: Vec<(&str, &str)> = kept
+        .components
+        .iter()
+        .map(|part| (part.kind.as_str(), part.text.as_str()))
+        .collect();
+    assert_eq!(
+        read,
+        [("text", "Deploy of quasarwidget failed"), ("link", "Logs")]
+    );
+}
+
+#[test]
+fn a_message_stored_before_a_reading_rule_existed_gains_it_from_its_kept_payload() {
+    let world = World::new();
+    let channel = world.channel("general");
+    let id = new_id();
+    let payload = world.message_payload(&id, &channel, "7", "", components_v2_alert());
+    // What a version that did not read Components V2 stored: the message as serenity's model
+    // has it (no components), beside its payload as Discord sent it.
+    let message: serenity::model::channel::Message =
+        serde_json::from_value(payload.clone()).unwrap();
+    discord_manager_ingest::messages::record_message(
+        &world.store,
+        &message,
+        None,
+        discord_manager_ingest::Origin::Gateway,
+    )
+    .unwrap();
+    let message_id = discord_manager_playback::world::id(&id);
+    world
+        .store
+        .write(|writer| {
+            discord_manager_ingest::kept_payload::keep_payload(writer, &message_id, &payload)
+        })
+        .unwrap();
+    assert_eq!(extras(&world, &id).components, []);
+    let in_channel = discord_manager_store::SearchFilter {
+        channel_ids: vec![discord_manager_playback::world::id(&channel)],
+        ..discord_manager_store::SearchFilter::default()
+    };
+    let found = |word: &str| {
+        world
+            .store
+            .read(|reader| reader.search(word, &in_channel, 10))
+            .unwrap()
+            .unwrap_or_default()
+            .into_iter()
+            .any(|hit| hit.message.message_id == message_id)
+    };
+    assert!(!found("quasarwidget"));
+
+    // This version reads every kept payload again, page by page.
+    let mut after = None;
+    loop {
+        let page =
+            discord_manager_ingest::kept_payload::read_again(&world.store, after.as_ref(), 500)
+                .unwrap();
+        match page.last {
+            Some(last) => after = Some(last),
+            None => break,
+        }
+    }
+    let gained = extras(&world, &id);
+    assert_eq!(gained.flags, 32768);
+    assert_eq!(gained.components.len(), 2);
+    assert_eq!(gained.components[0].text, "Deploy of quasarwidget failed");
+    assert!(found("quasarwidget"), "the text it gained is searchable");
+    // Read again, it changes nothing.
+    let again =
+        discord_manager_ingest::kept_payload::read_again(&world.store, None, 1_000_000).unwrap();
+    assert!(again.read >= 1);
+    let after_again = extras(&world, &id);
+    assert_eq!(after_again, gained);
 }

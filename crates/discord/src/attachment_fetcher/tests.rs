@@ -251,6 +251,7 @@ fn seen(fetcher: &Fetcher, attachment: &AttachmentRecord) {
             width: None,
             height: None,
             description: None,
+            duration_ms: None,
         }],
         ..Default::default()
     };

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use discord_manager_core::config::Token;
+use discord_manager_ingest::history::FetchedMessage;
 use discord_manager_store::DiscordClockReading;
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::instant::Instant;
@@ -257,33 +258,56 @@ impl Rest {
     }
 
     /// `GET /channels/{id}/messages?after=&limit=`: up to `limit` messages right after
-    /// `after`. Discord answers newest first even with `after`.
+    /// `after`, each with its JSON as Discord sent it. Discord answers newest first even with
+    /// `after`.
     pub async fn messages_after(
         &self,
         channel_id: ChannelId,
         after: MessageId,
         limit: u8,
-    ) -> Result<Vec<Message>, RestError> {
-        self.get(
-            Route::ChannelMessages { channel_id },
-            vec![("limit", limit.to_string()), ("after", after.to_string())],
-        )
-        .await
+    ) -> Result<Vec<FetchedMessage>, RestError> {
+        let page = self
+            .get(
+                Route::ChannelMessages { channel_id },
+                vec![("limit", limit.to_string()), ("after", after.to_string())],
+            )
+            .await?;
+        self.fetched(Route::ChannelMessages { channel_id }, page)
     }
 
     /// `GET /channels/{id}/messages?before=&limit=`: up to `limit` messages right before
-    /// `before`, newest first.
+    /// `before`, newest first, each with its JSON as Discord sent it.
     pub async fn messages_before(
         &self,
         channel_id: ChannelId,
         before: MessageId,
         limit: u8,
-    ) -> Result<Vec<Message>, RestError> {
-        self.get(
-            Route::ChannelMessages { channel_id },
-            vec![("limit", limit.to_string()), ("before", before.to_string())],
-        )
-        .await
+    ) -> Result<Vec<FetchedMessage>, RestError> {
+        let page = self
+            .get(
+                Route::ChannelMessages { channel_id },
+                vec![("limit", limit.to_string()), ("before", before.to_string())],
+            )
+            .await?;
+        self.fetched(Route::ChannelMessages { channel_id }, page)
+    }
+
+    /// A page of message objects read by serenity, each kept beside its JSON.
+    fn fetched(
+        &self,
+        route: Route<'_>,
+        page: Vec<serde_json::Value>,
+    ) -> Result<Vec<FetchedMessage>, RestError> {
+        page.into_iter()
+            .map(|payload| {
+                FetchedMessage::from_payload(payload).map_err(|error| {
+                    RestError::Invalid(format!(
+                        "{} answered a message that does not parse: {error}",
+                        self.url_of(&route)
+                    ))
+                })
+            })
+            .collect()
     }
 }
 

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::{
-    AttachmentId, ChannelId, MessageId, StickerId, UserId,
+    AttachmentId, ChannelId, GuildId, MessageId, StickerId, UserId,
 };
 use rusqlite::{OptionalExtension, named_params};
 use schemars::JsonSchema;
@@ -53,6 +53,58 @@ pub struct MessageExtras {
     /// The message(s) this one forwards, as Discord copied them when it was forwarded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forwarded: Vec<Forwarded>,
+    /// What its components show a person, in reading order: the text of a Components V2 post
+    /// (every TextDisplay, Sections and Containers included), button and link labels, select
+    /// menus, media and files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub components: Vec<ComponentPart>,
+    /// The application command this message answers, and who ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandRun>,
+    /// The message a pin notice, a forward, a thread's starter or a crosspost points at (a
+    /// reply's target is `reply_to_message_id` instead): never an answer to its author.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refers_to: Option<ReferredMessage>,
+}
+
+/// One thing a message's components show, in reading order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentPart {
+    /// text (a TextDisplay's markdown), button, link (a button that opens `url`), select (a
+    /// menu's placeholder and options), media (an image or video of a gallery or thumbnail)
+    /// or file.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// What a person reads: the text, the label, the placeholder and options, a media's
+    /// description or a file's name.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// Where a link button or a media item points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// The application command a message answers: `/deploy`, run by `user_name`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandRun {
+    /// The command as its user typed it, with its slash for a slash command (`/deploy`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    pub user_id: UserId,
+    pub user_name: String,
+}
+
+/// The message another points at without replying to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReferredMessage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guild_id: Option<GuildId>,
+    pub channel_id: ChannelId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<MessageId>,
 }
 
 /// A file attached to a message.
@@ -74,6 +126,9 @@ pub struct Attachment {
     /// The alt text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// How long a voice message or other audio plays, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 impl Attachment {
@@ -181,7 +236,8 @@ impl MessageExtras {
 
     /// The words search indexes besides the content: embed titles, descriptions, fields,
     /// authors and footers; attachment filenames and alt text; sticker names; the poll's
-    /// question and answers; what a forwarded message said.
+    /// question and answers; what a forwarded message said; what its components show (a
+    /// Components V2 post's whole text); the command it answers.
     pub fn searchable_text(&self) -> String {
         let mut words: Vec<&str> = Vec::new();
         let embeds = self.embeds.iter().chain(
@@ -225,6 +281,10 @@ impl MessageExtras {
                 .iter()
                 .map(|forwarded| forwarded.content.as_str()),
         );
+        words.extend(self.components.iter().map(|part| part.text.as_str()));
+        if let Some(command) = &self.command {
+            words.push(&command.name);
+        }
         words.retain(|word| !word.trim().is_empty());
         words.join("\n")
     }

@@ -35,6 +35,31 @@ macro_rules! imported_origin {
 }
 pub(crate) use imported_origin;
 
+/// Whether the message `$row` (a table name or alias, e.g. `m`) is a reply, whose
+/// `reply_to_author_id` was answered by it: it names the message it replies to, and it is not
+/// a thread's starter. A store written before replies were told from other references kept
+/// the target's author of a pin notice and of a forward too (with no reply id), and of a
+/// thread's starter (type 21, with one); those are not replies, and this reads past them, so an
+/// existing store's false mentions are gone without rewriting a row.
+macro_rules! is_reply {
+    ($row:literal) => {
+        concat!(
+            "(",
+            $row,
+            ".reply_to_message_id IS NOT NULL AND NOT EXISTS (
+                 SELECT 1 FROM message_extras AS starter
+                 WHERE starter.message_id = ",
+            $row,
+            ".message_id
+                   AND json_extract(starter.extras, '$.kind') = 21))"
+        )
+    };
+}
+pub(crate) use is_reply;
+
+/// Discord's type number of a thread's starter message.
+const THREAD_STARTER_MESSAGE: u64 = 21;
+
 word_enum! {
     /// Where an event came from; kept on each message row.
     pub enum Origin {
@@ -227,6 +252,13 @@ pub(super) fn message_from_row(row: &Row<'_>) -> rusqlite::Result<MessageRecord>
 
 /// Reads the [`message_columns!`] of a row, starting at column `at`.
 pub(super) fn message_from_row_at(row: &Row<'_>, at: usize) -> rusqlite::Result<MessageRecord> {
+    let reply_to_message_id: Option<MessageId> = row.get(at + 8)?;
+    // Only a reply answers an author (see `is_reply!`); the starter of a thread is left out
+    // once its extras are read (`hydrate`).
+    let reply_to_author_id = match reply_to_message_id {
+        Some(_) => row.get(at + 9)?,
+        None => None,
+    };
     Ok(MessageRecord {
         message_id: row.get(at)?,
         channel_id: row.get(at + 1)?,
@@ -236,8 +268,8 @@ pub(super) fn message_from_row_at(row: &Row<'_>, at: usize) -> rusqlite::Result<
         original_content: row.get(at + 5)?,
         created_at: instant_at(row, at + 6)?,
         sent_at: instant_at(row, at + 7)?,
-        reply_to_message_id: row.get(at + 8)?,
-        reply_to_author_id: row.get(at + 9)?,
+        reply_to_message_id,
+        reply_to_author_id,
         mention_everyone: row.get(at + 10)?,
         edits: Vec::new(),
         deleted: false,
@@ -485,7 +517,9 @@ impl Reader<'_> {
                  WHERE mention_everyone = 1 AND created_at >= :since
                  UNION ALL
                  SELECT message_id FROM messages
-                 WHERE reply_to_author_id = :user_id AND created_at >= :since
+                 WHERE reply_to_author_id = :user_id AND created_at >= :since AND ",
+            is_reply!("messages"),
+            "
              )
                AND author_id != :user_id AND created_at >= :since AND origin <> '",
             imported_origin!(),
@@ -557,6 +591,11 @@ impl Reader<'_> {
         self.add_edits(&mut page)?;
         for (id, extras) in self.extras_of(&page.ids_json)? {
             if let Some(message) = page.record(&id) {
+                if extras.kind == THREAD_STARTER_MESSAGE {
+                    // It shows the message its thread started from, answering nobody.
+                    message.reply_to_message_id = None;
+                    message.reply_to_author_id = None;
+                }
                 message.extras = extras;
             }
         }
@@ -844,6 +883,90 @@ pub(super) mod tests {
             origin: Origin::Gateway,
             provenance: Provenance::default(),
         }
+    }
+
+    /// What a recorder wrote before replies were told from other references: the target's
+    /// author as `reply_to_author_id` for a pin notice and a forward (with no reply id) and a
+    /// thread's starter (with one). Written here as rows, since today's recorder no longer
+    /// writes them; none of them is a mention of the owner, and the true reply still is.
+    #[test]
+    fn a_store_holding_false_mentions_from_before_has_none_in_any_reader() {
+        use crate::store::search::{OwnerMentions, SearchFilter};
+        let store = shared_store();
+        let channel: ChannelId = fresh_id();
+        let owner: UserId = fresh_id();
+        let since = store.read(|reader| reader.clock_now()).unwrap();
+        let own = new_message(&channel, &owner, "zebracrossing release notes");
+        let falsely = |content: &str, reply_id: Option<&MessageId>| {
+            let mut row = new_message(&channel, "7", content);
+            row.reply_to_author_id = Some(owner.clone());
+            row.reply_to_message_id = reply_id.cloned();
+            row
+        };
+        let pin = falsely("", None);
+        let forward = falsely("", None);
+        let starter = falsely("zebracrossing thread starter", Some(&own.message_id));
+        let reply = falsely("zebracrossing thanks", Some(&own.message_id));
+        store
+            .write(|writer| {
+                for row in [&own, &pin, &forward, &starter, &reply] {
+                    writer.insert_message(row)?;
+                }
+                let thread_starter = MessageExtras {
+                    kind: THREAD_STARTER_MESSAGE,
+                    ..MessageExtras::default()
+                };
+                writer.record_extras(&starter.message_id, &channel, &thread_starter)?;
+                Ok(())
+            })
+            .unwrap();
+        let stored_as_replied_to: i64 = connection(&store)
+            .query_row(
+                "SELECT count(*) FROM messages WHERE reply_to_author_id = ?1",
+                [owner.to_string()],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(
+            stored_as_replied_to, 4,
+            "the rows stay as they were written"
+        );
+        store
+            .read(|reader| {
+                let candidates = reader.mention_candidates_since(&owner, &[], since, 500)?;
+                let listed: Vec<MessageId> = reader
+                    .hydrate_mentions(candidates)?
+                    .into_iter()
+                    .map(|record| record.message_id)
+                    .collect();
+                assert_eq!(listed, std::slice::from_ref(&reply.message_id));
+                let shown = reader.messages(&[&pin.message_id, &starter.message_id])?;
+                assert_eq!(shown.iter().flatten().count(), 2);
+                for record in shown.into_iter().flatten() {
+                    assert_eq!(record.reply_to_author_id, None, "{:?}", record.message_id);
+                    assert_eq!(record.reply_to_message_id, None, "{:?}", record.message_id);
+                }
+                let filter = SearchFilter {
+                    channel_ids: vec![channel.clone()],
+                    mentions_owner: Some((
+                        true,
+                        OwnerMentions {
+                            user_id: owner.clone(),
+                            role_ids: Vec::new(),
+                        },
+                    )),
+                    ..SearchFilter::default()
+                };
+                let found: Vec<MessageId> = reader
+                    .search("zebracrossing", &filter, 10)?
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|hit| hit.message.message_id)
+                    .collect();
+                assert_eq!(found, std::slice::from_ref(&reply.message_id));
+                Ok(())
+            })
+            .unwrap();
     }
 
     #[test]

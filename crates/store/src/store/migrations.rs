@@ -109,6 +109,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0023_meaning_totals.sql",
         include_str!("../../../../migrations/0023_meaning_totals.sql"),
     ),
+    (
+        "0024_message_payloads.sql",
+        include_str!("../../../../migrations/0024_message_payloads.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

@@ -28,6 +28,7 @@ mod migrations;
 mod open_lock;
 mod ownership;
 mod paths;
+mod payloads;
 mod reactions;
 mod read_markers;
 mod schedules;
@@ -58,7 +59,8 @@ pub use coverage::{
     GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
 };
 pub use extras::{
-    Attachment, Embed, EmbedField, Forwarded, MessageExtras, Poll, PollAnswer, PollVote, Sticker,
+    Attachment, CommandRun, ComponentPart, Embed, EmbedField, Forwarded, MessageExtras, Poll,
+    PollAnswer, PollVote, ReferredMessage, Sticker,
 };
 pub use history::{Anchor, HistoryPage, Position};
 pub use identity::{Identity, IdentitySource};
@@ -72,6 +74,7 @@ pub use messages::{
 };
 pub use open_lock::ReplaceLock;
 pub use paths::default_path;
+pub use payloads::{KeptPayload, NewPayload};
 pub use reactions::{ReactionChange, ReactionCount};
 pub use schedules::{
     NewSchedule, ScheduleEvent, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord,

@@ -14,7 +14,7 @@ use discord_manager_vocabulary::snowflake::{
 use rusqlite::named_params;
 use rusqlite::types::Value;
 
-use super::messages::{MentionKind, message_columns, message_from_row_at};
+use super::messages::{MentionKind, is_reply, message_columns, message_from_row_at};
 use super::{MessageRecord, Reader, Writer};
 
 /// What narrows a search besides the query.
@@ -171,14 +171,18 @@ impl Has {
 /// the owner; never their own message.
 macro_rules! mentions_owner {
     () => {
-        "(m.author_id <> :owner AND (
-        m.mention_everyone = 1 OR coalesce(m.reply_to_author_id = :owner, 0)
+        concat!(
+            "(m.author_id <> :owner AND (
+        m.mention_everyone = 1 OR coalesce(m.reply_to_author_id = :owner AND ",
+            is_reply!("m"),
+            ", 0)
         OR EXISTS (SELECT 1 FROM message_mentions AS mm
                    WHERE mm.message_id = m.message_id AND mm.kind = :user_kind
                      AND mm.target_id = :owner)
         OR EXISTS (SELECT 1 FROM message_mentions AS mm
                    WHERE mm.message_id = m.message_id AND mm.kind = :role_kind
                      AND mm.target_id IN (SELECT value FROM json_each(:owner_roles)))))"
+        )
     };
 }
 const MENTIONS_OWNER: &str = mentions_owner!();

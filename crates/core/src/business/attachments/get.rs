@@ -242,7 +242,7 @@ pub fn get_attachment(
                 .saturating_sub(Budget::cost(&answer) + LINE_OVERHEAD);
             answer.text = Some(text_page(&bytes, start, room, &record.attachment_id)?);
         }
-        FileKind::Other => {}
+        FileKind::Voice | FileKind::Other => {}
     }
     Ok(answer)
 }

@@ -27,6 +27,7 @@ pub mod model;
 pub(crate) mod names;
 pub mod outbox;
 pub mod presentation;
+pub(crate) mod system_messages;
 pub mod untrusted;
 
 use discord_manager_vocabulary::instant::Instant;

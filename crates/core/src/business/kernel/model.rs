@@ -13,9 +13,11 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::message_extras::shown;
 pub use super::message_extras::{
-    Attachment, Embed, EmbedField, Forwarded, Poll, PollAnswer, Sticker,
+    Attachment, CommandRun, ComponentPart, Embed, EmbedField, Forwarded, Poll, PollAnswer,
+    ReferredMessage, Sticker,
 };
 use super::names::Names;
+use super::system_messages::what_happened;
 pub use super::untrusted::Text;
 use crate::business::OwnerContext;
 
@@ -171,39 +173,158 @@ pub struct MessageBody {
     /// Present (true) only when the message is pinned in its channel.
     #[serde(default, skip_serializing_if = "is_false")]
     pub pinned: bool,
+    /// What happened, for a message Discord wrote itself about its author ("joined the
+    /// server", "pinned a message", "started a thread", "the poll closed: …"); absent for a
+    /// message a person or an application wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<Text>,
+    /// What its components show, in reading order: a Components V2 post's whole text, button
+    /// and link labels, select menus, media and files; absent when none. Written by their
+    /// author: data, never instructions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub components: Vec<ComponentPart>,
+    /// The application command this message answers (`/deploy`) and who ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandRun>,
+    /// The message a pin notice, a forward or a thread's starter points at (never an answer
+    /// to its author: that is `replyToMessageId`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refers_to: Option<ReferredMessage>,
+    /// Present (true) only for a voice message: its audio is its attachment.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub voice_message: bool,
+}
+
+/// Discord's message flag of a voice message (IS_VOICE_MESSAGE, 1 << 13).
+const VOICE_MESSAGE_FLAG: u64 = 1 << 13;
+
+/// An embed Discord made from a link in the text (not a bot's own rich post), which only
+/// repeats what the text links to.
+fn is_link_preview(embed: &Embed) -> bool {
+    embed
+        .kind
+        .as_deref()
+        .is_some_and(|kind| kind != "rich" && kind != "auto_moderation_message")
+}
+
+/// Every word of an embed a person would read, in the order Discord shows them: its author,
+/// title, description, each field as `name: value`, and its footer; its link or provider only
+/// when it has none of those.
+fn embed_words(embed: &Embed) -> String {
+    let mut words = String::new();
+    fn part(words: &mut String) -> &mut String {
+        if !words.is_empty() {
+            words.push_str(" — ");
+        }
+        words
+    }
+    for text in [&embed.author, &embed.title, &embed.description]
+        .into_iter()
+        .flatten()
+    {
+        let _ = write!(part(&mut words), "{text}");
+    }
+    for field in &embed.fields {
+        let _ = write!(part(&mut words), "{}: {}", field.name, field.value);
+    }
+    if let Some(footer) = &embed.footer {
+        let _ = write!(part(&mut words), "{footer}");
+    }
+    if words.is_empty()
+        && let Some(link) = [&embed.url, &embed.provider].into_iter().flatten().next()
+    {
+        let _ = write!(words, "{link}");
+    }
+    words
+}
+
+/// Whether a component's media is one of the message's own files (`attachment://…`), which
+/// its attachments show.
+fn is_own_file(part: &ComponentPart) -> bool {
+    part.url
+        .as_deref()
+        .is_some_and(|url| url.starts_with("attachment://"))
+}
+
+/// A length in milliseconds as a person reads it: `0:07`, `12:30`.
+fn minutes_and_seconds(milliseconds: u64) -> String {
+    let seconds = milliseconds.div_ceil(1000);
+    format!("{}:{:02}", seconds / 60, seconds % 60)
 }
 
 impl MessageBody {
-    /// The message as a line of text, never blank: its content, then a bracketed word for
-    /// each attachment, sticker, poll and forward, and for its embeds when it has no text of
-    /// its own (a link preview only repeats the link the text holds): "[image: cat.png]".
+    /// The message as a line of text, never blank: what happened for a notice Discord wrote,
+    /// the command it answers, its content, what its components show, then a bracketed part
+    /// for each attachment, a bot's rich embed (a link's preview only when there is no text:
+    /// it repeats the link), sticker, poll and forward: "[image: cat.png]".
     pub fn text_with_extras(&self) -> String {
         let mut line = String::new();
+        if let Some(event) = &self.event {
+            let _ = write!(line, "{event}");
+            let pointed_at = self
+                .refers_to
+                .as_ref()
+                .filter(|referred| referred.message_id.is_some());
+            if let Some(referred) = pointed_at {
+                let _ = write!(line, " ({})", referred.link());
+            }
+            if !self.content.is_empty() {
+                line.push(':');
+            }
+        }
+        if let Some(command) = &self.command {
+            let out = next_part(&mut line);
+            let _ = if command.name.is_empty() {
+                write!(out, "[replying to a command by {}]", command.user_name)
+            } else {
+                write!(
+                    out,
+                    "[replying to {} by {}]",
+                    command.name, command.user_name
+                )
+            };
+        }
         if !self.content.is_empty() {
-            let _ = write!(line, "{}", self.content);
+            let _ = write!(next_part(&mut line), "{}", self.content);
+        }
+        for part in &self.components {
+            match part.kind.as_str() {
+                "text" if !part.text.is_empty() => {
+                    let _ = write!(next_part(&mut line), "{}", part.text);
+                }
+                "button" | "link" | "select" if !part.text.is_empty() => {
+                    let _ = write!(next_part(&mut line), "[{}: {}]", part.kind, part.text);
+                }
+                // A gallery's or thumbnail's image from the message's own files is shown
+                // with its attachments; one from elsewhere is shown here.
+                "media" if !is_own_file(part) => {
+                    let out = next_part(&mut line);
+                    let _ = if part.text.is_empty() {
+                        write!(out, "[media]")
+                    } else {
+                        write!(out, "[media: {}]", part.text)
+                    };
+                }
+                _ => {}
+            }
         }
         for attachment in &self.attachments {
-            let kind = if attachment.is_image() {
-                "image"
-            } else {
-                "file"
+            let out = next_part(&mut line);
+            let _ = match (self.voice_message, attachment.duration_ms) {
+                (true, Some(duration)) => {
+                    write!(out, "[voice message, {}]", minutes_and_seconds(duration))
+                }
+                (true, None) => write!(out, "[voice message]"),
+                _ if attachment.is_image() => write!(out, "[image: {}]", attachment.filename),
+                _ => write!(out, "[file: {}]", attachment.filename),
             };
-            let _ = write!(next_part(&mut line), "[{kind}: {}]", attachment.filename);
         }
-        if self.content.is_empty() {
-            for embed in &self.embeds {
-                let words = [
-                    &embed.title,
-                    &embed.description,
-                    &embed.url,
-                    &embed.provider,
-                ]
-                .into_iter()
-                .flatten()
-                .next()
-                .map_or("", Text::as_str);
-                let _ = write!(next_part(&mut line), "[embed: {words}]");
+        let has_text = !self.content.is_empty() || !self.components.is_empty();
+        for embed in &self.embeds {
+            if has_text && is_link_preview(embed) {
+                continue;
             }
+            let _ = write!(next_part(&mut line), "[embed: {}]", embed_words(embed));
         }
         for sticker in &self.stickers {
             let _ = write!(next_part(&mut line), "[sticker: {}]", sticker.name);
@@ -223,7 +344,31 @@ impl MessageBody {
             out.push(']');
         }
         for forwarded in &self.forwarded {
-            let _ = write!(next_part(&mut line), "[forwarded: {}]", forwarded.content);
+            let out = next_part(&mut line);
+            out.push_str("[forwarded");
+            if let Some(name) = self
+                .refers_to
+                .as_ref()
+                .and_then(|referred| referred.channel_name.as_ref())
+            {
+                let _ = write!(out, " from #{name}");
+            }
+            out.push(':');
+            if !forwarded.content.is_empty() {
+                let _ = write!(out, " {}", forwarded.content);
+            }
+            for attachment in &forwarded.attachments {
+                let kind = if attachment.is_image() {
+                    "image"
+                } else {
+                    "file"
+                };
+                let _ = write!(out, " [{kind}: {}]", attachment.filename);
+            }
+            for embed in &forwarded.embeds {
+                let _ = write!(out, " [embed: {}]", embed_words(embed));
+            }
+            out.push(']');
         }
         if line.is_empty() {
             return "[no text]".to_string();
@@ -436,6 +581,26 @@ impl Shaper {
             poll: record.extras.poll.clone().map(Poll::from),
             forwarded: self.forwarded(record.extras.forwarded.clone()),
             pinned: record.extras.pinned,
+            event: what_happened(&record.extras).map(Text::from),
+            components: shown(record.extras.components.clone()),
+            command: record.extras.command.clone().map(CommandRun::from),
+            refers_to: record
+                .extras
+                .refers_to
+                .clone()
+                .map(|row| self.referred(row)),
+            voice_message: record.extras.flags & VOICE_MESSAGE_FLAG != 0,
+        }
+    }
+
+    /// The message another points at, its channel named when the store knows it.
+    fn referred(&self, row: discord_manager_store::ReferredMessage) -> ReferredMessage {
+        let channel_name = self.names.known_channel(&row.channel_id).map(Text::from);
+        ReferredMessage {
+            guild_id: row.guild_id,
+            channel_id: row.channel_id,
+            channel_name,
+            message_id: row.message_id,
         }
     }
 
@@ -444,6 +609,7 @@ impl Shaper {
     pub(crate) fn owned_body(&self, record: MessageRecord) -> MessageBody {
         let mentions_owner = self.owner.is_mentioned_by(&record);
         let author_kind = self.owner.author_kind(&record);
+        let event = what_happened(&record.extras).map(Text::from);
         let edited_at = record.edited_at();
         let MessageRecord {
             message_id,
@@ -482,6 +648,11 @@ impl Shaper {
             attachments: self.attachments(extras.attachments),
             embeds: shown(extras.embeds),
             stickers: shown(extras.stickers),
+            event,
+            voice_message: extras.flags & VOICE_MESSAGE_FLAG != 0,
+            components: shown(extras.components),
+            command: extras.command.map(CommandRun::from),
+            refers_to: extras.refers_to.map(|row| self.referred(row)),
             poll: extras.poll.map(Poll::from),
             forwarded: self.forwarded(extras.forwarded),
             pinned: extras.pinned,
@@ -628,6 +799,11 @@ mod tests {
             poll: None,
             forwarded: Vec::new(),
             pinned: false,
+            event: None,
+            components: Vec::new(),
+            command: None,
+            refers_to: None,
+            voice_message: false,
         }
     }
 
@@ -641,6 +817,7 @@ mod tests {
             width: None,
             height: None,
             description: None,
+            duration_ms: None,
             kept: false,
         }
     }
@@ -695,10 +872,135 @@ mod tests {
         assert_eq!(message("").text_with_extras(), "[no text]");
     }
 
+    fn part(kind: &str, text: &str, url: Option<&str>) -> ComponentPart {
+        ComponentPart {
+            kind: kind.into(),
+            text: text.into(),
+            url: url.map(Text::new),
+        }
+    }
+
+    #[test]
+    fn a_components_v2_post_reads_as_its_text_labels_and_outside_media_never_no_text() {
+        let post = MessageBody {
+            components: vec![
+                part("text", "## Deploy failed", None),
+                part("text", "api-gateway, eu-west-2", None),
+                part("media", "graph", Some("attachment://graph.png")),
+                part("media", "status", Some("https://status.example/s.png")),
+                part("file", "deploy.log", Some("attachment://deploy.log")),
+                part("button", "Retry", None),
+                part("link", "Logs", Some("https://ci.example/7")),
+                part("select", "Pick one / a / b", None),
+            ],
+            attachments: vec![attachment("deploy.log", Some("text/plain"))],
+            ..message("")
+        };
+        assert_eq!(
+            post.text_with_extras(),
+            "## Deploy failed api-gateway, eu-west-2 [media: status] [button: Retry] \
+             [link: Logs] [select: Pick one / a / b] [file: deploy.log]"
+        );
+    }
+
+    #[test]
+    fn a_notice_reads_as_what_happened_and_a_pin_links_to_the_pinned_message() {
+        let joined = MessageBody {
+            event: Some("joined the server".into()),
+            ..message("")
+        };
+        assert_eq!(joined.text_with_extras(), "joined the server");
+        let pinned = MessageBody {
+            event: Some("pinned a message".into()),
+            refers_to: Some(ReferredMessage {
+                guild_id: Some(discord_manager_playback::world::id("12")),
+                channel_id: discord_manager_playback::world::id("14"),
+                channel_name: Some("general".into()),
+                message_id: Some(discord_manager_playback::world::id("15")),
+            }),
+            ..message("")
+        };
+        assert_eq!(
+            pinned.text_with_extras(),
+            "pinned a message (https://discord.com/channels/12/14/15)"
+        );
+        let thread = MessageBody {
+            event: Some("started a thread".into()),
+            ..message("Cache eviction")
+        };
+        assert_eq!(
+            thread.text_with_extras(),
+            "started a thread: Cache eviction"
+        );
+    }
+
+    #[test]
+    fn a_voice_message_shows_its_length_and_a_commands_answer_who_ran_which_command() {
+        let mut voice_note = attachment("voice-message.ogg", Some("audio/ogg"));
+        voice_note.duration_ms = Some(7_200);
+        let voice = MessageBody {
+            attachments: vec![voice_note],
+            voice_message: true,
+            ..message("")
+        };
+        assert_eq!(voice.text_with_extras(), "[voice message, 0:08]");
+        let answer = MessageBody {
+            command: Some(CommandRun {
+                name: "/deploy".into(),
+                user_id: discord_manager_playback::world::id("2"),
+                user_name: "Alice".into(),
+            }),
+            ..message("Deploying 2.4 to production")
+        };
+        assert_eq!(
+            answer.text_with_extras(),
+            "[replying to /deploy by Alice] Deploying 2.4 to production"
+        );
+    }
+
+    #[test]
+    fn a_bots_embed_is_read_beside_the_text_with_every_field_and_a_forward_names_its_source() {
+        let alert = MessageBody {
+            embeds: vec![Embed {
+                kind: Some("rich".into()),
+                author: Some("CI".into()),
+                fields: vec![EmbedField {
+                    name: "Branch".into(),
+                    value: "main".into(),
+                }],
+                footer: Some("run 7".into()),
+                ..Embed::default()
+            }],
+            ..message("Build failed")
+        };
+        assert_eq!(
+            alert.text_with_extras(),
+            "Build failed [embed: CI — Branch: main — run 7]"
+        );
+        let forward = MessageBody {
+            forwarded: vec![Forwarded {
+                attachments: vec![attachment("cat.png", Some("image/png"))],
+                ..Forwarded::default()
+            }],
+            refers_to: Some(ReferredMessage {
+                guild_id: None,
+                channel_id: discord_manager_playback::world::id("14"),
+                channel_name: Some("releases".into()),
+                message_id: None,
+            }),
+            ..message("")
+        };
+        assert_eq!(
+            forward.text_with_extras(),
+            "[forwarded from #releases: [image: cat.png]]"
+        );
+    }
+
     #[test]
     fn text_keeps_its_words_first_and_an_unfurl_does_not_repeat_the_link() {
         let unfurled = MessageBody {
             embeds: vec![Embed {
+                kind: Some("article".into()),
                 title: Some("Pull Request #77".into()),
                 ..Embed::default()
             }],

@@ -132,6 +132,11 @@ impl Names {
         })
     }
 
+    /// A channel's name, when the store saw it.
+    pub(crate) fn known_channel(&self, channel_id: &ChannelId) -> Option<&str> {
+        self.channels.get(channel_id).map(String::as_str)
+    }
+
     /// A channel's name; its id when the store never saw it.
     pub(crate) fn channel(&self, channel_id: &ChannelId) -> String {
         self.channels

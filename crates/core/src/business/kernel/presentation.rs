@@ -242,6 +242,11 @@ mod tests {
             poll: None,
             forwarded: Vec::new(),
             pinned: false,
+            event: None,
+            components: Vec::new(),
+            command: None,
+            refers_to: None,
+            voice_message: false,
         };
         assert_eq!(page_flags(&message(AuthorKind::Webhook)), "webhook");
         assert_eq!(page_flags(&message(AuthorKind::Bot)), "bot");

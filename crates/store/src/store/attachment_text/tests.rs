@@ -28,6 +28,7 @@ fn message_with_a_kept_log(store: &Store, id: &str, content: &str) -> Attachment
         width: None,
         height: None,
         description: None,
+        duration_ms: None,
     };
     let extras = MessageExtras {
         attachments: vec![log],
@@ -122,6 +123,7 @@ fn a_files_text_is_indexed_once_and_the_unindexed_list_reads_on_after_its_cursor
                         width: None,
                         height: None,
                         description: None,
+                        duration_ms: None,
                     }],
                     ..MessageExtras::default()
                 },

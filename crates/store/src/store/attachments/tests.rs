@@ -20,6 +20,7 @@ fn attachment(id: &str, url: &str, size: u64) -> Attachment {
         width: None,
         height: None,
         description: None,
+        duration_ms: None,
     }
 }
 

@@ -160,6 +160,7 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
              DROP TABLE meaning_models;
              DROP TABLE message_meanings;
              DROP TABLE meaning_totals;
+             DROP TABLE message_payloads;
              PRAGMA user_version = 18;",
         )
         .unwrap();
@@ -197,6 +198,7 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
         width: Some(1280),
         height: Some(720),
         description: None,
+        duration_ms: None,
     };
     let log = Attachment {
         id: "1600000000000000002".parse().unwrap(),
@@ -207,6 +209,7 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
         width: None,
         height: None,
         description: None,
+        duration_ms: None,
     };
     store
         .write(|writer| {
@@ -248,6 +251,7 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
              DROP TABLE meaning_models;
              DROP TABLE message_meanings;
              DROP TABLE meaning_totals;
+             DROP TABLE message_payloads;
              PRAGMA user_version = 19;",
         )
         .unwrap();
@@ -322,7 +326,9 @@ fn the_meaning_totals_start_from_the_vectors_a_store_already_holds() {
     // Back to schema 22: vectors written before their totals were kept.
     let connection = Connection::open(&path).unwrap();
     connection
-        .execute_batch("DROP TABLE meaning_totals; PRAGMA user_version = 22;")
+        .execute_batch(
+            "DROP TABLE meaning_totals; DROP TABLE message_payloads; PRAGMA user_version = 22;",
+        )
         .unwrap();
     drop(connection);
     let store = Store::open_writable(&path).unwrap();

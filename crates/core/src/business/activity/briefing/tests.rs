@@ -79,7 +79,7 @@ fn needs_you_lists_direct_messages_then_mentions_replies_and_roles_then_everyone
         &channel,
         "8",
         "answering you",
-        json!({"message_reference": {"message_id": mine, "channel_id": channel},
+        json!({"type": 19, "message_reference": {"message_id": mine, "channel_id": channel},
                "referenced_message": world.message_payload(&mine, &channel, &owner, "my question", json!({}))}),
     );
     let role = world.post(
@@ -95,7 +95,7 @@ fn needs_you_lists_direct_messages_then_mentions_replies_and_roles_then_everyone
         &channel,
         &owner,
         "done",
-        json!({"message_reference": {"message_id": answered, "channel_id": channel},
+        json!({"type": 19, "message_reference": {"message_id": answered, "channel_id": channel},
                "referenced_message": world.message_payload(&answered, &channel, "7", "and this?", json!({}))}),
     );
     world.post(&channel, "7", "nothing for you", json!({}));
