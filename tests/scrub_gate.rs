@@ -59,6 +59,8 @@ fn is_discords_own(key: &str, text: &str) -> bool {
             | "deny"
             | "discriminator"
             | "avatar"
+            // A voice message's waveform: bytes, base64-encoded, not a string Discord shows.
+            | "waveform"
             | "icon"
             | "format_type"
             | "nonce"

@@ -32,6 +32,11 @@ fn reported(posted: &Posted, created_at: &str) -> PageMessage {
         poll: None,
         forwarded: Vec::new(),
         pinned: false,
+        event: None,
+        components: Vec::new(),
+        command: None,
+        refers_to: None,
+        voice_message: false,
     }
 }
 

@@ -45,6 +45,17 @@ pub struct Message {
     pub forwarded: Vec<serde_json::Value>,
     #[serde(default)]
     pub pinned: bool,
+    /// What happened, for a notice Discord wrote itself.
+    #[serde(default)]
+    pub event: Option<String>,
+    #[serde(default)]
+    pub components: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub command: Option<serde_json::Value>,
+    #[serde(default)]
+    pub refers_to: Option<serde_json::Value>,
+    #[serde(default)]
+    pub voice_message: bool,
 }
 
 /// A message inside a group that states its channel (a catch-up page, a digest's channel).
@@ -82,6 +93,16 @@ pub struct PageMessage {
     pub forwarded: Vec<serde_json::Value>,
     #[serde(default)]
     pub pinned: bool,
+    #[serde(default)]
+    pub event: Option<String>,
+    #[serde(default)]
+    pub components: Vec<serde_json::Value>,
+    #[serde(default)]
+    pub command: Option<serde_json::Value>,
+    #[serde(default)]
+    pub refers_to: Option<serde_json::Value>,
+    #[serde(default)]
+    pub voice_message: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -96,6 +117,8 @@ pub struct Attachment {
     pub width: Option<u32>,
     pub height: Option<u32>,
     pub description: Option<String>,
+    #[serde(default)]
+    pub duration_ms: Option<u64>,
     pub kept: bool,
 }
 

@@ -409,6 +409,8 @@ struct Workers {
     attachments: Option<JoinHandle<()>>,
     /// [`super::embedder::run`], unless search by meaning is off.
     embedder: Option<JoinHandle<()>>,
+    /// [`super::payload_reader::run`]: every kept payload read again after an upgrade.
+    payload_reader: JoinHandle<()>,
 }
 
 /// The supervisor of one `ingest` run, in four steps: [`Supervisor::start`] (the REST checks,
@@ -518,6 +520,8 @@ impl Supervisor {
             info!("messages are not embedded for search by meaning (DISCORD_MANAGER_MEANING=off)");
             None
         };
+        let payload_reader =
+            tokio::spawn(super::payload_reader::run(Arc::clone(&store), stop.clone()));
         let scheduler = spawn_scheduler(&store, &rest, context, stop);
         let repairs = tokio::spawn(repair_loop(
             Arc::clone(&rest),
@@ -544,6 +548,7 @@ impl Supervisor {
                 repairs,
                 attachments,
                 embedder,
+                payload_reader,
             },
         })
     }
@@ -742,6 +747,8 @@ impl Supervisor {
             // It stops after its batch: a batch cut short is embedded again next time.
             let _ = embedder.await;
         }
+        // It stops after its page; the next start reads again from the first.
+        let _ = workers.payload_reader.await;
         let signal = match outcome {
             Ok(signal) => signal,
             Err(error) => {

@@ -17,5 +17,6 @@ pub mod gateway;
 pub mod gateway_tap;
 pub mod identify_watch;
 pub mod import;
+pub mod payload_reader;
 pub mod rest;
 pub mod sender;

@@ -21,6 +21,12 @@ use crate::payload::MessagePayload;
 /// and a forward). Never edited: a better one is dictionary 2, beside it.
 const DICTIONARY_1: &[u8] = include_bytes!("payload_dictionary_1.jsonl");
 
+/// The reading rules of this version: raised by each version that reads more from a kept
+/// payload, so the daemon reads every kept payload again once after an upgrade past it
+/// (`payload_readings`). 1: Components V2, every flag bit, the command a message answers, the
+/// message it points at.
+pub const READING_RULES: u32 = 1;
+
 /// The dictionary new payloads are deflated against.
 const CURRENT_DICTIONARY: u32 = 1;
 

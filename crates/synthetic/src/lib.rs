@@ -9,7 +9,7 @@
 //!
 //! Nothing here writes SQL. Every Discord event is a gateway dispatch written as Discord's own
 //! JSON, turned into serenity's event by [`decode_dispatch`] (exactly like a line of the
-//! scripted feed in `seed/`) and recorded by [`record_event_in`], several events per
+//! scripted feed in `seed/`) and recorded by [`record_dispatch_in`] with its JSON, several events per
 //! transaction as the daemon batches them. The owner's bookmarks go through the bookmark
 //! capabilities. The one thing the generator does that live ingestion does not is choose when
 //! each event arrives: history spans months at a steady rate in the past of the wall clock, so
@@ -32,7 +32,7 @@ use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
 use discord_manager_ingest::feed::decode_dispatch;
 use discord_manager_ingest::guilds::record_application_owner_in;
-use discord_manager_ingest::{Origin, Recorded, record_event_in};
+use discord_manager_ingest::{Origin, Recorded, record_dispatch_in};
 use discord_manager_playback::payload::{Message, User};
 use discord_manager_store::{IdentitySource, Store, Writer};
 use discord_manager_vocabulary::error::{Error, Result};
@@ -217,18 +217,26 @@ fn flush(
     }
     let decoding = Stopwatch::now();
     // The decoded events stay opaque here: what the feed decodes, the recorders take.
-    let events: Vec<(Instant, _)> = pending
+    let events: Vec<(Instant, _, Option<Value>)> = pending
         .drain(..)
-        .map(|(at, payload)| Ok((at, decode_dispatch(0, &payload)?)))
+        .map(|(at, mut payload)| {
+            let event = decode_dispatch(0, &payload)?;
+            // A message's JSON goes to the recorders beside it, as the gateway tap hands it.
+            let data = match payload.get("t").and_then(Value::as_str) {
+                Some("MESSAGE_CREATE" | "MESSAGE_UPDATE") => payload.get_mut("d").map(Value::take),
+                _ => None,
+            };
+            Ok((at, event, data))
+        })
         .collect::<Result<_>>()?;
     timing.decoding += decoding.elapsed();
     let recording = Stopwatch::now();
     let outcomes = store.write_at(events[0].0, |writer: &mut Writer<'_>| {
         events
             .iter()
-            .map(|(at, event)| {
+            .map(|(at, event, data)| {
                 writer.advance_clock_to(*at);
-                record_event_in(writer, event, Origin::Gateway)
+                record_dispatch_in(writer, event, data.as_ref(), Origin::Gateway)
             })
             .collect::<Result<Vec<Recorded>>>()
     })?;
@@ -242,9 +250,9 @@ fn flush(
     produced.events += events.len() as u64;
     produced.transactions += 1;
     if produced.first_arrival.is_none() {
-        produced.first_arrival = events.first().map(|(at, _)| *at);
+        produced.first_arrival = events.first().map(|(at, _, _)| *at);
     }
-    produced.last_arrival = events.last().map(|(at, _)| *at);
+    produced.last_arrival = events.last().map(|(at, _, _)| *at);
     Ok(())
 }
 
@@ -957,7 +965,32 @@ impl Generator {
         .to_json();
         payload["member"] = json!({"roles": member_roles(author, guild),
                                    "joined_at": self.start.minus_seconds(86_400).to_iso(),
-                                   "deaf": false, "mute": false, "flags": 0, "pending": false});
+                                   "deaf": false, "mute": false, "flags": 0, "pending": false,
+                                   "premium_since": null, "nick": null, "avatar": null,
+                                   "banner": null, "communication_disabled_until": null});
+        // The rest of what Discord's gateway sends with every message today (2026): the
+        // author's avatar hash and profile fields, the channel's type, the sender's nonce and
+        // the components list, so a kept payload weighs what a real one does.
+        let mut avatar = Rng(author.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let author_object = &mut payload["author"];
+        author_object["avatar"] = json!(format!(
+            "{:016x}{:016x}",
+            avatar.next_u64(),
+            avatar.next_u64()
+        ));
+        for field in [
+            "primary_guild",
+            "clan",
+            "collectibles",
+            "display_name_styles",
+            "avatar_decoration_data",
+        ] {
+            author_object[field] = Value::Null;
+        }
+        author_object["public_flags"] = json!(0);
+        payload["channel_type"] = json!(0);
+        payload["components"] = json!([]);
+        payload["nonce"] = json!(message_id.as_str());
         payload
     }
 

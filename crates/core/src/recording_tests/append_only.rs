@@ -145,6 +145,10 @@ fn fill_every_table() -> World {
         .write(|writer| writer.meaning_model("{\"id\":\"a model\"}"))
         .unwrap();
     world
+        .store
+        .write(|writer| writer.record_payload_reading(1))
+        .unwrap();
+    world
 }
 
 #[test]

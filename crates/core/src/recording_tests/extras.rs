@@ -542,3 +542,49 @@ fn a_message_stored_before_a_reading_rule_existed_gains_it_from_its_kept_payload
     let after_again = extras(&world, &id);
     assert_eq!(after_again, gained);
 }
+
+/// A deferred command reply ("thinking…": no content, the flag LOADING) is completed by a
+/// MESSAGE_UPDATE that carries the content and no `edited_timestamp` (Discord shows no
+/// "edited" on it): the message reads as its answer. An update with the same content and no
+/// edit timestamp (an unfurl, a pin) is still no edit.
+#[test]
+fn a_deferred_command_reply_completed_without_an_edit_timestamp_reads_as_its_answer() {
+    let world = World::new();
+    let channel = world.channel("general");
+    let id = post(&world, &channel, "", json!({"flags": 128, "type": 20}));
+    let completed = world.message_payload(
+        &id,
+        &channel,
+        "7",
+        "Deployed 2.4 to production",
+        json!({"type": 20}),
+    );
+    assert_eq!(
+        dispatch(&world.store, "MESSAGE_UPDATE", completed.clone()),
+        Recorded::Stored
+    );
+    let message = |world: &World| {
+        world
+            .store
+            .read(|reader| reader.message(&discord_manager_playback::world::id(&id)))
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(
+        message(&world).current_content(),
+        "Deployed 2.4 to production"
+    );
+    assert_eq!(message(&world).edits.len(), 1);
+    // The same update again, and an update that only pins it, add no edit.
+    dispatch(&world.store, "MESSAGE_UPDATE", completed);
+    let mut pinned = world.message_payload(
+        &id,
+        &channel,
+        "7",
+        "Deployed 2.4 to production",
+        json!({"type": 20}),
+    );
+    pinned["pinned"] = json!(true);
+    dispatch(&world.store, "MESSAGE_UPDATE", pinned);
+    assert_eq!(message(&world).edits.len(), 1);
+}

@@ -13,7 +13,7 @@ use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use rusqlite::named_params;
 
 use super::Reader;
-use super::messages::{imported_origin, instant_at};
+use super::messages::{imported_origin, instant_at, is_reply};
 use super::reactions::ReactionEventKind;
 
 /// One message of a window, without its text.
@@ -26,6 +26,10 @@ pub struct WindowMessage {
     pub author_id: UserId,
     pub author_name: String,
     pub replies: bool,
+    /// A notice Discord wrote itself (a join, a pin, a boost…), not a message someone wrote:
+    /// its type is in its extras, and neither a command's answer (20, 23) nor a plain
+    /// message or reply (which have no type there).
+    pub notice: bool,
 }
 
 /// A message that holds a keyword, without its text.
@@ -40,11 +44,15 @@ pub struct KeywordMatch {
 
 impl Reader<'_> {
     /// The news that arrived in `[from, through]`, in arrival order, without text: one range
-    /// of the arrival index (imported history is not news).
+    /// of the arrival index (imported history is not news), each message's extras probed once
+    /// for whether it is a notice.
     pub fn window_messages(&self, from: Instant, through: Instant) -> Result<Vec<WindowMessage>> {
         const NEWS_IN_WINDOW: &str = concat!(
-            "SELECT channel_id, message_id, created_at, author_id, author_name,
-                    reply_to_message_id IS NOT NULL
+            "SELECT channel_id, message_id, created_at, author_id, author_name, ",
+            is_reply!("messages"),
+            ", EXISTS (SELECT 1 FROM message_extras AS x
+                       WHERE x.message_id = messages.message_id
+                         AND json_extract(x.extras, '$.kind') NOT IN (20, 23))
              FROM messages INDEXED BY messages_by_arrival
              WHERE created_at >= :from AND created_at <= :through AND origin <> '",
             imported_origin!(),
@@ -62,6 +70,7 @@ impl Reader<'_> {
                         author_id: row.get(3)?,
                         author_name: row.get(4)?,
                         replies: row.get(5)?,
+                        notice: row.get(6)?,
                     })
                 },
             )?

@@ -113,6 +113,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0024_message_payloads.sql",
         include_str!("../../../../migrations/0024_message_payloads.sql"),
     ),
+    (
+        "0025_payload_readings.sql",
+        include_str!("../../../../migrations/0025_payload_readings.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

@@ -51,7 +51,29 @@ impl Writer<'_> {
     }
 }
 
+impl Writer<'_> {
+    /// Records that every kept payload was read again with reading rules `rules`.
+    pub fn record_payload_reading(&mut self, rules: u32) -> Result<()> {
+        const RECORD_READING: &str =
+            "INSERT INTO payload_readings (created_at, rules) VALUES (:created_at, :rules)";
+        let created_at = self.stamp().to_iso();
+        self.transaction
+            .prepare_cached(RECORD_READING)?
+            .execute(named_params! {":created_at": created_at, ":rules": rules})?;
+        Ok(())
+    }
+}
+
 impl Reader<'_> {
+    /// The newest reading rules every kept payload was read with; None before any pass.
+    pub fn payload_reading_rules(&self) -> Result<Option<u32>> {
+        const NEWEST_RULES: &str = "SELECT max(rules) FROM payload_readings";
+        Ok(self
+            .connection
+            .prepare_cached(NEWEST_RULES)?
+            .query_row([], |row| row.get(0))?)
+    }
+
     /// Every payload kept of a message, in the order they arrived.
     pub fn payloads_of(&self, message_id: &MessageId) -> Result<Vec<KeptPayload>> {
         const PAYLOADS_OF_MESSAGE: &str =
@@ -100,6 +122,7 @@ fn kept_payload(row: &rusqlite::Row<'_>) -> rusqlite::Result<KeptPayload> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Store;
     use crate::store::testing::{fresh_id, shared_store};
 
     #[test]
@@ -136,5 +159,20 @@ mod tests {
             .collect();
         assert_eq!(mine.len(), 1);
         assert_eq!(mine[0].payload, b"created");
+    }
+
+    #[test]
+    fn the_newest_reading_rules_are_the_highest_recorded() {
+        let folder = tempfile::tempdir().unwrap();
+        let store = Store::open_writable(&folder.path().join("readings.sqlite3")).unwrap();
+        let rules = |store: &Store| store.read(|reader| reader.payload_reading_rules()).unwrap();
+        assert_eq!(rules(&store), None);
+        store
+            .write(|writer| writer.record_payload_reading(2))
+            .unwrap();
+        store
+            .write(|writer| writer.record_payload_reading(1))
+            .unwrap();
+        assert_eq!(rules(&store), Some(2));
     }
 }

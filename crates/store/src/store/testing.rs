@@ -106,6 +106,7 @@ pub const HISTORY_TABLES: &[&str] = &[
     "attachment_text",
     "meaning_models",
     "message_payloads",
+    "payload_readings",
 ];
 /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
 /// only ever inserts into it).

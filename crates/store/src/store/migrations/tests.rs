@@ -161,6 +161,7 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
              DROP TABLE message_meanings;
              DROP TABLE meaning_totals;
              DROP TABLE message_payloads;
+             DROP TABLE payload_readings;
              PRAGMA user_version = 18;",
         )
         .unwrap();
@@ -252,6 +253,7 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
              DROP TABLE message_meanings;
              DROP TABLE meaning_totals;
              DROP TABLE message_payloads;
+             DROP TABLE payload_readings;
              PRAGMA user_version = 19;",
         )
         .unwrap();
@@ -327,7 +329,8 @@ fn the_meaning_totals_start_from_the_vectors_a_store_already_holds() {
     let connection = Connection::open(&path).unwrap();
     connection
         .execute_batch(
-            "DROP TABLE meaning_totals; DROP TABLE message_payloads; PRAGMA user_version = 22;",
+            "DROP TABLE meaning_totals; DROP TABLE message_payloads; DROP TABLE payload_readings; \
+             PRAGMA user_version = 22;",
         )
         .unwrap();
     drop(connection);

@@ -246,6 +246,36 @@ fn a_thread_the_owner_wrote_in_exactly_at_the_lookback_edge_is_a_conversation_an
 }
 
 #[test]
+fn notices_discord_writes_make_no_channel_busy_but_a_commands_answer_counts() {
+    let world = World::new();
+    let context = world.context();
+    let start = next_arrival(&world);
+    let lobby = world.channel("lobby");
+    let bots = world.channel("bots");
+    // Six members join and one pins: notices, from six people, in one channel.
+    for author in ["7", "8", "9", "10", "11", "12"] {
+        world.post(&lobby, author, "", json!({"type": 7}));
+    }
+    world.post(&lobby, "7", "", json!({"type": 6}));
+    // Five answers to slash commands are messages, and one channel is busy with them.
+    for n in 0..5 {
+        world.post(&bots, ["7", "8"][n % 2], "deployed", json!({"type": 20}));
+    }
+    let report = brief(&world, &context, since(start));
+    let active: Vec<&str> = report
+        .most_active
+        .iter()
+        .flat_map(|section| section.items.iter().map(|item| item.channel_id.as_str()))
+        .collect();
+    let rest: Vec<&str> = report
+        .rest
+        .iter()
+        .flat_map(|section| section.items.iter().map(|item| item.channel_id.as_str()))
+        .collect();
+    assert_eq!((active, rest), (vec![bots.as_str()], vec![]));
+}
+
+#[test]
 fn busy_discussions_rank_by_score_the_rest_by_count_and_quiet_channels_are_only_counted() {
     let world = World::new();
     let context = world.context();

@@ -161,7 +161,10 @@ impl Window {
     fn read_news(&mut self, reader: &Reader<'_>) -> Result<()> {
         let mut messages: Vec<WindowMessage> =
             reader.window_messages(self.earliest_start(), self.through)?;
-        messages.retain(|message| self.holds(&message.channel_id, message.created_at));
+        // A notice Discord wrote (a join, a pin, a boost) is noise: it makes no channel busy.
+        messages.retain(|message| {
+            !message.notice && self.holds(&message.channel_id, message.created_at)
+        });
         for message in messages {
             let direct = self
                 .channels
