@@ -143,6 +143,7 @@ specs! {
     invisible_characters_never_reach_either_surface_and_the_terminal_shows_control_characters,
     late_history_counts_as_new_because_it_arrived_late,
     limit_accepts_whole_numbers_from_1_to_500,
+    mcp_config_write_never_keeps_a_planted_entrys_env_and_replaces_it_only_with_force,
     mcp_config_writes_an_entry_a_real_mcp_client_starts_the_server_from,
     mentions_are_for_the_application_owner_ingest_learned_from_discord,
     mentions_beyond_the_limit_are_reached_by_following_the_cursor,

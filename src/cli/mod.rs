@@ -166,7 +166,13 @@ fn mcp_command() -> Command {
                         Arg::new("write")
                             .long("write")
                             .action(ArgAction::SetTrue)
-                            .help("Merge the entry into the client's configuration file, keeping its other servers"),
+                            .help("Write the entry into the client's configuration file, whole, keeping its other servers"),
+                    )
+                    .arg(
+                        Arg::new("force")
+                            .long("force")
+                            .action(ArgAction::SetTrue)
+                            .help("With --write: replace an existing discord-manager entry whose env sets more than the store (it may loosen your protections; it is shown)"),
                     )
                     .arg(
                         Arg::new("file")
@@ -640,12 +646,26 @@ pub(crate) fn print_mcp_config(
             Some(path) => path.clone(),
             None => client.default_path()?,
         };
-        mcp_config::write(client, &path, entry)?;
-        format!(
-            "Wrote the discord-manager server into {} (its other servers are kept); restart the \
-             client to load it.\n",
-            absolute(&path)?.display()
-        )
+        let force = options.get_flag("force");
+        let (_, replaced) = mcp_config::write(client, &path, entry, force)?;
+        let path = absolute(&path)?;
+        match replaced {
+            mcp_config::Replaced::Same => format!(
+                "{} already lists this discord-manager server; nothing was changed.\n",
+                path.display()
+            ),
+            mcp_config::Replaced::Nothing => format!(
+                "Wrote the discord-manager server into {} (its other servers are kept); \
+                 restart the client to load it.\n",
+                path.display()
+            ),
+            mcp_config::Replaced::Entry(old) => format!(
+                "Wrote the discord-manager server into {} (its other servers are kept), \
+                 replacing this entry whole:\n{}\nRestart the client to load it.\n",
+                path.display(),
+                mcp_config::shown_entry(&old)
+            ),
+        }
     } else {
         let mut text = serde_json::to_string_pretty(&mcp_config::config(client, entry))
             .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")))?;
