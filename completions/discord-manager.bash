@@ -1569,7 +1569,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__mcp__subcmd__config)
-            opts="-h --write --file --json --db --help project claude-desktop cursor vscode"
+            opts="-h --write --force --file --json --db --help project claude-desktop cursor vscode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
