@@ -8,7 +8,12 @@
 //! - **What is kept** is the owner's [`AttachmentPolicy`]: a file of a kind not kept, over the
 //!   per-file cap by its announced size, or that would take the cache past its total cap is
 //!   recorded `skipped` with zero requests. A file larger than announced is caught by the
-//!   cache's own cap as it streams in, and leaves nothing.
+//!   cache's own cap as it streams in, and leaves nothing. A skip at the total cap alone is not
+//!   final: each pass from the list's start (the daemon's start, each rescan) offers such a
+//!   file again when the cache has room for it, so raising the cap brings them back.
+//! - **Only the owner's scope is fetched** ([`FileScope`]): a file of a message no reader
+//!   would show (a stranger's direct message with direct messages out of scope, a guild out
+//!   of scope) is left pending, unfetched and unrecorded, and fetched if it comes into scope.
 //! - **Only Discord's CDN is fetched** ([`CdnPolicy`]): any other host is recorded `skipped`
 //!   and never asked, a redirect off the CDN is refused, and the bot token is never sent.
 //! - **A URL past its `ex`** (or about to be) is refreshed by fetching the message again over
@@ -42,13 +47,14 @@ use super::channel_work::blocking;
 use super::rest::{Rest, RestError};
 use discord_manager_attachments::{Cache, NotKept};
 use discord_manager_core::backoff::Backoff;
-use discord_manager_core::config::{AttachmentPolicy, FileKind};
+use discord_manager_core::config::{AttachmentPolicy, FileKind, GuildScope};
 use discord_manager_ingest::ids::TypedId;
 use discord_manager_store::{
     Attachment, AttachmentOutcome, AttachmentRecord, Store, UnindexedFile,
 };
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::GuildId;
 use progress::FetchProgress;
 
 /// How many pending attachments one read of the store takes.
@@ -87,12 +93,33 @@ pub const INDEXED_TEXT_BYTES: u64 = 64 * 1024;
 /// The reason recorded for a message Discord no longer has.
 pub const DELETED: &str = "deleted before it could be fetched";
 
+/// Whose files are fetched: messages in the owner's scope, the same scope every reader holds
+/// to (`OwnerContext::in_scope`). A stranger's direct message, with direct messages out of
+/// scope, is never fetched: it would fill the owner's cache with files no answer shows.
+#[derive(Debug, Clone)]
+pub struct FileScope {
+    pub guilds: GuildScope,
+    /// `DISCORD_MANAGER_ALLOW_DMS`.
+    pub direct_messages: bool,
+}
+
+impl FileScope {
+    /// Whether a message in `guild_id` (None: a direct message) is in scope.
+    pub fn includes(&self, guild_id: Option<&GuildId>) -> bool {
+        match guild_id {
+            None => self.direct_messages,
+            Some(guild_id) => self.guilds.includes(guild_id),
+        }
+    }
+}
+
 /// The fetcher of one daemon run.
 pub struct Fetcher {
     store: Arc<Store>,
     rest: Arc<Rest>,
     cache: Cache,
     policy: AttachmentPolicy,
+    scope: FileScope,
     cdn: CdnPolicy,
     /// The CDN's client: no token, no cookies, redirects only within the CDN.
     client: reqwest::Client,
@@ -105,6 +132,7 @@ impl Fetcher {
         rest: Arc<Rest>,
         cache: Cache,
         policy: AttachmentPolicy,
+        scope: FileScope,
         cdn: CdnPolicy,
     ) -> Result<Fetcher> {
         let redirects = cdn.clone();
@@ -132,6 +160,7 @@ impl Fetcher {
             rest,
             cache,
             policy,
+            scope,
             cdn,
             client,
         })
@@ -145,6 +174,11 @@ impl Fetcher {
             _ = stop.wait_for(|stopping| *stopping) => return,
         }
         let mut after = 0;
+        // Whether this pass through the list began at its start (the daemon's start, or a
+        // rescan): only such a pass reads what the cache holds first, and offers again the
+        // files skipped at the total cap that now fit (the owner raised it).
+        let mut whole_pass = true;
+        let total_cap = self.policy.total_cap;
         let mut rescanned = tokio::time::Instant::now();
         let mut progress = FetchProgress::on_stderr();
         let drawn = progress.is_drawn();
@@ -153,12 +187,19 @@ impl Fetcher {
                 return;
             }
             let store = Arc::clone(&self.store);
-            // What the cache holds is read only when there is something to fetch: an idle
-            // poll reads the pending list after the cursor, nothing more.
+            // What the cache holds is read only when there is something to fetch, or on a
+            // whole pass: an idle poll reads the pending list after the cursor, nothing more.
             // The bar's count of what waits is read only when a bar is drawn.
             let batch = blocking(move || {
-                let pending = store
-                    .read(|reader| reader.pending_attachments(after, Instant::now(), BATCH))?;
+                let room = if whole_pass {
+                    let kept = store.read(|reader| reader.kept_bytes())?;
+                    Some(total_cap.saturating_sub(kept))
+                } else {
+                    None
+                };
+                let pending = store.read(|reader| {
+                    reader.pending_attachments(after, Instant::now(), room, BATCH)
+                })?;
                 let (kept, waiting) = if pending.is_empty() {
                     (0, 0)
                 } else if drawn {
@@ -181,12 +222,14 @@ impl Fetcher {
                 }
             };
             let Some(last) = batch.last() else {
+                whole_pass = false;
                 progress.idle();
                 if wait(&mut stop, IDLE).await {
                     return;
                 }
                 if rescanned.elapsed() >= RESCAN {
                     after = 0;
+                    whole_pass = true;
                     rescanned = tokio::time::Instant::now();
                 }
                 continue;
@@ -194,6 +237,15 @@ impl Fetcher {
             after = last.seq;
             progress.found(waiting);
             for attachment in batch {
+                if !self.in_scope(&attachment).await {
+                    // Left pending, with nothing recorded: in scope later (the owner allows
+                    // direct messages, or adds the guild), it is fetched then.
+                    debug!(
+                        "left attachment {} unfetched: its message is out of scope",
+                        attachment.attachment_id
+                    );
+                    continue;
+                }
                 let (outcome, downloaded) = tokio::select! {
                     outcome = self.fetch(&attachment, kept) => outcome,
                     _ = stop.wait_for(|stopping| *stopping) => return,
@@ -296,6 +348,27 @@ impl Fetcher {
                     warn!("cannot index the text of kept files: {error}");
                     return;
                 }
+            }
+        }
+    }
+
+    /// Whether `attachment`'s message is in the owner's scope (a message the store does not
+    /// have is not).
+    async fn in_scope(&self, attachment: &AttachmentRecord) -> bool {
+        let (store, message_id) = (Arc::clone(&self.store), attachment.message_id.clone());
+        let guild = blocking(move || {
+            store.read(|reader| Ok(reader.message(&message_id)?.map(|message| message.guild_id)))
+        })
+        .await;
+        match guild {
+            Ok(Some(guild_id)) => self.scope.includes(guild_id.as_ref()),
+            Ok(None) => false,
+            Err(error) => {
+                warn!(
+                    "cannot tell whether attachment {} is in scope: {error}",
+                    attachment.attachment_id
+                );
+                false
             }
         }
     }

@@ -830,6 +830,10 @@ fn spawn_fetcher(
         Arc::clone(rest),
         cache,
         config.attachments,
+        super::attachment_fetcher::FileScope {
+            guilds: config.guild_scope.clone(),
+            direct_messages: config.allow_dms,
+        },
         CdnPolicy::for_api_base(config.api_base.as_deref()),
     )?;
     Ok(Some(tokio::spawn(fetcher.run(stop))))

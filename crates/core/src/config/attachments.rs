@@ -9,12 +9,14 @@
 //!   (Discord's upload limit for them is 10 MiB, and a screenshot is rarely over 2 MiB), while
 //!   a video or an installer someone with Nitro posts (up to 500 MiB) is not kept unasked.
 //! - 1 GiB in all: at 8 MiB the worst case is 128 files, at a typical 300 KiB screenshot
-//!   about 3,500. Once it is reached, nothing is evicted: every later file is recorded skipped
-//!   ("total cap reached") until the owner raises the cap (skipped files are not fetched
-//!   again; the record says which they were).
+//!   about 3,500. Once it is reached, nothing is evicted: a later file that does not fit is
+//!   recorded skipped ("total cap reached"), and that skip alone is not final: the daemon
+//!   offers such a file again whenever the cache has room for it (the owner raised the cap),
+//!   at its start and on each rescan.
 
 use std::fmt;
 
+use discord_manager_store::TOTAL_CAP_REACHED;
 use discord_manager_vocabulary::error::{Error, Result};
 
 /// The per-file cap unless the owner sets one, in MiB.
@@ -197,8 +199,8 @@ impl fmt::Display for SkipReason {
             ),
             SkipReason::TotalCapReached { cap } => write!(
                 f,
-                "total cap reached: the cache holds up to {} MiB ({TOTAL_CAP_VARIABLE}); \
-                 nothing is evicted",
+                "{TOTAL_CAP_REACHED}: the cache holds up to {} MiB ({TOTAL_CAP_VARIABLE}); \
+                 nothing is evicted, and it is fetched once there is room (raise the cap)",
                 cap / MIB
             ),
         }

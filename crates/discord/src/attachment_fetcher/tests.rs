@@ -19,7 +19,11 @@ fn fetcher(policy: AttachmentPolicy) -> (tempfile::TempDir, Fetcher, String) {
     let rest = Arc::new(Rest::new(&token, Some(base.as_str()), RetryPolicy::default()).unwrap());
     let cache = Cache::open(&path).unwrap();
     let cdn = CdnPolicy::for_api_base(Some(base.as_str()));
-    let fetcher = Fetcher::new(store, rest, cache, policy, cdn).unwrap();
+    let scope = FileScope {
+        guilds: GuildScope::every_guild(),
+        direct_messages: false,
+    };
+    let fetcher = Fetcher::new(store, rest, cache, policy, scope, cdn).unwrap();
     let url = format!("{base}/attachments/1400000000000000003/1600000000000000001/a.png");
     (folder, fetcher, url)
 }
@@ -356,4 +360,51 @@ async fn text_files_kept_before_search_read_them_are_indexed_once_by_the_pass_at
         .read(|reader| reader.unindexed_kept_files(0, 10))
         .unwrap();
     assert_eq!(left, vec![]);
+}
+
+/// A message of the test store: in the guild `guild` (None: a direct message to the bot).
+fn stored_message(fetcher: &Fetcher, id: &str, guild: Option<&str>) {
+    let mut payload = serde_json::json!({"id": id, "channel_id": "1400000000000000003",
+        "author": {"id": "1000000000000000009", "username": "stranger", "discriminator": "0",
+                   "global_name": null, "avatar": null},
+        "content": "", "timestamp": "2026-11-29T10:00:00Z", "edited_timestamp": null,
+        "tts": false, "mention_everyone": false, "mentions": [], "mention_roles": [],
+        "attachments": [], "embeds": [], "pinned": false, "type": 0, "flags": 0});
+    if let Some(guild) = guild {
+        payload["guild_id"] = serde_json::json!(guild);
+    }
+    let message: serenity::model::channel::Message = serde_json::from_value(payload).unwrap();
+    discord_manager_ingest::messages::record_message(
+        &fetcher.store,
+        &message,
+        None,
+        discord_manager_ingest::Origin::Gateway,
+    )
+    .unwrap();
+}
+
+#[tokio::test]
+async fn only_files_of_messages_in_scope_are_fetched_a_strangers_direct_message_is_not() {
+    let (_folder, mut fetcher, cdn) = fetcher(AttachmentPolicy::default());
+    stored_message(&fetcher, "1500000000000000001", Some("1200000000000000001"));
+    stored_message(&fetcher, "1500000000000000002", None);
+    let of = |message: &str| AttachmentRecord {
+        message_id: message.parse().unwrap(),
+        ..attachment(&cdn, 10)
+    };
+    let (guild, direct, unknown) = (
+        of("1500000000000000001"),
+        of("1500000000000000002"),
+        of("1500000000000000003"),
+    );
+    assert!(fetcher.in_scope(&guild).await);
+    assert!(
+        !fetcher.in_scope(&direct).await,
+        "direct messages are out of scope by default"
+    );
+    assert!(!fetcher.in_scope(&unknown).await);
+    fetcher.scope.direct_messages = true;
+    assert!(fetcher.in_scope(&direct).await);
+    fetcher.scope.guilds = GuildScope::only(vec!["1200000000000000002".parse().unwrap()]);
+    assert!(!fetcher.in_scope(&guild).await, "a guild out of scope");
 }

@@ -31,6 +31,11 @@ pub struct AttachmentRecord {
     pub failed_attempts: u32,
 }
 
+/// How the reason of a file skipped because the cache's total cap was reached begins. Such a
+/// skip is not final: [`Reader::pending_attachments`] offers the file again once the cache has
+/// room for it (the owner raised the cap).
+pub const TOTAL_CAP_REACHED: &str = "total cap reached";
+
 /// What became of one attachment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AttachmentOutcome {
@@ -87,7 +92,9 @@ const PENDING: &str = "SELECT a.seq, a.attachment_id, a.message_id, a.channel_id
        AND a.seq = (SELECT max(n.seq) FROM attachments AS n
                     WHERE n.attachment_id = a.attachment_id)
        AND (o.seq IS NULL
-            OR (o.outcome = 'failed' AND o.retry_at IS NOT NULL AND o.retry_at <= :now))
+            OR (o.outcome = 'failed' AND o.retry_at IS NOT NULL AND o.retry_at <= :now)
+            OR (o.outcome = 'skipped' AND o.reason LIKE :no_room
+                AND :room IS NOT NULL AND a.size <= :room))
      ORDER BY a.seq
      LIMIT :limit";
 
@@ -229,12 +236,15 @@ impl Writer<'_> {
 
 impl Reader<'_> {
     /// Up to `limit` attachments to fetch after the sighting `after` (0: from the start),
-    /// oldest first: those never attempted, and those that failed whose retry is due by `now`.
-    /// Each comes as last seen; the next batch is after the last one's `seq`.
+    /// oldest first: those never attempted, those that failed whose retry is due by `now`, and,
+    /// when the cache has `room` (bytes left under its total cap; None: not asked), those
+    /// skipped at the total cap ([`TOTAL_CAP_REACHED`]) whose announced size fits in it. Each
+    /// comes as last seen; the next batch is after the last one's `seq`.
     pub fn pending_attachments(
         &self,
         after: i64,
         now: Instant,
+        room: Option<u64>,
         limit: usize,
     ) -> Result<Vec<AttachmentRecord>> {
         let mut statement = self.connection.prepare_cached(PENDING)?;
@@ -242,6 +252,8 @@ impl Reader<'_> {
             named_params! {
                 ":after": after,
                 ":now": now.to_iso(),
+                ":no_room": format!("{TOTAL_CAP_REACHED}%"),
+                ":room": room.map(|room| i64::try_from(room).unwrap_or(i64::MAX)),
                 ":limit": i64::try_from(limit).unwrap_or(i64::MAX),
             },
             record_from_row,

@@ -85,7 +85,7 @@ fn an_attachment_is_recorded_once_per_url_and_read_back_as_last_seen() {
     );
     // Listed once, at its newest sighting.
     let pending = store
-        .read(|reader| reader.pending_attachments(0, Instant::now(), 10))
+        .read(|reader| reader.pending_attachments(0, Instant::now(), None, 10))
         .unwrap();
     assert_eq!(ids(&pending), ["1"]);
     assert_eq!(pending[0].url, "https://cdn/1?ex=2");
@@ -102,15 +102,15 @@ fn pending_comes_in_bounded_batches_oldest_first_and_after_a_cursor() {
     record(&store, "11", vec![attachment("3", "u3", 3)]);
     let now = Instant::now();
     let first = store
-        .read(|reader| reader.pending_attachments(0, now, 2))
+        .read(|reader| reader.pending_attachments(0, now, None, 2))
         .unwrap();
     assert_eq!(ids(&first), ["1", "2"]);
     let rest = store
-        .read(|reader| reader.pending_attachments(first[1].seq, now, 2))
+        .read(|reader| reader.pending_attachments(first[1].seq, now, None, 2))
         .unwrap();
     assert_eq!(ids(&rest), ["3"]);
     let none = store
-        .read(|reader| reader.pending_attachments(rest[0].seq, now, 2))
+        .read(|reader| reader.pending_attachments(rest[0].seq, now, None, 2))
         .unwrap();
     assert!(none.is_empty());
 }
@@ -165,7 +165,7 @@ fn fetched_and_skipped_are_never_pending_and_a_failure_is_again_once_its_retry_i
         .unwrap();
     let pending_at = |at: Instant| {
         store
-            .read(|reader| reader.pending_attachments(0, at, 10))
+            .read(|reader| reader.pending_attachments(0, at, None, 10))
             .unwrap()
     };
     // Both sides of the retry time.
@@ -308,4 +308,61 @@ fn which_attachments_are_kept_is_read_for_a_whole_page_at_once() {
             .unwrap()
             .is_empty()
     );
+}
+
+#[test]
+fn a_file_skipped_at_the_total_cap_is_pending_again_once_the_cache_has_room_for_it() {
+    let (_folder, store) = store();
+    record(
+        &store,
+        "10",
+        vec![attachment("1", "u1", 100), attachment("2", "u2", 100)],
+    );
+    store
+        .write(|writer| {
+            writer.record_attachment_outcome(
+                &"1".parse().unwrap(),
+                &AttachmentOutcome::Skipped {
+                    reason: format!(
+                        "{TOTAL_CAP_REACHED}: the cache holds up to 1 MiB \
+                         (DISCORD_MANAGER_ATTACHMENT_TOTAL_MB)"
+                    ),
+                },
+            )?;
+            // Any other skip is final, whatever room there is.
+            writer.record_attachment_outcome(
+                &"2".parse().unwrap(),
+                &AttachmentOutcome::Skipped {
+                    reason: "type not kept: other".into(),
+                },
+            )
+        })
+        .unwrap();
+    let pending_with = |room: Option<u64>| {
+        let pending = store
+            .read(|reader| reader.pending_attachments(0, Instant::now(), room, 10))
+            .unwrap();
+        ids(&pending)
+            .into_iter()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert!(pending_with(None).is_empty(), "room not asked");
+    // Both sides of the file's announced size.
+    assert!(pending_with(Some(99)).is_empty());
+    assert_eq!(pending_with(Some(100)), ["1"]);
+    assert_eq!(pending_with(Some(u64::MAX)), ["1"]);
+    // Kept at last: the newest outcome decides, and it is never offered again.
+    store
+        .write(|writer| {
+            writer.record_attachment_outcome(
+                &"1".parse().unwrap(),
+                &AttachmentOutcome::Fetched {
+                    hash: "c".repeat(64),
+                    bytes: 100,
+                },
+            )
+        })
+        .unwrap();
+    assert!(pending_with(Some(u64::MAX)).is_empty());
 }

@@ -260,7 +260,7 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
     drop(connection);
     let store = Store::open_writable(&path).unwrap();
     let pending = store
-        .read(|reader| reader.pending_attachments(0, Instant::now(), 10))
+        .read(|reader| reader.pending_attachments(0, Instant::now(), None, 10))
         .unwrap();
     let listed: Vec<(&str, &str, Option<&str>, u64, &str)> = pending
         .iter()
