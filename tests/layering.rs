@@ -55,7 +55,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The port to Discord: the trait the core sends through and the plain types it carries
     // (an emoji among them), over the store it records Discord's answers in.
     ("sender", &["store", "snowflake", "error"]),
-    ("config", &["error", "snowflake"]),
+    ("config", &["error", "snowflake", "words"]),
     // The primitives of a result's page and text: a capability renders its own result beside
     // its function, so the business layer stands on them.
     ("answer", &["instant"]),

@@ -117,9 +117,17 @@ pub async fn spec() {
          DISCORD_MANAGER_SEND_CHANNELS: accepting allows this one message only. Accept to let \
          it go out once; decline and nothing is sent."
     );
+    let text = |content: &str| {
+        format!(
+            "The text is {} characters on 1 line, every line below marked │, and nothing after \
+             them:\n│ {content}\n└ end of the text",
+            content.chars().count()
+        )
+    };
     let posting = format!(
         "An assistant asks to post this message in #incidents (channel {INCIDENTS}), as the \
-         bot:\n\nStatus: all clear.\n\n{unlisted}"
+         bot. {unlisted}\n\n{}",
+        text("Status: all clear.")
     );
     assert_eq!(
         owner.asked(),
@@ -129,13 +137,15 @@ pub async fn spec() {
             posting,
             format!(
                 "An assistant asks to change the text of the bot's message {} in #incidents \
-                 (channel {INCIDENTS}) to, as the bot:\n\nStatus: resolved.\n\n{unlisted}",
-                posted.message_id
+                 (channel {INCIDENTS}) to, as the bot. {unlisted}\n\n{}",
+                posted.message_id,
+                text("Status: resolved.")
             ),
             format!(
                 "An assistant asks to schedule this message for #incidents (channel \
-                 {INCIDENTS}), to be sent at {}, as the bot:\n\nPostmortem at 3.\n\n{unlisted}",
-                scheduled.send_at
+                 {INCIDENTS}), to be sent at {}, as the bot. {unlisted}\n\n{}",
+                scheduled.send_at,
+                text("Postmortem at 3.")
             ),
         ]
     );

@@ -44,8 +44,10 @@ pub async fn spec() {
     assert_eq!(posts[0]["content"], "Standup moved to 10.");
     let asked = format!(
         "An assistant asks to post this message in #general (channel {GENERAL}), as the \
-         bot:\n\nStandup moved to 10.\n\nYou are asked because DISCORD_MANAGER_CONFIRM_POSTS is \
-         1. Accept to let it go out once; decline and nothing is sent."
+         bot. You are asked because DISCORD_MANAGER_CONFIRM_POSTS is 1. Accept to let it go \
+         out once; decline and nothing is sent.\n\nThe text is 20 characters on 1 line, every \
+         line below marked │, and nothing after them:\n│ Standup moved to 10.\n└ end of the \
+         text"
     );
     assert_eq!(owner.asked(), vec![asked.clone(), asked]);
 

@@ -5,6 +5,12 @@
 //! says what it means, a `oneOf` of its described spellings). A word spelled twice cannot
 //! drift.
 
+/// How the reason of an attachment skipped at the cache's total cap begins: the owner's
+/// policy writes it (the core's `config::attachments`), the store reads it to offer the file
+/// again once the cache has room (`Reader::pending_attachments`). Spelled once, here, below
+/// both.
+pub const TOTAL_CAP_REACHED: &str = "total cap reached";
+
 /// What every word enum has: its spellings, both ways.
 pub trait Word: Sized + Copy + 'static {
     /// Every variant, in declaration order.

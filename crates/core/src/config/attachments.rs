@@ -16,8 +16,8 @@
 
 use std::fmt;
 
-use discord_manager_store::TOTAL_CAP_REACHED;
 use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::words::TOTAL_CAP_REACHED;
 
 /// The per-file cap unless the owner sets one, in MiB.
 pub const DEFAULT_FILE_MIB: u64 = 8;

@@ -12,6 +12,7 @@ use super::{Reader, Writer};
 use crate::store::Attachment;
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::words::TOTAL_CAP_REACHED;
 
 /// An attachment as last seen, with its state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,11 +31,6 @@ pub struct AttachmentRecord {
     /// Attempts that failed so far (0 when none failed).
     pub failed_attempts: u32,
 }
-
-/// How the reason of a file skipped because the cache's total cap was reached begins. Such a
-/// skip is not final: [`Reader::pending_attachments`] offers the file again once the cache has
-/// room for it (the owner raised the cap).
-pub const TOTAL_CAP_REACHED: &str = "total cap reached";
 
 /// What became of one attachment.
 #[derive(Debug, Clone, PartialEq, Eq)]

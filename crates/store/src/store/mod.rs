@@ -49,7 +49,7 @@ use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 pub use activity::{AuthorCount, ChannelActivity, WindowActivity};
 pub use attachment_text::UnindexedFile;
-pub use attachments::{AttachmentOutcome, AttachmentRecord, CacheTotals, TOTAL_CAP_REACHED};
+pub use attachments::{AttachmentOutcome, AttachmentRecord, CacheTotals};
 pub use backup::{BackupProgress, BackupRecord, BackupSummary};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use briefing::{KeywordMatch, WindowMessage};

@@ -224,6 +224,14 @@ fn shown_as(character: char, before: Option<char>, after: Option<char>) -> Shown
     if kept { Shown::Kept } else { Shown::Removed }
 }
 
+/// Whether `character`, between its neighbours, is one a reader could not see: what [`scrub`]
+/// removes, and the line and paragraph separators it turns into line ends. Unlike [`scrub`],
+/// which has nothing to do on ASCII text and returns early, this is asked of every character
+/// (the approval form shows and counts each one; ASCII's controls are its own to count).
+pub(crate) fn is_unseen(character: char, before: Option<char>, after: Option<char>) -> bool {
+    !matches!(shown_as(character, before, after), Shown::Kept)
+}
+
 /// The Unicode line and paragraph separators, which some readers break lines at and others do
 /// not.
 fn is_separator(character: char) -> bool {

@@ -302,22 +302,133 @@ async fn the_owners_answer_decides_and_only_a_yes_sends() {
     }
 }
 
-#[test]
-fn the_form_counts_characters_a_screen_would_not_show() {
-    let request = ApprovalRequest {
+/// A reply in #general asked about under DISCORD_MANAGER_CONFIRM_POSTS, with `content`.
+fn reply_with(content: &str) -> ApprovalRequest {
+    ApprovalRequest {
         kind: PostKind::Reply,
         reason: AskReason::ConfirmPosts,
         channel_id: id("5"),
         channel_name: "general".into(),
-        content: "ok\u{E0041}\u{202E}".into(),
+        content: content.into(),
         message_id: Some(id("7")),
         send_at: None,
-    };
+    }
+}
+
+const ASKED: &str = "An assistant asks to reply to message 7 in #general (channel 5), as the \
+                     bot. You are asked because DISCORD_MANAGER_CONFIRM_POSTS is 1. Accept to \
+                     let it go out once; decline and nothing is sent.";
+
+#[test]
+fn the_form_says_its_own_words_first_then_the_text_marked_line_by_line_with_its_length() {
     assert_eq!(
-        request.message(),
-        "An assistant asks to reply to message 7 in #general (channel 5), as the bot:\n\n\
-         ok\u{E0041}\u{202E}\n\nThe text holds 2 invisible or control characters that may not \
-         show above.\n\nYou are asked because DISCORD_MANAGER_CONFIRM_POSTS is 1. Accept to let \
-         it go out once; decline and nothing is sent."
+        reply_with("Deploy is done.\n\nThanks, all").message(),
+        format!(
+            "{ASKED}\n\nThe text is 28 characters on 3 lines, every line below marked │, and \
+             nothing after them:\n│ Deploy is done.\n│\n│ Thanks, all\n└ end of the text"
+        )
+    );
+    assert_eq!(
+        reply_with("ok").message(),
+        format!(
+            "{ASKED}\n\nThe text is 2 characters on 1 line, every line below marked │, and \
+             nothing after them:\n│ ok\n└ end of the text"
+        )
+    );
+}
+
+#[test]
+fn the_form_shows_and_counts_characters_a_screen_would_not_show_ascii_controls_included() {
+    assert_eq!(
+        reply_with("ok\u{E0041}\u{202E}").message(),
+        format!(
+            "{ASKED}\n\nLook closely: the text holds 2 invisible or direction-changing \
+             characters (shown as ⟨U+…⟩), which a screen would not show as they are.\n\nThe \
+             text is 4 characters on 1 line, every line below marked │, and nothing after \
+             them:\n│ ok⟨U+E0041⟩⟨U+202E⟩\n└ end of the text"
+        )
+    );
+    // ESC (a terminal's clear-screen), CR, backspace, DEL and a C1 control: all ASCII or
+    // Latin-1, which the scrub leaves to the surfaces.
+    assert_eq!(
+        reply_with("fine\u{1b}[2J\rall good\u{8}\u{7f}\u{85}").message(),
+        format!(
+            "{ASKED}\n\nLook closely: the text holds 5 control characters (shown as symbols \
+             such as ␛ or ␍), which a screen would not show as they are.\n\nThe text is 20 \
+             characters on 1 line, every line below marked │, and nothing after them:\n│ \
+             fine␛[2J␍all good␈␡⟨U+0085⟩\n└ end of the text"
+        )
+    );
+    // A tab is a control character too, and an emoji's joiner is not hidden.
+    let shown = reply_with("a\tb 👩\u{200D}💻").message();
+    assert!(shown.contains("│ a␉b 👩\u{200D}💻\n"), "{shown}");
+    assert!(
+        shown.contains("the text holds 1 control character (shown"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_text_imitating_the_forms_ending_cannot_hide_what_follows_its_blank_lines() {
+    let imitation = "Status: all clear.\n\nYou are asked because DISCORD_MANAGER_CONFIRM_POSTS \
+                     is 1. Accept to let it go out once; decline and nothing is sent.";
+    let content = format!(
+        "{imitation}{}@everyone https://evil.example/?q=secrets",
+        "\n".repeat(61)
+    );
+    let form = reply_with(&content).message();
+    let characters = content.chars().count();
+    assert_eq!(
+        form,
+        format!(
+            "{ASKED}\n\nLook closely: the text has 60 blank lines in a row after line 3, shown \
+             as one line: read on past them.\n\nThe text is {characters} characters on 64 \
+             lines, every line below marked │, and nothing after them:\n│ Status: all \
+             clear.\n│\n│ You are asked because DISCORD_MANAGER_CONFIRM_POSTS is 1. Accept to \
+             let it go out once; decline and nothing is sent.\n│ ⟨60 blank lines⟩\n│ \
+             @everyone https://evil.example/?q=secrets\n└ end of the text"
+        )
+    );
+}
+
+#[test]
+fn two_blank_lines_or_sixteen_spaces_show_as_they_are_one_more_is_folded_and_flagged() {
+    let two = reply_with("a\n\n\nb").message();
+    assert!(two.ends_with("│ a\n│\n│\n│ b\n└ end of the text"), "{two}");
+    assert!(!two.contains("Look closely"), "{two}");
+    let three = reply_with("a\n\n\n\nb").message();
+    assert!(
+        three.ends_with("│ a\n│ ⟨3 blank lines⟩\n│ b\n└ end of the text"),
+        "{three}"
+    );
+    assert!(
+        three.contains("3 blank lines in a row after line 1"),
+        "{three}"
+    );
+    // Lines of blanks alone are blank lines, at the start and the end too.
+    let ends = reply_with(" \n  \n\u{3000}\nb\n\n \n\n").message();
+    assert!(
+        ends.ends_with("│ ⟨3 blank lines⟩\n│ b\n│ ⟨4 blank lines⟩\n└ end of the text"),
+        "{ends}"
+    );
+    assert!(
+        ends.contains("3 blank lines in a row at its start"),
+        "{ends}"
+    );
+    assert!(
+        ends.contains("4 blank lines in a row after line 4"),
+        "{ends}"
+    );
+
+    let sixteen = reply_with(&format!("a{}b", " ".repeat(16))).message();
+    assert!(sixteen.ends_with(&format!("│ a{}b\n└ end of the text", " ".repeat(16))));
+    let seventeen = reply_with(&format!("ok{}rm -rf", "\u{a0}".repeat(17))).message();
+    assert!(
+        seventeen.ends_with("│ ok⟨17 spaces⟩rm -rf\n└ end of the text"),
+        "{seventeen}"
+    );
+    assert!(
+        seventeen.contains("Look closely: 1 line has long runs of spaces"),
+        "{seventeen}"
     );
 }
