@@ -119,6 +119,18 @@ fn annotations_follow_each_capabilitys_declared_effect() {
         ]
     );
     assert_eq!(read_only.len(), 13, "{read_only:?}");
+    // The security model tells the owner how many a client may auto-approve.
+    let security =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/security.md"))
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+    let counted = format!("the {} that only read", read_only.len());
+    assert!(
+        security.contains(&counted),
+        "docs/security.md does not say {counted:?}"
+    );
     let writers: Vec<&str> = discord_manager_core::registry::capabilities()
         .iter()
         .filter(|capability| capability.effect == Effect::WritesStore)

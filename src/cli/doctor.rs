@@ -179,7 +179,7 @@ pub fn run(store_path: Option<PathBuf>) -> Report {
             checks.push(attachments_check(
                 &folder,
                 inspect_cache(&folder),
-                free_space(path.parent().unwrap_or(Path::new("."))),
+                free_space(cache_filesystem(&folder, path)),
                 policy.total_cap,
             ));
         }
@@ -843,6 +843,16 @@ fn mode_of(metadata: &std::fs::Metadata) -> u32 {
     }
 }
 
+/// Where the cache's free space is read: its own folder once made (linked or mounted elsewhere,
+/// it has a filesystem of its own), before that the store's folder, which will hold it.
+fn cache_filesystem<'a>(folder: &'a Path, store: &'a Path) -> &'a Path {
+    if folder.is_dir() {
+        folder
+    } else {
+        store.parent().unwrap_or(Path::new("."))
+    }
+}
+
 /// The bytes an unprivileged user may still write on the filesystem holding `path` (None where
 /// it is not checked: not Unix, or the filesystem would not say).
 fn free_space(path: &Path) -> Option<u64> {
@@ -1040,6 +1050,20 @@ mod tests {
             bytes: 100 * MIB,
             open_files: open_files.iter().map(|name| name.to_string()).collect(),
         }))
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_caches_free_space_is_read_on_its_own_filesystem_once_it_is_made() {
+        let folder = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let store = folder.path().join("store.sqlite3");
+        let cache = Cache::folder_of(&store);
+        // Not made yet: the store's folder will hold it.
+        assert_eq!(cache_filesystem(&cache, &store), folder.path());
+        // Made as a link to another filesystem (a disk of its own): read there.
+        std::os::unix::fs::symlink(elsewhere.path(), &cache).unwrap();
+        assert_eq!(cache_filesystem(&cache, &store), cache.as_path());
     }
 
     #[test]

@@ -387,7 +387,7 @@ pub fn set_elsewhere<'a>(names: &[&'a str]) -> Vec<(&'a str, Origin)> {
 /// The `DISCORD_` variables a `.env` in the working directory sets, which are never read: for
 /// `doctor` to say so to an owner who expected them to be.
 pub fn ignored_dot_env_variables() -> Vec<String> {
-    let mut names: Vec<String> = read_variables(Path::new(".env"), ".env")
+    let mut names: Vec<String> = read_variables(Path::new(".env"), ".env", Reach::NotThroughALink)
         .unwrap_or_default()
         .into_keys()
         .filter(|name| name.starts_with("DISCORD_"))
@@ -499,19 +499,73 @@ fn read_private_file(path: &Path, what: &str) -> Result<HashMap<String, String>>
             )));
         }
     }
-    read_variables(path, &path.display().to_string())
+    read_variables(path, &path.display().to_string(), Reach::FollowingLinks)
 }
 
-fn read_variables(path: &Path, name: &str) -> Result<HashMap<String, String>> {
-    let entries = match dotenvy::from_path_iter(path) {
-        Ok(entries) => entries,
-        Err(error) if error.not_found() => return Ok(HashMap::new()),
-        Err(_) => {
-            return Err(Error::config(format!(
-                "The file {name} cannot be read: check that it exists and is readable"
-            )));
-        }
+/// The most bytes a settings file (the config file, the env file, a `.env`) is read to: a
+/// hundred times what one holds, and little enough that a name pointing at a device or a huge
+/// file costs nothing.
+const MOST_SETTINGS_BYTES: u64 = 64 * 1024;
+
+/// How a settings file may be reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Through symbolic links: the owner's own files (a dotfile manager links them).
+    FollowingLinks,
+    /// Only as a file itself: a file a directory the owner happens to be in holds.
+    NotThroughALink,
+}
+
+/// The variables of the settings file at `path` (`name` says which, in errors); none when
+/// there is no such file. Only a regular file of at most [`MOST_SETTINGS_BYTES`] is read: a
+/// device (`/dev/zero`), a pipe (which would wait for a writer for ever), a folder or a huge
+/// file is refused unread, and with [`Reach::NotThroughALink`] so is a symbolic link.
+fn read_variables(path: &Path, name: &str, reach: Reach) -> Result<HashMap<String, String>> {
+    let cannot = |why: &str| Error::config(format!("The file {name} is not read: {why}"));
+    let metadata = match reach {
+        Reach::FollowingLinks => std::fs::metadata(path),
+        Reach::NotThroughALink => std::fs::symlink_metadata(path),
     };
+    let metadata = match metadata {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(_) => return Err(cannot("check that it exists and is readable")),
+    };
+    if metadata.file_type().is_symlink() {
+        return Err(cannot("it is a symbolic link"));
+    }
+    if !metadata.is_file() {
+        return Err(cannot(
+            "it is not a regular file (a device, a pipe or a folder): write one NAME=value per \
+             line in a plain file",
+        ));
+    }
+    let too_large = || {
+        cannot(&format!(
+            "it is larger than a settings file may be ({MOST_SETTINGS_BYTES} bytes)"
+        ))
+    };
+    if metadata.len() > MOST_SETTINGS_BYTES {
+        return Err(too_large());
+    }
+    let mut text = Vec::new();
+    let read = std::fs::File::open(path).and_then(|file| {
+        // The file opened is checked again: it may have been replaced since.
+        if !file.metadata()?.is_file() {
+            return Err(std::io::Error::other("not a regular file"));
+        }
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(file, MOST_SETTINGS_BYTES + 1),
+            &mut text,
+        )
+    });
+    if read.is_err() {
+        return Err(cannot("check that it exists and is readable"));
+    }
+    if text.len() as u64 > MOST_SETTINGS_BYTES {
+        return Err(too_large());
+    }
+    let entries = dotenvy::from_read_iter(text.as_slice());
     let mut variables = HashMap::new();
     for entry in entries {
         match entry {

@@ -253,7 +253,7 @@ fn a_file_that_does_not_parse_is_refused_without_quoting_its_line() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join(".env");
     std::fs::write(&path, format!("DISCORD_TOKEN='{TOKEN}\n")).unwrap();
-    let error = read_variables(&path, ".env").unwrap_err();
+    let error = read_variables(&path, ".env", Reach::NotThroughALink).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Config);
     assert!(error.message().starts_with("The file .env cannot be read"));
     assert!(
@@ -263,7 +263,12 @@ fn a_file_that_does_not_parse_is_refused_without_quoting_its_line() {
     );
     // A missing file is simply no variables.
     assert_eq!(
-        read_variables(&folder.path().join("absent"), ".env").unwrap(),
+        read_variables(
+            &folder.path().join("absent"),
+            ".env",
+            Reach::NotThroughALink
+        )
+        .unwrap(),
         HashMap::new()
     );
 }
@@ -369,4 +374,54 @@ fn every_guild_is_in_an_unlisted_scope_and_only_the_listed_ones_in_a_listed_one(
     assert!(!listed.includes(&discord_manager_playback::world::id("1111")));
     // Listing none is every guild, as an unset DISCORD_GUILD_IDS is.
     assert_eq!(GuildScope::only(Vec::new()), every);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_dot_env_that_is_a_link_a_device_a_pipe_or_huge_is_refused_unread() {
+    let folder = tempfile::tempdir().unwrap();
+    let dot_env = folder.path().join(".env");
+    let refusal = |reach: Reach| {
+        read_variables(&dot_env, ".env", reach)
+            .unwrap_err()
+            .message()
+            .to_string()
+    };
+    // A link to a device that never ends: it used to be read until a 2 GiB allocation failed.
+    std::os::unix::fs::symlink("/dev/zero", &dot_env).unwrap();
+    assert_eq!(
+        refusal(Reach::NotThroughALink),
+        "The file .env is not read: it is a symbolic link"
+    );
+    // The owner's own file may be a link, never to a device.
+    let not_regular = "The file .env is not read: it is not a regular file (a device, a pipe or \
+                       a folder): write one NAME=value per line in a plain file";
+    assert_eq!(refusal(Reach::FollowingLinks), not_regular);
+    std::fs::remove_file(&dot_env).unwrap();
+
+    // A pipe would wait for a writer for ever.
+    let made = std::process::Command::new("mkfifo")
+        .arg(&dot_env)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    assert_eq!(refusal(Reach::NotThroughALink), not_regular);
+    assert_eq!(refusal(Reach::FollowingLinks), not_regular);
+    std::fs::remove_file(&dot_env).unwrap();
+
+    // Both sides of the size cap.
+    let line = |bytes: u64| {
+        let mut text = "DISCORD_MANAGER_READ_ONLY=".to_string();
+        text.push_str(&"1".repeat(bytes as usize - text.len() - 1));
+        text.push('\n');
+        text
+    };
+    std::fs::write(&dot_env, line(MOST_SETTINGS_BYTES)).unwrap();
+    let read = read_variables(&dot_env, ".env", Reach::NotThroughALink).unwrap();
+    assert_eq!(read["DISCORD_MANAGER_READ_ONLY"].len(), 65_509);
+    std::fs::write(&dot_env, line(MOST_SETTINGS_BYTES + 1)).unwrap();
+    assert_eq!(
+        refusal(Reach::NotThroughALink),
+        "The file .env is not read: it is larger than a settings file may be (65536 bytes)"
+    );
 }
