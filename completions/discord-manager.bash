@@ -91,6 +91,9 @@ _discord__manager() {
             discord__manager,wait)
                 cmd="discord__manager__subcmd__wait"
                 ;;
+            discord__manager,watch)
+                cmd="discord__manager__subcmd__watch"
+                ;;
             discord__manager__subcmd__attachments,get)
                 cmd="discord__manager__subcmd__attachments__subcmd__get"
                 ;;
@@ -213,6 +216,9 @@ _discord__manager() {
                 ;;
             discord__manager__subcmd__help,wait)
                 cmd="discord__manager__subcmd__help__subcmd__wait"
+                ;;
+            discord__manager__subcmd__help,watch)
+                cmd="discord__manager__subcmd__help__subcmd__watch"
                 ;;
             discord__manager__subcmd__help__subcmd__attachments,get)
                 cmd="discord__manager__subcmd__help__subcmd__attachments__subcmd__get"
@@ -341,7 +347,7 @@ _discord__manager() {
 
     case "${cmd}" in
         discord__manager)
-            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete briefing wait digest status channels attachments reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
+            opts="-h -V --json --db --help --version mark-read catch-up history search send edit delete briefing wait digest status channels attachments reactions mentions bookmarks schedules seed mcp ingest setup doctor backup watch completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -901,7 +907,7 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help)
-            opts="mark-read catch-up history search send edit delete briefing wait digest status channels attachments reactions mentions bookmarks schedules seed mcp ingest setup doctor backup completions help"
+            opts="mark-read catch-up history search send edit delete briefing wait digest status channels attachments reactions mentions bookmarks schedules seed mcp ingest setup doctor backup watch completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1447,6 +1453,20 @@ _discord__manager() {
             return 0
             ;;
         discord__subcmd__manager__subcmd__help__subcmd__wait)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__help__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2300,6 +2320,28 @@ _discord__manager() {
                     return 0
                     ;;
                 --wait-seconds)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        discord__subcmd__manager__subcmd__watch)
+            opts="-h --since --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

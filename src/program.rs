@@ -93,6 +93,7 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
             write_stdout(render::terminal_safe(&report).as_bytes())
         }
         "doctor" => run_doctor(db, json),
+        "watch" => crate::cli::watch::run(db, json, sub),
         "backup" => {
             init_logging("warn");
             let config = Config::from_env()?;
@@ -119,11 +120,14 @@ fn serve_mcp(db: Option<PathBuf>) -> Result<(), Failure> {
     let config = Config::from_env()?;
     let store = open_store(db, &config)?;
     let context = business::kernel::context::build_owner_context(&config, &store, Source::Mcp)?;
-    crate::mcp::serve(Services {
-        store: Arc::new(store),
-        context,
-        sender: discord_sender(&config),
-    })?;
+    crate::mcp::serve(
+        Services {
+            store: Arc::new(store),
+            context,
+            sender: discord_sender(&config),
+        },
+        config.push,
+    )?;
     Ok(())
 }
 

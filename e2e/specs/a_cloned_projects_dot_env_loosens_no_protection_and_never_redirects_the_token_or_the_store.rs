@@ -133,7 +133,8 @@ pub async fn spec() {
         format!(
             "read-only on ({config_file}); an assistant posts only in {GENERAL} ({config_file}); \
              direct messages off (default); link previews off (default); the owner confirms each \
-             post off (default); guilds in scope every guild the bot is in (default); API base {} ({config_file}); token set \
+             post off (default); pushed into the session all (default); guilds in scope every \
+             guild the bot is in (default); API base {} ({config_file}); token set \
              ({config_file}); store {} ({config_file}); the .env in this directory sets \
              DISCORD_API_BASE, DISCORD_GUILD_IDS, DISCORD_MANAGER_ALLOW_DMS, DISCORD_MANAGER_DB, \
              DISCORD_MANAGER_LINK_PREVIEWS, DISCORD_MANAGER_READ_ONLY, \

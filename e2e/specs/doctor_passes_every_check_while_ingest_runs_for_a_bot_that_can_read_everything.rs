@@ -58,7 +58,8 @@ pub async fn spec() {
         format!(
             "ok    protections: read-only off (default); an assistant posts nowhere (default); \
              direct messages off (default); link previews off (default); the owner confirms each \
-             post off (default); guilds in scope every guild the bot is in (default); API base {} (the environment); token set (the \
+             post off (default); pushed into the session all (default); guilds in scope every \
+             guild the bot is in (default); API base {} (the environment); token set (the \
              environment); store {} (the environment)",
             fake.api_base(),
             store.path().display()

@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
-    FormElicitationCapability, Implementation, Tool,
+    CustomNotification, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, Implementation, Tool,
 };
-use rmcp::service::{RequestContext, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde::de::DeserializeOwned;
@@ -76,6 +76,10 @@ fn follow_up_values(value: &Value, found: &mut Vec<String>) {
 pub struct Owner {
     answers: Option<Arc<Mutex<VecDeque<ElicitationAction>>>>,
     asked: Arc<Mutex<Vec<ElicitRequestParams>>>,
+    /// Every `notifications/claude/channel` the server pushed, its params, in order.
+    pushed: Arc<Mutex<Vec<Value>>>,
+    /// Told each time one is pushed.
+    push_arrived: Arc<tokio::sync::Notify>,
 }
 
 impl Owner {
@@ -83,7 +87,7 @@ impl Owner {
     pub fn at_the_form(answers: impl IntoIterator<Item = ElicitationAction>) -> Owner {
         Owner {
             answers: Some(Arc::new(Mutex::new(answers.into_iter().collect()))),
-            asked: Arc::default(),
+            ..Owner::default()
         }
     }
 
@@ -102,6 +106,20 @@ impl Owner {
 }
 
 impl ClientHandler for Owner {
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if notification.method == "notifications/claude/channel" {
+            self.pushed
+                .lock()
+                .unwrap()
+                .push(notification.params.unwrap_or(Value::Null));
+            self.push_arrived.notify_one();
+        }
+    }
+
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
@@ -274,6 +292,51 @@ impl Mcp {
                 panic!("the MCP session did not initialize: {error}; the server said: {stderr}")
             }
         }
+    }
+
+    /// The params of every channel event the server pushed so far, in order.
+    pub fn pushed(&self) -> Vec<Value> {
+        self.client.service().pushed.lock().unwrap().clone()
+    }
+
+    /// Waits until the server has pushed `count` channel events in all, and answers them; a
+    /// server that pushes fewer within [`PATIENCE`] fails the spec, naming what it pushed.
+    pub async fn wait_for_pushed(&self, count: usize) -> Vec<Value> {
+        self.wait_until_pushed(&format!("{count} pushed events"), |pushed| {
+            pushed.len() >= count
+        })
+        .await
+    }
+
+    /// Waits until what the server pushed so far satisfies `done` (`what` names it), and
+    /// answers it; within [`PATIENCE`], or the spec fails naming what was pushed.
+    pub async fn wait_until_pushed(
+        &self,
+        what: &str,
+        done: impl Fn(&[Value]) -> bool,
+    ) -> Vec<Value> {
+        let owner = self.client.service();
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let arrived = owner.push_arrived.notified();
+            let pushed = self.pushed();
+            if done(&pushed) {
+                return pushed;
+            }
+            if tokio::time::timeout_at(deadline, arrived).await.is_err() {
+                panic!("waited for {what}; the server pushed {pushed:#?}");
+            }
+        }
+    }
+
+    /// Whether the server declared Claude Code's channel capability.
+    pub fn declares_channels(&self) -> bool {
+        self.client.peer_info().is_some_and(|info| {
+            info.capabilities
+                .experimental
+                .as_ref()
+                .is_some_and(|experimental| experimental.contains_key("claude/channel"))
+        })
     }
 
     /// Who the server said it is in the initialize handshake.

@@ -262,6 +262,11 @@ fn protections_check(config: &Config, sources: &discord_manager_core::config::So
             on_off(config.confirm_posts).to_string(),
             "DISCORD_MANAGER_CONFIRM_POSTS",
         ),
+        (
+            "pushed into the session",
+            config.push.describe(),
+            discord_manager_core::config::PUSH_VARIABLE,
+        ),
         ("guilds in scope", scope, "DISCORD_GUILD_IDS"),
         (
             "API base",

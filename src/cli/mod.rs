@@ -12,6 +12,7 @@ pub mod doctor;
 pub mod mcp_config;
 pub mod render;
 pub mod setup;
+pub mod watch;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -83,6 +84,7 @@ pub fn command_tree() -> Command {
                 .about("Check everything the assistant needs, one line each with the fix for each failure: the token and the Message Content intent, the guilds in scope, the channels the bot cannot read, the store, the ingest daemon and its freshness, the clock, the MCP server (exit 1 when a check fails)"),
         )
         .subcommand(backup_command())
+        .subcommand(watch::command())
         .subcommand(
             Command::new("completions")
                 .about("Print a shell completion script")

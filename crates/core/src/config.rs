@@ -26,8 +26,10 @@ use discord_manager_vocabulary::snowflake::{ChannelId, GuildId, UserId, days_bef
 
 mod attachments;
 mod keywords;
+mod push;
 pub use attachments::{AttachmentPolicy, FileKind, SkipReason, TOTAL_CAP_VARIABLE};
 pub use keywords::{Keywords, MAX_KEYWORDS};
+pub use push::{PUSH_VARIABLE, PushKinds};
 
 /// How much history before the store began `ingest` imports for each channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,6 +179,9 @@ pub struct Config {
     /// `DISCORD_MANAGER_MEANING`: `on` (the default) embeds every message for search by
     /// meaning; `off` embeds none, and a search by meaning is refused.
     pub meaning: bool,
+    /// `DISCORD_MANAGER_PUSH`: what the MCP server pushes into the session as it arrives
+    /// (every kind that needs the owner, by default).
+    pub push: PushKinds,
 }
 
 /// The switch of search by meaning.
@@ -263,6 +268,10 @@ impl Config {
                 .transpose()?
                 .unwrap_or_default(),
             attachments: AttachmentPolicy::from_values(value)?,
+            push: value(PUSH_VARIABLE)
+                .map(|text| PushKinds::parse(&text))
+                .transpose()?
+                .unwrap_or_default(),
             meaning: match value(MEANING_VARIABLE).as_deref() {
                 None | Some("on" | "1") => true,
                 Some("off" | "0") => false,

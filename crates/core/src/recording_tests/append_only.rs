@@ -149,6 +149,15 @@ fn fill_every_table() -> World {
         .write(|writer| writer.record_payload_reading(1))
         .unwrap();
     world
+        .store
+        .write(|writer| {
+            let message: discord_manager_vocabulary::snowflake::MessageId =
+                "11".parse().expect("an id");
+            writer.record_push_delivery("a session", &message, "mention")?;
+            writer.record_push_coverage("a session", Instant::now())
+        })
+        .unwrap();
+    world
 }
 
 #[test]

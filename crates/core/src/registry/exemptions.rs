@@ -13,6 +13,10 @@ const RECORDER: &str = "gateway-driven recorder: the ingest daemon (and the demo
 
 pub const EXEMPTIONS: &[Exemption] = &[
     Exemption {
+        function: "business::activity::arrivals::arrivals",
+        reason: "what needs the owner as it arrives, read by the briefing's own sections: the MCP server pushes it into the session and `watch` prints it; a stream, not a call",
+    },
+    Exemption {
         function: "business::kernel::context::build_owner_context",
         reason: "builds the owner context every capability receives; it is the gate's input, not an owner action",
     },

@@ -117,6 +117,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0025_payload_readings.sql",
         include_str!("../../../../migrations/0025_payload_readings.sql"),
     ),
+    (
+        "0026_push_deliveries.sql",
+        include_str!("../../../../migrations/0026_push_deliveries.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

@@ -29,6 +29,7 @@ mod open_lock;
 mod ownership;
 mod paths;
 mod payloads;
+mod push_deliveries;
 mod reactions;
 mod read_markers;
 mod schedules;

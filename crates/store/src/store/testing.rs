@@ -107,6 +107,8 @@ pub const HISTORY_TABLES: &[&str] = &[
     "meaning_models",
     "message_payloads",
     "payload_readings",
+    "push_deliveries",
+    "push_coverage",
 ];
 /// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
 /// only ever inserts into it).

@@ -2,6 +2,7 @@
 //! (`activity_wait`, in [`wait`]), the digest of a window (`activity_digest`, in [`digest`]),
 //! and the [`briefing`] of what the owner missed (`activity_briefing`).
 
+pub mod arrivals;
 pub mod briefing;
 pub mod digest;
 pub mod wait;
