@@ -70,6 +70,7 @@ specs! {
     a_screenshot_of_a_message_deleted_since_is_still_served_by_attachments_get,
     a_search_query_with_broken_syntax_is_refused_in_the_owners_words,
     a_second_ingest_on_the_same_store_refuses_to_start_and_names_the_running_one,
+    a_server_killed_after_a_mention_was_stored_and_before_it_was_pushed_gives_it_to_the_next_session_exactly_once,
     a_slash_commands_answer_names_the_command_and_who_ran_it,
     a_stop_signal_while_the_gateway_is_still_connecting_ends_the_daemon_cleanly,
     a_strangers_direct_message_file_is_never_fetched_while_direct_messages_are_out_of_scope,

@@ -154,6 +154,8 @@ impl ClientHandler for Owner {
 pub struct Mcp {
     client: RunningService<RoleClient, Owner>,
     stderr: JoinHandle<String>,
+    /// The server's process id.
+    pid: u32,
 }
 
 /// A tool's answer, as the client received it.
@@ -277,6 +279,7 @@ impl Mcp {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|error| panic!("{BINARY} mcp did not start: {error}"));
+        let pid = transport.id().expect("the server runs");
         let mut stderr = stderr.expect("the server's stderr is piped");
         let stderr = tokio::spawn(async move {
             let mut text = String::new();
@@ -284,7 +287,11 @@ impl Mcp {
             text
         });
         match patiently("initialize", owner.serve(transport)).await {
-            Ok(client) => Mcp { client, stderr },
+            Ok(client) => Mcp {
+                client,
+                stderr,
+                pid,
+            },
             Err(error) => {
                 let stderr = patiently("the server's stderr", stderr)
                     .await
@@ -337,6 +344,16 @@ impl Mcp {
                 .as_ref()
                 .is_some_and(|experimental| experimental.contains_key("claude/channel"))
         })
+    }
+
+    /// Sends the server process `signal` (`STOP`, `KILL`…), as `kill -SIGNAL` would.
+    pub fn signal(&self, signal: &str) {
+        let sent = std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.pid.to_string())
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "SIG{signal} could not be sent");
     }
 
     /// Who the server said it is in the initialize handshake.
