@@ -18,7 +18,9 @@ use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::words::word_enum;
 use serde::Serialize;
 
-use super::briefing::{Brief, Briefing, BriefingReport, NeedReason, briefing_through};
+use super::briefing::{
+    Brief, Briefing, BriefingReport, NeedReason, addressed_through, briefing_through,
+};
 use crate::business::OwnerContext;
 use crate::config::PushKinds;
 
@@ -83,12 +85,8 @@ pub fn arrivals(
     if through <= after || context.owner_id.is_none() || !kinds.any() {
         return Ok(arrivals);
     }
-    let window = Briefing {
-        since: Some(after.plus_micros(1)),
-        ..Briefing::default()
-    };
     let now = Instant::now();
-    let first = briefing_through(store, window, context, now, Some(through))?;
+    let first = addressed_through(store, context, after.plus_micros(1), through, now)?;
     let mut found = Vec::new();
     let mut pages = vec![first];
     while let Some(report) = pages.pop() {

@@ -579,6 +579,57 @@ pub(crate) fn briefing_through(
     })
 }
 
+/// The briefing's "Needs you" and "Your keywords" alone, for what arrived from `since` through
+/// `through`, reading no other section (no bookmarks due, no discussions): what
+/// `activity::arrivals` reads as things arrive, several times a second. The sections are the
+/// briefing's own, page for page: a section's `nextCursor` reads on with [`briefing_through`].
+pub(crate) fn addressed_through(
+    store: &Store,
+    context: &OwnerContext,
+    since: Instant,
+    through: Instant,
+    now: Instant,
+) -> Result<BriefingReport> {
+    let owner_id = context.owner_id.clone().ok_or_else(|| {
+        Error::config("The briefing needs the owner's Discord user id: set DISCORD_OWNER_ID")
+    })?;
+    store.read(|reader| {
+        let window = Window::read(
+            reader,
+            context,
+            &owner_id,
+            Some(since),
+            Some(through),
+            DEFAULT_LOOKBACK_DAYS,
+            now,
+        )?;
+        let ranked = Ranked::read_addressed(reader, &window, context)?;
+        let mut report = BriefingReport {
+            window: WindowStart::Since,
+            since: window.earliest_start(),
+            through: window.through,
+            section: None,
+            needs_you: None,
+            keywords: None,
+            due: None,
+            conversations: None,
+            most_active: None,
+            rest: None,
+            watermark: window.through,
+        };
+        for section in [SectionName::NeedsYou, SectionName::Keywords] {
+            let mut room = Budget::answer();
+            let page = sections::Page {
+                from: None,
+                cap: section.cap(true),
+                room: &mut room,
+            };
+            ranked.fill(reader, &window, section, page, &mut report)?;
+        }
+        Ok(report)
+    })
+}
+
 /// What [`briefing`] is shown with: the owner's default, and the whole history with the
 /// longest look-back.
 pub(crate) fn briefing_examples(sample: &Sample) -> Examples {

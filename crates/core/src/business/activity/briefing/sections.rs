@@ -115,6 +115,28 @@ impl Ranked {
         })
     }
 
+    /// Only what is addressed to the owner: "Needs you" and "Your keywords", every other
+    /// section empty.
+    pub(super) fn read_addressed(
+        reader: &Reader<'_>,
+        window: &Window,
+        context: &OwnerContext,
+    ) -> Result<Ranked> {
+        let addressed = needs(reader, window)?;
+        let keyword_list: Vec<String> = context.keywords.iter().map(str::to_string).collect();
+        let keywords = keyword_hits(reader, window, &keyword_list, &addressed.ids)?;
+        Ok(Ranked {
+            needs: addressed.open,
+            closed: addressed.closed,
+            keywords,
+            due: Vec::new(),
+            conversations: Vec::new(),
+            most_active: Vec::new(),
+            rest: Vec::new(),
+            keyword_list,
+        })
+    }
+
     /// Writes a page of `section` into `report`.
     pub(super) fn fill(
         &self,

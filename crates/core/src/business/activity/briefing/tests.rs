@@ -560,3 +560,77 @@ fn needs_you_counts_each_mention_of_a_window_longer_than_several_pages_once() {
     assert_eq!(listed, waiting[..listed.len()]);
     assert_eq!(report.keywords.as_ref().unwrap().total, 0);
 }
+
+/// What `activity::arrivals` reads several times a second is the briefing's own "Needs you"
+/// and "Your keywords" for the same window, item for item: the push and the briefing cannot
+/// disagree.
+#[test]
+fn the_addressed_sections_alone_are_the_briefings_own_for_the_same_window() {
+    let world = World::alone();
+    let context = OwnerContext {
+        allow_dms: true,
+        keywords: Keywords::parse("postmortem").unwrap(),
+        ..world.context()
+    };
+    let owner = world.owner_id.clone();
+    let channel = world.channel("general");
+    let start = next_arrival(&world);
+    world.post(
+        &channel,
+        "7",
+        "@here standup",
+        json!({"mention_everyone": true}),
+    );
+    world.post(&channel, "7", "can you look?", mention_of(&owner));
+    world.post(&channel, "8", "the postmortem is up", json!({}));
+    world.direct_message("10", "a word in private?", json!({}));
+    world.post(&channel, "7", "nothing for you", json!({}));
+    let through = world.store.read(|reader| reader.clock_now()).unwrap();
+    let now = Instant::now();
+
+    let whole = briefing_through(&world.store, since(start), &context, now, Some(through)).unwrap();
+    let addressed = addressed_through(&world.store, &context, start, through, now).unwrap();
+    assert_eq!(addressed.needs_you, whole.needs_you);
+    assert_eq!(addressed.keywords, whole.keywords);
+    assert_eq!(
+        needs_ids(&addressed).len(),
+        3,
+        "{:?}",
+        needs_ids(&addressed)
+    );
+    assert_eq!(addressed.keywords.as_ref().unwrap().items.len(), 1);
+    // Nothing else is read.
+    assert!(
+        addressed
+            .due
+            .as_ref()
+            .is_none_or(|due| due.items.is_empty())
+    );
+    assert!(addressed.conversations.is_none());
+
+    // What arrivals makes of them: the kinds pushed, @everyone never.
+    let arrived = crate::business::activity::arrivals::arrivals(
+        &world.store,
+        &context,
+        crate::config::PushKinds::default(),
+        start.plus_micros(-1),
+        Some(through),
+    )
+    .unwrap();
+    let kinds: Vec<&str> = arrived
+        .items
+        .iter()
+        .map(|item| item.kind.as_str())
+        .collect();
+    assert_eq!(kinds, ["mention", "keyword", "directMessage"]);
+    let only_dms = crate::business::activity::arrivals::arrivals(
+        &world.store,
+        &context,
+        crate::config::PushKinds::parse("dms").unwrap(),
+        start.plus_micros(-1),
+        Some(through),
+    )
+    .unwrap();
+    assert_eq!(only_dms.items.len(), 1);
+    assert_eq!(only_dms.items[0].kind.as_str(), "directMessage");
+}
