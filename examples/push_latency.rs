@@ -187,7 +187,6 @@ fn main() {
         "the server waiting for news, {idle_seconds} s: {} ticks of CPU, {share:.2}% of one core",
         after - before
     );
-    drop(send);
     let _ = server.kill();
     let _ = ingest.kill();
     let _ = server.wait();
