@@ -172,7 +172,6 @@ impl ServerHandler for Server {
         // result instead of a request the client waits on for ever.
         let runtime = tokio::runtime::Handle::current();
         let outcome = tokio::task::spawn_blocking(move || {
-            let _turn = turn;
             runtime.block_on(async move {
                 capability
                     .call(arguments, &services)
@@ -187,6 +186,9 @@ impl ServerHandler for Server {
                 request.name
             )))
         });
+        // The turn is given back once the call's thread is done with it, not before: the next
+        // call then finds that thread idle instead of starting another.
+        drop(turn);
         watch.abort();
         Ok(answer(outcome).into())
     }
