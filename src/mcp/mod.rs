@@ -91,12 +91,22 @@ impl CallTurns {
         }
     }
 
-    /// A turn, once one is free; None if the turns were closed (they never are).
+    /// A turn, once one is free; None if the turns were closed (they never are). A call
+    /// cancelled while it waits stops being counted as waiting.
     async fn take(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
         self.waiting.fetch_add(1, Ordering::SeqCst);
-        let turn = Arc::clone(&self.turns).acquire_owned().await.ok();
-        self.waiting.fetch_sub(1, Ordering::SeqCst);
-        turn
+        let _waiting = Waiting(&self.waiting);
+        Arc::clone(&self.turns).acquire_owned().await.ok()
+    }
+}
+
+/// One call counted as waiting for a turn, until it is dropped (it has one, or it was
+/// cancelled).
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
