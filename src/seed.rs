@@ -81,6 +81,7 @@ fn feed_context(store: &Store) -> Result<OwnerContext> {
         owner_approval: None,
         keywords: Default::default(),
         meaning: true,
+        attachment_work: Default::default(),
         source: Source::Cli,
     })
 }

@@ -56,6 +56,7 @@ async fn world() -> World {
         owner_approval: None,
         keywords: Default::default(),
         meaning: true,
+        attachment_work: Default::default(),
         source: Source::Cli,
     };
     let channel_id = produced

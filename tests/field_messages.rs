@@ -38,6 +38,7 @@ fn services() -> (tempfile::TempDir, Services) {
         owner_approval: None,
         keywords: Default::default(),
         meaning: true,
+        attachment_work: Default::default(),
         source: Source::Mcp,
     };
     (

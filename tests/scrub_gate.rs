@@ -167,6 +167,7 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
             owner_approval: None,
             keywords: Default::default(),
             meaning: true,
+            attachment_work: Default::default(),
             source: Source::Cli,
         },
         sender: Some(Arc::new(DemoDiscord::new(store, RECORDERS))),

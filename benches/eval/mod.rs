@@ -261,6 +261,7 @@ impl EvalSet {
             owner_approval: None,
             keywords: Default::default(),
             meaning: true,
+            attachment_work: Default::default(),
             source: Source::Cli,
         })
     }

@@ -315,6 +315,7 @@ pub fn owner_context() -> OwnerContext {
         owner_approval: None,
         keywords: Default::default(),
         meaning: true,
+        attachment_work: Default::default(),
         source: Source::Cli,
     }
 }

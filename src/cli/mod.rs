@@ -564,10 +564,13 @@ pub(crate) fn run_capability(
         .enable_all()
         .build()
         .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
-    let outcome = runtime.block_on(capability.call(arguments(capability, leaf), &services))?;
     if let Some(out) = leaf.try_get_one::<PathBuf>("out").ok().flatten() {
-        return write_out(outcome.as_ref(), out);
+        // The kept bytes are copied as they are: the file is found, never read or decoded, so
+        // an image too large to show (an 8K screenshot) can still be saved.
+        let found = registry::kept_attachment(arguments(capability, leaf), &services)?;
+        return write_out(found.as_ref(), out);
     }
+    let outcome = runtime.block_on(capability.call(arguments(capability, leaf), &services))?;
     let text = if json {
         pretty_json(&outcome.to_json())?
     } else {

@@ -10,7 +10,7 @@ mod push;
 pub mod wire;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use base64::Engine as _;
 use discord_manager_core::registry::{self, Services};
@@ -78,9 +78,49 @@ fn annotations(capability: &registry::Capability) -> ToolAnnotations {
         .open_world(effect.open_world())
 }
 
+/// How many calls run on threads of their own at once; the rest wait their turn on the
+/// protocol loop, holding no thread. A client's burst of calls (thousands at once) then takes
+/// this many threads, not one each; a call that waits on the store or on the owner's answer
+/// holds its turn meanwhile.
+pub const MOST_CALLS_AT_ONCE: usize = 8;
+
+/// The turns of running a call on a thread of its own, and how many calls wait for one.
+struct CallTurns {
+    turns: Arc<tokio::sync::Semaphore>,
+    waiting: AtomicUsize,
+}
+
+impl CallTurns {
+    fn new(most: usize) -> CallTurns {
+        CallTurns {
+            turns: Arc::new(tokio::sync::Semaphore::new(most)),
+            waiting: AtomicUsize::new(0),
+        }
+    }
+
+    /// A turn, once one is free; None if the turns were closed (they never are). A call
+    /// cancelled while it waits stops being counted as waiting.
+    async fn take(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let _waiting = Waiting(&self.waiting);
+        Arc::clone(&self.turns).acquire_owned().await.ok()
+    }
+}
+
+/// One call counted as waiting for a turn, until it is dropped (it has one, or it was
+/// cancelled).
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 struct Server {
     services: Arc<Services>,
     tools: Vec<Tool>,
+    calls: Arc<CallTurns>,
     /// What is pushed into the session as it arrives (`DISCORD_MANAGER_PUSH`).
     push: PushKinds,
     /// The pushing task once the client is ready, and what tells it the session ended: the
@@ -141,6 +181,14 @@ impl ServerHandler for Server {
             )
             .into());
         }
+        // Wait for a turn on the protocol loop, holding no thread; a call cancelled meanwhile
+        // ends here.
+        let turn = tokio::select! {
+            turn = self.calls.take() => turn,
+            () = context.ct.cancelled() => {
+                return Ok(answer(Err(discord_manager_store::cancelled_error())).into());
+            }
+        };
         // The client's `notifications/cancelled` for this request stops its store reads, and
         // abandons a form the owner was shown.
         let cancelled = Arc::new(AtomicBool::new(false));
@@ -179,6 +227,9 @@ impl ServerHandler for Server {
                 request.name
             )))
         });
+        // The turn is given back once the call's thread is done with it, not before: the next
+        // call then finds that thread idle instead of starting another.
+        drop(turn);
         watch.abort();
         Ok(answer(outcome).into())
     }
@@ -255,14 +306,17 @@ pub fn serve(services: Services, push: PushKinds) -> Result<()> {
     runtime.block_on(async {
         let transport =
             wire::GuardedTransport::new(tokio::io::stdin(), tokio::io::stdout(), wire::MAX_LINE);
-        serve_over(transport, services, push).await
+        let calls = Arc::new(CallTurns::new(MOST_CALLS_AT_ONCE));
+        serve_over(transport, services, calls, push).await
     })
 }
 
-/// Serves MCP over `transport` until the client closes it.
+/// Serves MCP over `transport` until the client closes it, running calls in `calls`' turns
+/// and pushing `push`.
 async fn serve_over<W>(
     transport: wire::GuardedTransport<W>,
     services: Services,
+    calls: Arc<CallTurns>,
     push: PushKinds,
 ) -> Result<()>
 where
@@ -273,6 +327,7 @@ where
     let server = Server {
         services: Arc::new(services),
         tools: tools(),
+        calls,
         push,
         pushing: Arc::clone(&pushing),
         stop_pushing: stop_pushing_seen,
@@ -333,6 +388,11 @@ mod tests {
 
     /// The server on a thread and runtime of its own, as `discord-manager mcp` runs it.
     async fn start(services: Services) -> Client {
+        start_with(services, Arc::new(CallTurns::new(MOST_CALLS_AT_ONCE))).await
+    }
+
+    /// [`start`], running calls in `calls`' turns.
+    async fn start_with(services: Services, calls: Arc<CallTurns>) -> Client {
         let (client, server) = tokio::io::duplex(1 << 16);
         std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -342,7 +402,7 @@ mod tests {
             runtime.block_on(async move {
                 let (read, write) = tokio::io::split(server);
                 let transport = wire::GuardedTransport::new(read, write, wire::MAX_LINE);
-                let _ = serve_over(transport, services, PushKinds::OFF).await;
+                let _ = serve_over(transport, services, calls, PushKinds::OFF).await;
             });
         });
         let (read, write) = tokio::io::split(client);
@@ -410,6 +470,59 @@ mod tests {
         let added = client.reply("bookmarks_add once the store is free").await;
         assert_eq!(added["id"], 1, "{added}");
         assert_eq!(added["result"]["isError"], false, "{added}");
+    }
+
+    /// With every turn taken, calls wait on the protocol loop, none on a thread: a burst of
+    /// calls takes at most [`MOST_CALLS_AT_ONCE`] threads. `ping` answers meanwhile, and the
+    /// calls answer once turns are free.
+    #[tokio::test]
+    async fn calls_past_the_bound_wait_for_a_turn_without_a_thread() {
+        let world = World::alone();
+        let calls = Arc::new(CallTurns::new(2));
+        let mut client = start_with(
+            Services {
+                store: Arc::clone(&world.store),
+                context: world.context(),
+                sender: None,
+            },
+            Arc::clone(&calls),
+        )
+        .await;
+        let held = Arc::clone(&calls.turns)
+            .acquire_many_owned(2)
+            .await
+            .unwrap();
+        for id in 1..=3 {
+            client
+                .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                             "params": {"name": "store_status", "arguments": {}}}))
+                .await;
+        }
+        // Every call waits for a turn; one that ran (and so answered) first fails the test.
+        tokio::select! {
+            line = client.lines.next_line() => {
+                panic!("a call answered while every turn was taken: {line:?}")
+            }
+            () = async {
+                while calls.waiting.load(Ordering::SeqCst) < 3 {
+                    tokio::task::yield_now().await;
+                }
+            } => {}
+        }
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}))
+            .await;
+        assert_eq!(client.reply("a ping while calls wait").await["id"], 4);
+        drop(held);
+        let mut answered = Vec::new();
+        for _ in 1..=3 {
+            let reply = client.reply("a call once turns are free").await;
+            assert_eq!(reply["result"]["isError"], false, "{reply}");
+            answered.push(reply["id"].as_i64().unwrap());
+        }
+        answered.sort();
+        assert_eq!(answered, [1, 2, 3]);
+        assert_eq!(calls.waiting.load(Ordering::SeqCst), 0);
     }
 
     #[test]

@@ -31,6 +31,7 @@ impl WorldContext for World {
             owner_approval: None,
             keywords: Default::default(),
             meaning: true,
+            attachment_work: Default::default(),
             source: Source::Cli,
         }
     }

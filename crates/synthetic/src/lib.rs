@@ -1172,6 +1172,7 @@ impl Generator {
             owner_approval: None,
             keywords: Default::default(),
             meaning: true,
+            attachment_work: Default::default(),
             source,
         };
         for (position, message_id) in self.bookmarked.iter().enumerate() {

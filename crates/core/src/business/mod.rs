@@ -16,4 +16,5 @@ pub mod reactions;
 pub mod schedules;
 pub mod store;
 
+pub use kernel::attachment_work::AttachmentWork;
 pub use kernel::context::{OwnerContext, Source};

@@ -57,6 +57,10 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: "the daemon's scheduler loop around the job body; the owner's action is schedules_add",
     },
     Exemption {
+        function: "business::attachments::get::kept_attachment",
+        reason: "attachments_get's own lookup without reading the file, for the CLI's `attachments get --out` (through registry::kept_attachment); the capability is attachments_get",
+    },
+    Exemption {
         function: "business::channels::unreadable_reason",
         reason: "words why the bot cannot read a channel; the readers and the daemon's bot check share the wording; not an owner action",
     },

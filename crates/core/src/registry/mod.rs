@@ -605,6 +605,19 @@ pub fn find(name: &str) -> Result<&'static Capability> {
         .ok_or_else(|| Error::input(format!("There is no tool named `{name}`")))
 }
 
+/// `attachments get ID --out FILE`: the attachment the arguments name (checked against
+/// `attachments_get`'s input schema), found as `attachments_get` finds it (in scope, in a
+/// readable channel, kept or not and why) but its file neither read nor decoded: what the CLI
+/// copies the kept bytes from, however large the image.
+pub fn kept_attachment(arguments: Value, services: &Services) -> Result<Box<dyn Outcome>> {
+    let capability = find("attachments_get")?;
+    let fields = input::check_input(&capability.input_schema, arguments)?;
+    let input = input::build_input::<business::attachments::get::GetAttachment>(fields)?;
+    let found =
+        business::attachments::get::kept_attachment(&services.store, input, &services.context)?;
+    Ok(Box::new(found))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::Value;

@@ -10,6 +10,7 @@ use discord_manager_vocabulary::words::word_enum;
 
 use super::approval::OwnerApproval;
 use super::model::OwnerView;
+use crate::business::kernel::attachment_work::AttachmentWork;
 use crate::config::{Config, GuildScope, Keywords};
 
 word_enum! {
@@ -60,6 +61,10 @@ pub struct OwnerContext {
     /// `DISCORD_MANAGER_MEANING`: search by meaning is on (the default); off, a search in
     /// mode meaning or both is refused, saying how to turn it on.
     pub meaning: bool,
+    /// The turns of reading and decoding kept attachment files: how many calls do it at once.
+    /// Shared by every call of one server (the contexts it clones), so the MCP server's calls
+    /// together take at most its bound, as the CLI's one call does.
+    pub attachment_work: AttachmentWork,
     pub source: Source,
 }
 
@@ -78,6 +83,7 @@ pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Re
         owner_approval: None,
         keywords: config.keywords.clone(),
         meaning: config.meaning,
+        attachment_work: AttachmentWork::default(),
         source,
     })
 }

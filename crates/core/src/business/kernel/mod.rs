@@ -3,7 +3,8 @@
 //! toolset; the kernel never names them.
 //!
 //! - [`context`]: the owner context a call runs in; [`input`]: validation of a call's input
-//!   against its type, with the owner-worded error.
+//!   against its type, with the owner-worded error; [`attachment_work`]: how many calls read
+//!   and decode kept files at once.
 //! - [`model`]: the message every result shows, cursors and the `Shaper` that turns store rows
 //!   into it; [`message_extras`], what a message carries beyond its text; [`presentation`],
 //!   how a message reads on a page and in a model's text.
@@ -17,6 +18,7 @@
 //! Beside them, the defaults reading capabilities share.
 
 pub mod approval;
+pub mod attachment_work;
 pub(crate) mod bot_actions;
 pub mod budget;
 pub mod context;

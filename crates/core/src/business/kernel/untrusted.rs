@@ -179,6 +179,24 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// What [`scrub`] makes of one character between its neighbours: itself, a line end, or
+/// nothing (removed). For text read a piece at a time (a page of a file), with the characters
+/// either side of the piece as its neighbours.
+pub(crate) fn scrub_character(
+    character: char,
+    before: Option<char>,
+    after: Option<char>,
+) -> Option<char> {
+    if !is_suspect(character) {
+        return Some(character);
+    }
+    match shown_as(character, before, after) {
+        Shown::Kept => Some(character),
+        Shown::Removed => None,
+        Shown::LineEnd => Some('\n'),
+    }
+}
+
 /// [`scrub`] of an owned string, reusing it when there was nothing to remove.
 pub(crate) fn scrubbed(text: String) -> String {
     match scrub(&text) {
