@@ -8,7 +8,7 @@
 //! surfaces call it) on the evaluation set's questions and on words log files are full of,
 //! then indexes `files` text files of 64 KiB of generated log lines on the store's messages
 //! and times the same searches again. It prints p50 and p95 before and after, and the store's
-//! size; it asserts nothing.
+//! size; it asserts nothing. `KEEP_STORE=<path>` leaves the store at `path`.
 
 use std::time::{Duration, Instant as Stopwatch};
 
@@ -44,7 +44,11 @@ fn main() {
         .and_then(|kib| kib.parse::<usize>().ok())
         .map_or(FILE_BYTES, |kib| kib * 1024);
     let folder = tempfile::tempdir().expect("a temporary folder");
-    let path = folder.path().join("search.sqlite3");
+    // KEEP_STORE=<path> builds the store there and leaves it, to look into afterwards.
+    let path = std::env::var_os("KEEP_STORE").map_or_else(
+        || folder.path().join("search.sqlite3"),
+        std::path::PathBuf::from,
+    );
     let store = Store::open(&path).expect("the store opens");
     let started = Stopwatch::now();
     let (produced, _) = build(&store, &Plan::new(messages, 7)).expect("the history builds");

@@ -128,7 +128,8 @@ fn an_embed_only_webhook_post_keeps_its_embed_and_indexes_its_words() {
             )
         })
         .unwrap()
-        .unwrap();
+        .unwrap()
+        .hits;
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].message.message_id, id);
 }
@@ -514,6 +515,7 @@ fn a_message_stored_before_a_reading_rule_existed_gains_it_from_its_kept_payload
             .read(|reader| reader.search(word, &in_channel, 10))
             .unwrap()
             .unwrap_or_default()
+            .hits
             .into_iter()
             .any(|hit| hit.message.message_id == message_id)
     };

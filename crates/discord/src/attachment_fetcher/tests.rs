@@ -238,6 +238,7 @@ fn found(fetcher: &Fetcher, query: &str) -> Vec<Option<String>> {
         .read(|reader| reader.search(query, &filter, 10))
         .unwrap()
         .unwrap()
+        .hits
         .into_iter()
         .map(|hit| hit.in_attachment.map(|matched| matched.filename))
         .collect()

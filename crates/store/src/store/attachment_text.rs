@@ -1,7 +1,8 @@
 //! The text of kept text-like attachments in full-text search
-//! (`migrations/0021_attachment_text_in_search.sql`): a file's text is one more row of the
-//! FTS5 index under its message's id, and `attachment_text` says which row is whose, so a
-//! search hit on it is reported as a match in that attachment ([`super::SearchHit`]). Which
+//! (`migrations/0021_attachment_text_in_search.sql`, `0027_file_text.sql`): a file's text is a
+//! row of the files' own FTS5 index, `file_text`, under its message's id, and
+//! `attachment_text` says which row is whose, so a search hit on it is reported as a match in
+//! that attachment ([`super::SearchHit`]). Which
 //! files are text, and how much of one is read, is decided above the store; the daemon hands
 //! the text in as it keeps the file, and indexes the text files kept before this existed.
 
@@ -22,9 +23,9 @@ pub struct UnindexedFile {
     pub hash: String,
 }
 
-/// One row of the full-text index: the text, under its message's id.
+/// One row of the files' full-text index: the text, under its message's id.
 const INDEX_TEXT: &str =
-    "INSERT INTO message_text (content, message_id) VALUES (:content, :message_id)";
+    "INSERT INTO file_text (content, message_id) VALUES (:content, :message_id)";
 
 /// Which index row holds an attachment's text.
 const INSERT_ATTACHMENT_TEXT: &str = "INSERT INTO attachment_text

@@ -137,10 +137,12 @@ impl Reader<'_> {
         Ok(written)
     }
 
-    /// The messages that arrived in `[from, through]` and any version of which holds `phrase`
-    /// as whole words (case and accents aside, as the full-text index reads them), oldest
-    /// first; imported history is not news. The phrase's words are quoted for FTS5, so no
-    /// operator in them is obeyed.
+    /// The messages that arrived in `[from, through]` and any version of which, or any kept
+    /// text file of which, holds `phrase` as whole words (case and accents aside, as the
+    /// full-text index reads them), oldest first; imported history is not news. The phrase's
+    /// words are quoted for FTS5, so no operator in them is obeyed. A file is indexed after its
+    /// message arrives, so the files' index is read only from the first file indexed since
+    /// `from`, never the whole of it.
     pub fn keyword_matches(
         &self,
         phrase: &str,
@@ -150,7 +152,12 @@ impl Reader<'_> {
         let quoted = format!("\"{}\"", phrase.replace('"', "\"\""));
         const NEWS_MATCHING_PHRASE: &str = concat!(
             "SELECT m.message_id, m.channel_id, m.created_at, m.sent_at, m.author_id
-             FROM (SELECT DISTINCT message_id FROM message_text WHERE message_text MATCH :phrase)
+             FROM (SELECT message_id FROM message_text WHERE message_text MATCH :phrase
+                   UNION
+                   SELECT message_id FROM file_text WHERE file_text MATCH :phrase
+                     AND rowid >= coalesce(
+                         (SELECT min(text_rowid) FROM attachment_text WHERE created_at >= :from),
+                         9223372036854775807))
                   AS hits
              JOIN messages AS m USING (message_id)
              WHERE m.created_at >= :from AND m.created_at <= :through AND m.origin <> '",

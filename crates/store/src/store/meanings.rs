@@ -215,7 +215,7 @@ impl Reader<'_> {
     pub fn texts_to_embed(&self, keys: &[i64]) -> Result<Vec<TextToEmbed>> {
         let messages = self.messages_by_keys(keys)?;
         const FILES: &str = "SELECT mt.content FROM attachment_text AS t
-             JOIN message_text AS mt ON mt.rowid = t.text_rowid
+             JOIN file_text AS mt ON mt.rowid = t.text_rowid
              WHERE t.message_id = :message_id ORDER BY t.seq";
         const STORED: &str =
             "SELECT model, fingerprint FROM message_meanings WHERE message_key = :key";

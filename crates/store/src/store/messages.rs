@@ -960,6 +960,7 @@ pub(super) mod tests {
                 let found: Vec<MessageId> = reader
                     .search("zebracrossing", &filter, 10)?
                     .unwrap_or_default()
+                    .hits
                     .into_iter()
                     .map(|hit| hit.message.message_id)
                     .collect();

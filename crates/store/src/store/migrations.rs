@@ -121,6 +121,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0026_push_deliveries.sql",
         include_str!("../../../../migrations/0026_push_deliveries.sql"),
     ),
+    (
+        "0027_file_text.sql",
+        include_str!("../../../../migrations/0027_file_text.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

@@ -80,7 +80,9 @@ pub use reactions::{ReactionChange, ReactionCount};
 pub use schedules::{
     NewSchedule, ScheduleEvent, ScheduleEventDraft, ScheduleEventKind, ScheduleRecord,
 };
-pub use search::{AttachmentMatch, Author, Has, OwnerMentions, SearchFilter, SearchHit};
+pub use search::{
+    AttachmentMatch, Author, FILES_RANKED, Has, OwnerMentions, SearchFilter, SearchHit, SearchPage,
+};
 
 /// How long a writer waits for another process's write lock before giving up.
 /// Readers never wait: WAL lets them read the last committed state.

@@ -1,8 +1,10 @@
 //! Full-text search (SQLite FTS5) over every version of every message's content and the words
-//! of its attachments, embeds, stickers, poll and forwards, and the text of its kept text
-//! files (`attachment_text.rs`, which says whose a row is); and the filters beside the query.
-//! FTS5 ranks the matches from its index before any message row is read, and only the
-//! best-ranked versions' messages are read and filtered ([`Reader::search`]).
+//! of its attachments, embeds, stickers, poll and forwards (`message_text`), and the text of
+//! its kept text files (`file_text`, with `attachment_text.rs` saying whose a row is); and the
+//! filters beside the query. FTS5 ranks the messages' matches from its index before any
+//! message row is read, and only the best-ranked versions' messages are read and filtered;
+//! the files' index is read newest first, and only its newest [`FILES_RANKED`] matches that
+//! pass the filters are ranked beside them ([`Reader::search`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,8 +13,8 @@ use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::{
     AttachmentId, ChannelId, GuildId, MessageId, RoleId, UserId,
 };
-use rusqlite::named_params;
 use rusqlite::types::Value;
+use rusqlite::{OptionalExtension, named_params};
 
 use super::messages::{MentionKind, is_reply, message_columns, message_from_row_at};
 use super::{MessageRecord, Reader, Writer};
@@ -188,6 +190,23 @@ macro_rules! mentions_owner {
 const MENTIONS_OWNER: &str = mentions_owner!();
 const DOES_NOT_MENTION_OWNER: &str = concat!("NOT ", mentions_owner!());
 
+/// What a search found: the page's hits, best first, and whether kept files matched beyond
+/// the newest [`FILES_RANKED`] that were ranked.
+#[derive(Debug, Clone, Default)]
+pub struct SearchPage {
+    pub hits: Vec<SearchHit>,
+    /// More kept files that pass the filters match than the newest [`FILES_RANKED`]: the
+    /// older ones' text was not ranked (narrowing the search reaches them).
+    pub older_files_unranked: bool,
+}
+
+/// How many of the kept text files that match a search (and pass its filters) are ranked: the
+/// newest. A word that fills log files matches every one of them, and FTS5's rank reads each
+/// matching file's positions (about 35 µs for 64 KiB), so ranking all the files a full cache
+/// holds (16,384 of 64 KiB) took 0.6 s a search; the newest 200 cost a bounded few
+/// milliseconds (docs/performance.md, "Kept text files and search by words").
+pub const FILES_RANKED: usize = 200;
+
 /// A message that matched, with the best-matching version's snippet.
 #[derive(Debug, Clone)]
 pub struct SearchHit {
@@ -263,18 +282,60 @@ const RANKED_AFTER_CONDITIONS: &str = "
              LIMIT :rows";
 
 /// What the kept versions (`:kept`, a JSON array of their rowids in the index) matched: each
-/// one's snippet, and the attachment whose text it is, if it is one. One walk over the
-/// matches, a snippet for the kept ones only (`+` keeps the rowid test out of FTS5's hands,
-/// which would otherwise run the query once per rowid).
-const MATCHED_TEXT: &str = "SELECT message_text.rowid,
-            snippet(message_text, 0, '[', ']', '…', 16), t.attachment_id, t.filename
+/// one's snippet. One walk over the messages' matches, a snippet for the kept ones only (`+`
+/// keeps the rowid test out of FTS5's hands, which would otherwise run the query once per
+/// rowid).
+const MATCHED_TEXT: &str = "SELECT rowid, snippet(message_text, 0, '[', ']', '…', 16)
      FROM message_text
-     LEFT JOIN attachment_text AS t ON t.text_rowid = message_text.rowid
      WHERE message_text MATCH :query
-       AND +message_text.rowid IN (SELECT value FROM json_each(:kept))";
+       AND +rowid IN (SELECT value FROM json_each(:kept))";
+
+/// The newest kept files whose text matches and whose message passes the filters, at most
+/// `:files` of them, each with its rank: the files' index is walked from its newest row and
+/// stops at the limit, and the rank is computed for the rows returned only (a statement's
+/// columns are read for the rows that pass its WHERE). A macro, so that the statement can
+/// `concat!` it around the filter's conditions.
+macro_rules! newest_files_up_to_conditions {
+    () => {
+        concat!(
+            "SELECT text_rowid, rank, ",
+            message_columns!(),
+            " FROM (
+                 SELECT f.rowid AS text_rowid, bm25(file_text) AS rank, m.*, ",
+            current_extras!(),
+            " AS extras
+                 FROM file_text AS f
+                 JOIN messages AS m ON m.message_id = f.message_id
+                 WHERE file_text MATCH :query AND "
+        )
+    };
+}
+const NEWEST_FILES_UP_TO_CONDITIONS: &str = newest_files_up_to_conditions!();
+const NEWEST_FILES_AFTER_CONDITIONS: &str = "
+                 ORDER BY f.rowid DESC
+                 LIMIT :files)
+             ORDER BY rank, created_at, text_rowid";
+
+/// What one kept file (`:rowid` in the files' index) matched: its snippet and the attachment.
+/// FTS5 seeks the one row.
+const MATCHED_FILE: &str = "SELECT snippet(file_text, 0, '[', ']', '…', 16), t.attachment_id,
+            t.filename
+     FROM file_text
+     JOIN attachment_text AS t ON t.text_rowid = file_text.rowid
+     WHERE file_text MATCH :query AND file_text.rowid = :rowid";
+
+/// Which index a ranked row is from: the two number their rows apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TextIndex {
+    /// `message_text`: a version of the message's own words.
+    Messages,
+    /// `file_text`: a kept text file's text.
+    Files,
+}
 
 /// One ranked version that passed the filters, with its message.
 struct RankedRow {
+    index: TextIndex,
     text_rowid: i64,
     rank: f64,
     message: MessageRecord,
@@ -303,6 +364,10 @@ impl Reader<'_> {
     /// - otherwise (filters that leave out most of the best versions) the second reads every
     ///   match.
     ///
+    /// Kept text files are ranked beside the messages' versions, the newest [`FILES_RANKED`]
+    /// of those that match and pass the filter (the page says when more matched): the
+    /// messages' page and the files' ranks are merged by rank, each message at its best.
+    ///
     /// The snippet, and whether the match was in an attachment's text, are read for the page's
     /// versions only.
     pub fn search(
@@ -310,7 +375,7 @@ impl Reader<'_> {
         query: &str,
         filter: &SearchFilter,
         limit: usize,
-    ) -> Result<Option<Vec<SearchHit>>> {
+    ) -> Result<Option<SearchPage>> {
         let most_rows = limit * 4;
         let first = limit.saturating_mul(CANDIDATES_PER_RESULT);
         let Some(pass) = self.ranked(query, filter, most_rows, Some(first))? else {
@@ -323,55 +388,121 @@ impl Reader<'_> {
                 None => return Ok(None),
             },
         };
-        let rowids: Vec<i64> = kept.iter().map(|row| row.text_rowid).collect();
-        let mut matched = self.matched_text(query, &rowids)?;
-        let ranks: Vec<(i64, f64)> = kept.iter().map(|row| (row.text_rowid, row.rank)).collect();
-        let records = self.hydrate(kept.into_iter().map(|row| row.message).collect())?;
-        Ok(Some(
-            ranks
+        let Some(mut files) = self.newest_files(query, filter, FILES_RANKED + 1)? else {
+            return Ok(None);
+        };
+        // One more than ranked was read to know whether older files matched: it is the oldest.
+        let older_files_unranked = files.len() > FILES_RANKED;
+        if older_files_unranked {
+            if let Some(oldest) = (0..files.len()).min_by_key(|&at| files[at].text_rowid) {
+                files.remove(oldest);
+            }
+        }
+        let kept = best_per_message(kept, files, limit);
+        let message_rowids: Vec<i64> = kept
+            .iter()
+            .filter(|row| row.index == TextIndex::Messages)
+            .map(|row| row.text_rowid)
+            .collect();
+        let mut matched = self.matched_text(query, &message_rowids)?;
+        let mut hits = Vec::with_capacity(kept.len());
+        let mut found = Vec::with_capacity(kept.len());
+        for row in kept {
+            let (snippet, in_attachment) = match row.index {
+                TextIndex::Messages => (matched.remove(&row.text_rowid).unwrap_or_default(), None),
+                TextIndex::Files => self.matched_file(query, row.text_rowid)?,
+            };
+            hits.push((snippet, row.rank, in_attachment));
+            found.push(row.message);
+        }
+        let records = self.hydrate(found)?;
+        Ok(Some(SearchPage {
+            hits: hits
                 .into_iter()
                 .zip(records)
-                .map(|((text_rowid, rank), message)| {
-                    let (snippet, in_attachment) = matched.remove(&text_rowid).unwrap_or_default();
-                    SearchHit {
-                        message,
-                        snippet,
-                        rank,
-                        in_attachment,
-                    }
+                .map(|((snippet, rank, in_attachment), message)| SearchHit {
+                    message,
+                    snippet,
+                    rank,
+                    in_attachment,
                 })
                 .collect(),
-        ))
+            older_files_unranked,
+        }))
     }
 
-    /// What each of the versions `rowids` matched: its snippet, and the attachment whose text
-    /// it is, if it is one.
-    fn matched_text(
-        &self,
-        query: &str,
-        rowids: &[i64],
-    ) -> Result<HashMap<i64, (String, Option<AttachmentMatch>)>> {
+    /// Each of the messages' versions `rowids` matched: its snippet.
+    fn matched_text(&self, query: &str, rowids: &[i64]) -> Result<HashMap<i64, String>> {
+        if rowids.is_empty() {
+            return Ok(HashMap::new());
+        }
         let mut statement = self.connection.prepare_cached(MATCHED_TEXT)?;
         let rows = statement.query_map(
             named_params! {
                 ":query": query,
                 ":kept": serde_json::to_string(rowids).unwrap_or_else(|_| "[]".into()),
             },
-            |row| {
-                let in_attachment = row
-                    .get::<_, Option<AttachmentId>>(2)?
-                    .zip(row.get::<_, Option<String>>(3)?)
-                    .map(|(attachment_id, filename)| AttachmentMatch {
-                        attachment_id,
-                        filename,
-                    });
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    (row.get::<_, String>(1)?, in_attachment),
-                ))
-            },
+            |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)),
         )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// What the kept file at `rowid` of the files' index matched: its snippet and the
+    /// attachment.
+    fn matched_file(&self, query: &str, rowid: i64) -> Result<(String, Option<AttachmentMatch>)> {
+        let mut statement = self.connection.prepare_cached(MATCHED_FILE)?;
+        let matched = statement
+            .query_row(named_params! {":query": query, ":rowid": rowid}, |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    Some(AttachmentMatch {
+                        attachment_id: row.get(1)?,
+                        filename: row.get(2)?,
+                    }),
+                ))
+            })
+            .optional()?;
+        Ok(matched.unwrap_or_default())
+    }
+
+    /// The newest `files` kept files whose text matches `query` and whose message passes
+    /// `filter`, best rank first. `Ok(None)` when FTS5 cannot parse the query.
+    fn newest_files(
+        &self,
+        query: &str,
+        filter: &SearchFilter,
+        files: usize,
+    ) -> Result<Option<Vec<RankedRow>>> {
+        let mut conditions = filter.conditions();
+        conditions.bind(":query", Value::from(query.to_string()));
+        conditions.bind(":files", Value::Integer(files as i64));
+        // Composed like the messages' statement: one cached statement per filter shape.
+        let sql = [
+            NEWEST_FILES_UP_TO_CONDITIONS,
+            conditions.sql.as_str(),
+            NEWEST_FILES_AFTER_CONDITIONS,
+        ]
+        .concat();
+        let mut statement = self.connection.prepare_cached(&sql)?;
+        let mut rows = Vec::new();
+        let read = statement
+            .query(conditions.values().as_slice())
+            .and_then(|mut found| {
+                while let Some(row) = found.next()? {
+                    rows.push(RankedRow {
+                        index: TextIndex::Files,
+                        text_rowid: row.get(0)?,
+                        rank: row.get(1)?,
+                        message: message_from_row_at(row, 2)?,
+                    });
+                }
+                Ok(())
+            });
+        match read {
+            Ok(()) => Ok(Some(rows)),
+            Err(error) if is_query_syntax_error(&error) => Ok(None),
+            Err(error) => Err(error.into()),
+        }
     }
 
     /// One pass: the best `rows` versions by (rank, arrival) that pass `filter`, among the
@@ -410,6 +541,7 @@ impl Reader<'_> {
                     pass.candidates = usize::try_from(row.get::<_, i64>(0)?).unwrap_or(0);
                     pass.worst_candidate = row.get(1)?;
                     pass.rows.push(RankedRow {
+                        index: TextIndex::Messages,
                         text_rowid: row.get(2)?,
                         rank: row.get(3)?,
                         message: message_from_row_at(row, 4)?,
@@ -450,6 +582,27 @@ impl RankedPass {
         }
         (every_match || complete_before_worst).then_some(kept)
     }
+}
+
+/// The best `limit` messages of the messages' page and the ranked files together, by rank
+/// (then arrival, then which index, then row), each message at its best version or file.
+fn best_per_message(
+    messages: Vec<RankedRow>,
+    files: Vec<RankedRow>,
+    limit: usize,
+) -> Vec<RankedRow> {
+    let mut rows: Vec<RankedRow> = messages.into_iter().chain(files).collect();
+    rows.sort_by(|a, b| {
+        a.rank
+            .total_cmp(&b.rank)
+            .then_with(|| a.message.created_at.cmp(&b.message.created_at))
+            .then_with(|| (a.index as u8).cmp(&(b.index as u8)))
+            .then_with(|| a.text_rowid.cmp(&b.text_rowid))
+    });
+    let mut seen = HashSet::new();
+    rows.retain(|row| seen.insert(row.message.message_id.clone()));
+    rows.truncate(limit);
+    rows
 }
 
 impl SearchFilter {

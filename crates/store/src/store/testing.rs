@@ -110,8 +110,8 @@ pub const HISTORY_TABLES: &[&str] = &[
     "push_deliveries",
     "push_coverage",
 ];
-/// FTS5's own tables behind `message_text` (a virtual table cannot carry triggers; the store
-/// only ever inserts into it).
+/// FTS5's own tables behind `message_text` and `file_text` (a virtual table cannot carry
+/// triggers; the store only ever inserts into them).
 pub const SEARCH_TABLES: &[&str] = &[
     "message_text",
     "message_text_config",
@@ -119,4 +119,10 @@ pub const SEARCH_TABLES: &[&str] = &[
     "message_text_data",
     "message_text_docsize",
     "message_text_idx",
+    "file_text",
+    "file_text_config",
+    "file_text_content",
+    "file_text_data",
+    "file_text_docsize",
+    "file_text_idx",
 ];

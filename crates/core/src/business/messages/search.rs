@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use discord_manager_meaning::fusion::{FoundBy, fuse};
 use discord_manager_meaning::scan::ScanFilter;
 use discord_manager_store::{
-    Author, Has, MessageRecord, OwnerMentions, Reader, SearchFilter, SearchHit, Store,
+    Author, FILES_RANKED, Has, MessageRecord, OwnerMentions, Reader, SearchFilter, SearchHit,
+    SearchPage, Store,
 };
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
@@ -127,6 +128,11 @@ pub struct SearchResults {
     /// take a place on an earlier page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<PageCursor>,
+    /// True when more kept text files matched than the 200 newest a search ranks: older
+    /// files' text was not searched. Narrow with `channelId`, `authorId` or `since`/`until` to
+    /// reach them. Absent when every matching file was ranked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub older_files_unranked: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -226,7 +232,7 @@ pub fn search_messages(
     store.read(|reader| {
         let owner = context.owner_view(reader)?;
         let by_words = match mode {
-            SearchMode::Meaning => Vec::new(),
+            SearchMode::Meaning => SearchPage::default(),
             SearchMode::Words | SearchMode::Both => {
                 reader.search(&query, &filter, wanted)?.ok_or_else(|| {
                     Error::input(
@@ -238,7 +244,8 @@ pub fn search_messages(
             }
         };
         let found_by_meaning = reader.messages_by_keys(&by_meaning)?;
-        let mut hits: Vec<Found> = ranked(by_words, found_by_meaning);
+        let older_files_unranked = by_words.older_files_unranked;
+        let mut hits: Vec<Found> = ranked(by_words.hits, found_by_meaning);
         hits.truncate(wanted);
         let hits: Vec<_> = hits.drain(skip.min(hits.len())..).collect();
         let shaper = Shaper::for_owner(reader, owner, hits.iter().map(Found::message))?;
@@ -276,6 +283,7 @@ pub fn search_messages(
             query,
             results,
             next_cursor,
+            older_files_unranked,
         })
     })
 }
@@ -469,6 +477,13 @@ pub(crate) fn search_messages_examples(sample: &Sample) -> Examples {
     }
 }
 
+/// What a page says when kept files matched beyond those ranked
+/// (`discord_manager_store::FILES_RANKED`).
+const OLDER_FILES_UNRANKED: &str = "More kept files matched than the 200 newest a search \
+     ranks, so older files' text was not searched: narrow by channel, author or time to reach \
+     them.";
+const _: () = assert!(FILES_RANKED == 200, "OLDER_FILES_UNRANKED names the bound");
+
 impl Render for SearchResults {
     fn render(&self) -> Page {
         if self.results.is_empty() {
@@ -496,10 +511,18 @@ impl Render for SearchResults {
             };
             out.add_row(row);
         }
-        Page::new().then(
-            out,
-            &format!("\n{} results for {}\n", self.results.len(), self.query),
-        )
+        let mut page = Page::new();
+        page.table(out);
+        let _ = write!(
+            page,
+            "\n{} results for {}\n",
+            self.results.len(),
+            self.query
+        );
+        if self.older_files_unranked {
+            let _ = writeln!(page, "{OLDER_FILES_UNRANKED}");
+        }
+        page
     }
 }
 
@@ -532,6 +555,9 @@ impl ModelText for SearchResults {
                     let _ = writeln!(text, "{line} — {why}: {snippet}");
                 }
             }
+        }
+        if self.older_files_unranked {
+            let _ = writeln!(text, "{OLDER_FILES_UNRANKED}");
         }
         if let Some(cursor) = &self.next_cursor {
             let _ = writeln!(

@@ -23,6 +23,7 @@ use crate::business::messages::search::Search;
 use crate::business::messages::search::SearchResults;
 use crate::business::messages::search::search_messages;
 use crate::test_fixtures::WorldContext;
+use discord_manager_store::FILES_RANKED;
 use discord_manager_vocabulary::words::{MatchedBy, SearchMode};
 use serde_json::json;
 
@@ -1555,4 +1556,90 @@ fn a_page_by_meaning_stops_within_the_answer_budget_and_its_cursor_reads_on_to_e
     let mut expected = posted.clone();
     expected.sort();
     assert_eq!(seen, expected, "every message once, across the pages");
+}
+
+/// `count` messages in `channel`, each with a kept log whose indexed text says "`word` after
+/// 30 s": their attachment ids, oldest first.
+fn logs_saying(
+    world: &World,
+    channel: &discord_manager_vocabulary::snowflake::ChannelId,
+    word: &str,
+    count: usize,
+) -> Vec<String> {
+    (0..count)
+        .map(|_| {
+            let attachment_id = discord_manager_playback::world::new_id();
+            world.post(
+                channel,
+                "7",
+                "see the log",
+                json!({"attachments": [{"id": attachment_id, "filename": "node.log",
+                    "size": 40, "url": "https://cdn.invalid/node.log",
+                    "proxy_url": "https://media.invalid/node.log",
+                    "content_type": "text/plain"}]}),
+            );
+            let id = discord_manager_playback::world::id(&attachment_id);
+            let attachment = world
+                .store
+                .read(|reader| reader.attachment(&id))
+                .unwrap()
+                .expect("the attachment is recorded");
+            world
+                .store
+                .write(|writer| {
+                    writer.index_attachment_text(&attachment, &format!("{word} after 30 s"), 20)
+                })
+                .unwrap();
+            attachment_id
+        })
+        .collect()
+}
+
+#[test]
+fn a_search_says_when_older_kept_files_matched_than_it_ranked_in_json_and_both_renderings() {
+    use crate::answer::Outcome;
+    let world = World::new();
+    let channel = world.channel("logs");
+    let word = format!("w{}", discord_manager_playback::world::new_id());
+    let logs = logs_saying(&world, &channel, &word, FILES_RANKED);
+    let results = search(&world, &word, |input| input.limit = Some(5)).unwrap();
+    assert!(!results.older_files_unranked);
+    assert_eq!(results.to_json().get("olderFilesUnranked"), None);
+    let older = logs_saying(&world, &channel, &word, 1);
+    let results = search(&world, &word, |input| input.limit = Some(5)).unwrap();
+    assert!(results.older_files_unranked);
+    assert_eq!(results.to_json()["olderFilesUnranked"], json!(true));
+    let said = "More kept files matched than the 200 newest a search ranks, so older files' text \
+                was not searched: narrow by channel, author or time to reach them.";
+    assert!(results.to_text().contains(said), "{}", results.to_text());
+    let page: String = results
+        .render()
+        .blocks()
+        .iter()
+        .filter_map(|block| match block {
+            crate::answer::page::Block::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(page.contains(said), "{page}");
+    // The newest file was ranked; the oldest was not ranked at all.
+    let in_channel = discord_manager_store::SearchFilter {
+        channel_ids: vec![discord_manager_playback::world::id(&channel)],
+        ..discord_manager_store::SearchFilter::default()
+    };
+    let every = world
+        .store
+        .read(|reader| reader.search(&word, &in_channel, 1_000))
+        .unwrap()
+        .unwrap();
+    let every_ranked: Vec<String> = every
+        .hits
+        .iter()
+        .filter_map(|hit| hit.in_attachment.as_ref())
+        .map(|matched| matched.attachment_id.to_string())
+        .collect();
+    assert_eq!(every_ranked.len(), FILES_RANKED);
+    assert!(every_ranked.contains(&older[0]));
+    assert!(every_ranked.contains(&logs[1]));
+    assert!(!every_ranked.contains(&logs[0]));
 }
