@@ -57,6 +57,7 @@ async fn world() -> World {
         keywords: Default::default(),
         meaning: true,
         attachment_work: Default::default(),
+        meanings: Default::default(),
         source: Source::Cli,
     };
     let channel_id = produced

@@ -168,6 +168,7 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
             keywords: Default::default(),
             meaning: true,
             attachment_work: Default::default(),
+            meanings: Default::default(),
             source: Source::Cli,
         },
         sender: Some(Arc::new(DemoDiscord::new(store, RECORDERS))),

@@ -262,6 +262,7 @@ impl EvalSet {
             keywords: Default::default(),
             meaning: true,
             attachment_work: Default::default(),
+            meanings: Default::default(),
             source: Source::Cli,
         })
     }

@@ -175,9 +175,14 @@ mod tests {
             channel_ids: vec!["1".parse().unwrap()],
             ..ScanFilter::default()
         };
-        let found = index
-            .search(encoder.identity(), &query, &filter, 4)
+        let candidates = index
+            .candidates(encoder.identity(), &query, &filter, 4)
             .expect("a search");
+        let stored = candidates.into_iter().map(|key| {
+            let vector = &vectors[key as usize - 1];
+            (key, quantise(vector).expect("a vector"))
+        });
+        let found = crate::scan::rescore(&query, stored, 4);
         assert_eq!(found[0].key, 1, "{found:?}");
         assert!(found[0].score > found[1].score);
     }

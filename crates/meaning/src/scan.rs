@@ -1,15 +1,17 @@
-//! The exact scan: every current vector of the store in memory, searched with the search's
-//! filters inside the scan.
+//! The scan: every current vector of the store summarised in memory, searched with the
+//! search's filters inside the scan, and the best candidates rescored from their stored bytes.
 //!
-//! Each slot holds a message's key (the store's integer key), its 384 signed bytes, its
-//! length and sign bits (derived at load), and what the filters read: its channel and
-//! author (as small numbers into a table of ids) and its two times (arrival and Discord's).
-//! A search passes once over the slots, measuring each one the filter admits by sign bits (a
-//! popcount over 48 bytes, with the CPU's instruction where it has one) and counting how many
-//! lie at each distance; the counts give the distance within which the best candidates lie, a
-//! second pass over the distances takes them, and they are rescored exactly from their bytes
-//! and the best returned by cosine. A slot outside the filter is never a candidate, however
-//! close.
+//! Each slot holds a message's key (the store's integer key), its sign bits (48 bytes, derived
+//! from its vector at load), and what the filters read: its channel and author (as small
+//! numbers into a table of ids) and its two times (arrival and Discord's): 80 bytes a message,
+//! where keeping the vectors too took 480 (432 MB at 1M messages). A search passes once over
+//! the slots, measuring each one the filter admits by sign bits (a popcount over 48 bytes,
+//! with the CPU's instruction where it has one) and counting how many lie at each distance;
+//! the counts give the distance within which the best candidates lie, and a second pass over
+//! the distances takes them ([`ScanIndex::candidates`]). The caller reads those candidates'
+//! 384 bytes from the store and [`rescore`] ranks them exactly by cosine, so the index's lock
+//! is never held while the store is read. A slot outside the filter is never a candidate,
+//! however close.
 //!
 //! The index is loaded once and refreshed with what was embedded since ([`ScanIndex::put`]
 //! replaces a message's slot when it is embedded again).
@@ -86,13 +88,12 @@ impl<Id: Clone + Eq + Hash> Ids<Id> {
     }
 }
 
-/// Every current vector of one model, in memory.
+/// Every current vector of one model, summarised in memory: its sign bits and what the
+/// filters read.
 #[derive(Debug)]
 pub struct ScanIndex {
     identity: Identity,
     keys: Vec<i64>,
-    vectors: Vec<i8>,
-    inverse_lengths: Vec<f32>,
     codes: Vec<[u64; CODE_WORDS]>,
     channels: Vec<u32>,
     authors: Vec<u32>,
@@ -100,7 +101,7 @@ pub struct ScanIndex {
     sent: Vec<i64>,
     channel_numbers: Ids<ChannelId>,
     author_numbers: Ids<UserId>,
-    slots: HashMap<i64, usize>,
+    slots: HashMap<i64, u32>,
     /// The highest change the index has read, for the next refresh.
     pub seen_through: i64,
 }
@@ -115,8 +116,6 @@ impl ScanIndex {
         ScanIndex {
             identity,
             keys: Vec::new(),
-            vectors: Vec::new(),
-            inverse_lengths: Vec::new(),
             codes: Vec::new(),
             channels: Vec::new(),
             authors: Vec::new(),
@@ -154,13 +153,11 @@ impl ScanIndex {
         let channel = self.channel_numbers.number(&row.channel_id);
         let author = self.author_numbers.number(&row.author_id);
         let slot = match self.slots.get(&row.key) {
-            Some(slot) => *slot,
+            Some(slot) => *slot as usize,
             None => {
                 let slot = self.keys.len();
-                self.slots.insert(row.key, slot);
+                self.slots.insert(row.key, slot as u32);
                 self.keys.push(row.key);
-                self.vectors.extend_from_slice(&[0; DIMENSIONS]);
-                self.inverse_lengths.push(0.0);
                 self.codes.push([0; CODE_WORDS]);
                 self.channels.push(0);
                 self.authors.push(0);
@@ -169,9 +166,7 @@ impl ScanIndex {
                 slot
             }
         };
-        self.inverse_lengths[slot] = inverse_length(&coordinates);
         self.codes[slot] = sign_code(&coordinates);
-        self.vectors[slot * DIMENSIONS..(slot + 1) * DIMENSIONS].copy_from_slice(&coordinates);
         self.channels[slot] = channel;
         self.authors[slot] = author;
         self.arrived[slot] = row.arrived;
@@ -184,17 +179,11 @@ impl ScanIndex {
         let Some(slot) = self.slots.remove(&key) else {
             return;
         };
-        let last = self.keys.len() - 1;
+        let (slot, last) = (slot as usize, self.keys.len() - 1);
         if slot != last {
-            self.slots.insert(self.keys[last], slot);
-            self.vectors.copy_within(
-                last * DIMENSIONS..(last + 1) * DIMENSIONS,
-                slot * DIMENSIONS,
-            );
+            self.slots.insert(self.keys[last], slot as u32);
         }
-        self.vectors.truncate(last * DIMENSIONS);
         self.keys.swap_remove(slot);
-        self.inverse_lengths.swap_remove(slot);
         self.codes.swap_remove(slot);
         self.channels.swap_remove(slot);
         self.authors.swap_remove(slot);
@@ -202,15 +191,16 @@ impl ScanIndex {
         self.sent.swap_remove(slot);
     }
 
-    /// The `wanted` messages closest to `query` (a unit vector made by this index's
-    /// identity) among those the filter admits, closest first (ties: the lower key first).
-    pub fn search(
+    /// The keys of the messages whose sign bits are nearest `query`'s (a unit vector made by
+    /// this index's identity) among those the filter admits: enough candidates that
+    /// [`rescore`] of their stored vectors gives the `wanted` closest, in slot order.
+    pub fn candidates(
         &self,
         query_identity: &Identity,
         query: &[f32],
         filter: &ScanFilter,
         wanted: usize,
-    ) -> discord_manager_vocabulary::error::Result<Vec<Neighbour>> {
+    ) -> discord_manager_vocabulary::error::Result<Vec<i64>> {
         query_identity.require_same(&self.identity)?;
         if wanted == 0 || query.len() != DIMENSIONS {
             return Ok(Vec::new());
@@ -251,24 +241,38 @@ impl ScanIndex {
         let mut distances = vec![EXCLUDED; self.codes.len()];
         let mut histogram = [0usize; DIMENSIONS + 1];
         measure(&self.codes, &code, admits, &mut distances, &mut histogram);
-        let mut rescored: Vec<Neighbour> = nearest_slots(&distances, &histogram, room)
+        Ok(nearest_slots(&distances, &histogram, room)
             .into_iter()
-            .map(|slot| Neighbour {
-                key: self.keys[slot],
-                score: dot(
-                    query,
-                    &self.vectors[slot * DIMENSIONS..(slot + 1) * DIMENSIONS],
-                ) * self.inverse_lengths[slot],
-            })
-            .collect();
-        rescored.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| Reverse(b.key).cmp(&Reverse(a.key)))
-        });
-        rescored.truncate(wanted);
-        Ok(rescored)
+            .map(|slot| self.keys[slot])
+            .collect())
     }
+}
+
+/// The `wanted` of `stored` (each a message's key and its vector's stored bytes, as the
+/// store keeps them) closest to `query` by cosine, closest first (ties: the lower key first).
+/// Bytes that are not a vector (a message left with no text since) are passed over.
+pub fn rescore(
+    query: &[f32],
+    stored: impl IntoIterator<Item = (i64, Vec<u8>)>,
+    wanted: usize,
+) -> Vec<Neighbour> {
+    let mut rescored: Vec<Neighbour> = stored
+        .into_iter()
+        .filter_map(|(key, bytes)| {
+            let coordinates = coordinates(&bytes)?;
+            Some(Neighbour {
+                key,
+                score: dot(query, &coordinates) * inverse_length(&coordinates),
+            })
+        })
+        .collect();
+    rescored.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| Reverse(b.key).cmp(&Reverse(a.key)))
+    });
+    rescored.truncate(wanted);
+    rescored
 }
 
 /// The distance of a slot the filter leaves out: farther than any code can be.
@@ -390,8 +394,47 @@ mod tests {
         found.iter().map(|neighbour| neighbour.key).collect()
     }
 
-    fn index() -> ScanIndex {
-        let mut index = ScanIndex::new(Identity::bundled());
+    /// An index beside the vectors it was given, standing for the store's: a search takes the
+    /// candidates from the index and rescores them from these, as the core does.
+    struct Indexed {
+        index: ScanIndex,
+        stored: HashMap<i64, Vec<u8>>,
+    }
+
+    impl Indexed {
+        fn new() -> Indexed {
+            Indexed {
+                index: ScanIndex::new(Identity::bundled()),
+                stored: HashMap::new(),
+            }
+        }
+
+        fn put(&mut self, row: Row) -> bool {
+            self.stored.insert(row.key, row.vector.clone());
+            self.index.put(row)
+        }
+
+        fn len(&self) -> usize {
+            self.index.len()
+        }
+
+        fn search(
+            &self,
+            identity: &Identity,
+            query: &[f32],
+            filter: &ScanFilter,
+            wanted: usize,
+        ) -> discord_manager_vocabulary::error::Result<Vec<Neighbour>> {
+            let candidates = self.index.candidates(identity, query, filter, wanted)?;
+            let stored = candidates
+                .into_iter()
+                .filter_map(|key| Some((key, self.stored.get(&key)?.clone())));
+            Ok(rescore(query, stored, wanted))
+        }
+    }
+
+    fn index() -> Indexed {
+        let mut index = Indexed::new();
         index.put(row(1, "11", "20", 100, &towards(0, 0.0)));
         index.put(row(2, "12", "20", 200, &towards(0, 0.1)));
         index.put(row(3, "13", "21", 300, &towards(0, 0.05)));
@@ -612,7 +655,7 @@ mod tests {
     fn more_messages_than_the_candidates_still_answer_the_exact_nearest() {
         // Twice the least room of candidates, all far but a few: the few are found, closest
         // first, whatever slot they sit in.
-        let mut index = ScanIndex::new(Identity::bundled());
+        let mut index = Indexed::new();
         for key in 0..(2 * MIN_CANDIDATES as i64) {
             index.put(row(
                 key + 10,

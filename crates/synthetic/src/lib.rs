@@ -1173,6 +1173,7 @@ impl Generator {
             keywords: Default::default(),
             meaning: true,
             attachment_work: Default::default(),
+            meanings: Default::default(),
             source,
         };
         for (position, message_id) in self.bookmarked.iter().enumerate() {

@@ -298,6 +298,25 @@ impl Reader<'_> {
         Ok(rows)
     }
 
+    /// The stored vectors of `model` of the messages `keys` that have one (an empty vector
+    /// for a message left with no text), each with its key, in the order of `keys`: what
+    /// search by meaning rescores its candidates from. One lookup by key each.
+    pub fn meaning_vectors(&self, model: i64, keys: &[i64]) -> Result<Vec<(i64, Vec<u8>)>> {
+        const VECTORS_OF_KEYS: &str = "SELECT v.message_key, v.vector
+             FROM json_each(:keys) AS k
+             JOIN message_meanings AS v ON v.message_key = k.value
+             WHERE v.model = :model
+             ORDER BY k.key";
+        let json = serde_json::to_string(keys).unwrap_or_else(|_| "[]".into());
+        let mut statement = self.connection.prepare_cached(VECTORS_OF_KEYS)?;
+        let rows = statement
+            .query_map(named_params! {":keys": json, ":model": model}, |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
     /// How many messages have a vector of `model` (None: no model has embedded anything), of
     /// all the messages stored: two single-row reads, whatever the store's size (the running
     /// count of `meaning_totals`, and the messages' last key, as `message_count` reads it).

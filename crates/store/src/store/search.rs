@@ -393,10 +393,10 @@ impl Reader<'_> {
         };
         // One more than ranked was read to know whether older files matched: it is the oldest.
         let older_files_unranked = files.len() > FILES_RANKED;
-        if older_files_unranked {
-            if let Some(oldest) = (0..files.len()).min_by_key(|&at| files[at].text_rowid) {
-                files.remove(oldest);
-            }
+        if older_files_unranked
+            && let Some(oldest) = (0..files.len()).min_by_key(|&at| files[at].text_rowid)
+        {
+            files.remove(oldest);
         }
         let kept = best_per_message(kept, files, limit);
         let message_rowids: Vec<i64> = kept

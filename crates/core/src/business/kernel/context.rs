@@ -11,6 +11,7 @@ use discord_manager_vocabulary::words::word_enum;
 use super::approval::OwnerApproval;
 use super::model::OwnerView;
 use crate::business::kernel::attachment_work::AttachmentWork;
+use crate::business::kernel::meaning_index::MeaningIndex;
 use crate::config::{Config, GuildScope, Keywords};
 
 word_enum! {
@@ -65,6 +66,9 @@ pub struct OwnerContext {
     /// Shared by every call of one server (the contexts it clones), so the MCP server's calls
     /// together take at most its bound, as the CLI's one call does.
     pub attachment_work: AttachmentWork,
+    /// The index of meanings of the store this context reads, loaded at the first search by
+    /// meaning. Shared like `attachment_work`: one server's calls search one index.
+    pub meanings: MeaningIndex,
     pub source: Source,
 }
 
@@ -84,6 +88,7 @@ pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Re
         keywords: config.keywords.clone(),
         meaning: config.meaning,
         attachment_work: AttachmentWork::default(),
+        meanings: MeaningIndex::default(),
         source,
     })
 }

@@ -4,7 +4,8 @@
 //!
 //! - [`context`]: the owner context a call runs in; [`input`]: validation of a call's input
 //!   against its type, with the owner-worded error; [`attachment_work`]: how many calls read
-//!   and decode kept files at once.
+//!   and decode kept files at once; [`meaning_index`]: the vectors a context searches by
+//!   meaning.
 //! - [`model`]: the message every result shows, cursors and the `Shaper` that turns store rows
 //!   into it; [`message_extras`], what a message carries beyond its text; [`presentation`],
 //!   how a message reads on a page and in a model's text.
@@ -24,6 +25,7 @@ pub mod budget;
 pub mod context;
 pub mod examples;
 pub mod input;
+pub mod meaning_index;
 pub mod message_extras;
 pub mod model;
 pub(crate) mod names;

@@ -22,10 +22,10 @@ use crate::business::OwnerContext;
 use crate::business::channels::chosen_readable_channels;
 use crate::business::kernel::budget::Budget;
 use crate::business::kernel::examples::{Examples, Sample};
+use crate::business::kernel::meaning_index::{MeaningIndex, Searcher};
 use crate::business::kernel::model::{AuthorKind, Message, OwnerView, PageCursor, Shaper};
 use crate::business::kernel::presentation::{message_line, message_row};
 use crate::business::kernel::untrusted::Text;
-use crate::business::messages::meaning_index::with_index;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -225,9 +225,13 @@ pub fn search_messages(
     })?;
     let by_meaning = match mode {
         SearchMode::Words => Vec::new(),
-        SearchMode::Meaning | SearchMode::Both => {
-            meaning_ranking(store, &filter, input.query.trim(), wanted)?
-        }
+        SearchMode::Meaning | SearchMode::Both => meaning_ranking(
+            store,
+            &context.meanings,
+            &filter,
+            input.query.trim(),
+            wanted,
+        )?,
     };
     store.read(|reader| {
         let owner = context.owner_view(reader)?;
@@ -357,6 +361,7 @@ fn beginning(text: &str) -> String {
 /// them pass.
 fn meaning_ranking(
     store: &Store,
+    meanings: &MeaningIndex,
     filter: &SearchFilter,
     query: &str,
     wanted: usize,
@@ -373,20 +378,19 @@ fn meaning_ranking(
             filter.sent_until.map(Instant::as_micros),
         ),
     };
-    with_index(store, |index, encoder| {
-        let question = encoder.embed_one(query)?;
-        let mut asked = wanted;
-        loop {
-            let found = index.search(encoder.identity(), &question, &scan_filter, asked)?;
-            let keys: Vec<i64> = found.iter().map(|neighbour| neighbour.key).collect();
-            let mut admitted = store.read(|reader| reader.admitted_keys(&keys, filter))?;
-            if admitted.len() >= wanted || found.len() < asked {
-                admitted.truncate(wanted);
-                return Ok(admitted);
-            }
-            asked *= 4;
+    let searcher = Searcher::new(store, meanings)?;
+    let question = searcher.embed(query)?;
+    let mut asked = wanted;
+    loop {
+        let found = searcher.search(&question, &scan_filter, asked)?;
+        let keys: Vec<i64> = found.iter().map(|neighbour| neighbour.key).collect();
+        let mut admitted = store.read(|reader| reader.admitted_keys(&keys, filter))?;
+        if admitted.len() >= wanted || found.len() < asked {
+            admitted.truncate(wanted);
+            return Ok(admitted);
         }
-    })
+        asked *= 4;
+    }
 }
 
 /// The checks of a search's input before anything is read; with `mentionsOwner`, whether

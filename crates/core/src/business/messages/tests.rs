@@ -582,12 +582,22 @@ fn a_direct_message_is_read_nowhere_unless_the_owner_allows_direct_messages() {
 }
 
 fn search(world: &World, query: &str, change: impl FnOnce(&mut Search)) -> Result<SearchResults> {
+    search_in(world, &world.context(), query, change)
+}
+
+/// [`search`] in `context`: a server's calls share their context's index of meanings.
+fn search_in(
+    world: &World,
+    context: &OwnerContext,
+    query: &str,
+    change: impl FnOnce(&mut Search),
+) -> Result<SearchResults> {
     let mut input = Search {
         query: query.to_string(),
         ..Search::default()
     };
     change(&mut input);
-    search_messages(&world.store, input, &world.context())
+    search_messages(&world.store, input, context)
 }
 
 fn found(results: &SearchResults) -> Vec<&str> {
@@ -1360,14 +1370,17 @@ fn an_edited_message_is_found_by_its_new_meaning_and_not_its_old_one() {
     world.post(&channel, "7", CI_SHARDS, json!({}));
     world.post(&channel, "7", FAILOVER, json!({}));
     embed_everything(&world);
+    // One server's calls: the index loaded by the first is refreshed by the next.
+    let server = world.context();
+    let search = |query, mode| search_in(&world, &server.clone(), query, by(mode));
     let eating = "where are we eating together this week?";
-    let before = search(&world, eating, by(SearchMode::Meaning)).unwrap();
+    let before = search(eating, SearchMode::Meaning).unwrap();
     assert_eq!(found(&before)[0], edited.as_str());
     world.edit(&channel, &edited, RESTORE_DRILL, "2026-11-29T12:00:00Z");
     assert_eq!(embed_everything(&world), 1, "the edited message, alone");
-    let new_meaning = search(&world, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
+    let new_meaning = search(BACKUP_QUESTION, SearchMode::Meaning).unwrap();
     assert_eq!(found(&new_meaning)[0], edited.as_str());
-    let old_meaning = search(&world, eating, by(SearchMode::Meaning)).unwrap();
+    let old_meaning = search(eating, SearchMode::Meaning).unwrap();
     assert_eq!(found(&old_meaning)[0], pizza.as_str());
     assert_ne!(found(&old_meaning)[1], edited.as_str());
 }
@@ -1379,13 +1392,44 @@ fn a_message_edited_to_no_text_is_no_longer_found_by_its_old_meaning() {
     let emptied = world.post(&channel, "7", RESTORE_DRILL, json!({}));
     let lunch = world.post(&channel, "7", LUNCH, json!({}));
     embed_everything(&world);
-    // The process's index is loaded with the old text's vector.
-    let before = search(&world, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
+    // The server's index is loaded with the old text's vector.
+    let server = world.context();
+    let before = search_in(&world, &server, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
     assert_eq!(found(&before), [emptied.as_str(), lunch.as_str()]);
     world.edit(&channel, &emptied, "", "2026-11-29T12:00:00Z");
     assert_eq!(embed_everything(&world), 1, "the emptied message, alone");
-    let after = search(&world, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
+    let after = search_in(&world, &server, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
     assert_eq!(found(&after), [lunch.as_str()]);
+}
+
+#[test]
+fn a_contexts_index_of_meanings_is_its_own_and_follows_the_store_it_is_asked_of() {
+    let (first, second) = (World::alone(), World::alone());
+    let (in_first, in_second) = (first.channel("general"), second.channel("general"));
+    let drill = first.post(&in_first, "7", RESTORE_DRILL, json!({}));
+    let lunch = second.post(&in_second, "7", LUNCH, json!({}));
+    embed_everything(&first);
+    embed_everything(&second);
+    let server = first.context();
+    let found_in = |world: &World, context: &OwnerContext| {
+        let results = search_in(world, context, BACKUP_QUESTION, by(SearchMode::Meaning));
+        found(&results.unwrap())
+            .into_iter()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(found_in(&first, &server), [drill.to_string()]);
+    // The same context asked of another store (its channel readable) reads that store's
+    // vectors, never the first's.
+    let mut elsewhere = second.context();
+    elsewhere.meanings = server.meanings.clone();
+    assert_eq!(found_in(&second, &elsewhere), [lunch.to_string()]);
+    // A clone shares the index: what is embedded after its first search is found by the next.
+    let newcomer = first.post(&in_first, "7", FAILOVER, json!({}));
+    embed_everything(&first);
+    let found = found_in(&first, &server.clone());
+    assert_eq!(found.len(), 2);
+    assert!(found.contains(&newcomer.to_string()));
 }
 
 #[test]

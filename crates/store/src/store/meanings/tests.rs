@@ -237,3 +237,40 @@ fn an_edit_lists_its_message_as_changed_once_and_the_text_to_embed_is_the_edited
     assert_eq!(texts[1].content, "we drop the LRU for TTLs");
     assert_eq!(texts[1].stored, None);
 }
+
+#[test]
+fn the_vectors_of_candidates_are_read_by_key_for_their_model_only_and_current() {
+    let (_folder, store) = store();
+    let (one, _) = message(&store, "300", "one");
+    let (two, _) = message(&store, "300", "two");
+    let (three, _) = message(&store, "300", "three");
+    let (old, new) = store
+        .write(|writer| Ok((writer.meaning_model("old")?, writer.meaning_model("new")?)))
+        .unwrap();
+    store
+        .write(|writer| {
+            writer.put_meaning(one, new, 1, &[1; 384])?;
+            writer.put_meaning(two, old, 2, &[2; 384])?;
+            writer.put_meaning(three, new, 3, &[3; 384])?;
+            // Embedded again: the current vector is read.
+            writer.put_meaning(three, new, 4, &[4; 384])
+        })
+        .unwrap();
+    let read = |keys: &[i64]| {
+        store
+            .read(|reader| reader.meaning_vectors(new, keys))
+            .unwrap()
+    };
+    // Another model's vector is never read, nor a key with no vector.
+    assert_eq!(
+        read(&[three, two, one, 999]),
+        vec![(three, vec![4; 384]), (one, vec![1; 384])]
+    );
+    assert_eq!(read(&[]), vec![]);
+    assert_eq!(
+        store
+            .read(|reader| reader.meaning_vectors(old, &[one, two]))
+            .unwrap(),
+        vec![(two, vec![2; 384])]
+    );
+}

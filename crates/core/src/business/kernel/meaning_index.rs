@@ -1,0 +1,221 @@
+//! The vectors a process searches by meaning: their sign bits and what the filters read,
+//! loaded from the store once, then refreshed with what was embedded since (new messages, and
+//! messages embedded again after their text changed) before each search; each search's
+//! candidates are rescored from their vectors as the store holds them.
+//!
+//! The index is no process-wide state: it belongs to the owner context ([`MeaningIndex`] in
+//! `OwnerContext::meanings`), so the MCP server's calls, which clone one context, share one
+//! index and load it at their first search by meaning, and a one-shot CLI command pays one
+//! load. Its lock is held only while the index itself is read or changed, never while the
+//! store is read: a refresh reads its batch first and applies it after, and a search takes its
+//! candidates, lets go, then reads their vectors.
+//!
+//! Only the bundled model's vectors are loaded: a vector another model made is never
+//! compared with a question (the scan refuses another identity too).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use discord_manager_meaning::model::{Encoder, Identity};
+use discord_manager_meaning::scan::{Neighbour, Row, ScanFilter, ScanIndex, rescore};
+use discord_manager_store::{MeaningProgress, Reader, Store, StoredMeaning};
+use discord_manager_vocabulary::error::{Error, Result};
+
+/// How many vectors a refresh reads at a time, each batch in a read of its own (two in the
+/// unit tests, so their few messages load over several reads, as a large store does).
+#[cfg(not(test))]
+const LOAD_BATCH: usize = 20_000;
+#[cfg(test)]
+const LOAD_BATCH: usize = 2;
+
+/// The index of meanings of the store an owner context reads. Cloning it shares it: the
+/// contexts of one server's calls hold the same one. Empty until the first search by meaning.
+#[derive(Debug, Clone, Default)]
+pub struct MeaningIndex {
+    shared: Arc<Mutex<Loaded>>,
+}
+
+/// An index and the store it was loaded from (None: nothing loaded yet).
+#[derive(Debug)]
+struct Loaded {
+    store: Option<PathBuf>,
+    index: ScanIndex,
+}
+
+impl Default for Loaded {
+    fn default() -> Loaded {
+        Loaded {
+            store: None,
+            index: ScanIndex::new(Identity::bundled()),
+        }
+    }
+}
+
+/// One batch of what was embedded since `after`, read outside the index's lock.
+struct Batch {
+    after: i64,
+    rows: Vec<StoredMeaning>,
+}
+
+impl MeaningIndex {
+    /// The index, loaded for `store` (a fresh one when it held another store's, or none).
+    fn lock(&self, store: &Path) -> Result<MutexGuard<'_, Loaded>> {
+        let mut loaded = self
+            .shared
+            .lock()
+            .map_err(|_| Error::internal("The index of meanings is poisoned"))?;
+        if loaded.store.as_deref() != Some(store) {
+            *loaded = Loaded {
+                store: Some(store.to_path_buf()),
+                ..Loaded::default()
+            };
+        }
+        Ok(loaded)
+    }
+
+    /// Brings the index up to date with `store`: batches read without the lock, each applied
+    /// only if no other call applied one since it was read (else it is read again from where
+    /// the index now is). Whether the index holds no vector.
+    fn refresh(&self, store: &Store) -> Result<bool> {
+        loop {
+            let (identity, after) = {
+                let loaded = self.lock(store.path())?;
+                (loaded.index.identity().clone(), loaded.index.seen_through)
+            };
+            // One read per batch, each within a read's time limit: the first load of a 1M
+            // store from a cold disk took longer than that in one read.
+            let batch = store.read(|reader| read_batch(reader, &identity, after))?;
+            let mut loaded = self.lock(store.path())?;
+            let index = &mut loaded.index;
+            let Some(batch) = batch else {
+                return Ok(index.is_empty());
+            };
+            if index.seen_through != batch.after {
+                continue;
+            }
+            let more = batch.rows.len() == LOAD_BATCH;
+            apply(index, batch);
+            if !more {
+                return Ok(index.is_empty());
+            }
+        }
+    }
+
+    /// The keys of the messages whose sign bits are nearest `question` among those `filter`
+    /// admits (see [`ScanIndex::candidates`]).
+    fn candidates(
+        &self,
+        store: &Store,
+        identity: &Identity,
+        question: &[f32],
+        filter: &ScanFilter,
+        wanted: usize,
+    ) -> Result<Vec<i64>> {
+        let loaded = self.lock(store.path())?;
+        loaded.index.candidates(identity, question, filter, wanted)
+    }
+}
+
+/// The next batch of what `identity` embedded after `after`; None when there is nothing new
+/// (or the model has embedded nothing).
+fn read_batch(reader: &Reader<'_>, identity: &Identity, after: i64) -> Result<Option<Batch>> {
+    let Some(model) = reader.meaning_model_id(identity.as_str())? else {
+        return Ok(None);
+    };
+    let rows = reader.meanings_after(model, after, LOAD_BATCH)?;
+    Ok((!rows.is_empty()).then_some(Batch { after, rows }))
+}
+
+/// Puts a batch's vectors in the index and moves its cursor past them.
+fn apply(index: &mut ScanIndex, batch: Batch) {
+    for row in batch.rows {
+        index.seen_through = index.seen_through.max(row.seq);
+        index.put(Row {
+            key: row.key,
+            channel_id: row.channel_id,
+            author_id: row.author_id,
+            arrived: row.arrived,
+            sent: row.sent,
+            vector: row.vector,
+        });
+    }
+}
+
+/// A search by meaning over the store's index, brought up to date first: [`Searcher::search`]
+/// gives the messages closest to a question. Refused, saying why and what to do, when the
+/// store holds no vector of the bundled model yet.
+pub(crate) struct Searcher<'a> {
+    store: &'a Store,
+    index: &'a MeaningIndex,
+    encoder: Encoder,
+}
+
+impl<'a> Searcher<'a> {
+    pub(crate) fn new(store: &'a Store, index: &'a MeaningIndex) -> Result<Searcher<'a>> {
+        let encoder = Encoder::bundled()?;
+        if index.refresh(store)? {
+            let progress = store.read(|reader| progress(reader, encoder.identity()))?;
+            if progress.messages > 0 {
+                return Err(not_embedded_yet(store, encoder.identity())?);
+            }
+        }
+        Ok(Searcher {
+            store,
+            index,
+            encoder,
+        })
+    }
+
+    /// The question's vector.
+    pub(crate) fn embed(&self, question: &str) -> Result<Vec<f32>> {
+        self.encoder.embed_one(question)
+    }
+
+    /// The `wanted` messages closest to `question` (its vector) that `filter` admits, closest
+    /// first: the index's candidates, rescored from their vectors as the store holds them.
+    pub(crate) fn search(
+        &self,
+        question: &[f32],
+        filter: &ScanFilter,
+        wanted: usize,
+    ) -> Result<Vec<Neighbour>> {
+        let identity = self.encoder.identity();
+        let candidates = self
+            .index
+            .candidates(self.store, identity, question, filter, wanted)?;
+        let stored =
+            self.store
+                .read(|reader| match reader.meaning_model_id(identity.as_str())? {
+                    Some(model) => reader.meaning_vectors(model, &candidates),
+                    None => Ok(Vec::new()),
+                })?;
+        Ok(rescore(question, stored, wanted))
+    }
+}
+
+/// How far the store's vectors of `identity` are.
+pub(crate) fn progress(reader: &Reader<'_>, identity: &Identity) -> Result<MeaningProgress> {
+    let model = reader.meaning_model_id(identity.as_str())?;
+    reader.meaning_progress(model)
+}
+
+/// The refusal of a search by meaning over a store with no vector of this model: whether
+/// another model's vectors are there (never compared; re-embedded by ingest) or none at all.
+fn not_embedded_yet(store: &Store, identity: &Identity) -> Result<Error> {
+    let others = store.read(|reader| reader.meaning_models_other_than(identity.as_str()))?;
+    Ok(match others.first() {
+        Some(other) => Error::conflict(format!(
+            "No message is embedded by this binary's model ({}) yet: the vectors in the store \
+             were made by {}, and vectors of another model are never compared with a \
+             question. `discord-manager ingest` re-embeds every message in the background; \
+             `store_status` shows how far it is. Meanwhile search with mode \"words\"",
+            identity.name(),
+            Identity::from_stored(other.clone()).name()
+        )),
+        None => Error::conflict(
+            "No message is embedded yet: `discord-manager ingest` embeds every message in \
+             the background, and `store_status` shows how far it is. Meanwhile search with \
+             mode \"words\"",
+        ),
+    })
+}
