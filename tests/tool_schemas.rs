@@ -156,11 +156,30 @@ fn annotations_follow_each_capabilitys_declared_effect() {
         ["channels_mark_read", "messages_delete", "mentions_dismiss"]
     );
     // Only the wait runs on the runtime without the call's own context: a post that asks the
-    // owner must never take that path, or it would lose the form.
-    let waiting: Vec<&str> = discord_manager_core::registry::capabilities()
+    // owner must never take that path, or it would lose the form. The async others are
+    // exactly those that act on Discord (which may ask the owner first); every other
+    // capability is a synchronous function, called on its thread.
+    use discord_manager_core::registry::Runs;
+    let capabilities = discord_manager_core::registry::capabilities();
+    let waiting: Vec<&str> = capabilities
         .iter()
-        .filter(|capability| capability.waits)
+        .filter(|capability| capability.runs() == Runs::OnTheRuntime)
         .map(|capability| capability.name)
         .collect();
     assert_eq!(waiting, ["activity_wait"]);
+    for capability in capabilities
+        .iter()
+        .filter(|c| c.runs() != Runs::OnTheRuntime)
+    {
+        let on_discord = matches!(
+            capability.effect,
+            Effect::ActsOnDiscord | Effect::ChangesOnDiscord | Effect::DeletesOnDiscord
+        );
+        let expected = if on_discord {
+            Runs::PolledOnAThread
+        } else {
+            Runs::Now
+        };
+        assert_eq!(capability.runs(), expected, "{}", capability.name);
+    }
 }

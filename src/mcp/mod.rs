@@ -174,7 +174,7 @@ impl ServerHandler for Server {
         let capability = registry::find(&request.name)
             .map_err(|error| ErrorData::invalid_params(error.message().to_string(), None))?;
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        if capability.waits {
+        if capability.runs() == registry::Runs::OnTheRuntime {
             let services = Arc::clone(&self.services);
             return Ok(answer(
                 wait_on_the_runtime(capability, arguments, services, &context).await,
@@ -210,15 +210,16 @@ impl ServerHandler for Server {
         }
         // Run the call on a thread of its own, off the protocol loop: a slow store read then
         // holds up nothing else (a `ping`, another call); and a panic (a bug) becomes an error
-        // result instead of a request the client waits on for ever.
+        // result instead of a request the client waits on for ever. A synchronous function is
+        // called there; an async one (it awaits Discord or the owner's answer between its
+        // store reads) is polled there.
         let runtime = tokio::runtime::Handle::current();
         let outcome = tokio::task::spawn_blocking(move || {
-            runtime.block_on(async move {
-                capability
-                    .call(arguments, &services)
-                    .await
-                    .map(|outcome| Answer::of(outcome.as_ref()))
-            })
+            let outcome = match capability.runs() {
+                registry::Runs::Now => capability.call_now(arguments, &services),
+                _ => runtime.block_on(capability.call(arguments, &services)),
+            };
+            outcome.map(|outcome| Answer::of(outcome.as_ref()))
         })
         .await
         .unwrap_or_else(|_| {

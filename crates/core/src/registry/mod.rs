@@ -94,8 +94,35 @@ impl Effect {
 }
 
 pub type Invocation<'a> = Pin<Box<dyn Future<Output = Result<Box<dyn Outcome>>> + Send + 'a>>;
-/// A call of the business function with fields already checked against the input schema.
+/// A call of an async business function with fields already checked against the input schema.
 type Invoke = Box<dyn for<'a> Fn(Map<String, Value>, &'a Services) -> Invocation<'a> + Send + Sync>;
+/// A call of a synchronous business function with fields already checked: it runs on the
+/// calling thread.
+type InvokeNow =
+    Box<dyn Fn(Map<String, Value>, &Services) -> Result<Box<dyn Outcome>> + Send + Sync>;
+
+/// How a capability's business function runs, which is where an adapter must run it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runs {
+    /// A synchronous function over the store: it blocks the thread it is called on while
+    /// SQLite reads or writes, so an adapter calls it on a thread that may block
+    /// ([`Capability::call_now`]).
+    Now,
+    /// An async function that reads or writes the store on the thread that polls it, between
+    /// its awaits on Discord or on the owner's answer: an adapter polls it on a thread that
+    /// may block.
+    PolledOnAThread,
+    /// An async function that waits (up to a minute) on the runtime's timer and puts its store
+    /// reads on the blocking pool itself: an adapter polls it on its runtime, and it holds no
+    /// thread while it waits.
+    OnTheRuntime,
+}
+
+/// A capability's business function, as [`Runs`] says it runs.
+enum Function {
+    Now(InvokeNow),
+    Async(Runs, Invoke),
+}
 
 /// One capability: its names on both surfaces, its schemas, and the call.
 pub struct Capability {
@@ -116,12 +143,7 @@ pub struct Capability {
     pub description: String,
     pub input_schema: Map<String, Value>,
     pub output_schema: Map<String, Value>,
-    /// Whether the call waits (up to a minute) without holding a thread: it sleeps on the
-    /// runtime's timer and runs its store reads on the blocking pool itself, so an adapter
-    /// runs it on its runtime. Every other call reads or writes the store on the thread it is
-    /// polled on, and an adapter gives it a blocking thread.
-    pub waits: bool,
-    invoke: Invoke,
+    function: Function,
     examples: fn(&Sample) -> Examples,
 }
 
@@ -139,19 +161,17 @@ impl Capability {
         I: DeserializeOwned + JsonSchema + Send + 'static,
         O: Outcome + JsonSchema + 'static,
     {
-        let invoke = invoke(move |arguments, services| {
-            Box::pin(async move {
-                let input = input::build_input::<I>(arguments)?;
-                let output = function(&services.store, input, &services.context)?;
-                Ok(Box::new(output) as Box<dyn Outcome>)
-            })
+        let call: InvokeNow = Box::new(move |arguments, services| {
+            let input = input::build_input::<I>(arguments)?;
+            let output = function(&services.store, input, &services.context)?;
+            Ok(Box::new(output) as Box<dyn Outcome>)
         });
         Capability::described::<I, O>(
             (name, title, effect),
             command,
             positional,
             wraps,
-            invoke,
+            Function::Now(call),
             examples,
         )
     }
@@ -162,7 +182,7 @@ impl Capability {
         command: &'static [&'static str],
         positional: Option<&'static str>,
         wraps: &'static str,
-        invoke: Invoke,
+        function: Function,
         examples: fn(&Sample) -> Examples,
     ) -> Capability {
         let mut input_schema = schema_object(input::input_schema::<I>().to_value());
@@ -189,17 +209,16 @@ impl Capability {
             description,
             input_schema,
             output_schema,
-            waits: false,
-            invoke,
+            function,
             examples,
         }
     }
 
-    /// The capability marked as one that waits on the runtime (see [`Capability::waits`]).
-    fn waiting(self) -> Capability {
-        Capability {
-            waits: true,
-            ..self
+    /// Where an adapter runs this capability's calls.
+    pub fn runs(&self) -> Runs {
+        match &self.function {
+            Function::Now(_) => Runs::Now,
+            Function::Async(runs, _) => *runs,
         }
     }
 
@@ -210,12 +229,32 @@ impl Capability {
     }
 
     /// Checks `arguments` against this capability's input schema (the one clients see) and
-    /// calls the business function once.
+    /// calls the business function once. A synchronous one ([`Runs::Now`]) runs here, on this
+    /// thread, and the future is its result; an async one runs as the future is polled.
     pub fn call<'a>(&'a self, arguments: Value, services: &'a Services) -> Invocation<'a> {
-        match input::check_input(&self.input_schema, arguments) {
-            Ok(fields) => (self.invoke)(fields, services),
-            Err(error) => Box::pin(std::future::ready(Err(error))),
+        match (
+            &self.function,
+            input::check_input(&self.input_schema, arguments),
+        ) {
+            (_, Err(error)) => Box::pin(std::future::ready(Err(error))),
+            (Function::Now(call), Ok(fields)) => {
+                Box::pin(std::future::ready(call(fields, services)))
+            }
+            (Function::Async(_, invoke), Ok(fields)) => invoke(fields, services),
         }
+    }
+
+    /// Checks `arguments` and calls a synchronous business function ([`Runs::Now`]) on this
+    /// thread. An async one is refused as a bug of the adapter, which polls it instead
+    /// ([`Capability::call`]).
+    pub fn call_now(&self, arguments: Value, services: &Services) -> Result<Box<dyn Outcome>> {
+        let Function::Now(call) = &self.function else {
+            return Err(Error::internal(format!(
+                "`{}` is async: it is polled, not called on the spot",
+                self.name
+            )));
+        };
+        input::check_input(&self.input_schema, arguments).and_then(|fields| call(fields, services))
     }
 }
 
@@ -268,7 +307,7 @@ macro_rules! capability {
             &[$($word),+],
             $positional,
             concat!("business" $(, "::", stringify!($path))+),
-            invoke(|arguments, services| {
+            Function::Async(Runs::PolledOnAThread, invoke(|arguments, services| {
                 Box::pin(async move {
                     let input = input::build_input::<$input>(arguments)?;
                     let output: $output = business::$($path)::+(
@@ -280,7 +319,7 @@ macro_rules! capability {
                     .await?;
                     Ok(Box::new(output) as Box<dyn Outcome>)
                 })
-            }),
+            })),
             $examples,
         )
     };
@@ -288,25 +327,28 @@ macro_rules! capability {
     // thread of its own: marked so, explicitly, since other async calls (one that asks the
     // owner, say) must not lose what a call gets beside the runtime.
     (async waits $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $($path:ident)::+, $input:ty => $output:ty, examples = $examples:path) => {
-        capability!(async $name, $title, $effect, [$($word),+], $positional, $($path)::+, $input => $output, examples = $examples)
-            .waiting()
+        capability!(@async Runs::OnTheRuntime, $name, $title, $effect, [$($word),+], $positional, $($path)::+, $input => $output, examples = $examples)
     };
-    // An async business function: the types are named because an async fn's future cannot
-    // be named generically.
+    // An async business function that reads or writes the store between its awaits.
     (async $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $($path:ident)::+, $input:ty => $output:ty, examples = $examples:path) => {
+        capability!(@async Runs::PolledOnAThread, $name, $title, $effect, [$($word),+], $positional, $($path)::+, $input => $output, examples = $examples)
+    };
+    // An async business function run as `$runs` says: the types are named because an async
+    // fn's future cannot be named generically.
+    (@async $runs:expr, $name:literal, $title:literal, $effect:ident, [$($word:literal),+], $positional:expr, $($path:ident)::+, $input:ty => $output:ty, examples = $examples:path) => {
         Capability::described::<$input, $output>(
             ($name, $title, Effect::$effect),
             &[$($word),+],
             $positional,
             concat!("business" $(, "::", stringify!($path))+),
-            invoke(|arguments, services| {
+            Function::Async($runs, invoke(|arguments, services| {
                 Box::pin(async move {
                     let input = input::build_input::<$input>(arguments)?;
                     let output: $output =
                         business::$($path)::+(&services.store, input, &services.context).await?;
                     Ok(Box::new(output) as Box<dyn Outcome>)
                 })
-            }),
+            })),
             $examples,
         )
     };
