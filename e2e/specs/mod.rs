@@ -79,6 +79,7 @@ specs! {
     a_token_discord_rejects_over_rest_ends_ingest_before_it_connects,
     a_voice_message_shows_its_length_and_its_audio_is_kept,
     a_waiting_activity_call_returns_the_message_that_arrives_while_it_waits,
+    a_word_inside_a_chinese_or_japanese_sentence_is_found_by_messages_search,
     a_word_inside_a_text_attachment_is_found_by_messages_search_and_the_hit_says_it_was_in_the_attachment,
     activity_wait_after_is_strictly_after_on_the_arrival_clock,
     activity_wait_counts_messages_edits_deletions_and_reactions_apart,

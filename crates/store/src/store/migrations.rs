@@ -125,6 +125,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0027_file_text.sql",
         include_str!("../../../../migrations/0027_file_text.sql"),
     ),
+    (
+        "0028_cjk_text.sql",
+        include_str!("../../../../migrations/0028_cjk_text.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.
@@ -158,6 +162,8 @@ pub(super) fn migrate(connection: &mut Connection, path: &Path, application_id: 
     if version == LATEST && id != 0 {
         return Ok(());
     }
+    // 0028 writes each text as the index of Chinese and Japanese words reads it.
+    super::cjk::register_grams(connection).map_err(|error| super::unusable_store(path, error))?;
     let transaction = connection
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|error| match error.sqlite_error_code() {

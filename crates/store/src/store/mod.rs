@@ -14,6 +14,7 @@ mod backup;
 mod bookmarks;
 mod briefing;
 mod channels;
+mod cjk;
 mod clock;
 mod coverage;
 mod extras;

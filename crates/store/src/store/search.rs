@@ -1,7 +1,8 @@
 //! Full-text search (SQLite FTS5) over every version of every message's content and the words
 //! of its attachments, embeds, stickers, poll and forwards (`message_text`), and the text of
 //! its kept text files (`file_text`, with `attachment_text.rs` saying whose a row is); and the
-//! filters beside the query. FTS5 ranks the messages' matches from its index before any
+//! filters beside the query; words in Chinese and Japanese are found through `cjk_text`
+//! (`cjk.rs`). FTS5 ranks the messages' matches from its index before any
 //! message row is read, and only the best-ranked versions' messages are read and filtered;
 //! the files' index is read newest first, and only its newest [`FILES_RANKED`] matches that
 //! pass the filters are ranked beside them ([`Reader::search`]).
@@ -16,6 +17,7 @@ use discord_manager_vocabulary::snowflake::{
 use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, named_params};
 
+use super::cjk;
 use super::messages::{MentionKind, is_reply, message_columns, message_from_row_at};
 use super::{MessageRecord, Reader, Writer};
 
@@ -235,9 +237,17 @@ impl Writer<'_> {
         }
         const INDEX_TEXT: &str =
             "INSERT INTO message_text (content, message_id) VALUES (:content, :message_id)";
+        const INDEX_CJK: &str = "INSERT INTO cjk_text (rowid, content, message_id)
+             VALUES (:rowid, :content, :message_id)";
         self.transaction
             .prepare_cached(INDEX_TEXT)?
             .execute(named_params! {":content": content, ":message_id": message_id})?;
+        if let Some(grams) = cjk::grams(content) {
+            let rowid = self.transaction.last_insert_rowid();
+            self.transaction.prepare_cached(INDEX_CJK)?.execute(
+                named_params! {":rowid": rowid, ":content": grams, ":message_id": message_id},
+            )?;
+        }
         Ok(())
     }
 }
@@ -316,6 +326,33 @@ const NEWEST_FILES_AFTER_CONDITIONS: &str = "
                  LIMIT :files)
              ORDER BY rank, created_at, text_rowid";
 
+/// The versions whose words in Chinese or Japanese match (`cjk_text`, the query rewritten by
+/// `cjk::query`) and whose message passes the filters, best rank first, at most `:rows`. A
+/// macro, so that the statement can `concat!` it around the filter's conditions.
+macro_rules! cjk_up_to_conditions {
+    () => {
+        concat!(
+            "SELECT text_rowid, rank, ",
+            message_columns!(),
+            " FROM (
+                 SELECT c.rowid AS text_rowid, c.rank, m.*, ",
+            current_extras!(),
+            " AS extras
+                 FROM cjk_text AS c
+                 JOIN messages AS m ON m.message_id = c.message_id
+                 WHERE cjk_text MATCH :query AND "
+        )
+    };
+}
+const CJK_UP_TO_CONDITIONS: &str = cjk_up_to_conditions!();
+const CJK_AFTER_CONDITIONS: &str = "
+             )
+             ORDER BY rank, created_at, text_rowid
+             LIMIT :rows";
+
+/// A version's text as `message_text` keeps it, for a snippet of a match in `cjk_text`.
+const VERSION_TEXT: &str = "SELECT content FROM message_text WHERE rowid = :rowid";
+
 /// What one kept file (`:rowid` in the files' index) matched: its snippet and the attachment.
 /// FTS5 seeks the one row.
 const MATCHED_FILE: &str = "SELECT snippet(file_text, 0, '[', ']', '…', 16), t.attachment_id,
@@ -331,6 +368,9 @@ enum TextIndex {
     Messages,
     /// `file_text`: a kept text file's text.
     Files,
+    /// `cjk_text`: a version's words in Chinese or Japanese (its rowid is the version's
+    /// `message_text` rowid).
+    Cjk,
 }
 
 /// One ranked version that passed the filters, with its message.
@@ -398,7 +438,14 @@ impl Reader<'_> {
         {
             files.remove(oldest);
         }
-        let kept = best_per_message(kept, files, limit);
+        let in_cjk = match cjk::query(query) {
+            Some(rewritten) => match self.cjk_matches(&rewritten, filter, most_rows)? {
+                Some(rows) => rows,
+                None => return Ok(None),
+            },
+            None => Vec::new(),
+        };
+        let kept = best_per_message(kept, files.into_iter().chain(in_cjk).collect(), limit);
         let message_rowids: Vec<i64> = kept
             .iter()
             .filter(|row| row.index == TextIndex::Messages)
@@ -411,6 +458,7 @@ impl Reader<'_> {
             let (snippet, in_attachment) = match row.index {
                 TextIndex::Messages => (matched.remove(&row.text_rowid).unwrap_or_default(), None),
                 TextIndex::Files => self.matched_file(query, row.text_rowid)?,
+                TextIndex::Cjk => (self.matched_cjk(query, row.text_rowid)?, None),
             };
             hits.push((snippet, row.rank, in_attachment));
             found.push(row.message);
@@ -463,6 +511,58 @@ impl Reader<'_> {
             })
             .optional()?;
         Ok(matched.unwrap_or_default())
+    }
+
+    /// A snippet of the version at `rowid` around the first of the query's Chinese or
+    /// Japanese words it holds (FTS5's own would show the pairs `cjk_text` holds).
+    fn matched_cjk(&self, query: &str, rowid: i64) -> Result<String> {
+        let text: Option<String> = self
+            .connection
+            .prepare_cached(VERSION_TEXT)?
+            .query_row(named_params! {":rowid": rowid}, |row| row.get(0))
+            .optional()?;
+        let text = text.unwrap_or_default();
+        Ok(cjk::snippet(&text, &cjk::runs(query), 24).unwrap_or(text))
+    }
+
+    /// The best `rows` versions by rank whose words in Chinese or Japanese match `rewritten`
+    /// (a query `cjk::query` wrote) and whose message passes `filter`. `Ok(None)` when FTS5
+    /// cannot parse the query.
+    fn cjk_matches(
+        &self,
+        rewritten: &str,
+        filter: &SearchFilter,
+        rows: usize,
+    ) -> Result<Option<Vec<RankedRow>>> {
+        let mut conditions = filter.conditions();
+        conditions.bind(":query", Value::from(rewritten.to_string()));
+        conditions.bind(":rows", Value::Integer(rows as i64));
+        let sql = [
+            CJK_UP_TO_CONDITIONS,
+            conditions.sql.as_str(),
+            CJK_AFTER_CONDITIONS,
+        ]
+        .concat();
+        let mut statement = self.connection.prepare_cached(&sql)?;
+        let mut found = Vec::new();
+        let read = statement
+            .query(conditions.values().as_slice())
+            .and_then(|mut matches| {
+                while let Some(row) = matches.next()? {
+                    found.push(RankedRow {
+                        index: TextIndex::Cjk,
+                        text_rowid: row.get(0)?,
+                        rank: row.get(1)?,
+                        message: message_from_row_at(row, 2)?,
+                    });
+                }
+                Ok(())
+            });
+        match read {
+            Ok(()) => Ok(Some(found)),
+            Err(error) if is_query_syntax_error(&error) => Ok(None),
+            Err(error) => Err(error.into()),
+        }
     }
 
     /// The newest `files` kept files whose text matches `query` and whose message passes

@@ -110,8 +110,8 @@ pub const HISTORY_TABLES: &[&str] = &[
     "push_deliveries",
     "push_coverage",
 ];
-/// FTS5's own tables behind `message_text` and `file_text` (a virtual table cannot carry
-/// triggers; the store only ever inserts into them).
+/// FTS5's own tables behind `message_text`, `file_text` and `cjk_text` (a virtual table
+/// cannot carry triggers; the store only ever inserts into them).
 pub const SEARCH_TABLES: &[&str] = &[
     "message_text",
     "message_text_config",
@@ -125,4 +125,10 @@ pub const SEARCH_TABLES: &[&str] = &[
     "file_text_data",
     "file_text_docsize",
     "file_text_idx",
+    "cjk_text",
+    "cjk_text_config",
+    "cjk_text_content",
+    "cjk_text_data",
+    "cjk_text_docsize",
+    "cjk_text_idx",
 ];
