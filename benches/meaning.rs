@@ -13,7 +13,8 @@
 //! (full-text search, the default), meaning (the bundled sentence model over every message's
 //! vector, which the store's build makes as the ingest daemon would) and both (the two
 //! rankings fused). Recall is a count, not a timing: it is the same on every machine with the
-//! same model.
+//! same model. Then the translated queries, asked in another language than their target is
+//! written in, recall@10 per language asked in and per mode.
 
 #[path = "eval/mod.rs"]
 mod eval;
@@ -65,6 +66,35 @@ fn main() {
             paraphrase.empty
         );
         misses.push((mode, exact, paraphrase.distracted));
+    }
+    // Translated queries, by the language asked in: English questions for messages in other
+    // languages are the `en` row.
+    let mut languages: Vec<&str> = set
+        .queries
+        .iter()
+        .filter(|query| query.kind == QueryKind::Translated)
+        .map(|query| query.language())
+        .collect();
+    languages.sort_unstable();
+    languages.dedup();
+    println!();
+    println!(
+        "| translated queries, asked in | words recall@{top} | meaning recall@{top} | both recall@{top} |",
+        top = eval::TOP
+    );
+    println!("|---|---:|---:|---:|");
+    for language in languages {
+        let cells: Vec<String> = modes
+            .iter()
+            .map(|(mode, arguments)| {
+                let recall = eval::recall_of(&set, &runtime, &services, arguments, |query| {
+                    query.kind == QueryKind::Translated && query.language() == language
+                })
+                .unwrap_or_else(|error| panic!("{mode}: {error}"));
+                cell(&recall)
+            })
+            .collect();
+        println!("| {language} | {} |", cells.join(" | "));
     }
     for (mode, _, distracted) in &misses {
         if !distracted.is_empty() {

@@ -177,6 +177,14 @@ fn violations(set: &EvalSet) -> Vec<String> {
                     }
                 }
                 QueryKind::Exact => {}
+                QueryKind::Translated if query.language() == message.language() => {
+                    violations.push(format!(
+                        "{}: translated query asked in {}, the language of {answer}",
+                        query.id,
+                        query.language()
+                    ));
+                }
+                QueryKind::Translated => {}
             }
         }
         for distractor in &query.distractors {
@@ -266,6 +274,42 @@ fn the_set_has_enough_messages_channels_authors_and_queries_of_each_kind() {
     assert!(short.is_empty(), "the set is short: {short:#?}");
 }
 
+/// The owner's language: at least 40 questions in at least 5 languages other than English,
+/// each for an English message, and at least 20 messages in other languages, each asked for
+/// in English.
+#[test]
+fn the_set_asks_in_several_languages_and_holds_messages_in_several() {
+    let set = set();
+    let translated = |asked_in_english: bool| {
+        set.queries.iter().filter(move |query| {
+            query.kind == QueryKind::Translated && (query.language() == "en") == asked_in_english
+        })
+    };
+    let of_english: Vec<_> = translated(false)
+        .filter(|query| {
+            set.message(&query.target)
+                .is_some_and(|m| m.language() == "en")
+        })
+        .collect();
+    let languages: HashSet<&str> = of_english.iter().map(|query| query.language()).collect();
+    assert!(
+        of_english.len() >= 40,
+        "{} questions in other languages",
+        of_english.len()
+    );
+    assert!(languages.len() >= 5, "{languages:?}");
+    let asked_for: HashSet<&str> = translated(true)
+        .filter_map(|query| set.message(&query.target))
+        .filter(|message| message.language() != "en")
+        .map(|message| message.id.as_str())
+        .collect();
+    assert!(
+        asked_for.len() >= 20,
+        "{} messages in other languages",
+        asked_for.len()
+    );
+}
+
 #[test]
 fn every_query_keeps_the_rules_of_its_kind() {
     let violations = violations(&set());
@@ -294,6 +338,7 @@ fn the_checker_names_the_query_that_breaks_each_rule() {
             target: target.clone(),
             alternates: vec![],
             distractors,
+            language: None,
         });
     };
     add(
@@ -315,6 +360,12 @@ fn the_checker_names_the_query_that_breaks_each_rule() {
         vec![target.clone()],
     );
     add(
+        "broken-translated",
+        QueryKind::Translated,
+        "asked in the target's own language".into(),
+        vec![],
+    );
+    add(
         "q-dangling",
         QueryKind::Exact,
         first_word.into(),
@@ -333,6 +384,7 @@ fn the_checker_names_the_query_that_breaks_each_rule() {
         ("broken-exact", "not in its target"),
         ("broken-distractor", "shares no content word"),
         ("broken-distractor", "both an answer and a distractor"),
+        ("broken-translated", "translated query asked in en"),
         ("q-dangling", "names no distractor m999"),
         (first.as_str(), "the id is used twice"),
     ];

@@ -71,6 +71,16 @@ pub struct EvalMessage {
     /// An author's username, from `authors`.
     pub author: String,
     pub text: String,
+    /// The language it is written in, as an ISO 639-1 code; absent: English.
+    #[serde(default)]
+    pub language: Option<String>,
+}
+
+impl EvalMessage {
+    /// Its language's code (`en` when the set names none).
+    pub fn language(&self) -> &str {
+        self.language.as_deref().unwrap_or("en")
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
@@ -78,6 +88,9 @@ pub struct EvalMessage {
 pub enum QueryKind {
     /// Says what its target means in other words: no content word in common.
     Paraphrase,
+    /// Asks in another language than its target is written in: the owner's language against
+    /// the team's (`language` says which).
+    Translated,
     /// Uses words its target contains: what words search finds today.
     Exact,
 }
@@ -97,9 +110,17 @@ pub struct Query {
     /// Messages that share words with the query but not its meaning.
     #[serde(default)]
     pub distractors: Vec<String>,
+    /// The language the query is asked in, as an ISO 639-1 code; absent: English.
+    #[serde(default)]
+    pub language: Option<String>,
 }
 
 impl Query {
+    /// Its language's code (`en` when the set names none).
+    pub fn language(&self) -> &str {
+        self.language.as_deref().unwrap_or("en")
+    }
+
     /// The target and its alternates: the messages that answer the query.
     pub fn answers(&self) -> impl Iterator<Item = &str> {
         std::iter::once(self.target.as_str()).chain(self.alternates.iter().map(String::as_str))
@@ -353,11 +374,24 @@ pub fn recall(
     kind: QueryKind,
     arguments: &Value,
 ) -> Result<Recall, String> {
+    recall_of(set, runtime, services, arguments, |query| {
+        query.kind == kind
+    })
+}
+
+/// [`recall`] over the set's queries `chosen` admits (one language's, say).
+pub fn recall_of(
+    set: &EvalSet,
+    runtime: &tokio::runtime::Runtime,
+    services: &Services,
+    arguments: &Value,
+    chosen: impl Fn(&Query) -> bool,
+) -> Result<Recall, String> {
     let capability =
         registry::find("messages_search").map_err(|error| error.message().to_string())?;
     let discord_ids = set.discord_ids();
     let mut recall = Recall::default();
-    for query in set.queries.iter().filter(|query| query.kind == kind) {
+    for query in set.queries.iter().filter(|query| chosen(query)) {
         recall.queries += 1;
         let mut call = json!({"query": query.text, "limit": TOP});
         if let (Some(call), Some(extra)) = (call.as_object_mut(), arguments.as_object()) {
