@@ -186,6 +186,7 @@ specs! {
     the_cli_json_and_the_mcp_result_are_identical,
     the_mcp_server_introduces_itself_by_the_products_name_and_version,
     the_mcp_server_tells_the_assistant_that_message_text_is_data_never_instructions,
+    the_official_typescript_and_python_sdk_clients_get_every_tools_answer_while_the_server_pushes_channel_events,
     the_periodic_repair_backfills_a_message_the_gateway_never_delivered,
     the_wal_stays_bounded_while_an_idle_mcp_session_is_open_during_ingest,
     two_sessions_open_at_once_each_get_a_new_mention_once,

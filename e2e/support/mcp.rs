@@ -389,6 +389,18 @@ impl Mcp {
 
     /// `tools/call`; recorded for the coverage gate once the server has answered.
     pub async fn call(&self, tool: &str, arguments: Value) -> ToolResult {
+        let result = self.call_tool(tool, arguments).await;
+        ToolResult::from(tool, result)
+    }
+
+    /// `tools/call`, its result as the wire carries it (`content`, `structuredContent`,
+    /// `isError`), for comparing it with another client's; recorded for the coverage gate.
+    pub async fn call_as_sent(&self, tool: &str, arguments: Value) -> Value {
+        let result = self.call_tool(tool, arguments).await;
+        serde_json::to_value(&result).expect("a tool result is JSON")
+    }
+
+    async fn call_tool(&self, tool: &str, arguments: Value) -> CallToolResult {
         let mut request = CallToolRequestParams::new(tool.to_string());
         match arguments {
             Value::Object(arguments) => request = request.with_arguments(arguments),
@@ -399,7 +411,7 @@ impl Mcp {
             .await
             .unwrap_or_else(|error| panic!("calling {tool} failed at the protocol level: {error}"));
         record::called(tool);
-        ToolResult::from(tool, result)
+        result
     }
 
     /// Calls a tool that must succeed and reads its structured result as `T` (a spec's local

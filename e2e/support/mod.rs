@@ -10,8 +10,11 @@ pub mod feed;
 pub mod live;
 pub mod mcp;
 pub mod model;
+#[path = "../../tests/support/official_tools.rs"]
+pub mod official_tools;
 pub mod record;
 pub mod schema;
+pub mod sdk;
 pub mod store;
 pub mod time;
 

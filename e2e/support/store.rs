@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use discord_manager::seed::play_feed;
+use discord_manager_attachments::Cache;
 use discord_manager_ingest::Origin;
 
 use super::cli::Cli;
@@ -44,10 +45,48 @@ impl Store {
         Store::create(None)
     }
 
+    /// `count` stores each holding the same demo store, byte for byte: `seed` made it once,
+    /// `backup` copied it (with its kept files, `<store>.attachments/`) once, and each store
+    /// here starts from a copy of that backup, so every instant and id the seed stamped is the
+    /// same in all of them. No owner is configured: the demo's is learned from the store.
+    pub fn copies_of_the_demo(count: usize) -> Vec<Store> {
+        let seeded = Store::without_owner();
+        seeded.cli().run(&["seed", "--replace"]).success();
+        let backup = seeded.folder().join("demo-backup.sqlite3");
+        let backup_argument = backup.display().to_string();
+        seeded.cli().run(&["backup", &backup_argument]).success();
+        (0..count)
+            .map(|_| {
+                let copy = Store::at_a_free_path(None);
+                std::fs::copy(&backup, copy.path()).expect("the demo's backup is copied");
+                let files = Cache::folder_of(copy.path());
+                let mut folder = std::fs::DirBuilder::new();
+                #[cfg(unix)]
+                std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
+                folder
+                    .create(&files)
+                    .expect("the copy's attachments folder");
+                for file in std::fs::read_dir(Cache::folder_of(&backup)).expect("the kept files") {
+                    let file = file.expect("a kept file").path();
+                    std::fs::copy(&file, files.join(file.file_name().unwrap()))
+                        .expect("a kept file is copied");
+                }
+                copy
+            })
+            .collect()
+    }
+
     fn create(owner_id: Option<String>) -> Store {
+        let store = Store::at_a_free_path(owner_id);
+        discord_manager_store::Store::open(&store.path)
+            .expect("the spec's store opens and migrates");
+        store
+    }
+
+    /// A store's configuration over a path in a fresh folder where nothing is yet.
+    fn at_a_free_path(owner_id: Option<String>) -> Store {
         let folder = tempfile::tempdir().expect("a temporary folder for the spec's store");
         let path = folder.path().join("store.sqlite3");
-        discord_manager_store::Store::open(&path).expect("the spec's store opens and migrates");
         Store {
             folder,
             path,
@@ -137,6 +176,18 @@ impl Store {
             summary.ignored, feed.expected_ignored,
             "every line of a spec's feed but those it expects ignored is recorded: {summary}"
         );
+    }
+
+    /// Plays feed lines written as `seed/` writes them (gateway dispatches `{"t", "d"}`) into
+    /// the store through the real recorders, as [`play`](Store::play) does a [`Feed`].
+    pub async fn play_lines(&self, jsonl: &str) {
+        let store = Arc::new(
+            discord_manager_store::Store::open(&self.path).expect("the spec's store opens"),
+        );
+        let summary = play_feed(&store, jsonl, Origin::Gateway)
+            .await
+            .unwrap_or_else(|error| panic!("the spec's lines did not play: {error}"));
+        assert_eq!(summary.ignored, 0, "every line is recorded: {summary}");
     }
 
     pub fn path(&self) -> &Path {
