@@ -7,7 +7,10 @@
 //! value its schema accepts (search in each mode: every message has a stand-in vector), and
 //! the answer an MCP client receives (the structured result and the text block together) must
 //! stay within the budget. The cases are each capability's own
-//! examples (`business::kernel::examples`): its default and its largest inputs.
+//! examples (`business::kernel::examples`): its default and its largest inputs. The readers
+//! whose largest answer must fill more than half of the budget are the registry's too: every
+//! capability that only reads and whose output declares where to read on or how much it left
+//! out ([`cut_by_the_budget`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,7 +20,7 @@ use discord_manager_core::business::kernel::examples::{Sample, from_now, long_te
 use discord_manager_core::business::mentions::list::{ListMentions, list_mentions};
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
-use discord_manager_core::registry::{self, Services};
+use discord_manager_core::registry::{self, Capability, Services};
 use discord_manager_discord::sender::RECORDERS;
 use discord_manager_playback::demo::DemoDiscord;
 use discord_manager_store::Store;
@@ -166,21 +169,41 @@ async fn every_answer_fits_the_budget_with_default_and_largest_inputs() {
         }
     }
     // The store does overflow the readers, which fill most of the budget before they stop: the
-    // gate would prove nothing on small answers.
+    // gate would prove nothing on small answers. The readers are the registry's: every
+    // capability that only reads and whose answer the budget cuts.
     eprintln!("largest answers in bytes: {largest:?}");
-    for tool in [
-        "channels_list",
-        "messages_catch_up",
-        "messages_history",
-        "mentions_list",
-        "bookmarks_list",
-        "schedules_list",
-        "store_status",
-    ] {
+    let cut: Vec<&Capability> = registry::capabilities()
+        .iter()
+        .filter(|capability| cut_by_the_budget(capability))
+        .collect();
+    assert!(
+        cut.len() >= 7,
+        "the registry's readers that page: {:?}",
+        cut.iter()
+            .map(|capability| capability.name)
+            .collect::<Vec<_>>()
+    );
+    for capability in cut {
+        let tool = capability.name;
         assert!(
             largest[tool] > ANSWER_BYTES / 2,
             "{tool}'s largest answer is only {} bytes: the store does not fill it",
             largest[tool]
         );
     }
+}
+
+/// Whether the budget cuts a capability's answer: it only reads, and its output declares
+/// where to read on (`nextCursor`, `olderCursor`) or how much it left out (`channelsLeftOut`).
+fn cut_by_the_budget(capability: &Capability) -> bool {
+    capability.effect.read_only()
+        && capability
+            .output_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|properties| {
+                properties
+                    .keys()
+                    .any(|field| field.ends_with("Cursor") || field.ends_with("LeftOut"))
+            })
 }

@@ -1,5 +1,6 @@
 //! The completion scripts kept in `completions/` are what the binary generates now.
-//! To refresh them after a change to the command tree: `UPDATE_COMPLETIONS=1 cargo test --test completions`.
+//! To refresh them after a change to the command tree:
+//! `UPDATE_COMPLETIONS=1 cargo test --test gates -- completions::`.
 
 use std::path::Path;
 
@@ -31,7 +32,7 @@ fn the_completion_scripts_in_the_repository_are_current() {
         let kept = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             kept == generated,
-            "completions/{file} is stale: run UPDATE_COMPLETIONS=1 cargo test --test completions"
+            "completions/{file} is stale: run UPDATE_COMPLETIONS=1 cargo test --test gates -- completions::"
         );
     }
 }

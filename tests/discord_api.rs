@@ -3,13 +3,13 @@
 //! not: each rule it applies fails on the case it exists for.
 
 #[path = "support/discord_api/mod.rs"]
-mod discord_api;
+mod spec;
 
 #[path = "support/message_shapes.rs"]
 mod message_shapes;
 
-use discord_api::{check_request, check_response};
 use serde_json::{Value, json};
+use spec::{check_request, check_response};
 
 fn user() -> Value {
     json!({"id": "1000000000000000002", "username": "grace", "avatar": null,

@@ -25,8 +25,7 @@ use std::path::{Path, PathBuf};
 
 use syn::visit::Visit;
 
-#[path = "support/source_tree.rs"]
-mod source_tree;
+use crate::source_tree;
 
 /// The top-level modules and what each may name. A module missing here fails the test: a new
 /// one takes its place in the layering deliberately.

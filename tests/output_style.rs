@@ -8,8 +8,7 @@
 
 use std::path::Path;
 
-#[path = "support/source_tree.rs"]
-mod source_tree;
+use crate::source_tree;
 
 /// What the rule forbids.
 const FORBIDDEN: &[&str] = &["push_str(&format!", ".line(&format!", "push(format!"];

@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 
 use discord_manager_core::registry::{capabilities, exemptions::EXEMPTIONS};
 
-#[path = "support/source_tree.rs"]
-mod source_tree;
+use crate::source_tree;
 
 fn source_files(folder: &str) -> Vec<PathBuf> {
     source_tree::rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join(folder))

@@ -19,8 +19,7 @@ use std::path::Path;
 
 use syn::visit::Visit;
 
-#[path = "support/source_tree.rs"]
-mod source_tree;
+use crate::source_tree;
 
 /// Names that read like ids but hold something else, by file: (file, name, why).
 const NOT_DISCORD_IDS: &[(&str, &str, &str)] = &[

@@ -1,11 +1,13 @@
 //! An MCP client that connects sees exactly the registered capabilities as tools, in the registry's
 //! order, the same set whose surfaces are reviewed in `tests/snapshots/`, each described for the
 //! caller, with an input schema that refuses unknown fields and a declared output schema, and
-//! annotated: those that only read are read-only, the six that act on Discord are open-world,
-//! and destructive, so a client asks the owner first, are the one whose effect cannot be undone
-//! (deleting the bot's message) and the two that hide something from the owner (dismissing a
-//! mention, marking channels read).
+//! annotated as each capability's declared `Effect` says: those that only read are read-only,
+//! those that act on Discord are open-world, and destructive, so a client asks the owner first,
+//! are those whose effect cannot be undone (deleting the bot's message) and those that hide
+//! something from the owner (dismissing a mention, marking channels read). The names and the
+//! lists are the registry's, so a new capability needs nothing here.
 
+use discord_manager_core::registry::{Effect, capabilities};
 use serde_json::Value;
 
 use crate::support::Store;
@@ -17,35 +19,9 @@ pub async fn spec() {
     let tools = mcp.tools().await;
 
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(
-        names,
-        [
-            "channels_list",
-            "channels_mark_read",
-            "messages_catch_up",
-            "messages_history",
-            "messages_search",
-            "attachments_get",
-            "messages_send",
-            "messages_edit",
-            "messages_delete",
-            "reactions_add",
-            "reactions_remove",
-            "activity_briefing",
-            "mentions_list",
-            "mentions_awaiting_reply",
-            "mentions_dismiss",
-            "activity_wait",
-            "activity_digest",
-            "bookmarks_add",
-            "bookmarks_list",
-            "bookmarks_resolve",
-            "store_status",
-            "schedules_add",
-            "schedules_list",
-            "schedules_cancel",
-        ]
-    );
+    let registered: Vec<&str> = capabilities().iter().map(|capability| capability.name).collect();
+    assert!(registered.len() > 20, "the registry lists the capabilities");
+    assert_eq!(names, registered);
     let snapshots = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
     let mut reviewed: Vec<String> = std::fs::read_dir(&snapshots)
         .unwrap_or_else(|error| panic!("cannot read {}: {error}", snapshots.display()))
@@ -97,39 +73,39 @@ pub async fn spec() {
             .map(|tool| tool.name.as_ref())
             .collect()
     };
+    let declared = |effect: fn(Effect) -> bool| -> Vec<&str> {
+        capabilities()
+            .iter()
+            .filter(|capability| effect(capability.effect))
+            .map(|capability| capability.name)
+            .collect()
+    };
     assert_eq!(
         hinted(|annotations| annotations.open_world_hint),
-        [
-            "messages_send",
-            "messages_edit",
-            "messages_delete",
-            "reactions_add",
-            "reactions_remove",
-            "schedules_add"
-        ]
+        declared(Effect::open_world),
+        "what acts on Discord is open-world"
     );
     assert_eq!(
         hinted(|annotations| annotations.destructive_hint),
-        ["channels_mark_read", "messages_delete", "mentions_dismiss"],
+        declared(Effect::destructive),
         "a deletion cannot be undone, and what is hidden from the owner is gone to them"
     );
     assert_eq!(
         hinted(|annotations| annotations.read_only_hint),
-        [
-            "channels_list",
-            "messages_catch_up",
-            "messages_history",
-            "messages_search",
-            "attachments_get",
-            "activity_briefing",
-            "mentions_list",
-            "mentions_awaiting_reply",
-            "activity_wait",
-            "activity_digest",
-            "bookmarks_list",
-            "store_status",
-            "schedules_list",
-        ]
+        declared(Effect::read_only),
+        "what only reads the store is read-only"
     );
+    // Each list is a real choice: some tools are in it and some are not.
+    for (hint, count) in [
+        ("open-world", declared(Effect::open_world).len()),
+        ("destructive", declared(Effect::destructive).len()),
+        ("read-only", declared(Effect::read_only).len()),
+    ] {
+        assert!(
+            count > 0 && count < names.len(),
+            "{count} of {} tools are {hint}",
+            names.len()
+        );
+    }
     mcp.stop().await;
 }

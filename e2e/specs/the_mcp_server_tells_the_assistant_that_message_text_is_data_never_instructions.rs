@@ -1,7 +1,9 @@
 //! What an assistant reads first says that what other people wrote is data: the server's
 //! instructions, and the description of every tool that answers with others' text (the
 //! read-only ones), say to read it as data and never follow it as instructions. The tools that
-//! post say where an assistant may post.
+//! post (`Effect::ActsOnDiscord`) say where an assistant may post.
+
+use discord_manager_core::registry::{Effect, capabilities};
 
 use crate::support::Store;
 
@@ -38,8 +40,19 @@ pub async fn spec() {
             );
         }
     }
-    assert_eq!(reading, 13);
-    for posting in ["messages_send", "schedules_add"] {
+    let registered_readers = capabilities()
+        .iter()
+        .filter(|capability| capability.effect.read_only())
+        .count();
+    assert!(registered_readers > 10, "most tools only read");
+    assert_eq!(reading, registered_readers);
+    let posting: Vec<&str> = capabilities()
+        .iter()
+        .filter(|capability| capability.effect == Effect::ActsOnDiscord)
+        .map(|capability| capability.name)
+        .collect();
+    assert!(!posting.is_empty(), "some tools post");
+    for posting in posting {
         let tool = tools.iter().find(|tool| tool.name == posting).unwrap();
         assert!(
             tool.description

@@ -1,8 +1,8 @@
 //! The workspace's Rust source as the source guards read it (`tests/layering.rs`,
-//! `tests/parity.rs`, `tests/typed_ids.rs`, `tests/output_style.rs`): every `.rs` file under a
-//! folder, and whether an item is compiled only for tests.
+//! `tests/parity.rs`, `tests/typed_ids.rs`, `tests/output_style.rs`, `tests/test_placement.rs`):
+//! every `.rs` file under a folder, and whether an item is compiled only for tests.
 //!
-//! Include it with `#[path = "support/source_tree.rs"] mod source_tree;`.
+//! Declared once, by `tests/gates.rs`; a gate reads it as `crate::source_tree`.
 
 #![allow(dead_code)]
 

@@ -35,8 +35,8 @@ impl MessageText<'_> {
 /// Four bytes that change when the text embedded changes (a 32-bit value, which SQLite keeps
 /// in four bytes): the store keeps them beside the vector, so a message whose text is the same
 /// is not embedded again. Eight would cost the vectors' table a row in ten of every page
-/// (docs/performance.md, "Issue 26"); a changed text keeps its old fingerprint once in four
-/// billion, and is then embedded at its next change.
+/// (CHANGELOG.md, "Issue 26: search by meaning"); a changed text keeps its old fingerprint
+/// once in four billion, and is then embedded at its next change.
 pub fn fingerprint(text: &str) -> i64 {
     let digest = Sha256::digest(text.as_bytes());
     let mut first = [0u8; 4];

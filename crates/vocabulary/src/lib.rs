@@ -26,3 +26,10 @@ pub mod snowflake;
 pub mod words;
 
 pub use error::{Error, ErrorKind};
+
+// What `word_enum!`'s expansion names, reached through this crate (`$crate::serde`), so a
+// crate that defines words needs neither serde nor schemars of its own for them.
+#[doc(hidden)]
+pub use schemars;
+#[doc(hidden)]
+pub use serde;

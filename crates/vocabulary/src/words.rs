@@ -95,17 +95,17 @@ macro_rules! word_enum {
             }
         }
 
-        impl ::serde::Serialize for $name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        impl $crate::serde::Serialize for $name {
+            fn serialize<S: $crate::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.serialize_str(self.as_str())
             }
         }
 
-        impl<'de> ::serde::Deserialize<'de> for $name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        impl<'de> $crate::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let text = <::std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
                 <$name as $crate::words::Word>::parse(&text).ok_or_else(|| {
-                    ::serde::de::Error::unknown_variant(&text, &[$($text),+])
+                    $crate::serde::de::Error::unknown_variant(&text, &[$($text),+])
                 })
             }
         }
@@ -127,15 +127,15 @@ macro_rules! word_enum {
             }
         }
 
-        impl ::schemars::JsonSchema for $name {
+        impl $crate::schemars::JsonSchema for $name {
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
                 stringify!($name).into()
             }
             fn schema_id() -> ::std::borrow::Cow<'static, str> {
                 concat!(module_path!(), "::", stringify!($name)).into()
             }
-            fn json_schema(_: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
-                ::schemars::json_schema!({
+            fn json_schema(_: &mut $crate::schemars::SchemaGenerator) -> $crate::schemars::Schema {
+                $crate::schemars::json_schema!({
                     "description": $crate::words::doc_text(&[$($doc),+]),
                     "oneOf": [$({
                         "type": "string",
@@ -162,15 +162,15 @@ macro_rules! word_enum {
             }
         }
 
-        impl ::schemars::JsonSchema for $name {
+        impl $crate::schemars::JsonSchema for $name {
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
                 stringify!($name).into()
             }
             fn inline_schema() -> bool {
                 true
             }
-            fn json_schema(_: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
-                ::schemars::json_schema!({ "type": "string", "enum": [$($text),+] })
+            fn json_schema(_: &mut $crate::schemars::SchemaGenerator) -> $crate::schemars::Schema {
+                $crate::schemars::json_schema!({ "type": "string", "enum": [$($text),+] })
             }
         }
     };

@@ -590,3 +590,218 @@ fn a_stored_value_that_is_not_an_id_reads_as_an_owner_worded_error() {
         );
     }
 }
+
+mod read_limits {
+    use discord_manager_vocabulary::error::ErrorKind;
+
+    use crate::store::*;
+
+    /// A read that takes a few thousand progress steps (a million-row recursive count).
+    fn long_count(store: &Store) -> Result<i64> {
+        store.read(|reader| {
+            Ok(reader.connection.query_row(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+                 SELECT count(*) FROM n",
+                [],
+                |row| row.get(0),
+            )?)
+        })
+    }
+
+    fn store_with(steps: Option<u64>) -> (tempfile::TempDir, Store) {
+        let folder = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&folder.path().join("store.sqlite3")).unwrap();
+        store.set_read_limit(ReadLimit {
+            deadline: READ_DEADLINE,
+            steps,
+        });
+        (folder, store)
+    }
+
+    #[test]
+    fn a_read_past_its_limit_is_stopped_with_an_owner_worded_error() {
+        let (_folder, store) = store_with(Some(50));
+        let error = long_count(&store).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Input);
+        assert_eq!(
+            error.message(),
+            "This took too long (more than 10 s) and was stopped: narrow the query (a shorter \
+             window, one channel, a longer word to search for, a smaller limit)"
+        );
+        // The connection is sound afterwards, and a short read within the limit answers.
+        assert!(store.read(|reader| reader.is_empty()).unwrap());
+        // The other side of the limit: with room for the whole count it completes.
+        let (_folder, roomy) = store_with(Some(1_000_000));
+        assert_eq!(long_count(&roomy).unwrap(), 1_000_000);
+    }
+
+    #[test]
+    fn a_cancelled_call_stops_its_query_and_no_other_handles() {
+        let (_folder, store) = store_with(None);
+        // Cancelled before the read: it does not start.
+        let before = store.cancelled_by(Arc::new(AtomicBool::new(true)));
+        assert_eq!(long_count(&before).unwrap_err(), cancelled_error());
+        // Cancelled while its query runs: the query is interrupted.
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let during = store.cancelled_by(Arc::clone(&cancelled));
+        let error = during
+            .read(|reader| {
+                cancelled.store(true, Ordering::Relaxed);
+                Ok(reader.connection.query_row(
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+                     SELECT count(*) FROM n",
+                    [],
+                    |row| row.get::<_, i64>(0),
+                )?)
+            })
+            .unwrap_err();
+        assert_eq!(error, cancelled_error());
+        // The store itself, and a handle whose call goes on, read to the end.
+        let running = store.cancelled_by(Arc::new(AtomicBool::new(false)));
+        assert_eq!(long_count(&running).unwrap(), 1_000_000);
+        assert_eq!(long_count(&store).unwrap(), 1_000_000);
+    }
+}
+
+/// File modes and permissions: Unix only.
+#[cfg(unix)]
+mod file_modes {
+    use std::os::unix::fs::PermissionsExt;
+
+    use discord_manager_vocabulary::error::ErrorKind;
+
+    use crate::store::*;
+
+    /// Writes something: the application's owner, as the recorders would.
+    fn record_owner(store: &Store, id: &str) -> Result<bool> {
+        let owner = Identity {
+            owner_user_id: Some(id.parse().unwrap()),
+            ..Identity::default()
+        };
+        store.write(|writer| writer.record_identity(&owner, IdentitySource::Seed))
+    }
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn opening_a_store_makes_it_and_its_wal_and_shm_private() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.sqlite3");
+        drop(Store::open(&path).unwrap());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let store = Store::open(&path).unwrap();
+        store.write(|writer| writer.reader().is_empty()).unwrap();
+        assert_eq!(mode(&path), 0o600);
+        for suffix in ["-wal", "-shm"] {
+            let companion = folder.path().join(format!("store.sqlite3{suffix}"));
+            assert_eq!(mode(&companion), 0o600, "{suffix}");
+        }
+        // -wal and -shm left readable by an earlier version are made private too.
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        let wal = folder.path().join("store.sqlite3-wal");
+        std::fs::set_permissions(&wal, std::fs::Permissions::from_mode(0o644)).unwrap();
+        drop(Store::open(&path).unwrap());
+        drop(store);
+        if wal.exists() {
+            assert_eq!(mode(&wal), 0o600);
+        }
+    }
+
+    #[test]
+    fn the_folders_made_for_a_store_are_private_and_a_folder_that_exists_is_left_alone() {
+        let folder = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = folder.path().join("data/discord-manager/store.sqlite3");
+        drop(Store::open(&path).unwrap());
+        assert_eq!(mode(&folder.path().join("data")), 0o700);
+        assert_eq!(mode(&folder.path().join("data/discord-manager")), 0o700);
+        assert_eq!(mode(folder.path()), 0o755);
+    }
+
+    #[test]
+    fn an_sqlite_uri_or_memory_database_is_refused_as_a_path() {
+        for text in [
+            "file::memory:",
+            "file:store.sqlite3?mode=memory",
+            ":memory:",
+            "",
+        ] {
+            let refusal = Store::open(Path::new(text)).err().unwrap();
+            assert_eq!(refusal.kind(), ErrorKind::Config, "{text}");
+            assert!(
+                refusal
+                    .message()
+                    .contains("is an SQLite URI or an in-memory database"),
+                "{}",
+                refusal.message()
+            );
+        }
+        // A file whose name merely contains `file:` further on is a file.
+        let folder = tempfile::tempdir().unwrap();
+        assert!(Store::open(&folder.path().join("my-file:store.sqlite3")).is_ok());
+    }
+
+    /// A store on a read-only file, in a read-only folder, still answers reads; a write fails
+    /// with the reason.
+    #[test]
+    fn a_read_only_store_is_opened_for_reading() {
+        let folder = tempfile::tempdir().unwrap();
+        let inner = folder.path().join("ro");
+        std::fs::create_dir(&inner).unwrap();
+        let path = inner.join("store.sqlite3");
+        {
+            let store = Store::open(&path).unwrap();
+            record_owner(&store, "1000000000000000009").unwrap();
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o400)).unwrap();
+        std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o500)).unwrap();
+        // Root may write anything: the test only means something for another user.
+        let writable_anyway = std::fs::OpenOptions::new().append(true).open(&path).is_ok();
+        let opened = Store::open(&path);
+        let answer = opened.as_ref().map(|store| {
+            store
+                .read(|reader| reader.identity())
+                .unwrap()
+                .owner_user_id
+        });
+        std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o700)).unwrap();
+        if writable_anyway {
+            return;
+        }
+        assert_eq!(
+            answer.unwrap(),
+            Some("1000000000000000009".parse().unwrap())
+        );
+        let store = opened.unwrap();
+        assert!(store.write(|writer| writer.reader().is_empty()).is_err());
+        assert!(Store::open_writable(&path).is_err());
+    }
+
+    /// Where SQLite cannot open the store's write-ahead log (here its name is taken by a
+    /// folder, which even root cannot write over, as on a read-only or full disk), the store is
+    /// read all the same, and a write fails.
+    #[test]
+    fn a_store_that_cannot_be_opened_for_writing_is_still_read() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.sqlite3");
+        let owner = |store: Store, id: &str| record_owner(&store, id);
+        owner(Store::open(&path).unwrap(), "1000000000000000009").unwrap();
+        std::fs::create_dir(folder.path().join("store.sqlite3-wal")).unwrap();
+        let refusal = Store::open_writable(&path).err().unwrap();
+        assert_eq!(refusal.kind(), ErrorKind::Config);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            store
+                .read(|reader| reader.identity())
+                .unwrap()
+                .owner_user_id
+                .as_ref()
+                .map(|id| id.as_str()),
+            Some("1000000000000000009")
+        );
+        assert!(owner(store, "1000000000000000008").is_err());
+    }
+}

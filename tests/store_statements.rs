@@ -16,7 +16,8 @@ const STATEMENT_TAKERS: &[&str] = &[
     "query_row",
 ];
 
-/// The store's production files: every `.rs` file under `src/store/` but the test files.
+/// The store's production files: every `.rs` file under `crates/store/src/store/` but the
+/// test files.
 fn production_files() -> Vec<PathBuf> {
     fn walk(folder: &Path, files: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(folder).expect("src/store can be listed") {
@@ -35,7 +36,7 @@ fn production_files() -> Vec<PathBuf> {
     }
     let mut files = Vec::new();
     walk(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/store/src/store"),
         &mut files,
     );
     files.sort();

@@ -1,0 +1,307 @@
+//! Unit tests of `scan`, kept beside it so the production file reads on its own.
+
+use super::*;
+use crate::vector::quantise;
+
+/// A unit vector along coordinate `axis`, tilted a little towards `axis + 1`.
+fn towards(axis: usize, tilt: f32) -> Vec<f32> {
+    let mut vector = vec![0.01; DIMENSIONS];
+    vector[axis] = 1.0;
+    vector[axis + 1] = tilt;
+    let length = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    vector.into_iter().map(|x| x / length).collect()
+}
+
+fn row(key: i64, channel: &str, author: &str, at: i64, vector: &[f32]) -> Row {
+    Row {
+        key,
+        channel_id: channel.parse().unwrap(),
+        author_id: author.parse().unwrap(),
+        arrived: at,
+        sent: at,
+        vector: quantise(vector).expect("a vector"),
+    }
+}
+
+fn keys(found: &[Neighbour]) -> Vec<i64> {
+    found.iter().map(|neighbour| neighbour.key).collect()
+}
+
+/// An index beside the vectors it was given, standing for the store's: a search takes the
+/// candidates from the index and rescores them from these, as the core does.
+struct Indexed {
+    index: ScanIndex,
+    stored: HashMap<i64, Vec<u8>>,
+}
+
+impl Indexed {
+    fn new() -> Indexed {
+        Indexed {
+            index: ScanIndex::new(Identity::bundled()),
+            stored: HashMap::new(),
+        }
+    }
+
+    fn put(&mut self, row: Row) -> bool {
+        self.stored.insert(row.key, row.vector.clone());
+        self.index.put(row)
+    }
+
+    fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    fn search(
+        &self,
+        identity: &Identity,
+        query: &[f32],
+        filter: &ScanFilter,
+        wanted: usize,
+    ) -> discord_manager_vocabulary::error::Result<Vec<Neighbour>> {
+        let candidates = self.index.candidates(identity, query, filter, wanted)?;
+        let stored = candidates
+            .into_iter()
+            .filter_map(|key| Some((key, self.stored.get(&key)?.clone())));
+        Ok(rescore(query, stored, wanted))
+    }
+}
+
+fn index() -> Indexed {
+    let mut index = Indexed::new();
+    index.put(row(1, "11", "20", 100, &towards(0, 0.0)));
+    index.put(row(2, "12", "20", 200, &towards(0, 0.1)));
+    index.put(row(3, "13", "21", 300, &towards(0, 0.05)));
+    index.put(row(4, "11", "21", 400, &towards(10, 0.0)));
+    index
+}
+
+fn everywhere() -> ScanFilter {
+    ScanFilter {
+        channel_ids: vec![
+            "11".parse().unwrap(),
+            "12".parse().unwrap(),
+            "13".parse().unwrap(),
+        ],
+        ..ScanFilter::default()
+    }
+}
+
+#[test]
+fn the_closest_come_first_and_a_channel_out_of_the_filter_never_appears() {
+    let index = index();
+    let query = towards(0, 0.0);
+    let all = index
+        .search(&Identity::bundled(), &query, &everywhere(), 10)
+        .expect("a search");
+    assert_eq!(keys(&all), [1, 3, 2, 4]);
+    assert!(all[0].score > 0.99, "{all:?}");
+    // The closest but one is in a channel the search may not see.
+    let readable = ScanFilter {
+        channel_ids: vec!["11".parse().unwrap(), "12".parse().unwrap()],
+        ..ScanFilter::default()
+    };
+    let found = index
+        .search(&Identity::bundled(), &towards(0, 0.06), &readable, 10)
+        .expect("a search");
+    assert_eq!(keys(&found), [2, 1, 4]);
+    let nothing = ScanFilter::default();
+    assert!(
+        index
+            .search(&Identity::bundled(), &query, &nothing, 10)
+            .expect("a search")
+            .is_empty()
+    );
+}
+
+#[test]
+fn author_and_time_filters_hold_inside_the_scan_both_sides_of_each_bound() {
+    let index = index();
+    let query = towards(0, 0.0);
+    let search = |filter: ScanFilter| {
+        keys(
+            &index
+                .search(&Identity::bundled(), &query, &filter, 10)
+                .expect("a search"),
+        )
+    };
+    let by_bo = ScanFilter {
+        author_id: Some("21".parse().unwrap()),
+        ..everywhere()
+    };
+    assert_eq!(search(by_bo), [3, 4]);
+    let unknown_author = ScanFilter {
+        author_id: Some("29".parse().unwrap()),
+        ..everywhere()
+    };
+    assert!(search(unknown_author).is_empty());
+    // Start inclusive, end exclusive.
+    let from_200_to_400 = ScanFilter {
+        arrived: (Some(200), Some(400)),
+        ..everywhere()
+    };
+    assert_eq!(search(from_200_to_400), [3, 2]);
+    let sent_from_201 = ScanFilter {
+        sent: (Some(201), None),
+        ..everywhere()
+    };
+    assert_eq!(search(sent_from_201), [3, 4]);
+}
+
+#[test]
+fn a_message_embedded_again_takes_its_new_place_and_keeps_one_slot() {
+    let mut index = index();
+    index.put(row(1, "11", "20", 100, &towards(10, 0.0)));
+    assert_eq!(index.len(), 4);
+    let found = index
+        .search(&Identity::bundled(), &towards(10, 0.0), &everywhere(), 2)
+        .expect("a search");
+    assert_eq!(keys(&found), [1, 4]);
+}
+
+#[test]
+fn a_message_left_with_no_text_leaves_the_index_and_the_others_keep_their_vectors() {
+    let mut index = index();
+    // Message 1 is edited to nothing: the pass writes an empty row for it.
+    let emptied = Row {
+        vector: Vec::new(),
+        ..row(1, "11", "20", 100, &towards(0, 0.0))
+    };
+    assert!(!index.put(emptied));
+    assert_eq!(index.len(), 3);
+    let found = index
+        .search(&Identity::bundled(), &towards(0, 0.0), &everywhere(), 10)
+        .expect("a search");
+    assert_eq!(keys(&found), [3, 2, 4]);
+    // The last slot (message 4) moved into the freed one with its own vector and filters.
+    let by_21 = ScanFilter {
+        author_id: Some("21".parse().unwrap()),
+        ..everywhere()
+    };
+    let found = index
+        .search(&Identity::bundled(), &towards(10, 0.0), &by_21, 1)
+        .expect("a search");
+    assert_eq!(keys(&found), [4]);
+    assert!(found[0].score > 0.99, "{found:?}");
+    // Emptied again (no slot now), then given text again: one slot, found again.
+    assert!(!index.put(Row {
+        vector: Vec::new(),
+        ..row(1, "11", "20", 100, &towards(0, 0.0))
+    }));
+    assert!(index.put(row(1, "11", "20", 100, &towards(0, 0.0))));
+    assert_eq!(index.len(), 4);
+    let found = index
+        .search(&Identity::bundled(), &towards(0, 0.0), &everywhere(), 1)
+        .expect("a search");
+    assert_eq!(keys(&found), [1]);
+}
+
+#[test]
+fn a_question_of_another_model_is_refused() {
+    let bundled = Identity::bundled();
+    let other = Identity::from_stored(
+        bundled
+            .as_str()
+            .replace(&bundled.name(), "another/model-v2"),
+    );
+    let refusal = index()
+        .search(&other, &towards(0, 0.0), &everywhere(), 10)
+        .expect_err("another model");
+    assert!(
+        refusal
+            .message()
+            .starts_with("These vectors were made by pocket-encoder/minilm-l3-q4-g32-v1 and the question by another/model-v2"),
+        "{}",
+        refusal.message()
+    );
+}
+
+/// Distances and their histogram, as [`measure`] leaves them.
+fn measured(distances: &[u16]) -> [usize; DIMENSIONS + 1] {
+    let mut histogram = [0; DIMENSIONS + 1];
+    for distance in distances.iter().filter(|distance| **distance != EXCLUDED) {
+        histogram[*distance as usize] += 1;
+    }
+    histogram
+}
+
+#[test]
+fn the_nearest_slots_stop_at_room_with_ties_taken_lowest_slot_first() {
+    let distances = [7, 3, EXCLUDED, 5, 3, 5, 5, 9];
+    let histogram = measured(&distances);
+    // Room reached exactly below a distance: the three nearest, no tie to break.
+    assert_eq!(nearest_slots(&distances, &histogram, 2), vec![1, 4]);
+    // One short of the next distance's three: the lowest of them.
+    assert_eq!(nearest_slots(&distances, &histogram, 3), vec![1, 3, 4]);
+    // All three of that distance exactly.
+    assert_eq!(
+        nearest_slots(&distances, &histogram, 5),
+        vec![1, 3, 4, 5, 6]
+    );
+    assert_eq!(
+        nearest_slots(&distances, &histogram, 6),
+        vec![0, 1, 3, 4, 5, 6]
+    );
+}
+
+#[test]
+fn fewer_admitted_slots_than_room_are_all_taken_and_a_slot_left_out_never_is() {
+    let distances = [EXCLUDED, 4, EXCLUDED, 0];
+    let histogram = measured(&distances);
+    assert_eq!(nearest_slots(&distances, &histogram, 3), vec![1, 3]);
+    assert_eq!(nearest_slots(&distances, &histogram, 2), vec![1, 3]);
+    assert_eq!(
+        nearest_slots(&[EXCLUDED; 3], &measured(&[EXCLUDED; 3]), 2),
+        Vec::<usize>::new()
+    );
+}
+
+#[test]
+fn the_distances_are_the_sign_bits_that_differ_on_every_path_the_cpu_may_take() {
+    let codes: Vec<[u64; CODE_WORDS]> = vec![
+        [0; CODE_WORDS],
+        [u64::MAX; CODE_WORDS],
+        [1, 0, 0, 0, 0, 1 << 63],
+        [0b1011, 0, 0, 0, 0, 0],
+    ];
+    let code = [0b1, 0, 0, 0, 0, 0];
+    let admits = |slot: usize| slot != 1;
+    let expected = [1, EXCLUDED, 1, 2];
+    let mut distances = vec![EXCLUDED; codes.len()];
+    let mut histogram = [0; DIMENSIONS + 1];
+    measure(&codes, &code, admits, &mut distances, &mut histogram);
+    assert_eq!(distances, expected);
+    assert_eq!((histogram[1], histogram[2]), (2, 1));
+    let mut portable = vec![EXCLUDED; codes.len()];
+    let mut portable_histogram = [0; DIMENSIONS + 1];
+    measure_portably(
+        &codes,
+        &code,
+        admits,
+        &mut portable,
+        &mut portable_histogram,
+    );
+    assert_eq!(portable, expected);
+    assert_eq!(portable_histogram, histogram);
+}
+
+#[test]
+fn more_messages_than_the_candidates_still_answer_the_exact_nearest() {
+    // Twice the least room of candidates, all far but a few: the few are found, closest
+    // first, whatever slot they sit in.
+    let mut index = Indexed::new();
+    for key in 0..(2 * MIN_CANDIDATES as i64) {
+        index.put(row(
+            key + 10,
+            "11",
+            "20",
+            key,
+            &towards(100 + (key as usize % 200), 0.0),
+        ));
+    }
+    index.put(row(1, "11", "20", 0, &towards(0, 0.0)));
+    index.put(row(2, "11", "20", 0, &towards(0, 0.2)));
+    let found = index
+        .search(&Identity::bundled(), &towards(0, 0.0), &everywhere(), 2)
+        .unwrap();
+    assert_eq!(keys(&found), vec![1, 2]);
+}
