@@ -63,8 +63,11 @@ pub async fn spec() {
     .unwrap_or_else(|_| unreachable!("three copies were asked for"));
     let minted_from = micros_now();
 
-    // Halfway through the calls, Grace mentions the owner: pushed while the tools answer.
+    // Halfway through the calls, Grace mentions the owner: pushed while the tools answer. One
+    // mention, under one id, played into each session's own store: the answers that show it
+    // are then the same in every session.
     let halfway = calls.len() / 2;
+    let mention = live_mention();
 
     let (fake, store) = sending_to_a_fake_discord(for_rmcp);
     let mcp = store.mcp().await;
@@ -84,7 +87,6 @@ pub async fn spec() {
     let mut rmcp_live = Value::Null;
     for (tool, arguments) in &calls {
         if rmcp_results.len() == halfway {
-            let mention = live_mention();
             store.play_lines(&mention.line).await;
             let pushed = mcp
                 .wait_until_pushed("the live mention", |pushed| {
@@ -108,7 +110,6 @@ pub async fn spec() {
         let (fake, store) = sending_to_a_fake_discord(store);
         let mut session = sdk::start(sdk, &store, &calls, 1, halfway);
         session.paused().await;
-        let mention = live_mention();
         store.play_lines(&mention.line).await;
         let run = session.finish().await;
         assert_eq!(
