@@ -11,11 +11,14 @@
 //! - [`vector`]: a unit vector as 384 signed bytes, and what is derived from them at load.
 //! - [`scan`]: the per-process index of every current vector, its filters and the exact
 //!   rescoring of the best candidates.
+//! - [`blocks`]: the scan's index as the store keeps it, block by block of message keys, so
+//!   a process's first search reads compact codes instead of every vector.
 //! - [`fusion`]: reciprocal rank fusion of the words ranking and the meaning ranking.
 //!
 //! The crate knows no SQL and no Discord: the store keeps the bytes, the business layer
 //! decides what a search may see.
 
+pub mod blocks;
 pub mod fusion;
 pub mod model;
 pub mod scan;

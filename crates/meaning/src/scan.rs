@@ -20,8 +20,9 @@ use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
+use crate::blocks::Slot;
 use crate::model::{DIMENSIONS, Identity};
-use crate::vector::{CODE_WORDS, coordinates, dot, hamming, inverse_length, query_code, sign_code};
+use crate::vector::{CODE_WORDS, coordinates, dot, hamming, inverse_length, query_code};
 use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 
 /// One stored vector with what the filters read of its message.
@@ -90,6 +91,13 @@ impl<Id: Clone + Eq + Hash> Ids<Id> {
 
 /// Every current vector of one model, summarised in memory: its sign bits and what the
 /// filters read.
+///
+/// Slots are found by key without a map of every key: the first `sorted` slots are in
+/// ascending key order (a load reads blocks in key order, and new messages have higher keys),
+/// found by binary search; a slot added out of order goes to a tail found through a small
+/// map, and the whole is sorted again when the tail grows past [`TAIL`] or an eighth of the
+/// index. A message taken out leaves a tombstone ([`REMOVED`] as its channel) that the scan
+/// passes over and a later put of the same message revives.
 #[derive(Debug)]
 pub struct ScanIndex {
     identity: Identity,
@@ -101,10 +109,22 @@ pub struct ScanIndex {
     sent: Vec<i64>,
     channel_numbers: Ids<ChannelId>,
     author_numbers: Ids<UserId>,
-    slots: HashMap<i64, u32>,
+    /// How many of the first slots are in ascending key order.
+    sorted: usize,
+    /// The slots after `sorted`, by key.
+    tail: HashMap<i64, u32>,
+    /// How many slots are tombstones.
+    removed: usize,
     /// The highest change the index has read, for the next refresh.
     pub seen_through: i64,
 }
+
+/// The channel number of a tombstone: no channel has it, so no filter admits it.
+const REMOVED: u32 = u32::MAX;
+
+/// How many slots out of key order the index keeps before sorting again (or an eighth of
+/// the index, when that is more).
+const TAIL: usize = 4_096;
 
 /// How many candidates the sign bits pass to the exact rescoring: this many times what is
 /// wanted, and never fewer than [`MIN_CANDIDATES`].
@@ -123,7 +143,9 @@ impl ScanIndex {
             sent: Vec::new(),
             channel_numbers: Ids::default(),
             author_numbers: Ids::default(),
-            slots: HashMap::new(),
+            sorted: 0,
+            tail: HashMap::new(),
+            removed: 0,
             seen_through: 0,
         }
     }
@@ -134,11 +156,11 @@ impl ScanIndex {
 
     /// How many messages have a vector.
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.keys.len() - self.removed
     }
 
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.len() == 0
     }
 
     /// Adds a message's vector, or replaces it when the message has one already. A row whose
@@ -146,49 +168,93 @@ impl ScanIndex {
     /// message out of the index, so the meaning of its old text is never found again; false
     /// is returned.
     pub fn put(&mut self, row: Row) -> bool {
-        let Some(coordinates) = coordinates(&row.vector) else {
-            self.remove(row.key);
-            return false;
-        };
-        let channel = self.channel_numbers.number(&row.channel_id);
-        let author = self.author_numbers.number(&row.author_id);
-        let slot = match self.slots.get(&row.key) {
-            Some(slot) => *slot as usize,
+        match Slot::of(&row) {
+            Some(slot) => {
+                self.put_slot(slot);
+                true
+            }
             None => {
-                let slot = self.keys.len();
-                self.slots.insert(row.key, slot as u32);
-                self.keys.push(row.key);
+                self.remove(row.key);
+                false
+            }
+        }
+    }
+
+    /// Adds a message's slot (as a block of the store holds it), or replaces its slot.
+    pub fn put_slot(&mut self, slot: Slot) {
+        let channel = self.channel_numbers.number(&slot.channel_id);
+        let author = self.author_numbers.number(&slot.author_id);
+        let at = match self.find(slot.key) {
+            Some(at) => {
+                if self.channels[at] == REMOVED {
+                    self.removed -= 1;
+                }
+                at
+            }
+            None => {
+                let at = self.keys.len();
+                let in_order =
+                    self.sorted == at && self.keys.last().is_none_or(|last| *last < slot.key);
+                if in_order {
+                    self.sorted += 1;
+                } else {
+                    self.tail.insert(slot.key, at as u32);
+                }
+                self.keys.push(slot.key);
                 self.codes.push([0; CODE_WORDS]);
                 self.channels.push(0);
                 self.authors.push(0);
                 self.arrived.push(0);
                 self.sent.push(0);
-                slot
+                at
             }
         };
-        self.codes[slot] = sign_code(&coordinates);
-        self.channels[slot] = channel;
-        self.authors[slot] = author;
-        self.arrived[slot] = row.arrived;
-        self.sent[slot] = row.sent;
-        true
+        self.codes[at] = slot.code;
+        self.channels[at] = channel;
+        self.authors[at] = author;
+        self.arrived[at] = slot.arrived;
+        self.sent[at] = slot.sent;
+        if self.tail.len() > TAIL.max(self.keys.len() / 8) {
+            self.sort();
+        }
     }
 
-    /// Takes a message's slot out: the last slot moves into its place.
-    fn remove(&mut self, key: i64) {
-        let Some(slot) = self.slots.remove(&key) else {
-            return;
-        };
-        let (slot, last) = (slot as usize, self.keys.len() - 1);
-        if slot != last {
-            self.slots.insert(self.keys[last], slot as u32);
+    /// The slot of `key`, tombstone or not.
+    fn find(&self, key: i64) -> Option<usize> {
+        match self.keys[..self.sorted].binary_search(&key) {
+            Ok(at) => Some(at),
+            Err(_) => self.tail.get(&key).map(|at| *at as usize),
         }
-        self.keys.swap_remove(slot);
-        self.codes.swap_remove(slot);
-        self.channels.swap_remove(slot);
-        self.authors.swap_remove(slot);
-        self.arrived.swap_remove(slot);
-        self.sent.swap_remove(slot);
+    }
+
+    /// Takes a message's slot out: it becomes a tombstone.
+    fn remove(&mut self, key: i64) {
+        if let Some(at) = self.find(key)
+            && self.channels[at] != REMOVED
+        {
+            self.channels[at] = REMOVED;
+            self.removed += 1;
+        }
+    }
+
+    /// Puts every live slot in ascending key order and drops the tombstones.
+    fn sort(&mut self) {
+        let mut order: Vec<usize> = (0..self.keys.len())
+            .filter(|at| self.channels[*at] != REMOVED)
+            .collect();
+        order.sort_unstable_by_key(|at| self.keys[*at]);
+        fn reorder<T: Copy>(column: &mut Vec<T>, order: &[usize]) {
+            *column = order.iter().map(|at| column[*at]).collect();
+        }
+        reorder(&mut self.keys, &order);
+        reorder(&mut self.codes, &order);
+        reorder(&mut self.channels, &order);
+        reorder(&mut self.authors, &order);
+        reorder(&mut self.arrived, &order);
+        reorder(&mut self.sent, &order);
+        self.sorted = self.keys.len();
+        self.tail = HashMap::new();
+        self.removed = 0;
     }
 
     /// The keys of the messages whose sign bits are nearest `query`'s (a unit vector made by
@@ -231,7 +297,9 @@ impl ScanIndex {
                 && end.is_none_or(|end| times[slot] < end)
         };
         let admits = |slot: usize| {
-            admitted[self.channels[slot] as usize]
+            let channel = self.channels[slot];
+            channel != REMOVED
+                && admitted[channel as usize]
                 && author.is_none_or(|author| self.authors[slot] == author)
                 && within(&self.arrived, slot, filter.arrived)
                 && within(&self.sent, slot, filter.sent)

@@ -9,6 +9,7 @@
 //! lines make good bases (the benchmark embeds the meaning evaluation set's chat lines); a
 //! handful of made-up directions will do for an answer's size.
 
+use discord_manager_core::business::messages::embedding::keep_blocks;
 use discord_manager_meaning::model::{DIMENSIONS, Identity};
 use discord_manager_meaning::vector::quantise;
 use discord_manager_store::Store;
@@ -50,7 +51,7 @@ pub fn write_stand_in_meanings(store: &Store, bases: &[Vec<f32>]) -> Result<usiz
                 let vector = stand_in(&bases[*key as usize % bases.len()], *key);
                 writer.put_meaning(*key, model, 0, &quantise(&vector)?)?;
             }
-            Ok(())
+            keep_blocks(writer, model, &keys, &[])
         })?;
         written += keys.len();
     }

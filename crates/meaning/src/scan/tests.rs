@@ -172,7 +172,7 @@ fn a_message_left_with_no_text_leaves_the_index_and_the_others_keep_their_vector
         .search(&Identity::bundled(), &towards(0, 0.0), &everywhere(), 10)
         .expect("a search");
     assert_eq!(keys(&found), [3, 2, 4]);
-    // The last slot (message 4) moved into the freed one with its own vector and filters.
+    // The others keep their own vectors and filters.
     let by_21 = ScanFilter {
         author_id: Some("21".parse().unwrap()),
         ..everywhere()
@@ -304,4 +304,42 @@ fn more_messages_than_the_candidates_still_answer_the_exact_nearest() {
         .search(&Identity::bundled(), &towards(0, 0.0), &everywhere(), 2)
         .unwrap();
     assert_eq!(keys(&found), vec![1, 2]);
+}
+
+#[test]
+fn slots_put_out_of_key_order_are_found_again_before_and_after_the_index_sorts_them() {
+    let mut index = Indexed::new();
+    // Newest first, as the embedding pass walks: past the tail's bound, so the index sorts.
+    let count = (TAIL + 1_000) as i64;
+    for key in (1..=count).rev() {
+        let axis = (key % 300) as usize;
+        index.put(row(key, "11", "20", key, &towards(axis, 0.0)));
+    }
+    assert_eq!(index.len(), count as usize);
+    assert!(index.index.tail.len() < TAIL, "{}", index.index.tail.len());
+    // Each key still has one slot: putting it again moves it, and emptying it removes it.
+    index.put(row(7, "11", "20", 7, &towards(350, 0.0)));
+    index.put(row(count, "11", "20", count, &towards(350, 0.0)));
+    index.put(Row {
+        vector: Vec::new(),
+        ..row(301, "11", "20", 301, &towards(1, 0.0))
+    });
+    assert_eq!(index.len(), count as usize - 1);
+    let found = index
+        .search(&Identity::bundled(), &towards(350, 0.0), &everywhere(), 2)
+        .expect("a search");
+    assert_eq!(keys(&found), [7, count]);
+    // Message 301 was the nearest to axis 1 with 1 and 601..; it is gone, the others are not.
+    let found = index
+        .search(&Identity::bundled(), &towards(1, 0.0), &everywhere(), 3)
+        .expect("a search");
+    assert!(!keys(&found).contains(&301), "{found:?}");
+    assert_eq!(found.len(), 3);
+    // A revived message takes its slot back.
+    index.put(row(301, "11", "20", 301, &towards(351, 0.0)));
+    assert_eq!(index.len(), count as usize);
+    let found = index
+        .search(&Identity::bundled(), &towards(351, 0.0), &everywhere(), 1)
+        .expect("a search");
+    assert_eq!(keys(&found), [301]);
 }

@@ -331,7 +331,7 @@ mod tests {
             drop(store);
             let connection = rusqlite::Connection::open(&path).unwrap();
             connection
-                .execute_batch("DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content; PRAGMA user_version = 27;")
+                .execute_batch("DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content; DROP TABLE meaning_walks; DROP TABLE meaning_blocks; PRAGMA user_version = 27;")
                 .unwrap();
             drop(connection);
             let store = Store::open_writable(&path).unwrap();

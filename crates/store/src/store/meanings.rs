@@ -282,17 +282,7 @@ impl Reader<'_> {
         let rows = statement
             .query_map(
                 named_params! {":after": after, ":model": model, ":limit": limit as i64},
-                |row| {
-                    Ok(StoredMeaning {
-                        seq: row.get(0)?,
-                        key: row.get(1)?,
-                        channel_id: row.get(2)?,
-                        author_id: row.get(3)?,
-                        arrived: super::messages::instant_at(row, 4)?.as_micros(),
-                        sent: super::messages::instant_at(row, 5)?.as_micros(),
-                        vector: row.get(6)?,
-                    })
-                },
+                stored_meaning,
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
@@ -359,6 +349,22 @@ impl Reader<'_> {
         Ok(admitted)
     }
 }
+
+/// A row of `seq, message_key, channel_id, author_id, created_at, sent_at, vector`.
+fn stored_meaning(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredMeaning> {
+    Ok(StoredMeaning {
+        seq: row.get(0)?,
+        key: row.get(1)?,
+        channel_id: row.get(2)?,
+        author_id: row.get(3)?,
+        arrived: super::messages::instant_at(row, 4)?.as_micros(),
+        sent: super::messages::instant_at(row, 5)?.as_micros(),
+        vector: row.get(6)?,
+    })
+}
+
+mod walks_and_blocks;
+pub use walks_and_blocks::MeaningWalk;
 
 #[cfg(test)]
 mod tests;

@@ -129,6 +129,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0028_cjk_text.sql",
         include_str!("../../../../migrations/0028_cjk_text.sql"),
     ),
+    (
+        "0029_meaning_walks_and_blocks.sql",
+        include_str!("../../../../migrations/0029_meaning_walks_and_blocks.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

@@ -59,6 +59,9 @@ fn every_table_of_the_schema_is_covered_by_the_append_only_test() {
     // And each model's running count of them, kept as they are written
     // (migrations/0023_meaning_totals.sql).
     expected.push("meaning_totals".to_string());
+    // And where the embedding pass has walked to, and the scan's codes block by block
+    // (migrations/0029_meaning_walks_and_blocks.sql).
+    expected.extend(["meaning_walks".to_string(), "meaning_blocks".to_string()]);
     expected.sort();
     assert_eq!(
         tables, expected,

@@ -3,6 +3,12 @@
 //! messages embedded again after their text changed) before each search; each search's
 //! candidates are rescored from their vectors as the store holds them.
 //!
+//! The load reads the blocks of codes the embedding pass keeps (`discord_manager_meaning::blocks`,
+//! about 61 bytes a message) in key order, and the vectors only of ranges that have no block
+//! yet; then it reads on from the last vector written before it began, so a vector written
+//! during the load is applied after it. The question is embedded on a second thread while the
+//! index loads or refreshes.
+//!
 //! The index is no process-wide state: it belongs to the owner context ([`MeaningIndex`] in
 //! `OwnerContext::meanings`), so the MCP server's calls, which clone one context, share one
 //! index and load it at their first search by meaning, and a one-shot CLI command pays one
@@ -16,10 +22,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use discord_manager_meaning::blocks::{BLOCK_KEYS, CodeBlock, block_of};
 use discord_manager_meaning::model::{Encoder, Identity};
 use discord_manager_meaning::scan::{Neighbour, Row, ScanFilter, ScanIndex, rescore};
 use discord_manager_store::{MeaningProgress, Reader, Store, StoredMeaning};
 use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::instant::Instant;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// How many vectors a refresh reads at a time, each batch in a read of its own (two in the
 /// unit tests, so their few messages load over several reads, as a large store does).
@@ -27,6 +37,13 @@ use discord_manager_vocabulary::error::{Error, Result};
 const LOAD_BATCH: usize = 20_000;
 #[cfg(test)]
 const LOAD_BATCH: usize = 2;
+
+/// How many blocks of codes a load reads at a time, each group in a read of its own (one in
+/// the unit tests).
+#[cfg(not(test))]
+const LOAD_BLOCKS: i64 = 32;
+#[cfg(test)]
+const LOAD_BLOCKS: i64 = 1;
 
 /// The index of meanings of the store an owner context reads. Cloning it shares it: the
 /// contexts of one server's calls hold the same one. Empty until the first search by meaning.
@@ -40,6 +57,8 @@ pub struct MeaningIndex {
 struct Loaded {
     store: Option<PathBuf>,
     index: ScanIndex,
+    /// The blocks have been read: from here on, refreshes read on.
+    from_blocks: bool,
 }
 
 impl Default for Loaded {
@@ -47,6 +66,7 @@ impl Default for Loaded {
         Loaded {
             store: None,
             index: ScanIndex::new(Identity::bundled()),
+            from_blocks: false,
         }
     }
 }
@@ -77,6 +97,17 @@ impl MeaningIndex {
     /// only if no other call applied one since it was read (else it is read again from where
     /// the index now is). Whether the index holds no vector.
     fn refresh(&self, store: &Store) -> Result<bool> {
+        let (identity, from_blocks) = {
+            let loaded = self.lock(store.path())?;
+            (loaded.index.identity().clone(), loaded.from_blocks)
+        };
+        if !from_blocks && let Some(index) = load(store, &identity)? {
+            let mut loaded = self.lock(store.path())?;
+            if !loaded.from_blocks {
+                loaded.index = index;
+                loaded.from_blocks = true;
+            }
+        }
         loop {
             let (identity, after) = {
                 let loaded = self.lock(store.path())?;
@@ -116,6 +147,62 @@ impl MeaningIndex {
     }
 }
 
+/// The index of `identity`'s vectors from the store's blocks of codes, and from the vectors
+/// of the ranges that have no block yet, in key order; it reads on from the last vector
+/// written before the load began. None when the model has embedded nothing.
+fn load(store: &Store, identity: &Identity) -> Result<Option<ScanIndex>> {
+    let begun = store.read(|reader| {
+        let Some(model) = reader.meaning_model_id(identity.as_str())? else {
+            return Ok(None);
+        };
+        let last_block = block_of(reader.message_count()? as i64);
+        Ok(Some((model, reader.last_meaning_seq()?, last_block)))
+    })?;
+    let Some((model, through, last_block)) = begun else {
+        return Ok(None);
+    };
+    let mut index = ScanIndex::new(identity.clone());
+    let mut first = 0;
+    while first <= last_block {
+        let last = (first + LOAD_BLOCKS - 1).min(last_block);
+        let blocks = store.read(|reader| read_blocks(reader, model, first, last))?;
+        for block in blocks {
+            for slot in block.into_slots() {
+                index.put_slot(slot);
+            }
+        }
+        first = last + 1;
+    }
+    index.seen_through = through;
+    Ok(Some(index))
+}
+
+/// Blocks `first` to `last` of `model`'s codes: as built, or, for one not built yet (or
+/// unreadable), built here from its range's vectors.
+fn read_blocks(reader: &Reader<'_>, model: i64, first: i64, last: i64) -> Result<Vec<CodeBlock>> {
+    let mut built = reader
+        .meaning_blocks(model, first, (last - first + 1) as usize)?
+        .into_iter()
+        .peekable();
+    let mut blocks = Vec::new();
+    for number in first..=last {
+        let kept = match built.next_if(|(at, _)| *at == number) {
+            Some((_, bytes)) => CodeBlock::decode(number, &bytes).ok(),
+            None => None,
+        };
+        let block = match kept {
+            Some(block) => block,
+            None => {
+                let start = number * BLOCK_KEYS;
+                let rows = reader.meanings_of_keys_between(model, start, start + BLOCK_KEYS - 1)?;
+                CodeBlock::from_rows(number, rows.into_iter().map(scan_row))?
+            }
+        };
+        blocks.push(block);
+    }
+    Ok(blocks)
+}
+
 /// The next batch of what `identity` embedded after `after`; None when there is nothing new
 /// (or the model has embedded nothing).
 fn read_batch(reader: &Reader<'_>, identity: &Identity, after: i64) -> Result<Option<Batch>> {
@@ -130,56 +217,70 @@ fn read_batch(reader: &Reader<'_>, identity: &Identity, after: i64) -> Result<Op
 fn apply(index: &mut ScanIndex, batch: Batch) {
     for row in batch.rows {
         index.seen_through = index.seen_through.max(row.seq);
-        index.put(Row {
-            key: row.key,
-            channel_id: row.channel_id,
-            author_id: row.author_id,
-            arrived: row.arrived,
-            sent: row.sent,
-            vector: row.vector,
-        });
+        index.put(scan_row(row));
+    }
+}
+
+/// A stored vector as the scan reads it.
+pub(crate) fn scan_row(row: StoredMeaning) -> Row {
+    Row {
+        key: row.key,
+        channel_id: row.channel_id,
+        author_id: row.author_id,
+        arrived: row.arrived,
+        sent: row.sent,
+        vector: row.vector,
     }
 }
 
 /// A search by meaning over the store's index, brought up to date first: [`Searcher::search`]
-/// gives the messages closest to a question. Refused, saying why and what to do, when the
+/// gives the messages closest to the question. Refused, saying why and what to do, when the
 /// store holds no vector of the bundled model yet.
 pub(crate) struct Searcher<'a> {
     store: &'a Store,
     index: &'a MeaningIndex,
-    encoder: Encoder,
+    identity: Identity,
+    question: Vec<f32>,
 }
 
 impl<'a> Searcher<'a> {
-    pub(crate) fn new(store: &'a Store, index: &'a MeaningIndex) -> Result<Searcher<'a>> {
-        let encoder = Encoder::bundled()?;
-        if index.refresh(store)? {
-            let progress = store.read(|reader| progress(reader, encoder.identity()))?;
+    /// The index brought up to date while `question` is embedded on a second thread.
+    pub(crate) fn new(
+        store: &'a Store,
+        index: &'a MeaningIndex,
+        question: &str,
+    ) -> Result<Searcher<'a>> {
+        let (embedded, refreshed) = std::thread::scope(|scope| {
+            let embedding = scope.spawn(|| {
+                let encoder = Encoder::bundled()?;
+                let question = encoder.embed_one(question)?;
+                Ok::<_, Error>((encoder.identity().clone(), question))
+            });
+            let refreshed = index.refresh(store);
+            let embedded = embedding
+                .join()
+                .unwrap_or_else(|_| Err(Error::internal("The question's embedding failed")));
+            (embedded, refreshed)
+        });
+        let (identity, question) = embedded?;
+        if refreshed? {
+            let progress = store.read(|reader| progress(reader, &identity))?;
             if progress.messages > 0 {
-                return Err(not_embedded_yet(store, encoder.identity())?);
+                return Err(not_embedded_yet(store, &identity)?);
             }
         }
         Ok(Searcher {
             store,
             index,
-            encoder,
+            identity,
+            question,
         })
-    }
-
-    /// The question's vector.
-    pub(crate) fn embed(&self, question: &str) -> Result<Vec<f32>> {
-        self.encoder.embed_one(question)
     }
 
     /// The `wanted` messages closest to `question` (its vector) that `filter` admits, closest
     /// first: the index's candidates, rescored from their vectors as the store holds them.
-    pub(crate) fn search(
-        &self,
-        question: &[f32],
-        filter: &ScanFilter,
-        wanted: usize,
-    ) -> Result<Vec<Neighbour>> {
-        let identity = self.encoder.identity();
+    pub(crate) fn search(&self, filter: &ScanFilter, wanted: usize) -> Result<Vec<Neighbour>> {
+        let (identity, question) = (&self.identity, &self.question);
         let candidates = self
             .index
             .candidates(self.store, identity, question, filter, wanted)?;
@@ -197,6 +298,53 @@ impl<'a> Searcher<'a> {
 pub(crate) fn progress(reader: &Reader<'_>, identity: &Identity) -> Result<MeaningProgress> {
     let model = reader.meaning_model_id(identity.as_str())?;
     reader.meaning_progress(model)
+}
+
+/// How far search by meaning reaches: messages embedded of all, and, while the embedding
+/// pass is still walking back through the history, the Discord time of the oldest message it
+/// has reached (absent once it has reached the first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MeaningReach {
+    /// Messages embedded by this binary's model (a message with no text counts once looked
+    /// at).
+    pub embedded: u64,
+    /// Messages in the store.
+    pub messages: u64,
+    /// Search by meaning finds messages sent from about this time on: the pass embeds newest
+    /// first and has not reached older ones yet. Absent when it has walked the whole history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reaches_back: Option<Instant>,
+}
+
+impl MeaningReach {
+    /// Every message has a vector of the model.
+    pub fn complete(&self) -> bool {
+        self.embedded >= self.messages
+    }
+}
+
+/// How far search by meaning with `identity` reaches (see [`MeaningReach`]).
+pub(crate) fn reach(reader: &Reader<'_>, identity: &Identity) -> Result<MeaningReach> {
+    let model = reader.meaning_model_id(identity.as_str())?;
+    let counts = reader.meaning_progress(model)?;
+    let walk = match model {
+        Some(model) => reader.meaning_walk(model)?,
+        None => None,
+    };
+    let reaches_back = match walk {
+        Some(walk) if walk.low_key > 1 && walk.low_key <= walk.high_key => reader
+            .messages_by_keys(&[walk.low_key])?
+            .into_iter()
+            .next()
+            .map(|(_, message)| message.sent_at),
+        _ => None,
+    };
+    Ok(MeaningReach {
+        embedded: counts.embedded,
+        messages: counts.messages,
+        reaches_back,
+    })
 }
 
 /// The refusal of a search by meaning over a store with no vector of this model: whether

@@ -2,21 +2,36 @@
 //! made from the text full-text search indexes for it, and a message whose text changed
 //! (an edit, new embed text, a kept text file) gets a new one.
 //!
+//! **Newest first.** The pass walks the store from its newest message back to its oldest
+//! (message keys, which follow arrival), so after an upgrade or a model change the last days
+//! are searchable within minutes and the years behind them follow. What it has covered is a
+//! range of keys, `MeaningWalk`: every message in it has a vector of the model. A step first
+//! embeds messages that arrived above the range (in arrival order), then, with the batch's room
+//! left, walks down below it; `store_status` reads how far back the range reaches.
+//!
 //! The pass is resumable and safe to stop anywhere: each [`EmbeddingPass::step`] reads a
 //! batch of messages with no vector of this model (none, or another model's: a model change
 //! re-embeds everything) and of messages whose text may have changed since the pass last
-//! looked, embeds them outside any transaction, and writes the batch's vectors in one
-//! transaction. A message whose text is the same as when it was embedded (its fingerprint)
-//! is not embedded again. Killed mid-batch, the batch is simply done again: the store holds
-//! one row per message, replaced, never two.
+//! looked, embeds them outside any transaction, and writes the batch's vectors, the walk's new
+//! range and the scan's blocks of codes (`discord_manager_meaning::blocks`) in one
+//! transaction. A block, once built, is brought up to date with every vector written into its
+//! range, so it always holds every current vector of it; a range with no block yet gets one
+//! when the pass writes into it or walks over it ([`BLOCKS_PER_STEP`] a step). A message whose
+//! text is the same as when it was embedded (its fingerprint) is not embedded again. Killed
+//! mid-batch, the batch is simply done again: the store holds one row per message, replaced,
+//! never two.
 //!
 //! The ingest daemon runs it on a blocking thread beside the gateway, never inside the
 //! gateway writer's transactions; tests, the seed and the benchmark run it to the end.
 
+use std::collections::BTreeSet;
+
+use crate::business::kernel::meaning_index::scan_row;
+use discord_manager_meaning::blocks::{BLOCK_KEYS, CodeBlock, block_of};
 use discord_manager_meaning::model::Encoder;
 use discord_manager_meaning::text::{MessageText, fingerprint};
 use discord_manager_meaning::vector::quantise;
-use discord_manager_store::{MeaningProgress, Store, TextChanges};
+use discord_manager_store::{MeaningProgress, MeaningWalk, Store, TextChanges, Writer};
 use discord_manager_vocabulary::error::Result;
 
 /// How many messages a step embeds at most (of each kind: new, and changed).
@@ -27,6 +42,11 @@ pub const BATCH: usize = 64;
 /// few milliseconds (a whole 1M store in one read took 16 s from a cold cache, past a read's
 /// 10 s limit), and a walk over nothing to embed moves on without embedding.
 pub const SPAN: i64 = 20_000;
+
+/// How many missing blocks of codes a step builds from the vectors of the range it has
+/// walked (each reads up to 4,096 vectors, about 1.6 MB): a store embedded before blocks
+/// existed gets them 245 steps after an upgrade at 1M messages.
+pub const BLOCKS_PER_STEP: usize = 2;
 
 /// What one step did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -44,21 +64,30 @@ pub struct EmbeddingPass {
     encoder: Encoder,
     /// The store's number for the bundled model, once recorded.
     model: Option<i64>,
-    /// The last message key looked at for a missing vector.
-    after: i64,
     /// Where the reading of changed texts is.
     changes: TextChanges,
     /// How many keys a step looks through ([`SPAN`]).
     span: i64,
 }
 
+/// What a step read: the keys to embed and where the walk stands after them.
+struct Planned {
+    keys: Vec<i64>,
+    walk: MeaningWalk,
+    changes: TextChanges,
+    /// Blocks of the walked range that have none yet, to build this step.
+    missing_blocks: Vec<i64>,
+    /// Keys are left to look at, above or below the walk.
+    more: bool,
+}
+
 impl EmbeddingPass {
-    /// A pass from the start (the first call in a process loads the model's weights).
+    /// A pass from where the store's walk stands (the first call in a process loads the
+    /// model's weights).
     pub fn new() -> Result<EmbeddingPass> {
         Ok(EmbeddingPass {
             encoder: Encoder::bundled()?,
             model: None,
-            after: 0,
             changes: TextChanges::default(),
             span: SPAN,
         })
@@ -79,37 +108,66 @@ impl EmbeddingPass {
             Some(model) => model,
             None => {
                 let identity = self.encoder.identity().as_str().to_string();
-                let model = store.write(|writer| writer.meaning_model(&identity))?;
+                let model = store.write(|writer| {
+                    let model = writer.meaning_model(&identity)?;
+                    // Another model's codes are never searched again.
+                    writer.drop_meaning_blocks_except(model)?;
+                    Ok(model)
+                })?;
                 *self.model.insert(model)
             }
         };
-        let (after, changes, span) = (self.after, self.changes, self.span);
-        let (keys, read_after, read_to, more) = store.read(|reader| {
+        let (changes, span) = (self.changes, self.span);
+        let planned = store.read(|reader| {
             let last = reader.message_count()? as i64;
-            let through = after.saturating_add(span).min(last).max(after);
-            let unembedded = reader.unembedded_messages(model, after, through, BATCH)?;
-            // A full batch reads on after its last key; a short one looked at every key of
-            // the span.
-            let read_after = match unembedded.last() {
-                Some(key) if unembedded.len() == BATCH => *key,
-                _ => through,
-            };
+            let mut walk = reader.meaning_walk(model)?.unwrap_or(MeaningWalk {
+                low_key: last + 1,
+                high_key: last,
+            });
+            // Above the walk first: what arrived since, in arrival order.
+            let mut keys = Vec::new();
+            if walk.high_key < last {
+                let through = walk.high_key.saturating_add(span).min(last);
+                keys = reader.unembedded_messages(model, walk.high_key, through, BATCH)?;
+                walk.high_key = match keys.last() {
+                    Some(key) if keys.len() == BATCH => *key,
+                    _ => through,
+                };
+            }
+            // Then back through the history, newest first, with the room left.
+            let room = BATCH - keys.len();
+            if room > 0 && walk.low_key > 1 {
+                let from = walk.low_key.saturating_sub(span).max(1);
+                let below = reader.unembedded_messages_below(model, from, walk.low_key, room)?;
+                walk.low_key = match below.last() {
+                    Some(key) if below.len() == room => *key,
+                    _ => from,
+                };
+                keys.extend(below);
+            }
             let (changed, read_to) = reader.changed_texts(changes, BATCH)?;
-            let mut keys = unembedded;
             keys.extend(changed);
             keys.sort_unstable();
             keys.dedup();
-            Ok((keys, read_after, read_to, read_after < last))
+            let built: BTreeSet<i64> = reader.meaning_block_numbers(model)?.into_iter().collect();
+            let missing_blocks = if walk.low_key <= walk.high_key {
+                (block_of(walk.low_key)..=block_of(walk.high_key))
+                    .rev()
+                    .filter(|block| !built.contains(block))
+                    .take(BLOCKS_PER_STEP)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Ok(Planned {
+                keys,
+                walk,
+                changes: read_to,
+                missing_blocks,
+                more: walk.high_key < last || walk.low_key > 1,
+            })
         })?;
-        if keys.is_empty() {
-            self.after = read_after;
-            self.changes = read_to;
-            return Ok(Step {
-                idle: !more,
-                ..Step::default()
-            });
-        }
-        let texts = store.read(|reader| reader.texts_to_embed(&keys))?;
+        let texts = store.read(|reader| reader.texts_to_embed(&planned.keys))?;
         let mut vectors = Vec::new();
         let mut unchanged = 0;
         for text in &texts {
@@ -134,15 +192,16 @@ impl EmbeddingPass {
             for (key, print, vector) in &vectors {
                 writer.put_meaning(*key, model, *print, vector)?;
             }
-            Ok(())
+            writer.put_meaning_walk(model, planned.walk)?;
+            let written: Vec<i64> = vectors.iter().map(|(key, _, _)| *key).collect();
+            keep_blocks(writer, model, &written, &planned.missing_blocks)
         })?;
-        // Read on after what was looked at: a message stored meanwhile has a higher key.
-        self.after = read_after;
-        self.changes = read_to;
+        // Read on after what was looked at: a change recorded meanwhile comes later.
+        self.changes = planned.changes;
         Ok(Step {
             embedded: vectors.len(),
             unchanged,
-            idle: false,
+            idle: planned.keys.is_empty() && !planned.more && planned.missing_blocks.is_empty(),
         })
     }
 
@@ -167,3 +226,55 @@ impl EmbeddingPass {
         })
     }
 }
+
+/// Brings the blocks of codes up to date with the vectors just `written` (a block not built
+/// yet is built whole from its range), and builds the `missing` blocks: to be called in the
+/// transaction that wrote the vectors, by every writer of vectors (the pass, and the
+/// benchmark's stand-ins), so a built block always holds every current vector of its range.
+pub fn keep_blocks(
+    writer: &mut Writer<'_>,
+    model: i64,
+    written: &[i64],
+    missing: &[i64],
+) -> Result<()> {
+    let mut touched: BTreeSet<i64> = written.iter().map(|key| block_of(*key)).collect();
+    touched.extend(missing);
+    for number in touched {
+        let built = writer.reader().meaning_block(model, number)?;
+        let block = match built.map(|bytes| CodeBlock::decode(number, &bytes)) {
+            Some(Ok(mut block)) => {
+                let in_block: Vec<i64> = written
+                    .iter()
+                    .copied()
+                    .filter(|key| block_of(*key) == number)
+                    .collect();
+                let rows = writer.reader().meanings_of_keys(model, &in_block)?;
+                // A vector replaced by another model's, or taken out: the message leaves.
+                for key in &in_block {
+                    if !rows.iter().any(|row| row.key == *key) {
+                        block.remove(*key);
+                    }
+                }
+                for row in rows {
+                    block.put(&scan_row(row))?;
+                }
+                block
+            }
+            // Not built yet, or unreadable: built from every vector of its range.
+            _ => {
+                let first = number * BLOCK_KEYS;
+                let rows = writer.reader().meanings_of_keys_between(
+                    model,
+                    first,
+                    first + BLOCK_KEYS - 1,
+                )?;
+                CodeBlock::from_rows(number, rows.into_iter().map(scan_row))?
+            }
+        };
+        writer.put_meaning_block(model, number, &block.encode())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use discord_manager_meaning::fusion::{FoundBy, fuse};
+use discord_manager_meaning::model::Identity;
 use discord_manager_meaning::scan::ScanFilter;
 use discord_manager_store::{
     Author, FILES_RANKED, Has, MessageRecord, OwnerMentions, Reader, SearchFilter, SearchHit,
@@ -22,7 +23,7 @@ use crate::business::OwnerContext;
 use crate::business::channels::chosen_readable_channels;
 use crate::business::kernel::budget::Budget;
 use crate::business::kernel::examples::{Examples, Sample};
-use crate::business::kernel::meaning_index::{MeaningIndex, Searcher};
+use crate::business::kernel::meaning_index::{self, MeaningIndex, MeaningReach, Searcher};
 use crate::business::kernel::model::{AuthorKind, Message, OwnerView, PageCursor, Shaper};
 use crate::business::kernel::presentation::{message_line, message_row};
 use crate::business::kernel::untrusted::Text;
@@ -133,6 +134,12 @@ pub struct SearchResults {
     /// reach them. Absent when every matching file was ranked.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub older_files_unranked: bool,
+    /// Present when search by meaning was asked while the ingest daemon has not embedded
+    /// every message yet (after an upgrade or a model change, it embeds newest first): how
+    /// many are embedded and how far back they reach. Older messages are found only by words
+    /// until then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meaning_reach: Option<MeaningReach>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -249,6 +256,13 @@ pub fn search_messages(
         };
         let found_by_meaning = reader.messages_by_keys(&by_meaning)?;
         let older_files_unranked = by_words.older_files_unranked;
+        let meaning_reach = match mode {
+            SearchMode::Words => None,
+            SearchMode::Meaning | SearchMode::Both => {
+                Some(meaning_index::reach(reader, &Identity::bundled())?)
+                    .filter(|reach| !reach.complete())
+            }
+        };
         let mut hits: Vec<Found> = ranked(by_words.hits, found_by_meaning);
         hits.truncate(wanted);
         let hits: Vec<_> = hits.drain(skip.min(hits.len())..).collect();
@@ -288,6 +302,7 @@ pub fn search_messages(
             results,
             next_cursor,
             older_files_unranked,
+            meaning_reach,
         })
     })
 }
@@ -378,11 +393,10 @@ fn meaning_ranking(
             filter.sent_until.map(Instant::as_micros),
         ),
     };
-    let searcher = Searcher::new(store, meanings)?;
-    let question = searcher.embed(query)?;
+    let searcher = Searcher::new(store, meanings, query)?;
     let mut asked = wanted;
     loop {
-        let found = searcher.search(&question, &scan_filter, asked)?;
+        let found = searcher.search(&scan_filter, asked)?;
         let keys: Vec<i64> = found.iter().map(|neighbour| neighbour.key).collect();
         let mut admitted = store.read(|reader| reader.admitted_keys(&keys, filter))?;
         if admitted.len() >= wanted || found.len() < asked {
@@ -488,6 +502,19 @@ const OLDER_FILES_UNRANKED: &str = "More kept files matched than the 200 newest 
      them.";
 const _: () = assert!(FILES_RANKED == 200, "OLDER_FILES_UNRANKED names the bound");
 
+/// What a search by meaning could not see yet, in one sentence.
+fn meaning_reach_line(reach: &MeaningReach) -> String {
+    let back = match reach.reaches_back {
+        Some(back) => format!(", those sent since {}", back.to_iso()),
+        None => String::new(),
+    };
+    format!(
+        "Search by meaning saw {} of {} messages{back}: the ingest daemon is still embedding \
+         the rest, newest first, and until then they are found only by words.",
+        reach.embedded, reach.messages
+    )
+}
+
 impl Render for SearchResults {
     fn render(&self) -> Page {
         if self.results.is_empty() {
@@ -526,6 +553,9 @@ impl Render for SearchResults {
         if self.older_files_unranked {
             let _ = writeln!(page, "{OLDER_FILES_UNRANKED}");
         }
+        if let Some(reach) = &self.meaning_reach {
+            let _ = writeln!(page, "{}", meaning_reach_line(reach));
+        }
         page
     }
 }
@@ -562,6 +592,9 @@ impl ModelText for SearchResults {
         }
         if self.older_files_unranked {
             let _ = writeln!(text, "{OLDER_FILES_UNRANKED}");
+        }
+        if let Some(reach) = &self.meaning_reach {
+            let _ = writeln!(text, "{}", meaning_reach_line(reach));
         }
         if let Some(cursor) = &self.next_cursor {
             let _ = writeln!(

@@ -1287,42 +1287,69 @@ const FAILOVER: &str = "pg primary fell over at 02:14, failover to the replica t
 const BACKUP_QUESTION: &str = "did the recovery test from backups succeed?";
 
 #[test]
-fn the_pass_walks_an_embedded_store_in_spans_and_embeds_what_arrives_after_it() {
+fn the_pass_embeds_newest_first_says_how_far_back_meaning_reaches_and_takes_arrivals_first() {
+    use crate::business::kernel::meaning_index::reach;
     use crate::business::messages::embedding::{EmbeddingPass, Step};
+    use discord_manager_meaning::model::Identity;
     let world = World::alone();
     let channel = world.channel("general");
-    for line in [RESTORE_DRILL, CI_SHARDS, LUNCH, FAILOVER, BACKUP_QUESTION] {
-        world.post(&channel, "7", line, json!({}));
-    }
-    assert_eq!(embed_everything(&world), 5);
-    let newcomer = world.post(&channel, "7", "pizza on thursday", json!({}));
-    // A new process's pass starts from the first key: two keys a step, nothing to embed in
-    // the first two spans, the newcomer in the third, then nothing left.
+    let posted: Vec<_> = [RESTORE_DRILL, CI_SHARDS, LUNCH, FAILOVER, BACKUP_QUESTION]
+        .iter()
+        .map(|line| world.post(&channel, "7", line, json!({})))
+        .collect();
+    let reach_now = || {
+        world
+            .store
+            .read(|reader| reach(reader, &Identity::bundled()))
+            .unwrap()
+    };
+    let sent_of_key = |key: i64| {
+        world
+            .store
+            .read(|reader| reader.messages_by_keys(&[key]))
+            .unwrap()[0]
+            .1
+            .sent_at
+    };
+    // Two keys a step, from the newest back.
     let mut pass = EmbeddingPass::with_span(2).unwrap();
-    let steps: Vec<Step> = (0..4).map(|_| pass.step(&world.store).unwrap()).collect();
-    let walking = Step {
-        embedded: 0,
+    let embedding = |embedded| Step {
+        embedded,
         unchanged: 0,
         idle: false,
     };
-    assert_eq!(
-        steps,
-        [
-            walking,
-            walking,
-            Step {
-                embedded: 1,
-                unchanged: 0,
-                idle: false
-            },
-            Step {
-                idle: true,
-                ..Step::default()
-            }
-        ]
-    );
+    assert_eq!(pass.step(&world.store).unwrap(), embedding(2));
+    let half = reach_now();
+    assert_eq!((half.embedded, half.messages), (2, 5));
+    assert_eq!(half.reaches_back, Some(sent_of_key(4)));
+    let results = search(&world, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
+    assert_eq!(found(&results), [posted[4].as_str(), posted[3].as_str()]);
+    assert_eq!(results.meaning_reach, Some(half));
+    // What arrives meanwhile is embedded before the walk goes on back.
+    let newcomer = world.post(&channel, "7", "pizza on thursday", json!({}));
+    assert_eq!(pass.step(&world.store).unwrap(), embedding(3));
+    assert_eq!(reach_now().reaches_back, Some(sent_of_key(2)));
     let results = search(&world, "pizza on thursday", by(SearchMode::Meaning)).unwrap();
     assert_eq!(found(&results)[0], newcomer.as_str());
+    assert_eq!(pass.step(&world.store).unwrap(), embedding(1));
+    let whole = reach_now();
+    assert_eq!(
+        (whole.embedded, whole.messages, whole.reaches_back),
+        (6, 6, None)
+    );
+    assert_eq!(
+        pass.step(&world.store).unwrap(),
+        Step {
+            idle: true,
+            ..Step::default()
+        }
+    );
+    let results = search(&world, BACKUP_QUESTION, by(SearchMode::Meaning)).unwrap();
+    assert_eq!(results.meaning_reach, None);
+    assert_eq!(results.results.len(), 6);
+    // A new process's pass resumes the stored walk: nothing is looked at again.
+    let mut again = EmbeddingPass::with_span(2).unwrap();
+    assert!(again.step(&world.store).unwrap().idle);
 }
 
 #[test]

@@ -102,6 +102,11 @@ pub struct MeaningStatus {
     pub embedded: u64,
     /// Messages in the store.
     pub messages: u64,
+    /// Search by meaning finds messages sent from about this time on: the ingest daemon
+    /// embeds newest first and has not reached older ones yet. Absent when it has walked the
+    /// whole history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reaches_back: Option<Instant>,
 }
 
 /// The files of messages, as the store records them (`<store>.attachments/`).
@@ -305,11 +310,12 @@ pub fn store_status(
             store_bytes,
             attachments: AttachmentCache::of(reader.cache_totals()?),
             meaning: {
-                let progress = meaning_index::progress(reader, &Identity::bundled())?;
+                let reach = meaning_index::reach(reader, &Identity::bundled())?;
                 MeaningStatus {
                     on: context.meaning,
-                    embedded: progress.embedded,
-                    messages: progress.messages,
+                    embedded: reach.embedded,
+                    messages: reach.messages,
+                    reaches_back: reach.reaches_back,
                 }
             },
             discord_clock: reader.latest_discord_clock()?.map(|reading| ClockOffset {
@@ -486,10 +492,18 @@ fn meaning_line(meaning: &MeaningStatus) -> String {
     if !meaning.on {
         return "search by meaning: off (DISCORD_MANAGER_MEANING=off)\n".to_string();
     }
-    format!(
-        "search by meaning: {} of {} messages embedded\n",
-        meaning.embedded, meaning.messages
-    )
+    match meaning.reaches_back {
+        Some(back) => format!(
+            "search by meaning: {} of {} messages embedded, newest first: back to {}\n",
+            meaning.embedded,
+            meaning.messages,
+            when(back)
+        ),
+        None => format!(
+            "search by meaning: {} of {} messages embedded\n",
+            meaning.embedded, meaning.messages
+        ),
+    }
 }
 
 /// When something last happened, or "never".
@@ -627,10 +641,19 @@ impl ModelText for StoreStatus {
         );
         text.line(&match self.meaning.on {
             false => "Search by meaning: off (DISCORD_MANAGER_MEANING=off).".to_string(),
-            true => format!(
-                "Search by meaning: {} of {} messages embedded.",
-                self.meaning.embedded, self.meaning.messages
-            ),
+            true => match self.meaning.reaches_back {
+                Some(back) => format!(
+                    "Search by meaning: {} of {} messages embedded, newest first; it finds \
+                     messages sent since {} so far.",
+                    self.meaning.embedded,
+                    self.meaning.messages,
+                    back.to_iso()
+                ),
+                None => format!(
+                    "Search by meaning: {} of {} messages embedded.",
+                    self.meaning.embedded, self.meaning.messages
+                ),
+            },
         });
         for gap in &self.gaps {
             let channel = match (&gap.channel_name, &gap.channel_id) {

@@ -287,7 +287,7 @@ fn a_store_from_before_the_files_own_index_finds_its_files_words_after_the_upgra
         .execute_batch(&format!(
             "DROP INDEX attachment_text_by_time;
              DROP TABLE file_text;
-             DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content;
+             DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content; DROP TABLE meaning_walks; DROP TABLE meaning_blocks;
              INSERT INTO message_text (content, message_id)
                  VALUES ('error: disk quota exceeded on node-3', '{message}');
              INSERT INTO attachment_text

@@ -165,7 +165,7 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
              DROP TABLE push_deliveries;
              DROP TABLE push_coverage;
              DROP TABLE file_text;
-             DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content;
+             DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content; DROP TABLE meaning_walks; DROP TABLE meaning_blocks;
              PRAGMA user_version = 18;",
         )
         .unwrap();
@@ -261,7 +261,7 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
              DROP TABLE push_deliveries;
              DROP TABLE push_coverage;
              DROP TABLE file_text;
-             DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content;
+             DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content; DROP TABLE meaning_walks; DROP TABLE meaning_blocks;
              PRAGMA user_version = 19;",
         )
         .unwrap();
@@ -339,7 +339,7 @@ fn the_meaning_totals_start_from_the_vectors_a_store_already_holds() {
         .execute_batch(
             "DROP TABLE meaning_totals; DROP TABLE message_payloads; DROP TABLE payload_readings; \
              DROP TABLE push_deliveries; DROP TABLE push_coverage; \
-             DROP INDEX attachment_text_by_time; DROP TABLE file_text; DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content; \
+             DROP INDEX attachment_text_by_time; DROP TABLE file_text; DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content; DROP TABLE meaning_walks; DROP TABLE meaning_blocks; \
              PRAGMA user_version = 22;",
         )
         .unwrap();
