@@ -166,9 +166,9 @@ impl<'a> Searcher<'a> {
         })
     }
 
-    /// The question's vector.
+    /// The question's vector (E5's `query: ` side).
     pub(crate) fn embed(&self, question: &str) -> Result<Vec<f32>> {
-        self.encoder.embed_one(question)
+        self.encoder.embed_question(question)
     }
 
     /// The `wanted` messages closest to `question` (its vector) that `filter` admits, closest

@@ -1540,7 +1540,7 @@ fn vectors_of_another_model_are_never_compared_and_the_refusal_names_both_models
     let error = search(&world, LUNCH, by(SearchMode::Meaning)).unwrap_err();
     assert_eq!(
         error.message(),
-        "No message is embedded by this binary's model (pocket-encoder/minilm-l3-q4-g32-v1) \
+        "No message is embedded by this binary's model (multilingual-e5-small-q4/v1) \
          yet: the vectors in the store were made by another/model-v2, and vectors of another \
          model are never compared with a question. `discord-manager ingest` re-embeds every \
          message in the background; `store_status` shows how far it is. Meanwhile search with \
