@@ -10,12 +10,17 @@
 //! matrices) added back and normalised. The sentence vector is the mean of its tokens' last
 //! states, `<s>` and `</s>` included, scaled to length 1.
 
-use super::kernels::{Quantised, add_and_normalise, dot, gelu, multiply};
+use super::kernels::{Quantised, add_and_normalise, dot, gelu, multiply_tokens};
 use super::weights::{Fault, Weights};
 
 /// The unit vector of each sequence, in order. Each sequence holds `<s>`, its content and
-/// `</s>`, at most as many tokens as the model has positions.
-pub(crate) fn encode(weights: &Weights, sequences: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, Fault> {
+/// `</s>`, at most as many tokens as the model has positions. `split`: the matrix products
+/// share their tokens between two threads.
+pub(crate) fn encode(
+    weights: &Weights,
+    sequences: &[Vec<u32>],
+    split: bool,
+) -> Result<Vec<Vec<f32>>, Fault> {
     let shape = weights.shape;
     let hidden = shape.hidden;
     let tokens: usize = sequences.iter().map(Vec::len).sum();
@@ -56,9 +61,9 @@ pub(crate) fn encode(weights: &Weights, sequences: &[Vec<u32>]) -> Result<Vec<Ve
     let mut probabilities = vec![0.0f32; longest];
     for layer in &weights.layers {
         quantised.quantise(&x, hidden);
-        multiply(&layer.query, &quantised, &mut query);
-        multiply(&layer.key, &quantised, &mut key);
-        multiply(&layer.value, &quantised, &mut value);
+        multiply_tokens(&layer.query, &quantised, &mut query, split);
+        multiply_tokens(&layer.key, &quantised, &mut key, split);
+        multiply_tokens(&layer.value, &quantised, &mut value, split);
         for window in starts.windows(2) {
             let (first, end) = (window[0], window[1]);
             for t in first..end {
@@ -90,7 +95,7 @@ pub(crate) fn encode(weights: &Weights, sequences: &[Vec<u32>]) -> Result<Vec<Ve
             }
         }
         quantised.quantise(&context, hidden);
-        multiply(&layer.attention_out, &quantised, &mut projected);
+        multiply_tokens(&layer.attention_out, &quantised, &mut projected, split);
         let norm = &layer.attention_norm;
         add_and_normalise(
             &mut x,
@@ -100,12 +105,12 @@ pub(crate) fn encode(weights: &Weights, sequences: &[Vec<u32>]) -> Result<Vec<Ve
             shape.epsilon,
         );
         quantised.quantise(&x, hidden);
-        multiply(&layer.feed_in, &quantised, &mut middle);
+        multiply_tokens(&layer.feed_in, &quantised, &mut middle, split);
         for value in middle.iter_mut() {
             *value = gelu(*value);
         }
         quantised.quantise(&middle, shape.feed_forward);
-        multiply(&layer.feed_out, &quantised, &mut projected);
+        multiply_tokens(&layer.feed_out, &quantised, &mut projected, split);
         let norm = &layer.output_norm;
         add_and_normalise(
             &mut x,

@@ -102,7 +102,10 @@ impl Model {
                 .unwrap_or(1),
         );
         if threads <= 1 {
-            return self.embed_sequences(&sequences);
+            // One text: its products share the cores instead.
+            let split = sequences.len() == 1
+                && std::thread::available_parallelism().map_or(false, |n| n.get() > 1);
+            return self.embed_sequences(&sequences, split);
         }
         // Contiguous shares of about equal tokens.
         let total: usize = sequences.iter().map(Vec::len).sum();
@@ -119,7 +122,7 @@ impl Model {
         let results: Vec<Result<Vec<Vec<f32>>, Fault>> = std::thread::scope(|scope| {
             let handles: Vec<_> = shares
                 .iter()
-                .map(|share| scope.spawn(|| self.embed_sequences(share)))
+                .map(|share| scope.spawn(|| self.embed_sequences(share, false)))
                 .collect();
             handles
                 .into_iter()
@@ -138,7 +141,7 @@ impl Model {
     }
 
     /// The sequences' vectors on this thread, a pass per [`TOKENS_PER_PASS`] tokens.
-    fn embed_sequences(&self, sequences: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, Fault> {
+    fn embed_sequences(&self, sequences: &[Vec<u32>], split: bool) -> Result<Vec<Vec<f32>>, Fault> {
         let mut vectors = Vec::with_capacity(sequences.len());
         let mut start = 0;
         while start < sequences.len() {
@@ -150,7 +153,11 @@ impl Model {
                 tokens += sequences[end].len();
                 end += 1;
             }
-            vectors.extend(forward::encode(&self.weights, &sequences[start..end])?);
+            vectors.extend(forward::encode(
+                &self.weights,
+                &sequences[start..end],
+                split,
+            )?);
             start = end;
         }
         Ok(vectors)
