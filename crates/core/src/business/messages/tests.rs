@@ -1380,9 +1380,11 @@ fn an_edited_message_is_found_by_its_new_meaning_and_not_its_old_one() {
     assert_eq!(embed_everything(&world), 1, "the edited message, alone");
     let new_meaning = search(BACKUP_QUESTION, SearchMode::Meaning).unwrap();
     assert_eq!(found(&new_meaning)[0], edited.as_str());
+    // Its old vector would put it first again: the one message left about eating is first,
+    // and the edited one is ranked by its new text among the three that are not about eating.
     let old_meaning = search(eating, SearchMode::Meaning).unwrap();
     assert_eq!(found(&old_meaning)[0], pizza.as_str());
-    assert_ne!(found(&old_meaning)[1], edited.as_str());
+    assert_eq!(found(&old_meaning).len(), 4);
 }
 
 #[test]
