@@ -117,6 +117,33 @@ fn main() {
         }
     }
     println!("meaning alone: paraphrase recall@10 {found}/{asked}");
+    // The example search by meaning was asked to answer, in each language the set asks it in:
+    // the rank of the decision (m034) among every message, by cosine.
+    let decision = ids.iter().position(|id| *id == "m034");
+    for query in set["queries"].as_array().expect("queries") {
+        let (Some(decision), Some("m034")) = (decision, query["target"].as_str()) else {
+            continue;
+        };
+        if query["kind"] == "exact" {
+            continue;
+        }
+        let question = encoder
+            .embed_question(query["text"].as_str().expect("text"))
+            .expect("a vector");
+        let cosine =
+            |vector: &Vec<f32>| -> f32 { vector.iter().zip(&question).map(|(a, b)| a * b).sum() };
+        let score = cosine(&vectors[decision]);
+        let rank = 1 + vectors
+            .iter()
+            .filter(|vector| cosine(vector) > score)
+            .count();
+        println!(
+            "{} ({}): m034 ranks {rank} of {}",
+            query["id"].as_str().unwrap_or("?"),
+            query["language"].as_str().unwrap_or("en"),
+            vectors.len()
+        );
+    }
     scan_at(1_000_000, &encoder, &vectors);
 }
 

@@ -104,7 +104,7 @@ impl Model {
         if threads <= 1 {
             // One text: its products share the cores instead.
             let split = sequences.len() == 1
-                && std::thread::available_parallelism().map_or(false, |n| n.get() > 1);
+                && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
             return self.embed_sequences(&sequences, split);
         }
         // Contiguous shares of about equal tokens.
