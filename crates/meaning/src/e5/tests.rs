@@ -177,24 +177,33 @@ fn the_portable_product_is_the_exact_integer_sum() {
     let (matrix, quantised) = example();
     let mut out = vec![0.0f32; 3 * 11];
     kernels::multiply_portable(&matrix, quantised.all(), &mut out, 0);
-    // Row 0, token 0 by hand: Σ over groups of dw · da · Σ (n − 8) · q.
-    let mut expected = 0.0f64;
-    for g in 0..3 {
-        let dw = f64::from(kernels::f16_to_f32(0x3c00 + (g as u16 % 7) * 0x40));
-        let mut dot = 0i64;
-        for j in 0..32 {
-            let byte = ((g + j % 16) % 16) as i64 | ((((g * 3 + j % 16) % 16) as i64) << 4);
-            let nibble = if j < 16 { byte & 15 } else { byte >> 4 };
-            dot += (nibble - 8) * i64::from(quantised.values[g * 32 + j]);
+    // Every output by hand: the bias plus, over the groups, dw · da · Σ (n − 8) · q, with the
+    // nibbles as `example` packs them (group g of row r is group r · 3 + g of the matrix).
+    for t in 0..3 {
+        for r in 0..11 {
+            let mut expected = r as f64 * 0.5;
+            for g in 0..3 {
+                let group = r * 3 + g;
+                let dw = f64::from(kernels::f16_to_f32(0x3c00 + (group as u16 % 7) * 0x40));
+                let mut dot = 0i64;
+                for j in 0..32 {
+                    let nibble = if j < 16 {
+                        ((group + j) % 16) as i64
+                    } else {
+                        ((group * 3 + j - 16) % 16) as i64
+                    };
+                    let a = i64::from(quantised.values[t * 96 + g * 32 + j]);
+                    dot += (nibble - 8) * a;
+                }
+                expected += dw * f64::from(quantised.scales[t * 3 + g]) * dot as f64;
+            }
+            let got = f64::from(out[t * 11 + r]);
+            assert!(
+                (got - expected).abs() < 1e-3,
+                "token {t}, row {r}: {got} {expected}"
+            );
         }
-        expected += dw * f64::from(quantised.scales[g]) * dot as f64;
     }
-    assert!(
-        (f64::from(out[0]) - expected).abs() < 1e-3,
-        "{} {expected}",
-        out[0]
-    );
-    assert_eq!(out[1] - out[0] != 0.0, true);
 }
 
 #[test]
