@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use discord_manager_vocabulary::error::{Error, Result};
 
-use crate::e5::{self, Model, Prefix};
+use crate::e5::{Model, Prefix};
 
 /// How many coordinates a vector has.
 pub const DIMENSIONS: usize = 384;
@@ -155,9 +155,6 @@ pub(crate) fn bundled_model() -> Result<Arc<Model>> {
             ))
         })
 }
-
-/// The characters of a text the encoder reads at most.
-pub const MAX_CHARACTERS: usize = e5::MAX_CHARACTERS;
 
 #[cfg(test)]
 mod tests {
