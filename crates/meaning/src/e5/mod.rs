@@ -107,18 +107,11 @@ impl Model {
                 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
             return self.embed_sequences(&sequences, split);
         }
-        // Contiguous shares of about equal tokens.
-        let total: usize = sequences.iter().map(Vec::len).sum();
-        let mut shares = Vec::with_capacity(threads);
-        let (mut start, mut counted) = (0, 0);
-        for (index, sequence) in sequences.iter().enumerate() {
-            counted += sequence.len();
-            if counted * threads >= total * (shares.len() + 1) && shares.len() + 1 < threads {
-                shares.push(&sequences[start..=index]);
-                start = index + 1;
-            }
-        }
-        shares.push(&sequences[start..]);
+        let lengths: Vec<usize> = sequences.iter().map(Vec::len).collect();
+        let shares: Vec<&[Vec<u32>]> = shares(&lengths, threads)
+            .into_iter()
+            .map(|range| &sequences[range])
+            .collect();
         let results: Vec<Result<Vec<Vec<f32>>, Fault>> = std::thread::scope(|scope| {
             let handles: Vec<_> = shares
                 .iter()
@@ -162,4 +155,28 @@ impl Model {
         }
         Ok(vectors)
     }
+}
+
+/// Contiguous shares of texts, at most `threads` and none empty, of about equal tokens
+/// (`lengths`: each text's): a share ends before the text that would take it further past its
+/// part of the tokens than it stops short of it.
+pub(crate) fn shares(lengths: &[usize], threads: usize) -> Vec<std::ops::Range<usize>> {
+    let total: usize = lengths.iter().sum();
+    let mut shares = Vec::with_capacity(threads);
+    let (mut start, mut counted) = (0usize, 0usize);
+    for (index, length) in lengths.iter().enumerate() {
+        if shares.len() + 1 >= threads {
+            break;
+        }
+        let part = (total * (shares.len() + 1) / threads) as i64;
+        let short = part - counted as i64;
+        let past = (counted + length) as i64 - part;
+        if index > start && past > 0 && past > short {
+            shares.push(start..index);
+            start = index;
+        }
+        counted += length;
+    }
+    shares.push(start..lengths.len());
+    shares
 }

@@ -250,3 +250,20 @@ fn halves_and_erf_are_exact_where_known() {
     assert!((kernels::erf(-1.5) + 0.966_105_1).abs() < 3e-7);
     assert!((kernels::gelu(1.0) - 0.841_344_7).abs() < 1e-6);
 }
+
+#[test]
+fn a_batch_is_shared_between_threads_by_tokens_and_no_share_is_empty() {
+    use super::shares;
+    // A short text then a long one: each its own thread (a share once took both).
+    assert_eq!(shares(&[10, 300], 2), [0..1, 1..2]);
+    assert_eq!(shares(&[300, 10], 2), [0..1, 1..2]);
+    assert_eq!(shares(&[20, 20, 20, 20], 2), [0..2, 2..4]);
+    assert_eq!(shares(&[20, 20, 20, 100], 2), [0..3, 3..4]);
+    // 30 against 45 tokens, nearer than 50 against 25.
+    assert_eq!(shares(&[30, 20, 25], 2), [0..1, 1..3]);
+    assert_eq!(shares(&[5], 2), vec![std::ops::Range { start: 0, end: 1 }]);
+    assert_eq!(
+        shares(&[5, 6, 7], 1),
+        vec![std::ops::Range { start: 0, end: 3 }]
+    );
+}
