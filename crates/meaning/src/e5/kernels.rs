@@ -37,7 +37,8 @@ pub(crate) struct Matrix {
     /// A scale per group, row by row.
     scales: Vec<f32>,
     /// The same scales by blocks of [`ROWS`] rows, group by group (`[block][group][row]`), so
-    /// a group's scales of a block's rows are one vector.
+    /// a group's scales of a block's rows are one vector (read by the x86-64 kernels alone).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     block_scales: Vec<f32>,
     /// Each weight's nibble as a byte (0..=15), row by row: unpacked once at load (21 MB for
     /// the twelve layers, against 12 MB packed), so the products read them straight.
