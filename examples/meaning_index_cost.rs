@@ -53,7 +53,7 @@ fn main() {
         let lines = texts("messages");
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
         let bases = Encoder::bundled()
-            .and_then(|encoder| encoder.embed(&lines))
+            .and_then(|encoder| encoder.embed_messages(&lines))
             .expect("the chat lines embed");
         let written = write_stand_in_meanings(&store, &bases).expect("the stand-ins are written");
         println!(

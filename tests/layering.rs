@@ -39,8 +39,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("attachments", &[]),
     // Search by meaning: the bundled encoder, compact vectors, the scan and rank fusion; it
     // knows no SQL and no Discord, only the error type it answers with and the ids it filters
-    // by. The encoder's crate (pocket_encoder) is its dependency alone: the crate graph below
-    // holds it.
+    // by. The encoder is its own code (multilingual-e5-small, `meaning::e5`); its only
+    // outside crates are flate2 for the vendored weights, serde_json and sha2.
     ("meaning", &["error", "snowflake"]),
     // Discord's ids, a type per kind; behind the `sqlite` feature, how each is bound and read,
     // a stored value that is not an id reading as an owner-worded error.
@@ -811,10 +811,7 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
     ("crates/vocabulary", &[]),
     ("crates/store", &["discord-manager-vocabulary", "rusqlite"]),
     ("crates/attachments", &[]),
-    (
-        "crates/meaning",
-        &["discord-manager-vocabulary", "pocket-encoder"],
-    ),
+    ("crates/meaning", &["discord-manager-vocabulary"]),
     (
         "crates/ingest",
         &[

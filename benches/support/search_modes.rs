@@ -50,7 +50,7 @@ pub fn embedded_chat_lines() -> Result<Vec<Vec<f32>>, String> {
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let encoder = Encoder::bundled().map_err(|error| error.message().to_string())?;
     encoder
-        .embed(&lines)
+        .embed_messages(&lines)
         .map_err(|error| error.message().to_string())
 }
 

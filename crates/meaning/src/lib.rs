@@ -2,10 +2,11 @@
 //! embedded, the compact form vectors are stored in, the exact scan over them with the
 //! search's filters inside it, and the fusion of two rankings.
 //!
-//! - [`model`]: the encoder (paraphrase-MiniLM-L3-v2 through `pocket-encoder`, 384 unit
-//!   coordinates, 128 tokens, no download at build or run time) and its [`model::Identity`],
-//!   the full description of the coordinate space stored beside the vectors: vectors of
-//!   another identity are never compared.
+//! - [`model`]: the encoder (multilingual-e5-small, 4-bit, run by [`e5`]: 384 unit
+//!   coordinates, 512 tokens, about 100 languages, no download at build or run time) and its
+//!   [`model::Identity`], the full description of the coordinate space stored beside the
+//!   vectors: vectors of another identity are never compared.
+//! - [`e5`]: the model's tokenizer, weights, integer kernels and forward pass.
 //! - [`text`]: the text of a message that is embedded, the same text full-text search
 //!   indexes, and its fingerprint.
 //! - [`vector`]: a unit vector as 384 signed bytes, and what is derived from them at load.
@@ -19,6 +20,7 @@
 //! decides what a search may see.
 
 pub mod blocks;
+pub mod e5;
 pub mod fusion;
 pub mod model;
 pub mod scan;

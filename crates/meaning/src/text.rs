@@ -2,7 +2,7 @@
 //!
 //! That is the message's current content (its latest edit's, else the original), then the
 //! words of its embeds, attachments, stickers, poll and forwards, then the text of its kept
-//! text files, one part a line, blank parts left out. The model reads the first 128 tokens,
+//! text files, one part a line, blank parts left out. The model reads the first 512 tokens,
 //! so the message's own words come first. A message with no text at all (an image alone) has
 //! nothing to embed.
 

@@ -209,7 +209,7 @@ fn a_question_of_another_model_is_refused() {
     assert!(
         refusal
             .message()
-            .starts_with("These vectors were made by pocket-encoder/minilm-l3-q4-g32-v1 and the question by another/model-v2"),
+            .starts_with("These vectors were made by multilingual-e5-small-q4/v1 and the question by another/model-v2"),
         "{}",
         refusal.message()
     );

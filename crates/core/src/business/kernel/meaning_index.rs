@@ -253,7 +253,7 @@ impl<'a> Searcher<'a> {
         let (embedded, refreshed) = std::thread::scope(|scope| {
             let embedding = scope.spawn(|| {
                 let encoder = Encoder::bundled()?;
-                let question = encoder.embed_one(question)?;
+                let question = encoder.embed_question(question)?;
                 Ok::<_, Error>((encoder.identity().clone(), question))
             });
             let refreshed = index.refresh(store);

@@ -32,7 +32,7 @@ use discord_manager_meaning::model::Encoder;
 use discord_manager_meaning::text::{MessageText, fingerprint};
 use discord_manager_meaning::vector::quantise;
 use discord_manager_store::{MeaningProgress, MeaningWalk, Store, TextChanges, Writer};
-use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::error::{Error, Result};
 
 /// How many messages a step embeds at most (of each kind: new, and changed).
 pub const BATCH: usize = 64;
@@ -168,7 +168,9 @@ impl EmbeddingPass {
             })
         })?;
         let texts = store.read(|reader| reader.texts_to_embed(&planned.keys))?;
-        let mut vectors = Vec::new();
+        // Each message to embed (None: it has no text, and gets an empty vector), then the
+        // batch's texts embedded together (E5's `passage: ` side, on two cores).
+        let mut pending = Vec::new();
         let mut unchanged = 0;
         for text in &texts {
             let message = MessageText {
@@ -182,11 +184,30 @@ impl EmbeddingPass {
                 unchanged += 1;
                 continue;
             }
-            let vector = match &to_embed {
-                Some(to_embed) => quantise(&self.encoder.embed_one(to_embed)?)?,
+            pending.push((text.key, print, to_embed));
+        }
+        let batch: Vec<&str> = pending
+            .iter()
+            .filter_map(|(_, _, to_embed)| to_embed.as_deref())
+            .collect();
+        let mut embedded = match batch.is_empty() {
+            true => Vec::new().into_iter(),
+            false => self.encoder.embed_messages(&batch)?.into_iter(),
+        };
+        let mut vectors = Vec::with_capacity(pending.len());
+        for (key, print, to_embed) in &pending {
+            let vector = match to_embed {
+                Some(_) => match embedded.next() {
+                    Some(vector) => quantise(&vector)?,
+                    None => {
+                        return Err(Error::internal(
+                            "The sentence encoder returned fewer vectors than texts",
+                        ));
+                    }
+                },
                 None => Vec::new(),
             };
-            vectors.push((text.key, print, vector));
+            vectors.push((*key, *print, vector));
         }
         store.write(|writer| {
             for (key, print, vector) in &vectors {
