@@ -27,8 +27,8 @@
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 
-use crate::scan::Row;
-use crate::vector::{CODE_WORDS, coordinates, sign_code};
+use crate::scan::{Row, Slot};
+use crate::vector::CODE_WORDS;
 
 /// How many consecutive message keys a block covers: block `b` holds keys
 /// `b × BLOCK_KEYS` to `(b + 1) × BLOCK_KEYS − 1`.
@@ -40,35 +40,6 @@ const VERSION: u8 = 1;
 /// The block a message key belongs to.
 pub fn block_of(key: i64) -> i64 {
     key.div_euclid(BLOCK_KEYS)
-}
-
-/// One message's slot: what the scan reads of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Slot {
-    pub key: i64,
-    pub channel_id: ChannelId,
-    pub author_id: UserId,
-    /// Arrival on the store's clock, in microseconds.
-    pub arrived: i64,
-    /// Discord's timestamp, in microseconds.
-    pub sent: i64,
-    pub code: [u64; CODE_WORDS],
-}
-
-impl Slot {
-    /// The slot of a stored vector; None for a row whose bytes are not a vector (a message
-    /// left with no text has no slot).
-    pub fn of(row: &Row) -> Option<Slot> {
-        let coordinates = coordinates(&row.vector)?;
-        Some(Slot {
-            key: row.key,
-            channel_id: row.channel_id.clone(),
-            author_id: row.author_id.clone(),
-            arrived: row.arrived,
-            sent: row.sent,
-            code: sign_code(&coordinates),
-        })
-    }
 }
 
 /// The slots of one block's key range, ascending by key.

@@ -20,9 +20,8 @@ use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
-use crate::blocks::Slot;
 use crate::model::{DIMENSIONS, Identity};
-use crate::vector::{CODE_WORDS, coordinates, dot, hamming, inverse_length, query_code};
+use crate::vector::{CODE_WORDS, coordinates, dot, hamming, inverse_length, query_code, sign_code};
 use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 
 /// One stored vector with what the filters read of its message.
@@ -38,6 +37,35 @@ pub struct Row {
     pub sent: i64,
     /// The stored form (see [`crate::vector`]).
     pub vector: Vec<u8>,
+}
+
+/// One message's slot: what the scan reads of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slot {
+    pub key: i64,
+    pub channel_id: ChannelId,
+    pub author_id: UserId,
+    /// Arrival on the store's clock, in microseconds.
+    pub arrived: i64,
+    /// Discord's timestamp, in microseconds.
+    pub sent: i64,
+    pub code: [u64; CODE_WORDS],
+}
+
+impl Slot {
+    /// The slot of a stored vector; None for a row whose bytes are not a vector (a message
+    /// left with no text has no slot).
+    pub fn of(row: &Row) -> Option<Slot> {
+        let coordinates = coordinates(&row.vector)?;
+        Some(Slot {
+            key: row.key,
+            channel_id: row.channel_id.clone(),
+            author_id: row.author_id.clone(),
+            arrived: row.arrived,
+            sent: row.sent,
+            code: sign_code(&coordinates),
+        })
+    }
 }
 
 /// What a search may see: the channels (the readable ones in scope, narrowed by a channel or

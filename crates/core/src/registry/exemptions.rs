@@ -13,6 +13,10 @@ const RECORDER: &str = "gateway-driven recorder: the ingest daemon (and the demo
 
 pub const EXEMPTIONS: &[Exemption] = &[
     Exemption {
+        function: "business::messages::embedding::keep_blocks",
+        reason: "keeps the scan's blocks of codes current in the transaction that writes vectors: called by the embedding pass and the benchmark's stand-in writer, never by the owner",
+    },
+    Exemption {
         function: "business::activity::arrivals::arrivals",
         reason: "what needs the owner as it arrives, read by the briefing's own sections: the MCP server pushes it into the session and `watch` prints it; a stream, not a call",
     },
