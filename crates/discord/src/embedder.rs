@@ -31,6 +31,14 @@ pub async fn run(store: Arc<Store>, mut stop: watch::Receiver<bool>) {
             return;
         }
     };
+    // A step of long texts gives up between chunks once the daemon stops.
+    let flag = pass.stop_flag();
+    let mut stopping = stop.clone();
+    tokio::spawn(async move {
+        if stopping.wait_for(|stopping| *stopping).await.is_ok() {
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
     let mut pass = Some(pass);
     let bar =
         indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());

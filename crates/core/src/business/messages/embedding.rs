@@ -25,6 +25,8 @@
 //! gateway writer's transactions; tests, the seed and the benchmark run it to the end.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::business::kernel::meaning_index::scan_row;
 use discord_manager_meaning::blocks::{BLOCK_KEYS, CodeBlock, block_of};
@@ -59,9 +61,16 @@ pub struct Step {
     pub idle: bool,
 }
 
+/// How many texts are embedded together before the pass looks whether it was asked to stop:
+/// eight of the longest texts (512 tokens) take about a second on two cores.
+const CHUNK: usize = 8;
+
 /// A pass over one store, from where it left off.
 pub struct EmbeddingPass {
     encoder: Encoder,
+    /// Set by the daemon when it stops: a step gives up between chunks, writing nothing (the
+    /// batch is done again at the next start).
+    stop: Arc<AtomicBool>,
     /// The store's number for the bundled model, once recorded.
     model: Option<i64>,
     /// Where the reading of changed texts is.
@@ -87,10 +96,17 @@ impl EmbeddingPass {
     pub fn new() -> Result<EmbeddingPass> {
         Ok(EmbeddingPass {
             encoder: Encoder::bundled()?,
+            stop: Arc::new(AtomicBool::new(false)),
             model: None,
             changes: TextChanges::default(),
             span: SPAN,
         })
+    }
+
+    /// The flag that stops a step between chunks of texts: the daemon sets it when it stops,
+    /// so a batch of long texts does not hold the shutdown.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
     }
 
     /// A pass that looks through `span` keys a step, so a test walks a small store in spans.
@@ -190,10 +206,14 @@ impl EmbeddingPass {
             .iter()
             .filter_map(|(_, _, to_embed)| to_embed.as_deref())
             .collect();
-        let mut embedded = match batch.is_empty() {
-            true => Vec::new().into_iter(),
-            false => self.encoder.embed_messages(&batch)?.into_iter(),
-        };
+        let mut all = Vec::with_capacity(batch.len());
+        for chunk in batch.chunks(CHUNK) {
+            if self.stop.load(Ordering::Relaxed) {
+                return Ok(Step::default());
+            }
+            all.extend(self.encoder.embed_messages(chunk)?);
+        }
+        let mut embedded = all.into_iter();
         let mut vectors = Vec::with_capacity(pending.len());
         for (key, print, to_embed) in &pending {
             let vector = match to_embed {
