@@ -188,3 +188,49 @@ impl Session {
         run
     }
 }
+
+/// Runs `script` (Python, in `e2e/clients/`) with `plan`, to which the server's start on `store`
+/// is added, and answers what it wrote back.
+pub async fn run_python(script: &str, store: &Store, mut plan: Value) -> Value {
+    let name = script.trim_end_matches(".py");
+    let plan_path = store.folder().join(format!("{name}-plan.json"));
+    let answers = store.folder().join(format!("{name}-answers.json"));
+    let server_env: serde_json::Map<String, Value> = store
+        .env()
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), Value::String(value)))
+        .collect();
+    plan["server"] = json!({
+        "command": BINARY,
+        "args": ["--db", store.path(), "mcp"],
+        "env": server_env,
+        "cwd": store.folder(),
+    });
+    std::fs::write(&plan_path, plan.to_string()).expect("the client's plan is written");
+    let mut client = official_tools::python_script(script);
+    client
+        .env("HOME", store.folder())
+        .arg(&plan_path)
+        .arg(&answers)
+        .current_dir(store.folder())
+        .stdin(Stdio::null());
+    let ran = tokio::time::timeout(
+        PATIENCE,
+        tokio::process::Command::from(client)
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .unwrap_or_else(|_| panic!("{script} did not finish within {PATIENCE:?}"))
+    .unwrap_or_else(|error| panic!("{script} did not start: {error}"));
+    let said = String::from_utf8_lossy(&ran.stderr);
+    assert!(
+        ran.status.success(),
+        "{script} failed ({}):\n{said}",
+        ran.status
+    );
+    let text = std::fs::read_to_string(&answers)
+        .unwrap_or_else(|error| panic!("{script} wrote no answers ({error}):\n{said}"));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|error| panic!("{script}'s answers do not read ({error}): {text}"))
+}

@@ -5,9 +5,10 @@
 //! The server sends `elicitation/create` inside the `tools/call` it is answering; the client
 //! shows the form to the person and sends back what they chose (accept, decline, cancel). The
 //! model never sees the form and cannot answer it. Only a client that declared the
-//! `elicitation` capability (form mode) at initialize is asked; a session on protocol
-//! 2026-07-28 or later, which forbids requests from the server, is not (its calls keep the
-//! rules without approval), nor is any other client.
+//! `elicitation` capability (form mode) at initialize is asked. A session on protocol
+//! 2026-07-28 or later, which forbids requests from the server, is asked through
+//! `input_required` instead (`round_trip.rs`); any other client is not asked (its calls keep
+//! the rules without approval).
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -7,6 +7,7 @@
 
 mod approval;
 mod push;
+mod round_trip;
 pub mod wire;
 
 use std::sync::Arc;
@@ -127,6 +128,9 @@ struct Server {
     /// session's end waits for it to record what it last pushed.
     pushing: Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>>,
     stop_pushing: tokio::sync::watch::Receiver<bool>,
+    /// The approvals asked through `input_required` (MCP 2026-07-28), until the client's retry
+    /// redeems them.
+    approvals: Arc<round_trip::HeldApprovals>,
 }
 
 impl ServerHandler for Server {
@@ -174,6 +178,30 @@ impl ServerHandler for Server {
         let capability = registry::find(&request.name)
             .map_err(|error| ErrorData::invalid_params(error.message().to_string(), None))?;
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        // On MCP 2026-07-28 the owner is asked by `input_required`: a retry brings back the
+        // handle of what they were shown and their answer, redeemed once, before the call.
+        let round_trip = if round_trip::asks_by_round_trip(&context) {
+            Some(match &request.request_state {
+                None => Arc::new(round_trip::RoundTrip::noting()),
+                Some(handle) => {
+                    match self.approvals.redeem(
+                        handle,
+                        &request.name,
+                        &arguments,
+                        std::time::Instant::now(),
+                    ) {
+                        Ok(asked) => Arc::new(round_trip::RoundTrip::answered(
+                            asked,
+                            round_trip::owner_answer(request.input_responses.as_ref()),
+                        )),
+                        Err(refused) => return Ok(answer(Err(refused)).into()),
+                    }
+                }
+            })
+        } else {
+            None
+        };
+        let held_arguments = round_trip.is_some().then(|| arguments.clone());
         if capability.runs() == registry::Runs::OnTheRuntime {
             let services = Arc::clone(&self.services);
             return Ok(answer(
@@ -205,7 +233,9 @@ impl ServerHandler for Server {
         // stops; a client that can show the owner a form gets a context that can ask them.
         let mut services = Services::clone(&self.services);
         services.store = Arc::new(self.services.store.cancelled_by(cancelled));
-        if let Some(form) = approval::Elicitation::for_call(&context, abandoned) {
+        if let Some(round_trip) = &round_trip {
+            services.context.owner_approval = Some(Arc::clone(round_trip) as _);
+        } else if let Some(form) = approval::Elicitation::for_call(&context, abandoned) {
             services.context.owner_approval = Some(Arc::new(form));
         }
         // Run the call on a thread of its own, off the protocol loop: a slow store read then
@@ -232,6 +262,25 @@ impl ServerHandler for Server {
         // call then finds that thread idle instead of starting another.
         drop(turn);
         watch.abort();
+        // The first round stopped where the owner is to be asked: the client shows them the
+        // form and retries with their answer under the handle of what they were shown.
+        if let (Some(asked), Some(arguments)) = (
+            round_trip
+                .as_ref()
+                .and_then(|round_trip| round_trip.noted()),
+            held_arguments,
+        ) {
+            let now = std::time::Instant::now();
+            return Ok(
+                match self
+                    .approvals
+                    .hold(&request.name, &arguments, asked.clone(), now)
+                {
+                    Ok(handle) => round_trip::input_required(&asked, handle).into(),
+                    Err(refused) => answer(Err(refused)).into(),
+                },
+            );
+        }
         Ok(answer(outcome).into())
     }
 }
@@ -332,6 +381,7 @@ where
         push,
         pushing: Arc::clone(&pushing),
         stop_pushing: stop_pushing_seen,
+        approvals: Arc::default(),
     };
     let running = server
         .serve(transport)
