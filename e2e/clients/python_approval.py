@@ -14,8 +14,11 @@ PLAN.json:
 - byHand (2026-07-28 only): also drive the rounds by hand, to bring a handle back twice, with
   other arguments, and to bring one the server never gave.
 
+Last, a second client that does not say it can show forms makes the call once.
+
 ANSWERS.json: the SDK's version, the protocol it speaks, every form's message as the person
-saw it, each call's result as the wire carried it, and the rounds driven by hand.
+saw it, each call's result as the wire carried it, the rounds driven by hand, and the call of
+the client without forms.
 """
 
 import json
@@ -93,6 +96,10 @@ async def main(plan_path: str, answers_path: str) -> None:
                     )
                 )
 
+        # A client that does not say it can show forms: never asked, refused as before.
+        async with Client(parameters, mode=plan["mode"], read_timeout_seconds=PATIENCE_SECONDS) as client:
+            without_form = dump(await client.call_tool(tool, arguments))
+
     with open(answers_path, "w", encoding="utf-8") as file:
         json.dump(
             {
@@ -101,6 +108,7 @@ async def main(plan_path: str, answers_path: str) -> None:
                 "asked": asked,
                 "results": results,
                 "byHand": by_hand,
+                "withoutForm": without_form,
             },
             file,
         )

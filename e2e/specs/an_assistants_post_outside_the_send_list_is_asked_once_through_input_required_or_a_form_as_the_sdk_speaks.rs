@@ -6,7 +6,8 @@
 //! nothing reaches Discord; accepted, the message goes out once. Driving the rounds by hand,
 //! the handle the server gave is good once: brought back again, with other arguments, or made
 //! up, it is refused and nothing is sent. The same SDK speaking 2025-11-25 is asked through
-//! `elicitation/create`, with the same form and the same outcome.
+//! `elicitation/create`, with the same form and the same outcome. On either protocol, a client
+//! that does not say it can show forms is refused as before, asked nothing.
 
 use serde_json::{Value, json};
 
@@ -49,6 +50,9 @@ pub async fn spec() {
         "The owner closed the form without approving the message for channel {INCIDENTS}; \
          nothing was sent"
     );
+    let unlisted = format!(
+        "Sending to channel {INCIDENTS} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
+    );
     let used = "This approval was already used, or was never given by this server: nothing was \
                 sent. Call the tool again, without requestState, to ask the owner";
 
@@ -90,6 +94,7 @@ pub async fn spec() {
          nothing was sent. Call the tool again, without requestState, to ask the owner"
     );
     assert_eq!(refused(&by_hand["neverGiven"]), used);
+    assert_eq!(refused(&run["withoutForm"]), unlisted);
 
     let posts = fake.posts();
     assert_eq!(posts.len(), 2, "{posts:#?}");
@@ -107,6 +112,7 @@ pub async fn spec() {
     let results = run["results"].as_array().expect("results");
     assert_eq!(refused(&results[0]), declined);
     posted(&results[1]);
+    assert_eq!(refused(&run["withoutForm"]), unlisted);
     assert_eq!(fake.posts().len(), 3);
     // Every request but the three posts was a read.
     let writes: Vec<_> = fake.requests()[before..]
