@@ -41,8 +41,10 @@ pub fn main() -> ExitCode {
             } else {
                 "error:"
             };
-            // An error may quote others' text (a channel's name, Discord's answer).
-            let message = render::terminal_safe(error.message());
+            // An error may quote others' text (a channel's name, Discord's answer); its causes
+            // and hints follow it, a line each.
+            let explained = error.explained().to_string();
+            let message = render::terminal_safe(&explained);
             let _ = writeln!(std::io::stderr(), "{prefix} {message}");
             ExitCode::from(exit_code(error.kind()))
         }

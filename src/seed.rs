@@ -296,7 +296,9 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
                     Ok(()) => {}
                     Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
                     Err(error) => {
-                        return Err(Error::config(format!("Cannot delete {file}: {error}")));
+                        return Err(
+                            Error::config(format!("Cannot delete {file}")).with_source(error)
+                        );
                     }
                 }
             }
@@ -310,7 +312,7 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
     });
     store.mark_created_by_seed()?;
     let application: Application = serde_json::from_str(DEMO_APPLICATION)
-        .map_err(|error| Error::internal(format!("seed/application.json is invalid: {error}")))?;
+        .map_err(|error| Error::internal("seed/application.json is invalid").with_source(error))?;
     discord_manager_ingest::guilds::record_application_owner(
         &store,
         &application.owner.id,
@@ -319,7 +321,7 @@ pub fn seed_demo(path: &Path, replace: bool) -> Result<String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
+        .map_err(|error| Error::internal("Cannot start the runtime").with_source(error))?;
     let summary = runtime.block_on(play_feed(&store, DEMO_FEED, Origin::Seed))?;
     // Every message embedded, as the ingest daemon would, so search by meaning works on the
     // demo store at once.

@@ -36,8 +36,9 @@ pub async fn spec() {
     assert_eq!(status.code(), Some(8), "{output}");
     assert!(
         output.contains(
-            "error: The store cannot be written: its disk is full. Free some space; nothing \
-             already stored is lost, and the next `ingest` backfills what arrived meanwhile"
+            "error: The store cannot be written: its disk is full\nHint: Free some space; \
+             nothing already stored is lost, and the next `ingest` backfills what arrived \
+             meanwhile"
         ),
         "{output}"
     );

@@ -69,9 +69,10 @@ pub async fn spec() {
         skipped[0]["reason"],
         "a direct message: out of scope unless DISCORD_MANAGER_ALLOW_DMS=1"
     );
-    let unlisted = "An assistant may not post: no channel is allowed for it. To allow some, list \
-                    their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the \
-                    MCP server; `discord-manager send` from the terminal is not limited by it";
+    let unlisted = "An assistant may not post: no channel is allowed for it\nHint: To allow \
+                    some, list their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and \
+                    restart the MCP server\nHint: `discord-manager send` from the terminal is \
+                    not limited by it";
     for channel in [INCIDENTS, DM_CHANNEL] {
         let refused = mcp
             .call_err("messages_send", json!({"channelId": channel, "content": "#incidents: …"}))

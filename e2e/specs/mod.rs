@@ -106,6 +106,7 @@ specs! {
     an_image_posted_while_ingest_runs_is_returned_by_attachments_get_as_image_content_of_the_expected_dimensions,
     an_injected_message_cannot_make_an_assistant_post_where_the_owner_did_not_allow,
     an_input_error_reads_the_same_on_both_surfaces,
+    a_refusal_with_a_remedy_gives_its_hints_after_the_message_the_same_on_both_surfaces,
     an_mcp_client_sees_exactly_the_registered_tools,
     an_unknown_field_is_refused_by_name,
     attachments_get_with_out_writes_the_kept_files_exact_bytes_and_never_overwrites,

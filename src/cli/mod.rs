@@ -563,7 +563,7 @@ pub(crate) fn run_capability(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
+        .map_err(|error| Error::internal("Cannot start the runtime").with_source(error))?;
     if let Some(out) = leaf.try_get_one::<PathBuf>("out").ok().flatten() {
         // The kept bytes are copied as they are: the file is found, never read or decoded, so
         // an image too large to show (an 8K screenshot) can still be saved.
@@ -624,8 +624,11 @@ fn write_out(
 
 /// JSON as `--json` prints it: indented, with a final line end, safe for a terminal.
 fn pretty_json<T: serde::Serialize>(value: &T) -> Result<String, Failure> {
-    render::terminal_json(value)
-        .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")).into())
+    render::terminal_json(value).map_err(|error| {
+        Error::internal("Cannot write JSON")
+            .with_source(error)
+            .into()
+    })
 }
 
 /// `mcp config <client>`: the client's entry for this binary and `store`, printed or written.
@@ -673,7 +676,7 @@ pub(crate) fn print_mcp_config(
         }
     } else {
         let mut text = serde_json::to_string_pretty(&mcp_config::config(client, entry))
-            .map_err(|error| Error::internal(format!("Cannot write JSON: {error}")))?;
+            .map_err(|error| Error::internal("Cannot write JSON").with_source(error))?;
         text.push('\n');
         text
     };
@@ -768,7 +771,9 @@ pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
     match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure::ClosedPipe),
-        Err(error) => Err(Error::internal(format!("Cannot write to stdout: {error}")).into()),
+        Err(error) => Err(Error::internal("Cannot write to stdout")
+            .with_source(error)
+            .into()),
     }
 }
 

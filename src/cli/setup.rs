@@ -130,7 +130,7 @@ fn ask_discord(token: &Token, api_base: Option<&str>) -> Result<BotProfile> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
+        .map_err(|error| Error::internal("Cannot start the runtime").with_source(error))?;
     runtime
         .block_on(bot_check::bot_profile(&rest))
         .map_err(|error| match error {

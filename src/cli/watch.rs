@@ -60,7 +60,7 @@ pub(crate) fn run(db: Option<PathBuf>, json: bool, sub: &ArgMatches) -> Result<(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
+        .map_err(|error| Error::internal("Cannot start the runtime").with_source(error))?;
     // The kinds DISCORD_MANAGER_PUSH names; every kind when it is off (running watch asks).
     let kinds = if config.push.any() {
         config.push
@@ -70,7 +70,7 @@ pub(crate) fn run(db: Option<PathBuf>, json: bool, sub: &ArgMatches) -> Result<(
     runtime.block_on(async {
         let listen = |kind| {
             signal(kind)
-                .map_err(|error| Error::internal(format!("Cannot listen for signals: {error}")))
+                .map_err(|error| Error::internal("Cannot listen for signals").with_source(error))
         };
         let mut terminate = listen(SignalKind::terminate())?;
         let mut interrupt = listen(SignalKind::interrupt())?;
@@ -99,7 +99,7 @@ pub(crate) fn run(db: Option<PathBuf>, json: bool, sub: &ArgMatches) -> Result<(
 fn print(item: &Arrival, json: bool) -> Result<bool, Failure> {
     let line = if json {
         serde_json::to_string(item)
-            .map_err(|error| Error::internal(format!("Cannot write an item as JSON: {error}")))?
+            .map_err(|error| Error::internal("Cannot write an item as JSON").with_source(error))?
     } else {
         let what = match item.kind {
             ArrivalKind::Mention => "mention",
@@ -121,6 +121,8 @@ fn print(item: &Arrival, json: bool) -> Result<bool, Failure> {
     match writeln!(stdout, "{line}").and_then(|()| stdout.flush()) {
         Ok(()) => Ok(true),
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
-        Err(error) => Err(Error::internal(format!("Cannot write to stdout: {error}")).into()),
+        Err(error) => Err(Error::internal("Cannot write to stdout")
+            .with_source(error)
+            .into()),
     }
 }

@@ -343,7 +343,10 @@ fn answer(outcome: Result<Answer>) -> CallToolResult {
             result.structured_content = Some(json);
             result
         }
-        Err(error) => CallToolResult::error(vec![ContentBlock::text(error.message())]),
+        // The refusal as the CLI words it: the message, then its causes and hints.
+        Err(error) => {
+            CallToolResult::error(vec![ContentBlock::text(error.explained().to_string())])
+        }
     }
 }
 
@@ -352,7 +355,7 @@ pub fn serve(services: Services, push: PushKinds) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
+        .map_err(|error| Error::internal("Cannot start the runtime").with_source(error))?;
     runtime.block_on(async {
         let transport =
             wire::GuardedTransport::new(tokio::io::stdin(), tokio::io::stdout(), wire::MAX_LINE);
@@ -386,11 +389,11 @@ where
     let running = server
         .serve(transport)
         .await
-        .map_err(|error| Error::internal(format!("The MCP session failed to start: {error}")))?;
+        .map_err(|error| Error::internal("The MCP session failed to start").with_source(error))?;
     let ended = running
         .waiting()
         .await
-        .map_err(|error| Error::internal(format!("The MCP session failed: {error}")));
+        .map_err(|error| Error::internal("The MCP session failed").with_source(error));
     // The pushing ends with the session, once what it last pushed is recorded.
     let _ = stop_pushing.send(true);
     let task = pushing.lock().ok().and_then(|mut pushing| pushing.take());

@@ -85,7 +85,7 @@ impl Pusher {
         let mut after = match self.replay(&peer).await {
             Ok(through) => through,
             Err(error) => {
-                warn!("cannot replay what arrived while no session ran: {error}");
+                warn!("cannot replay what arrived while no session ran: {error:#}");
                 match self
                     .read(|store| store.read(|reader| reader.clock_now()))
                     .await
@@ -112,7 +112,7 @@ impl Pusher {
             {
                 Ok(now) => now,
                 Err(error) => {
-                    warn!("cannot read the store's clock for news: {error}");
+                    warn!("cannot read the store's clock for news: {error:#}");
                     continue;
                 }
             };
@@ -129,7 +129,7 @@ impl Pusher {
                         after = new.through;
                     }
                     Err(error) => {
-                        warn!("cannot read what arrived: {error}");
+                        warn!("cannot read what arrived: {error:#}");
                         continue;
                     }
                 }
@@ -220,7 +220,7 @@ impl Pusher {
             })
             .await;
         if let Err(error) = recorded {
-            warn!("cannot record what was pushed: {error}");
+            warn!("cannot record what was pushed: {error:#}");
         }
         sent.is_ok()
     }
@@ -232,7 +232,7 @@ impl Pusher {
             .read(move |store| store.write(|writer| writer.record_push_coverage(&session, through)))
             .await;
         if let Err(error) = recorded {
-            warn!("cannot record how far pushing went: {error}");
+            warn!("cannot record how far pushing went: {error:#}");
         }
     }
 

@@ -365,7 +365,7 @@ impl<W: AsyncWrite + Send + Unpin + 'static> GuardedTransport<W> {
                     )),
                     Ok(Line::End) => break,
                     Err(error) => {
-                        tracing::error!("cannot read the MCP client's input: {error}");
+                        tracing::error!("cannot read the MCP client's input: {error:#}");
                         break;
                     }
                 };

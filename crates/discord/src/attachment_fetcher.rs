@@ -214,7 +214,7 @@ impl Fetcher {
             let (mut kept, waiting, batch) = match batch {
                 Ok(read) => read,
                 Err(error) => {
-                    warn!("cannot read the attachments to fetch: {error}");
+                    warn!("cannot read the attachments to fetch: {error:#}");
                     if wait(&mut stop, IDLE).await {
                         return;
                     }
@@ -305,7 +305,7 @@ impl Fetcher {
         })
         .await;
         if let Err(error) = recorded {
-            warn!("cannot record what became of an attachment: {error}");
+            warn!("cannot record what became of an attachment: {error:#}");
         }
     }
 
@@ -345,7 +345,7 @@ impl Fetcher {
                 }
                 Ok((None, _)) => return,
                 Err(error) => {
-                    warn!("cannot index the text of kept files: {error}");
+                    warn!("cannot index the text of kept files: {error:#}");
                     return;
                 }
             }
@@ -482,7 +482,7 @@ impl Fetcher {
         })
         .await;
         if let Err(error) = recorded {
-            warn!("cannot record an attachment's refreshed URL: {error}");
+            warn!("cannot record an attachment's refreshed URL: {error:#}");
         }
         Ok(url)
     }
@@ -635,7 +635,7 @@ fn text_of_kept(cache: &discord_manager_attachments::Cache, hash: &str) -> Optio
         Ok(Some(file)) => match text_to_index(file) {
             Ok(text) => Some(text),
             Err(error) => {
-                warn!("cannot read the kept file {hash} for search: {error}");
+                warn!("cannot read the kept file {hash} for search: {error:#}");
                 None
             }
         },
@@ -644,7 +644,7 @@ fn text_of_kept(cache: &discord_manager_attachments::Cache, hash: &str) -> Optio
             None
         }
         Err(error) => {
-            warn!("cannot open the kept file {hash} for search: {error}");
+            warn!("cannot open the kept file {hash} for search: {error:#}");
             None
         }
     }

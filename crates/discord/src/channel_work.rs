@@ -37,7 +37,7 @@ pub(super) async fn blocking<T: Send + 'static>(
 ) -> Result<T> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|error| Error::internal(format!("A store task failed: {error}")))?
+        .map_err(|error| Error::internal("A store task failed").with_source(error))?
 }
 
 /// Progress on stderr, through indicatif: a line redrawn in place on a terminal (indicatif

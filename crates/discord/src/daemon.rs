@@ -92,7 +92,7 @@ pub fn run_ingest(config: &Config, store: Store, options: IngestOptions) -> Resu
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| Error::internal(format!("Cannot start the runtime: {error}")))?;
+        .map_err(|error| Error::internal("Cannot start the runtime").with_source(error))?;
     runtime.block_on(supervise(config, Arc::new(store), options))
 }
 
@@ -126,7 +126,7 @@ impl Signals {
     fn listen() -> Result<Signals> {
         let listen = |kind| {
             signal(kind).map_err(|error| {
-                Error::internal(format!("Cannot listen for stop signals: {error}"))
+                Error::internal("Cannot listen for stop signals").with_source(error)
             })
         };
         Ok(Signals {
@@ -321,7 +321,7 @@ async fn learn_owner(rest: &Rest, store: &Arc<Store>) {
             })
             .await;
             if let Ok(Err(error)) = recorded {
-                warn!("could not record the application's owner: {error}");
+                warn!("could not record the application's owner: {error:#}");
             }
         }
         Ok(None) => warn!("Discord did not say who owns the application"),
@@ -360,7 +360,7 @@ async fn record_discord_clock(rest: &Rest, store: &Arc<Store>) {
     })
     .await;
     if let Ok(Err(error)) = recorded {
-        warn!("could not record Discord's clock: {error}");
+        warn!("could not record Discord's clock: {error:#}");
     }
 }
 
@@ -793,7 +793,7 @@ fn spawn_writer(
     std::thread::Builder::new()
         .name("store-writer".into())
         .spawn(move || writer.run(queue))
-        .map_err(|error| Error::internal(format!("Cannot start the writer: {error}")))
+        .map_err(|error| Error::internal("Cannot start the writer").with_source(error))
 }
 
 /// Starts the attachment fetcher, which keeps files until `stop` turns true; none when the
@@ -823,7 +823,7 @@ fn spawn_fetcher(
     match cache.clear_interrupted_writes() {
         Ok(0) => {}
         Ok(cleared) => info!("cleared {cleared} partial attachment downloads a crash left"),
-        Err(error) => warn!("cannot clear the partial downloads a crash left: {error}"),
+        Err(error) => warn!("cannot clear the partial downloads a crash left: {error:#}"),
     }
     let fetcher = Fetcher::new(
         Arc::clone(store),
@@ -867,7 +867,7 @@ async fn client_finished(
             if let Some(fatal) = fatal(&error) {
                 return SessionEnd::Failed(fatal);
             }
-            warn!("the gateway client failed ({error}); starting it again");
+            warn!("the gateway client failed ({error:#}); starting it again");
             shut_down_shards(manager).await;
         }
         Err(error) => {
@@ -898,7 +898,7 @@ async fn repair_loop(
     loop {
         ticker.tick().await;
         if let Err(error) = repair_pass(&rest, &store, &guild_scope, &backfill).await {
-            warn!("the periodic repair failed: {error}");
+            warn!("the periodic repair failed: {error:#}");
         }
     }
 }

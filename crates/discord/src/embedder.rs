@@ -27,7 +27,7 @@ pub async fn run(store: Arc<Store>, mut stop: watch::Receiver<bool>) {
     let pass = match blocking(EmbeddingPass::new).await {
         Ok(pass) => pass,
         Err(error) => {
-            warn!("search by meaning is unavailable this run: {error}");
+            warn!("search by meaning is unavailable this run: {error:#}");
             return;
         }
     };
@@ -72,7 +72,7 @@ pub async fn run(store: Arc<Store>, mut stop: watch::Receiver<bool>) {
         let step = match step {
             Ok(step) => step,
             Err(error) => {
-                warn!("cannot embed the next messages: {error}");
+                warn!("cannot embed the next messages: {error:#}");
                 if wait(&mut stop, IDLE).await {
                     break;
                 }

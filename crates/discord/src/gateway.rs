@@ -217,7 +217,7 @@ impl Writer {
         let data: Value = match serde_json::from_str(data.get()) {
             Ok(data) => data,
             Err(error) => {
-                warn!(event = %name, "skipped a {name} dispatch that is not JSON: {error}");
+                warn!(event = %name, "skipped a {name} dispatch that is not JSON: {error:#}");
                 return None;
             }
         };

@@ -192,7 +192,7 @@ async fn listen(
                     relays.spawn(relay(connection, Arc::clone(&upstream), dispatches.clone()));
                 }
                 Err(error) => {
-                    warn!("the gateway tap could not accept the gateway client's connection: {error}");
+                    warn!("the gateway tap could not accept the gateway client's connection: {error:#}");
                     tokio::time::sleep(ACCEPT_RETRY).await;
                 }
             },
@@ -200,7 +200,7 @@ async fn listen(
                 if let Err(error) = finished
                     && error.is_panic()
                 {
-                    warn!("a gateway tap relay stopped unexpectedly: {error}");
+                    warn!("a gateway tap relay stopped unexpectedly: {error:#}");
                 }
             }
         }

@@ -49,8 +49,9 @@ pub fn parse_feed(text: &str, now: Instant) -> Result<Vec<FeedLine>> {
         if raw.is_empty() || raw.starts_with("//") {
             continue;
         }
-        let mut value: Value = serde_json::from_str(raw)
-            .map_err(|error| Error::internal(format!("Feed line {line} is not JSON: {error}")))?;
+        let mut value: Value = serde_json::from_str(raw).map_err(|error| {
+            Error::internal(format!("Feed line {line} is not JSON")).with_source(error)
+        })?;
         resolve_instants(&mut value, now)?;
         if let Some(kind) = value.get("t").and_then(Value::as_str) {
             lines.push(FeedLine::Dispatch {

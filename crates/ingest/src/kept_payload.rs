@@ -118,7 +118,7 @@ fn deflate(json: &[u8], number: u32) -> Result<Vec<u8>> {
     let mut compress = Compress::new(Compression::best(), false);
     compress
         .set_dictionary(dictionary)
-        .map_err(|error| Error::internal(format!("Cannot deflate a payload: {error}")))?;
+        .map_err(|error| Error::internal("Cannot deflate a payload").with_source(error))?;
     let mut out = Vec::with_capacity(json.len() / 3 + 64);
     loop {
         let consumed = usize::try_from(compress.total_in()).unwrap_or(usize::MAX);
@@ -128,7 +128,7 @@ fn deflate(json: &[u8], number: u32) -> Result<Vec<u8>> {
                 &mut out,
                 FlushCompress::Finish,
             )
-            .map_err(|error| Error::internal(format!("Cannot deflate a payload: {error}")))?;
+            .map_err(|error| Error::internal("Cannot deflate a payload").with_source(error))?;
         match status {
             Status::StreamEnd => return Ok(out),
             Status::Ok | Status::BufError => out.reserve(out.capacity().max(256)),

@@ -252,11 +252,15 @@ fn stored_id(
             ValueRef::Integer(number) => number.to_string(),
             _ => String::new(),
         };
-        FromSqlError::Other(Box::new(Error::internal(format!(
-            "The store is damaged: it holds {shown} where a {kind} id belongs, and that is not \
-             a Discord id. Restore the store from a backup, or run `doctor` to see what else is \
-             wrong"
-        ))))
+        FromSqlError::Other(Box::new(
+            Error::internal(format!(
+                "The store is damaged: it holds {shown} where a {kind} id belongs, and that is \
+                 not a Discord id"
+            ))
+            .with_hint(
+                "Restore the store from a backup, or run `doctor` to see what else is wrong",
+            ),
+        ))
     })
 }
 

@@ -96,7 +96,7 @@ impl Rest {
             .connect_timeout(policy.timeout.min(Duration::from_secs(10)))
             .use_rustls_tls()
             .build()
-            .map_err(|error| Error::internal(format!("Cannot build the HTTP client: {error}")))?;
+            .map_err(|error| Error::internal("Cannot build the HTTP client").with_source(error))?;
         let mut builder = HttpBuilder::new(token.expose())
             .client(client.clone())
             .ratelimiter_disabled(true);

@@ -98,7 +98,7 @@ impl Store {
             return Err(exists());
         }
         let absolute = std::path::absolute(destination).map_err(|error| {
-            Error::input(format!("The backup's path {shown} cannot be used: {error}"))
+            Error::input(format!("The backup's path {shown} cannot be used")).with_source(error)
         })?;
         let (Some(folder), Some(name)) = (absolute.parent(), absolute.file_name()) else {
             return Err(Error::input(format!(
@@ -145,9 +145,10 @@ impl Store {
         if problems != ["ok"] {
             return Err(Error::internal(format!(
                 "The copy failed SQLite's integrity check and was deleted ({}): the store itself \
-                 may be damaged; run `discord-manager doctor`",
+                 may be damaged",
                 problems.join("; ")
-            )));
+            ))
+            .with_hint("Run `discord-manager doctor`"));
         }
         let messages: i64 = copy.query_row(COUNT_MESSAGES, [], |row| row.get(0))?;
         drop(copy);

@@ -121,7 +121,7 @@ impl ChannelRecord {
 
 fn to_json<T: Serialize>(value: &T) -> Result<String> {
     serde_json::to_string(value)
-        .map_err(|error| Error::internal(format!("Cannot encode a store column: {error}")))
+        .map_err(|error| Error::internal("Cannot encode a store column").with_source(error))
 }
 
 fn from_json<T: for<'de> Deserialize<'de>>(row: &Row<'_>, index: usize) -> rusqlite::Result<T> {

@@ -450,7 +450,7 @@ impl Writer<'_> {
             return Ok(false);
         }
         let json = serde_json::to_string(extras).map_err(|error| {
-            Error::internal(format!("Cannot encode a message's extras: {error}"))
+            Error::internal("Cannot encode a message's extras").with_source(error)
         })?;
         const INSERT_EXTRAS: &str = "INSERT INTO message_extras (created_at, message_id,
                  channel_id, extras)

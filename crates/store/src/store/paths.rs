@@ -9,9 +9,7 @@ pub fn default_path() -> Result<PathBuf> {
     directories::ProjectDirs::from("", "", "discord-manager")
         .map(|dirs| dirs.data_dir().join("store.sqlite3"))
         .ok_or_else(|| {
-            Error::config(
-                "Cannot find a data folder for the store (no home directory): \
-                 set DISCORD_MANAGER_DB or pass --db",
-            )
+            Error::config("Cannot find a data folder for the store (no home directory)")
+                .with_hint("Set DISCORD_MANAGER_DB or pass --db")
         })
 }

@@ -587,9 +587,12 @@ fn a_stored_value_that_is_not_an_id_reads_as_an_owner_worded_error() {
             error.message(),
             format!(
                 "The store is damaged: it holds {corrupt:?} where a message id belongs, \
-                 and that is not a Discord id. Restore the store from a backup, or run \
-                 `doctor` to see what else is wrong"
+                 and that is not a Discord id"
             )
+        );
+        assert_eq!(
+            error.hints(),
+            ["Restore the store from a backup, or run `doctor` to see what else is wrong"]
         );
     }
 }

@@ -259,10 +259,15 @@ pub(crate) fn check_may_act(
         && !approvable(context, action, consent)
     {
         return Err(Error::denied(format!(
-            "An assistant may not {}: no channel is allowed for it. To allow some, list \
-             their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the MCP \
-             server; `discord-manager {}` from the terminal is not limited by it",
+            "An assistant may not {}: no channel is allowed for it",
             action.verb(),
+        ))
+        .with_hint(
+            "To allow some, list their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) \
+             and restart the MCP server",
+        )
+        .with_hint(format!(
+            "`discord-manager {}` from the terminal is not limited by it",
             action.command()
         )));
     }

@@ -208,10 +208,13 @@ pub fn search_messages(
     let mode = input.mode.unwrap_or(DEFAULT_MODE);
     if mode != SearchMode::Words && !context.meaning {
         return Err(Error::config(format!(
-            "`mode` \"{mode}\" searches by meaning, which is off (DISCORD_MANAGER_MEANING=off): \
-             set DISCORD_MANAGER_MEANING=on, or remove it, and run `discord-manager ingest`, \
-             which embeds every message in the background; or search with mode \"words\""
-        )));
+            "`mode` \"{mode}\" searches by meaning, which is off (DISCORD_MANAGER_MEANING=off)"
+        ))
+        .with_hint(
+            "Set DISCORD_MANAGER_MEANING=on, or remove it, and run `discord-manager ingest`, \
+             which embeds every message in the background",
+        )
+        .with_hint("Or search with mode \"words\""));
     }
     let query = match mode {
         SearchMode::Meaning => input.query.trim().to_string(),

@@ -1523,9 +1523,15 @@ fn search_by_meaning_is_refused_when_it_is_off_or_nothing_is_embedded_yet() {
     let error = search_messages(&world.store, input, &off).unwrap_err();
     assert_eq!(
         error.message(),
-        "`mode` \"both\" searches by meaning, which is off (DISCORD_MANAGER_MEANING=off): set \
-         DISCORD_MANAGER_MEANING=on, or remove it, and run `discord-manager ingest`, which \
-         embeds every message in the background; or search with mode \"words\""
+        "`mode` \"both\" searches by meaning, which is off (DISCORD_MANAGER_MEANING=off)"
+    );
+    assert_eq!(
+        error.hints(),
+        [
+            "Set DISCORD_MANAGER_MEANING=on, or remove it, and run `discord-manager ingest`, \
+             which embeds every message in the background",
+            "Or search with mode \"words\""
+        ]
     );
     assert_eq!(
         error.kind(),

@@ -169,7 +169,8 @@ fn begin_attempt(store: &Store, context: &OwnerContext, id: i64, now: Instant) -
         let channel = match check_still_sendable(writer, context, &current) {
             Ok(channel) => channel,
             Err(refusal) => {
-                writer.append_schedule_event(id, &failed(refusal.message()))?;
+                // The reason keeps the refusal's hints: the owner reads it later, in the list.
+                writer.append_schedule_event(id, &failed(&refusal.explained().to_string()))?;
                 return Ok(Step::Stop);
             }
         };
@@ -319,7 +320,7 @@ pub(crate) async fn run_schedules_by(
                 ),
                 Ok(_) => {}
                 Err(error) => {
-                    tracing::warn!("sending scheduled messages failed: {}", error.message())
+                    tracing::warn!("sending scheduled messages failed: {error:#}")
                 }
             }
             first = false;

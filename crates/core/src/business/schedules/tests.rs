@@ -388,9 +388,9 @@ async fn what_an_assistant_scheduled_is_sent_by_an_assistants_rules_when_it_is_d
     assert_eq!(
         failed.reason.as_deref(),
         Some(
-            "An assistant may not post: no channel is allowed for it. To allow some, list \
-             their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the \
-             MCP server; `discord-manager send` from the terminal is not limited by it"
+            "An assistant may not post: no channel is allowed for it\nHint: To allow some, list \
+             their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the MCP \
+             server\nHint: `discord-manager send` from the terminal is not limited by it"
         )
     );
     assert_eq!(

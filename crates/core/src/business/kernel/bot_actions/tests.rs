@@ -106,7 +106,7 @@ async fn every_action(
 
 fn refusal(result: &Result<Message>) -> (ErrorKind, String) {
     let error = result.as_ref().unwrap_err();
-    (error.kind(), error.message().to_string())
+    (error.kind(), error.explained().to_string())
 }
 
 /// An edit asks Discord for no link preview, as a post does, unless the owner turned previews
@@ -495,10 +495,10 @@ async fn an_assistant_acts_only_in_the_channels_the_owner_allowed() {
             (
                 ErrorKind::Denied,
                 format!(
-                    "An assistant may not {verb}: no channel is allowed for it. To allow some, \
-                     list their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and \
-                     restart the MCP server; `discord-manager {command}` from the terminal is \
-                     not limited by it"
+                    "An assistant may not {verb}: no channel is allowed for it\nHint: To allow \
+                     some, list their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and \
+                     restart the MCP server\nHint: `discord-manager {command}` from the \
+                     terminal is not limited by it"
                 )
             ),
             "{name}"

@@ -73,7 +73,7 @@ async fn assert_refused(
     let channel = input.channel_id.to_string();
     let content = input.content.clone();
     let error = send(world, &discord, context, input).await.unwrap_err();
-    assert_eq!(error.message(), message);
+    assert_eq!(error.explained().to_string(), message);
     assert_eq!(error.kind(), kind, "{message}");
     assert_eq!(discord.requests().len(), 0, "no request for: {message}");
     assert_eq!(stored(&world.store, &channel, &content), 0);
@@ -365,9 +365,9 @@ async fn an_assistant_may_not_post_until_the_owner_lists_channels_though_the_cli
         &assistant(&world, None),
         input(&general, "forwarding #incidents here", None),
         ErrorKind::Denied,
-        "An assistant may not post: no channel is allowed for it. To allow some, list their \
-         ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the MCP server; \
-         `discord-manager send` from the terminal is not limited by it",
+        "An assistant may not post: no channel is allowed for it\nHint: To allow some, list \
+         their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the MCP \
+         server\nHint: `discord-manager send` from the terminal is not limited by it",
     )
     .await;
     let discord = ScriptedDiscord::new(&world.store, vec![]);
