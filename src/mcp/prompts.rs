@@ -299,7 +299,8 @@ fn what_did_i_miss(_given: &Given, tools: &mut Tools<'_>) -> Result<String> {
 }
 
 fn triage_my_mentions(_given: &Given, tools: &mut Tools<'_>) -> Result<String> {
-    let mentions = tools.read("mentions_awaiting_reply", json!({}))?;
+    // Every mention still unanswered, however recent: triage is the owner's choice now.
+    let mentions = tools.read("mentions_awaiting_reply", json!({"silenceMinutes": 0}))?;
     Ok(compose(
         "The owner wants to triage the mentions still awaiting their reply. This is \
          mentions_awaiting_reply's answer from discord-manager's local store, just now:",
