@@ -42,7 +42,7 @@ pub async fn spec() {
         (
             "reply-to-a-message",
             json!({"message": "1500000000000000099", "channel": "1400000000000000003"}),
-            "`around`: no stored message of #incidents (1400000000000000003) has id \
+            "`around`: no stored message of channel 1400000000000000003 has id \
              1500000000000000099",
         ),
     ];
