@@ -388,7 +388,8 @@ impl Mcp {
     }
 
     /// `prompts/get`: the text of the prompt's one message, from the owner (role `user`), or
-    /// the error the server refused it with. Fails the spec on any other failure.
+    /// the error the server refused it with; a rendering is recorded for the coverage gate.
+    /// Fails the spec on any other failure.
     pub async fn prompt(&self, name: &str, arguments: Value) -> Result<String, ErrorData> {
         let mut request = GetPromptRequestParams::new(name);
         match arguments {
@@ -398,6 +399,7 @@ impl Mcp {
         }
         match patiently(name, self.client.get_prompt(request)).await {
             Ok(result) => {
+                record::rendered(name);
                 assert_eq!(
                     result.messages.len(),
                     1,
