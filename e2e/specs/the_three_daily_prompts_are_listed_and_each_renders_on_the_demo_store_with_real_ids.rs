@@ -11,6 +11,9 @@ use crate::support::Store;
 const GRACES_MENTION: &str = "1500000000000000014";
 const INCIDENTS: &str = "1400000000000000003";
 
+/// A listed prompt: its name, its title, and each argument with whether it is required.
+type Listed<'a> = (&'a str, Option<&'a str>, Vec<(&'a str, Option<bool>)>);
+
 /// Whether `text` shows `words` fenced as other people's text.
 fn fenced(text: &str, words: &str) -> bool {
     text.match_indices(words).any(|(at, _)| {
@@ -24,7 +27,7 @@ pub async fn spec() {
     let mcp = store.mcp().await;
 
     let prompts = mcp.prompts().await;
-    let listed: Vec<(&str, Option<&str>, Vec<(&str, Option<bool>)>)> = prompts
+    let listed: Vec<Listed> = prompts
         .iter()
         .map(|prompt| {
             (
