@@ -197,8 +197,21 @@ impl ServerHandler for Server {
                 return Err(ErrorData::internal_error(cancelled.message().to_string(), None));
             }
         };
-        let text = render(prompt, given, Services::clone(&self.services)).await;
+        // The client's `notifications/cancelled` for this request stops its store reads, as it
+        // stops a tool call's.
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let watch = tokio::spawn({
+            let (cancelled, token) = (Arc::clone(&cancelled), context.ct.clone());
+            async move {
+                token.cancelled().await;
+                cancelled.store(true, Ordering::Relaxed);
+            }
+        });
+        let mut services = Services::clone(&self.services);
+        services.store = Arc::new(self.services.store.cancelled_by(cancelled));
+        let text = render(prompt, given, services).await;
         drop(turn);
+        watch.abort();
         Ok(
             GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text?)])
                 .with_description(prompt.description)
