@@ -242,11 +242,18 @@ impl Prompt {
         call: &mut Call<'_>,
     ) -> std::result::Result<String, ErrorData> {
         let mut tools = Tools { prompt: self, call };
+        // What the request asked for is refused as its params; the configuration, Discord or
+        // the machine failing is not the request's fault.
         (self.render)(given, &mut tools).map_err(|error| match error.kind() {
-            ErrorKind::Internal | ErrorKind::StoreUnwritable => {
+            ErrorKind::Input | ErrorKind::NotFound | ErrorKind::Conflict | ErrorKind::Denied => {
+                ErrorData::invalid_params(error.message().to_string(), None)
+            }
+            ErrorKind::Config
+            | ErrorKind::Discord
+            | ErrorKind::Internal
+            | ErrorKind::StoreUnwritable => {
                 ErrorData::internal_error(error.message().to_string(), None)
             }
-            _ => ErrorData::invalid_params(error.message().to_string(), None),
         })
     }
 }

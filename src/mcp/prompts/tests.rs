@@ -94,7 +94,7 @@ fn a_message_id_without_its_channel_is_refused_before_any_tool_is_called() {
 }
 
 #[test]
-fn a_tools_refusal_is_the_prompts_and_a_bug_is_an_internal_error() {
+fn a_tools_refusal_is_the_prompts_and_a_failure_not_the_requests_is_an_internal_error() {
     let reply = find("reply-to-a-message").unwrap();
     let given = reply
         .given(object(json!({"message": "15", "channel": "14"})))
@@ -121,6 +121,20 @@ fn a_tools_refusal_is_the_prompts_and_a_bug_is_an_internal_error() {
         .err()
         .unwrap();
     assert_eq!(failed.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+    assert_eq!(failed.message, "disk on fire");
+    let unconfigured = reply
+        .render(&given, &mut |_, _| {
+            Err(Error::config(
+                "Set DISCORD_OWNER_ID to your Discord user id",
+            ))
+        })
+        .err()
+        .unwrap();
+    assert_eq!(unconfigured.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+    assert_eq!(
+        unconfigured.message,
+        "Set DISCORD_OWNER_ID to your Discord user id"
+    );
 }
 
 #[test]
