@@ -1,6 +1,7 @@
 //! The tool coverage gate, judged after the specs ran: every tool the server lists must have
-//! been called by some spec, with the exceptions and the rules of `e2e/coverage.rs`. Coverage
-//! comes from the record of real calls (`support::record`), never from a declaration.
+//! been called by some spec, with the exceptions and the rules of `e2e/coverage.rs`, and every
+//! prompt it lists rendered by some spec. Coverage comes from the record of real calls and
+//! renderings (`support::record`), never from a declaration.
 //!
 //! Only a full, unfiltered run is judged: a filtered run cannot know what the rest of the
 //! suite would have reached, so it only reports.
@@ -77,8 +78,26 @@ pub fn judge(
     problems
 }
 
-/// The tools the server lists, from a session with a fresh, empty store.
-async fn registered_tools() -> BTreeSet<String> {
+/// What the prompt coverage holds against the run: every prompt the server lists must have
+/// been rendered by some spec (a prompt has no exclusions: each renders from the demo store);
+/// empty when it passes.
+pub fn judge_prompts(
+    listed: &BTreeSet<String>,
+    renders: &BTreeMap<String, BTreeSet<&'static str>>,
+) -> Vec<String> {
+    listed
+        .iter()
+        .filter(|prompt| !renders.contains_key(*prompt))
+        .map(|prompt| {
+            format!(
+                "prompt `{prompt}` is listed but no spec had it rendered: write a spec that gets it"
+            )
+        })
+        .collect()
+}
+
+/// The tools and the prompts the server lists, from a session with a fresh, empty store.
+async fn registered() -> (BTreeSet<String>, BTreeSet<String>) {
     let store = Store::without_owner();
     let mcp = store.mcp().await;
     let tools = mcp
@@ -87,8 +106,14 @@ async fn registered_tools() -> BTreeSet<String> {
         .into_iter()
         .map(|tool| tool.name.to_string())
         .collect();
+    let prompts = mcp
+        .prompts()
+        .await
+        .into_iter()
+        .map(|prompt| prompt.name)
+        .collect();
     mcp.stop().await;
-    tools
+    (tools, prompts)
 }
 
 /// Judges (on a full run) or reports (on a filtered run); false when a full run fails.
@@ -97,8 +122,9 @@ pub fn run(full_run: bool) -> bool {
         .enable_all()
         .build()
         .expect("a runtime for the coverage gate");
-    let registered = runtime.block_on(registered_tools());
+    let (registered, prompts) = runtime.block_on(registered());
     let calls = record::calls();
+    let renders = record::renders();
     println!(
         "\ntool coverage gate: {} tools listed, {} called, {} pending, {} excluded",
         registered.len(),
@@ -115,7 +141,14 @@ pub fn run(full_run: bool) -> bool {
             None => println!("  {tool}: not called"),
         }
     }
-    let problems = judge(&registered, &calls, PENDING, EXCLUSIONS);
+    for prompt in &prompts {
+        match renders.get(prompt) {
+            Some(specs) => println!("  prompt {prompt}: rendered by {} specs", specs.len()),
+            None => println!("  prompt {prompt}: not rendered"),
+        }
+    }
+    let mut problems = judge(&registered, &calls, PENDING, EXCLUSIONS);
+    problems.extend(judge_prompts(&prompts, &renders));
     if problems.is_empty() {
         println!(
             "tool coverage gate: ok{}",

@@ -24,6 +24,7 @@ mod layering;
 mod meaning_eval_set;
 mod output_style;
 mod parity;
+mod prompt_text;
 mod scrub_gate;
 mod seed_coverage;
 mod store_files;

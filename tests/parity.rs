@@ -188,3 +188,127 @@ fn every_capability_has_a_cli_command_and_an_mcp_tool() {
         "the MCP server lists exactly the registry"
     );
 }
+
+/// What a tool answers a prompt rendered without a store.
+const CANNED: &str = "(the tool's answer)\n";
+
+/// A tool's answer that is only its text, [`CANNED`].
+struct Canned;
+
+impl discord_manager_core::answer::Outcome for Canned {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
+    fn render(&self) -> discord_manager_core::answer::page::Page {
+        discord_manager_core::answer::page::Page::new()
+    }
+    fn to_text(&self) -> String {
+        CANNED.to_string()
+    }
+    fn image(&self) -> Option<&discord_manager_core::answer::Image> {
+        None
+    }
+    fn file(&self) -> Option<&Path> {
+        None
+    }
+}
+
+/// Whether `text` names `tool` as a word of its own (`messages_send`, not `messages_sends`).
+fn names_tool(text: &str, tool: &str) -> bool {
+    let part_of_a_name = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(tool).any(|(at, _)| {
+        !text[..at].ends_with(part_of_a_name)
+            && !text[at + tool.len()..].starts_with(part_of_a_name)
+    })
+}
+
+/// The prompts carry no capability of their own: `prompts/list` is the table of
+/// `src/mcp/prompts.rs`, every tool a prompt reads with or names is a registered tool, a prompt
+/// reads the store only with the tools it declares, and its own words name exactly the tools
+/// it declares.
+#[test]
+fn every_prompt_is_listed_and_names_only_listed_tools() {
+    use discord_manager::mcp::prompts::{PROMPTS, listed};
+
+    let tools: BTreeSet<String> = discord_manager::mcp::tools()
+        .into_iter()
+        .map(|tool| tool.name.to_string())
+        .collect();
+    let shown = listed();
+    assert_eq!(
+        shown.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        PROMPTS.iter().map(|p| p.name).collect::<Vec<_>>(),
+        "prompts/list lists exactly the table, in its order"
+    );
+    let mut names = BTreeSet::new();
+    for (prompt, listed) in PROMPTS.iter().zip(&shown) {
+        assert!(names.insert(prompt.name), "{} is listed twice", prompt.name);
+        assert_eq!(listed.title.as_deref(), Some(prompt.title));
+        assert_eq!(listed.description.as_deref(), Some(prompt.description));
+        let arguments: Vec<(&str, Option<&str>, Option<bool>)> = listed
+            .arguments
+            .iter()
+            .flatten()
+            .map(|a| (a.name.as_str(), a.description.as_deref(), a.required))
+            .collect();
+        let declared: Vec<(&str, Option<&str>, Option<bool>)> = prompt
+            .arguments
+            .iter()
+            .map(|a| (a.name, Some(a.description), Some(a.required)))
+            .collect();
+        assert_eq!(arguments, declared, "{}'s arguments", prompt.name);
+        let declared_tools: BTreeSet<&str> = prompt
+            .reads
+            .iter()
+            .chain(prompt.suggests)
+            .copied()
+            .collect();
+        for tool in &declared_tools {
+            assert!(
+                tools.contains(*tool),
+                "{} names `{tool}`, which is not a registered tool",
+                prompt.name
+            );
+        }
+
+        // Rendered over canned answers: it reads with what it declares, and says the rest.
+        let mut given = serde_json::Map::new();
+        for argument in prompt.arguments {
+            let value = match argument.name {
+                "channel" => "1400000000000000001",
+                _ => "1500000000000000004",
+            };
+            given.insert(argument.name.to_string(), value.into());
+        }
+        let given = prompt.given(Some(given)).unwrap();
+        let mut read = BTreeSet::new();
+        let text = prompt
+            .render(&given, &mut |capability, _| {
+                read.insert(capability.name);
+                Ok(Box::new(Canned))
+            })
+            .unwrap_or_else(|error| panic!("{} did not render: {}", prompt.name, error.message));
+        assert_eq!(
+            read,
+            prompt.reads.iter().copied().collect::<BTreeSet<_>>(),
+            "{} reads with exactly the tools it declares in `reads`",
+            prompt.name
+        );
+        assert!(
+            text.contains(CANNED),
+            "{} shows the tool's answer",
+            prompt.name
+        );
+        let own_words = text.replace(CANNED, "");
+        let named: BTreeSet<&str> = tools
+            .iter()
+            .map(String::as_str)
+            .filter(|tool| names_tool(&own_words, tool))
+            .collect();
+        assert_eq!(
+            named, declared_tools,
+            "{}'s words name exactly the tools it declares",
+            prompt.name
+        );
+    }
+}

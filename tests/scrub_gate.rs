@@ -7,15 +7,16 @@
 //! and answers, sticker and reaction emoji names, forwarded content) and every note and content
 //! of the owner's actions carries Unicode tag characters, a right-to-left override, zero-width
 //! and blank letters, variation selectors that smuggle bytes, and a line separator. The strings
-//! are changed generically, so a field Discord adds later is hostile here too. Then every tool
-//! is called, and every string of its structured result, its text block and the CLI's table
-//! must be free of them. A new string field that skips the scrub fails this gate, and a tool
+//! are changed generically, so a field Discord adds later is hostile here too. Then every MCP
+//! prompt is rendered and every tool is called, and the prompt's text, every string of the
+//! tool's structured result, its text block and the CLI's table must be free of them. A new string field that skips the scrub fails this gate, and a tool
 //! without cases here fails it too. A refusal naming a channel names it by id only.
 
 use std::sync::Arc;
 
+use discord_manager::mcp::prompts::PROMPTS;
 use discord_manager::seed::play_feed;
-use discord_manager_core::business::kernel::examples::Sample;
+use discord_manager_core::business::kernel::examples::{Sample, demo};
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
 use discord_manager_core::registry::{self, Services};
@@ -184,6 +185,28 @@ async fn no_strangers_invisible_character_reaches_a_result_a_text_block_or_a_tab
     // Each capability's own demonstrations (`business::kernel::examples`), on the demo feed made
     // hostile: a listing, the readers at their widest, and each action on a message or
     // channel whose strings are hostile.
+    // Every prompt first, rendered as `prompts/get` renders it: its own words around the tools'
+    // text answers.
+    for prompt in PROMPTS {
+        let arguments: serde_json::Map<String, Value> = prompt
+            .arguments
+            .iter()
+            .map(|argument| {
+                let value = match argument.name {
+                    "channel" => demo::INCIDENTS,
+                    _ => demo::OPEN_MENTION,
+                };
+                (argument.name.to_string(), Value::from(value))
+            })
+            .collect();
+        let text = discord_manager::mcp::prompt(prompt.name, Some(arguments), services.clone())
+            .await
+            .unwrap_or_else(|error| panic!("the prompt {}: {}", prompt.name, error.message));
+        carried += text.len();
+        if text.chars().any(is_hostile) {
+            found.push(format!("the prompt {}: {text:?}", prompt.name));
+        }
+    }
     let sample = Sample::of_the_demo();
     for capability in registry::in_demo_order() {
         let name = capability.name;

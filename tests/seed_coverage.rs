@@ -6,11 +6,16 @@
 //! answers must show is checked here. Exhaustive both ways: a registered tool with no check
 //! (and not declared unseedable with a reason) fails the run, and so does a check for a tool
 //! that no longer exists. Read-only demonstrations run before the ones that change the store.
+//!
+//! Every MCP prompt (`src/mcp/prompts.rs`) is rendered on the same store first, as
+//! `prompts/get` renders it, and checked alike, exhaustively both ways: real ids, real text,
+//! fenced.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use assert_cmd::Command;
+use discord_manager::mcp::prompts::PROMPTS;
 use discord_manager_core::business::Source;
 use discord_manager_core::business::kernel::context::build_owner_context;
 use discord_manager_core::business::kernel::examples::Sample;
@@ -523,6 +528,103 @@ fn checks() -> Vec<(&'static str, Check)> {
     ]
 }
 
+type PromptCheck = fn(&str) -> Result<(), String>;
+
+/// Whether `text` shows `words` fenced as other people's text (between a nonce's markers).
+fn fenced(text: &str, words: &str) -> bool {
+    text.match_indices(words)
+        .any(|(at, _)| text[..at].ends_with('›') && text[at + words.len()..].starts_with("‹/"))
+}
+
+/// What each prompt must show rendered on the demo store: (prompt, its arguments, the check).
+fn prompt_checks() -> Vec<(&'static str, Value, PromptCheck)> {
+    vec![
+        ("what-did-i-miss", json!({}), |text| {
+            ensure(
+                text.contains("## Needs you: 3 open"),
+                "the three open items that need the owner",
+            )?;
+            ensure(
+                text.contains("message 1500000000000000014 in")
+                    && fenced(
+                        text,
+                        "Grace: @Ada are you around for the incident review tomorrow?",
+                    ),
+                "the open mention by its id, its text fenced",
+            )?;
+            ensure(
+                text.contains("## Your keywords (postmortem, cache node): 2")
+                    && text.contains("[postmortem, cache node] message 1500000000000000009 in"),
+                "the owner's keywords, found",
+            )?;
+            ensure(
+                text.contains("channels_mark_read {\"through\":"),
+                "the briefing's watermark for channels_mark_read",
+            )?;
+            ensure(
+                text.contains("Then offer to act, and act only on what the owner chooses"),
+                "the offer to act",
+            )
+        }),
+        ("triage-my-mentions", json!({}), |text| {
+            ensure(
+                text.contains("3 mentions of the owner:"),
+                "every mention awaiting a reply",
+            )?;
+            for (id, words) in [
+                (
+                    "1500000000000000008",
+                    "@here latency spike on eu-west, investigating.",
+                ),
+                (
+                    "1500000000000000013",
+                    "@Ada could you write the v2.4.0 announcement?",
+                ),
+                (
+                    "1500000000000000014",
+                    "@Ada are you around for the incident review tomorrow?",
+                ),
+            ] {
+                ensure(
+                    text.contains(&format!("msg {id} ")) && fenced(text, words),
+                    "each mention by its id, its text fenced",
+                )?;
+            }
+            ensure(
+                text.contains("dismiss it with mentions_dismiss"),
+                "the triage's choices",
+            )
+        }),
+        (
+            "reply-to-a-message",
+            json!({"message": "1500000000000000014", "channel": "1400000000000000003"}),
+            |text| {
+                ensure(
+                    text.starts_with("The owner wants to reply to message 1500000000000000014."),
+                    "the message to answer",
+                )?;
+                ensure(
+                    text.contains("msg 1500000000000000014 by")
+                        && fenced(
+                            text,
+                            "@Ada are you around for the incident review tomorrow?",
+                        ),
+                    "the message, its text fenced",
+                )?;
+                ensure(
+                    text.contains("msg 1500000000000000008 by")
+                        && fenced(text, "@here latency spike on eu-west, investigating."),
+                    "the conversation before it",
+                )?;
+                ensure(
+                    text.contains("post it with messages_send"),
+                    "how to post the approved reply",
+                )
+            },
+        ),
+    ]
+}
+
 #[tokio::test]
 async fn every_tool_answers_meaningfully_from_a_freshly_seeded_store() {
     let folder = tempfile::tempdir().unwrap();
@@ -568,6 +670,32 @@ async fn every_tool_answers_meaningfully_from_a_freshly_seeded_store() {
         "every registered tool needs a check of its demonstrations (or an unseedable reason), and only those"
     );
     assert!(checked.is_disjoint(&unseedable));
+
+    // Each prompt, rendered as `prompts/get` renders it, before any demonstration changes the
+    // store.
+    let prompt_checks = prompt_checks();
+    assert_eq!(
+        prompt_checks
+            .iter()
+            .map(|(name, _, _)| *name)
+            .collect::<BTreeSet<_>>(),
+        PROMPTS.iter().map(|prompt| prompt.name).collect(),
+        "every prompt needs a check of its rendering on the demo store, and only those"
+    );
+    for (name, arguments, check) in prompt_checks {
+        let text =
+            discord_manager::mcp::prompt(name, arguments.as_object().cloned(), services.clone())
+                .await
+                .unwrap_or_else(|error| {
+                    panic!(
+                        "the prompt {name} failed on the demo store: {}",
+                        error.message
+                    )
+                });
+        if let Err(missing) = check(&text) {
+            panic!("the prompt {name} renders without {missing} from the demo store:\n{text}");
+        }
+    }
 
     // Each capability's own demonstrations (`business::kernel::examples`), read-only ones first.
     let sample = Sample::of_the_demo();

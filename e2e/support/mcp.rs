@@ -11,7 +11,8 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
     CustomNotification, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, Tool,
+    ElicitationCapability, FormElicitationCapability, GetPromptRequestParams, Implementation,
+    Prompt, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
@@ -377,6 +378,44 @@ impl Mcp {
         patiently("tools/list", self.client.list_all_tools())
             .await
             .unwrap_or_else(|error| panic!("tools/list failed: {error}"))
+    }
+
+    /// `prompts/list`, every page.
+    pub async fn prompts(&self) -> Vec<Prompt> {
+        patiently("prompts/list", self.client.list_all_prompts())
+            .await
+            .unwrap_or_else(|error| panic!("prompts/list failed: {error}"))
+    }
+
+    /// `prompts/get`: the text of the prompt's one message, from the owner (role `user`), or
+    /// the error the server refused it with; a rendering is recorded for the coverage gate.
+    /// Fails the spec on any other failure.
+    pub async fn prompt(&self, name: &str, arguments: Value) -> Result<String, ErrorData> {
+        let mut request = GetPromptRequestParams::new(name);
+        match arguments {
+            Value::Object(arguments) => request = request.with_arguments(arguments),
+            Value::Null => {}
+            other => panic!("prompt arguments are a JSON object, not {other}"),
+        }
+        match patiently(name, self.client.get_prompt(request)).await {
+            Ok(result) => {
+                record::rendered(name);
+                assert_eq!(
+                    result.messages.len(),
+                    1,
+                    "{name} is one message: {result:?}"
+                );
+                let message = &result.messages[0];
+                assert_eq!(message.role, rmcp::model::Role::User, "{name}");
+                let text = message
+                    .content
+                    .as_text()
+                    .unwrap_or_else(|| panic!("{name}'s message is not text: {message:?}"));
+                Ok(text.text.clone())
+            }
+            Err(rmcp::ServiceError::McpError(error)) => Err(error),
+            Err(error) => panic!("prompts/get {name} failed at the protocol level: {error}"),
+        }
     }
 
     /// `ping`, answered with an empty result.

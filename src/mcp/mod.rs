@@ -3,9 +3,12 @@
 //! This is a thin adapter. Every registered capability is listed, always; a call is one
 //! registry call (validation and the business function) with the real owner context; a
 //! refusal is a tool result with `isError: true` carrying the business layer's exact message.
+//! The [`prompts`] (the owner's daily loop as slash commands) read the store through those
+//! same calls.
 //! Stdout carries nothing but JSON-RPC: logs go to stderr.
 
 mod approval;
+pub mod prompts;
 mod push;
 mod round_trip;
 pub mod wire;
@@ -17,8 +20,9 @@ use base64::Engine as _;
 use discord_manager_core::registry::{self, Services};
 use discord_manager_vocabulary::error::{Error, Result};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
+    PaginatedRequestParams, PromptMessage, Role, ServerCapabilities, ServerConfig, Tool,
     ToolAnnotations,
 };
 use rmcp::service::RequestContext;
@@ -135,7 +139,10 @@ struct Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        let mut capabilities = ServerCapabilities::builder().enable_tools().build();
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_tools()
+            .build();
         if self.push.any() {
             // Claude Code's channels: a client that does not know them ignores the entry.
             capabilities.experimental = Some(std::collections::BTreeMap::from([(
@@ -167,6 +174,53 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.tools.clone()))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompts::listed()))
+    }
+
+    /// A prompt rendered from the store: its tools are called as `tools/call` calls them (in
+    /// a turn, on a thread of their own), and its refusal is a protocol error in the owner's
+    /// words, since a prompt has no error result.
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let prompt = prompts::find(&request.name)?;
+        let given = prompt.given(request.arguments)?;
+        let turn = tokio::select! {
+            turn = self.calls.take() => turn,
+            () = context.ct.cancelled() => {
+                let cancelled = discord_manager_store::cancelled_error();
+                return Err(ErrorData::internal_error(cancelled.message().to_string(), None));
+            }
+        };
+        // The client's `notifications/cancelled` for this request stops its store reads, as it
+        // stops a tool call's.
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let watch = tokio::spawn({
+            let (cancelled, token) = (Arc::clone(&cancelled), context.ct.clone());
+            async move {
+                token.cancelled().await;
+                cancelled.store(true, Ordering::Relaxed);
+            }
+        });
+        let mut services = Services::clone(&self.services);
+        services.store = Arc::new(self.services.store.cancelled_by(cancelled));
+        let text = render(prompt, given, services).await;
+        drop(turn);
+        watch.abort();
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text?)])
+                .with_description(prompt.description)
+                .into(),
+        )
     }
 
     async fn call_tool(
@@ -245,11 +299,8 @@ impl ServerHandler for Server {
         // store reads) is polled there.
         let runtime = tokio::runtime::Handle::current();
         let outcome = tokio::task::spawn_blocking(move || {
-            let outcome = match capability.runs() {
-                registry::Runs::Now => capability.call_now(arguments, &services),
-                _ => runtime.block_on(capability.call(arguments, &services)),
-            };
-            outcome.map(|outcome| Answer::of(outcome.as_ref()))
+            on_this_thread(capability, arguments, &services, &runtime)
+                .map(|outcome| Answer::of(outcome.as_ref()))
         })
         .await
         .unwrap_or_else(|_| {
@@ -282,6 +333,58 @@ impl ServerHandler for Server {
             );
         }
         Ok(answer(outcome).into())
+    }
+}
+
+/// `prompts/get` outside a session: the prompt named `name` rendered with `arguments` from
+/// `services`' store, exactly as the server renders it, or its refusal.
+pub async fn prompt(
+    name: &str,
+    arguments: Option<rmcp::model::JsonObject>,
+    services: Services,
+) -> Result<String, ErrorData> {
+    let prompt = prompts::find(name)?;
+    let given = prompt.given(arguments)?;
+    render(prompt, given, services).await
+}
+
+/// Renders `prompt` on a thread of its own, off the protocol loop, each tool it reads with
+/// called as `tools/call` calls it; a panic (a bug) is an internal error.
+async fn render(
+    prompt: &'static prompts::Prompt,
+    given: prompts::Given,
+    services: Services,
+) -> Result<String, ErrorData> {
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        prompt.render(&given, &mut |capability, arguments| {
+            on_this_thread(capability, arguments, &services, &runtime)
+        })
+    })
+    .await
+    .unwrap_or_else(|_| {
+        Err(ErrorData::internal_error(
+            format!(
+                "The prompt `{}` failed unexpectedly (a bug in discord-manager; the log on \
+                 stderr has details)",
+                prompt.name
+            ),
+            None,
+        ))
+    })
+}
+
+/// Calls `capability` on this thread, which may block: a synchronous function is called here,
+/// an async one polled here on `runtime`.
+fn on_this_thread(
+    capability: &'static registry::Capability,
+    arguments: Value,
+    services: &Services,
+    runtime: &tokio::runtime::Handle,
+) -> Result<Box<dyn Outcome>> {
+    match capability.runs() {
+        registry::Runs::Now => capability.call_now(arguments, services),
+        _ => runtime.block_on(capability.call(arguments, services)),
     }
 }
 
