@@ -246,13 +246,13 @@ impl Prompt {
         // the machine failing is not the request's fault.
         (self.render)(given, &mut tools).map_err(|error| match error.kind() {
             ErrorKind::Input | ErrorKind::NotFound | ErrorKind::Conflict | ErrorKind::Denied => {
-                ErrorData::invalid_params(error.message().to_string(), None)
+                ErrorData::invalid_params(error.explained().to_string(), None)
             }
             ErrorKind::Config
             | ErrorKind::Discord
             | ErrorKind::Internal
             | ErrorKind::StoreUnwritable => {
-                ErrorData::internal_error(error.message().to_string(), None)
+                ErrorData::internal_error(error.explained().to_string(), None)
             }
         })
     }
