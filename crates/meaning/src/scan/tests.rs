@@ -12,13 +12,21 @@ fn towards(axis: usize, tilt: f32) -> Vec<f32> {
     vector.into_iter().map(|x| x / length).collect()
 }
 
-fn row(key: i64, channel: &str, author: &str, at: i64, vector: &[f32]) -> Row {
+/// 2026-05-28T20:26:40Z, in microseconds: the test rows' times count seconds from it.
+const T0: i64 = 1_780_000_000_000_000;
+
+/// `seconds` after [`T0`], in microseconds.
+fn at(seconds: i64) -> i64 {
+    T0 + seconds * 1_000_000
+}
+
+fn row(key: i64, channel: &str, author: &str, seconds: i64, vector: &[f32]) -> Row {
     Row {
         key,
         channel_id: channel.parse().unwrap(),
         author_id: author.parse().unwrap(),
-        arrived: at,
-        sent: at,
+        arrived: at(seconds),
+        sent: at(seconds),
         vector: quantise(vector).expect("a vector"),
     }
 }
@@ -135,16 +143,53 @@ fn author_and_time_filters_hold_inside_the_scan_both_sides_of_each_bound() {
     };
     assert!(search(unknown_author).is_empty());
     // Start inclusive, end exclusive.
-    let from_200_to_400 = ScanFilter {
-        arrived: (Some(200), Some(400)),
+    let arrived = |start: i64, end: i64| ScanFilter {
+        arrived: (Some(start), Some(end)),
         ..everywhere()
     };
-    assert_eq!(search(from_200_to_400), [3, 2]);
-    let sent_from_201 = ScanFilter {
-        sent: (Some(201), None),
+    assert_eq!(search(arrived(at(200), at(400))), [3, 2]);
+    assert_eq!(search(arrived(at(200) + 1, at(400) + 1)), [3, 2, 4]);
+    let sent_from = |start: i64| ScanFilter {
+        sent: (Some(start), None),
         ..everywhere()
     };
-    assert_eq!(search(sent_from_201), [3, 4]);
+    assert_eq!(search(sent_from(at(201))), [3, 4]);
+    assert_eq!(search(sent_from(at(200))), [3, 2, 4]);
+}
+
+#[test]
+fn within_a_bounds_second_the_scan_admits_and_leaves_the_exact_bound_to_the_store() {
+    let index = index();
+    let query = towards(0, 0.0);
+    let search = |filter: ScanFilter| {
+        keys(
+            &index
+                .search(&Identity::bundled(), &query, &filter, 10)
+                .expect("a search"),
+        )
+    };
+    // Message 2 arrived at 200 s exactly: a start half a second later, or an end a
+    // microsecond after it, are within its second, and the scan keeps it for the store to
+    // judge; a start a second later, or an end at it, leave it out.
+    let arrived = |start: Option<i64>, end: Option<i64>| ScanFilter {
+        arrived: (start, end),
+        ..everywhere()
+    };
+    assert_eq!(search(arrived(Some(at(200) + 500_000), None)), [3, 2, 4]);
+    assert_eq!(search(arrived(Some(at(201)), None)), [3, 4]);
+    assert_eq!(search(arrived(None, Some(at(200) + 1))), [1, 2]);
+    assert_eq!(search(arrived(None, Some(at(200)))), [1]);
+}
+
+#[test]
+fn the_scans_seconds_count_from_discords_epoch_and_hold_at_both_ends() {
+    let epoch = DISCORD_EPOCH_SECONDS * 1_000_000;
+    assert_eq!(second_of(epoch), 0);
+    assert_eq!(second_of(epoch - 1), 0);
+    assert_eq!(second_of(i64::MIN), 0);
+    assert_eq!(second_of(epoch + 1_999_999), 1);
+    assert_eq!(second_of(at(0)), 359_929_600);
+    assert_eq!(second_of(i64::MAX), u32::MAX);
 }
 
 #[test]

@@ -1384,6 +1384,64 @@ fn a_paraphrase_is_found_by_meaning_and_by_both_and_not_by_words() {
 }
 
 #[test]
+fn a_search_by_meaning_holds_its_time_bounds_to_the_microsecond_though_the_scan_reads_seconds() {
+    let world = World::alone();
+    let channel = world.channel("general");
+    let target = world.post(
+        &channel,
+        "7",
+        RESTORE_DRILL,
+        json!({"timestamp": "2026-11-20T10:00:00.400000Z"}),
+    );
+    world.post(
+        &channel,
+        "7",
+        FAILOVER,
+        json!({"timestamp": "2026-11-20T10:00:01Z"}),
+    );
+    assert_eq!(embed_everything(&world), 2);
+    let at = |text: &str| Instant::parse(text);
+    let count = |change: &dyn Fn(&mut Search)| {
+        let results = search(&world, BACKUP_QUESTION, |input| {
+            input.mode = Some(SearchMode::Meaning);
+            change(input);
+        })
+        .unwrap();
+        found(&results).len()
+    };
+    let target_only = |change: &dyn Fn(&mut Search)| {
+        let results = search(&world, BACKUP_QUESTION, |input| {
+            input.mode = Some(SearchMode::Meaning);
+            change(input);
+        })
+        .unwrap();
+        found(&results) == [target.as_str()]
+    };
+    // Both sides of the target's own instant, within its second: the scan keeps it for the
+    // store, which holds the bound exactly.
+    assert!(target_only(&|input| {
+        input.sent_since = at("2026-11-20T10:00:00.400000Z");
+        input.sent_until = at("2026-11-20T10:00:00.400001Z");
+    }));
+    assert_eq!(
+        count(&|input| input.sent_since = at("2026-11-20T10:00:00.400001Z")),
+        1,
+        "only the later message"
+    );
+    assert_eq!(
+        count(&|input| {
+            input.sent_since = at("2026-11-20T10:00:00.400001Z");
+            input.sent_until = at("2026-11-20T10:00:01Z");
+        }),
+        0
+    );
+    assert_eq!(
+        count(&|input| input.sent_until = at("2026-11-20T10:00:00.400000Z")),
+        0
+    );
+}
+
+#[test]
 fn an_edited_message_is_found_by_its_new_meaning_and_not_its_old_one() {
     let world = World::alone();
     let channel = world.channel("general");
