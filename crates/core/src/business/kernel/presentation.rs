@@ -108,7 +108,8 @@ pub(crate) fn body_row(message: &MessageBody) -> Vec<String> {
     ]
 }
 
-/// A message in a table whose rows span channels: the channel is named.
+/// A message in a table whose rows span channels: the channel is named, and the last cell is
+/// the message's link (which every command that takes its id takes too).
 pub(crate) fn message_row(message: &Message) -> Vec<String> {
     let body = &message.body;
     vec![
@@ -117,7 +118,7 @@ pub(crate) fn message_row(message: &Message) -> Vec<String> {
         body.author_name.to_string(),
         excerpt(&body.text_with_extras(), 64),
         page_flags(body),
-        body.message_id.to_string(),
+        body.link.clone(),
     ]
 }
 
@@ -193,13 +194,14 @@ pub(crate) fn body_line(text: &mut TextBlock, message: &MessageBody) -> String {
     )
 }
 
-/// One message's line, naming its channel.
+/// One message's line, naming its channel and giving its link.
 pub(crate) fn message_line(text: &mut TextBlock, message: &Message) -> String {
     let body = &message.body;
     format!(
-        "- {} msg {} in {} (channel {}) by {} ({} {}): {}{}",
+        "- {} msg {} ({}) in {} (channel {}) by {} ({} {}): {}{}",
         at(body.sent_at),
         body.message_id,
+        body.link,
         text.data(&format!("#{}", message.channel_name)),
         message.channel_id,
         text.data(&body.author_name),
@@ -225,6 +227,7 @@ mod tests {
     fn a_webhook_or_a_bot_is_flagged_whatever_name_it_shows() {
         let message = |author_kind| MessageBody {
             message_id: discord_manager_playback::world::id("1"),
+            link: "https://discord.com/channels/@me/2/1".to_string(),
             author_id: discord_manager_playback::world::id("3"),
             author_name: "Ada".into(),
             content: "approved".into(),
