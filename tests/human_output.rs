@@ -22,7 +22,7 @@ fn is_demo_id(digits: &str) -> bool {
 
 /// Masks every instant (`2026-12-01T07:32:05.575658Z`, `2026-12-01 07:32`), and every
 /// snowflake and cursor the demo did not fix, digit for digit.
-fn masked(text: &str) -> String {
+pub(crate) fn masked(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = chars.clone();
     let digit = |at: usize| chars.get(at).is_some_and(char::is_ascii_digit);
