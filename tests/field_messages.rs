@@ -317,7 +317,23 @@ async fn the_exact_wording_of_a_few_refusals() {
             .await
             .as_deref(),
         Some(
-            "`messageId` must be a Discord id: a string of digits such as \"1189078123456789012\"; got 42"
+            "`messageId` must be a message id (a string of digits such as \"1189078123456789012\") \
+             or a Discord link to the message (https://discord.com/channels/<server>/<channel>/\
+             <message>); got 42"
+        )
+    );
+    assert_eq!(
+        call(
+            "bookmarks_resolve",
+            json!({"messageId": "https://discordapp.com/channels/1/2/3"})
+        )
+        .await
+        .as_deref(),
+        Some(
+            "`messageId` must be a message id (a string of digits such as \"1189078123456789012\") \
+             or a Discord link to the message (https://discord.com/channels/<server>/<channel>/\
+             <message>); discordapp.com is Discord's old address; copy the link again from \
+             Discord, or write discord.com in its place"
         )
     );
     assert_eq!(
