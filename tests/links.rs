@@ -350,3 +350,55 @@ fn a_channel_and_a_message_link_into_another_channel_are_refused_naming_both() {
         "no capability takes both a channel and a message"
     );
 }
+
+/// The `link` of every message object in `value` whose `messageId` is `message`.
+fn links_of(value: &Value, message: &str, found: &mut Vec<String>) {
+    match value {
+        Value::Object(object) => {
+            if object.get("messageId").and_then(Value::as_str) == Some(message)
+                && let Some(link) = object.get("link").and_then(Value::as_str)
+            {
+                found.push(link.to_string());
+            }
+            object
+                .values()
+                .for_each(|item| links_of(item, message, found));
+        }
+        Value::Array(items) => items.iter().for_each(|item| links_of(item, message, found)),
+        _ => {}
+    }
+}
+
+#[test]
+fn a_known_message_answers_with_the_link_that_opens_it_in_discord() {
+    let (folder, demo) = seeded();
+    let scratch = folder.path().join("scratch");
+    copy_folder(&demo, &scratch);
+    // Margaret's question in #general of the demo's server: every reader that shows it gives
+    // the same link (search finds it by a word of it, history reads its channel).
+    for args in [
+        vec!["search", "benchmark"],
+        vec!["history", "1400000000000000001"],
+    ] {
+        let output = Command::cargo_bin("discord-manager")
+            .unwrap()
+            .env_clear()
+            .arg("--db")
+            .arg(scratch.join("demo.sqlite3"))
+            .arg("--json")
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let mut found = Vec::new();
+        links_of(&answer, "1500000000000000004", &mut found);
+        assert_eq!(
+            found,
+            [
+                "https://discord.com/channels/1200000000000000001/1400000000000000001/1500000000000000004"
+            ],
+            "{args:?}"
+        );
+    }
+}

@@ -262,7 +262,7 @@ mod tests {
     fn a_pinned_message_says_so_on_the_page_and_in_the_models_text() {
         let message = |pinned| -> MessageBody {
             serde_json::from_value(serde_json::json!({
-                "messageId": "5", "authorId": "6", "authorName": "Ada", "content": "rules",
+                "messageId": "5", "link": "https://discord.com/channels/@me/2/5", "authorId": "6", "authorName": "Ada", "content": "rules",
                 "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
                 "authorKind": "person", "pinned": pinned, "replyToMessageId": "4"
             }))
@@ -281,7 +281,7 @@ mod tests {
     #[test]
     fn each_attachment_is_flagged_with_the_id_attachments_get_takes_and_whether_it_is_kept() {
         let message: MessageBody = serde_json::from_value(serde_json::json!({
-            "messageId": "5", "authorId": "6", "authorName": "Ada", "content": "graphs",
+            "messageId": "5", "link": "https://discord.com/channels/@me/2/5", "authorId": "6", "authorName": "Ada", "content": "graphs",
             "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
             "authorKind": "person",
             "attachments": [
@@ -309,7 +309,7 @@ mod tests {
     #[test]
     fn a_message_without_text_is_never_a_blank_line() {
         let embed_only: MessageBody = serde_json::from_value(serde_json::json!({
-            "messageId": "5", "authorId": "6", "authorName": "CI", "content": "",
+            "messageId": "5", "link": "https://discord.com/channels/@me/2/5", "authorId": "6", "authorName": "CI", "content": "",
             "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
             "authorKind": "webhook", "embeds": [{"type": "rich", "title": "Build #4521 passed"}]
         }))
