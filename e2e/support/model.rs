@@ -356,6 +356,8 @@ pub struct Mention {
     #[serde(default)]
     pub guild_id: Option<String>,
     pub message_id: String,
+    /// Where Discord opens it: `https://discord.com/channels/<server or @me>/<channel>/<message>`.
+    pub link: String,
     pub author_id: String,
     pub author_name: String,
     pub content: String,
