@@ -182,8 +182,18 @@ pub(crate) fn author_kind(kind: AuthorKind) -> &'static str {
 
 /// One message's line, without its channel.
 pub(crate) fn body_line(text: &mut TextBlock, message: &MessageBody) -> String {
+    line_of_body(text, message, "")
+}
+
+/// [`body_line`] with the message's link after its id: where the owner opens what they catch
+/// up on.
+pub(crate) fn linked_body_line(text: &mut TextBlock, message: &MessageBody) -> String {
+    line_of_body(text, message, &format!(" ({})", message.link))
+}
+
+fn line_of_body(text: &mut TextBlock, message: &MessageBody, link: &str) -> String {
     format!(
-        "- {} msg {} by {} ({} {}): {}{}",
+        "- {} msg {}{link} by {} ({} {}): {}{}",
         at(message.sent_at),
         message.message_id,
         text.data(&message.author_name),
