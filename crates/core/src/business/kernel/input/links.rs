@@ -209,3 +209,6 @@ fn agree(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
