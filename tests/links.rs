@@ -1,6 +1,7 @@
 //! Discord links in, over the whole surface: every input that takes a channel's or a message's
-//! id (its schema's `format` is `channel-id-or-link` or `message-id-or-link`, found by walking
-//! the registry, no tool named here) also takes Discord's link to it, with the same answer as
+//! id (its schema's `format` is `channel-id-or-link`, `message-id-or-link`, or
+//! `message-id-or-date-time` for history's anchors, found by walking the registry, no tool
+//! named here) also takes Discord's link to it, with the same answer as
 //! the id; a link to a server the store does not hold is refused naming the field; a message's
 //! field refuses a channel's link; and where one call takes a channel and a message, a message
 //! link into another channel is refused naming both.
@@ -14,10 +15,11 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use discord_manager::cli::command_line;
 use discord_manager_core::business::kernel::examples::Sample;
+use discord_manager_core::business::kernel::model::MESSAGE_OR_INSTANT;
 use discord_manager_core::registry::{self, Capability};
 use discord_manager_store::Store;
 use discord_manager_vocabulary::snowflake::link::{CHANNEL_ID_OR_LINK, MESSAGE_ID_OR_LINK};
-use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, is_discord_id};
 use serde_json::{Map, Value};
 
 use crate::human_output::masked;
@@ -38,6 +40,8 @@ fn linked_fields(capability: &Capability) -> Vec<(String, &'static str)> {
             |(name, schema)| match schema.get("format").and_then(Value::as_str) {
                 Some(CHANNEL_ID_OR_LINK) => Some((name.clone(), CHANNEL_ID_OR_LINK)),
                 Some(MESSAGE_ID_OR_LINK) => Some((name.clone(), MESSAGE_ID_OR_LINK)),
+                // History's anchors: a message's id or an instant, and a message's link.
+                Some(MESSAGE_OR_INSTANT) => Some((name.clone(), MESSAGE_OR_INSTANT)),
                 _ => None,
             },
         )
@@ -88,10 +92,12 @@ fn answer(demo: &Path, scratch: &Path, capability: &Capability, arguments: &Valu
 /// an id, or its first demonstration with the sample's channel or message put in.
 fn with_an_id(capability: &Capability, sample: &Sample, field: &str, format: &str) -> Value {
     let demo = capability.examples(sample).demo;
-    if let Some(given) = demo
-        .iter()
-        .find(|arguments| arguments.get(field).and_then(Value::as_str).is_some())
-    {
+    if let Some(given) = demo.iter().find(|arguments| {
+        arguments
+            .get(field)
+            .and_then(Value::as_str)
+            .is_some_and(is_discord_id)
+    }) {
         return given.clone();
     }
     let mut arguments = demo
@@ -111,6 +117,7 @@ fn with_an_id(capability: &Capability, sample: &Sample, field: &str, format: &st
 struct Case {
     capability: &'static Capability,
     field: String,
+    format: &'static str,
     by_id: Value,
     /// `(server, channel, message)` of the id the field was given.
     place: (String, String, Option<String>),
@@ -159,7 +166,7 @@ fn cases(demo: &Path) -> Vec<Case> {
             let id = by_id[&field].as_str().unwrap().to_string();
             let place = store
                 .read(|reader| {
-                    Ok(if format == MESSAGE_ID_OR_LINK {
+                    Ok(if format != CHANNEL_ID_OR_LINK {
                         let message = reader
                             .message(&MessageId::parse(&id).unwrap())?
                             .unwrap_or_else(|| panic!("the demo holds no message {id}"));
@@ -190,6 +197,7 @@ fn cases(demo: &Path) -> Vec<Case> {
             cases.push(Case {
                 capability,
                 field,
+                format,
                 by_id,
                 place: (
                     server.unwrap_or_else(|| "@me".to_string()),
@@ -256,8 +264,8 @@ fn a_message_field_refuses_a_channels_link_and_a_channel_field_takes_a_messages_
     let cases = cases(&demo);
     let message_case = cases
         .iter()
-        .find(|case| case.place.2.is_some() && case.capability.effect.read_only())
-        .or_else(|| cases.iter().find(|case| case.place.2.is_some()))
+        .find(|case| case.format == MESSAGE_ID_OR_LINK && case.capability.effect.read_only())
+        .or_else(|| cases.iter().find(|case| case.format == MESSAGE_ID_OR_LINK))
         .expect("some input takes a message");
     let (server, channel, _) = &message_case.place;
     let refused = answer(

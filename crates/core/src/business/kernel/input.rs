@@ -104,7 +104,11 @@ fn check_object(schema: &Map<String, Value>, object: &Map<String, Value>) -> Res
         let property = &properties[name];
         let format = property.get("format").and_then(Value::as_str);
         if let (Some(format), Some(text)) = (format, value.as_str())
-            && let Some(refusal) = links::refusal(name, format, text)
+            && let Some(refusal) = links::refusal(name, format, text).or_else(|| {
+                (format == MESSAGE_OR_INSTANT)
+                    .then(|| links::anchor_refusal(name, text, &expected(property)))
+                    .flatten()
+            })
         {
             return Err(refusal);
         }
@@ -182,7 +186,8 @@ fn fits(schema: &Value, value: &Value) -> bool {
             }
             if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
                 return discord_manager_vocabulary::snowflake::is_discord_id(text)
-                    || Instant::parse(text).is_some();
+                    || Instant::parse(text).is_some()
+                    || links::is_message_link(text);
             }
             if schema.get("format").and_then(Value::as_str) == Some("date-time") {
                 return Instant::parse(text).is_some();
@@ -224,7 +229,11 @@ pub fn expected(schema: &Value) -> String {
             {
                 wanted.to_string()
             } else if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
-                format!("a message id (a string of digits) or {}", instant::EXPECTED)
+                format!(
+                    "a message id (a string of digits) or a Discord link to the message \
+                     (https://discord.com/channels/<server>/<channel>/<message>), or {}",
+                    instant::EXPECTED
+                )
             } else if schema.get("format").and_then(Value::as_str) == Some("date-time") {
                 instant::EXPECTED.to_string()
             } else if schema.get("format").and_then(Value::as_str) == Some(PAGE_CURSOR) {

@@ -4,7 +4,9 @@
 //!
 //! A field whose schema `format` is `channel-id-or-link` takes a link to the channel or to a
 //! message in it (its channel is taken); one whose format is `message-id-or-link` takes a
-//! link to the message, and a channel's link there is refused. The link's server must be one
+//! link to the message, and a channel's link there is refused; so does an anchor that takes a
+//! message's id or an instant (`message-id-or-date-time`, history's `before`, `after` and
+//! `around`). The link's server must be one
 //! the store holds, and a channel the store knows must be in the server the link names (a
 //! direct message's under `@me`). Where one call takes a channel and a message's link, the
 //! two must agree. Nothing is read from the store unless a link was given, and a refusal
@@ -18,6 +20,8 @@ use discord_manager_vocabulary::snowflake::link::{
 };
 use discord_manager_vocabulary::snowflake::{ChannelId, GuildId, is_discord_id};
 use serde_json::{Map, Value};
+
+use crate::business::kernel::model::MESSAGE_OR_INSTANT;
 
 /// What a field of `format` wants, in the owner's words; none for a field that takes no link.
 pub(super) fn expected(format: &str) -> Option<&'static str> {
@@ -56,6 +60,27 @@ pub(super) fn refusal(name: &str, format: &str, text: &str) -> Option<Error> {
         Err(Refused::ChannelLink) => "that link is to a channel, not to a message: copy the \
                                       message's own link (Copy Message Link)"
             .to_string(),
+    };
+    Some(Error::input(format!("`{name}` must be {wanted}; {reason}")))
+}
+
+/// Whether `text` is a link to a message: what `history`'s anchors (a message's id or an
+/// instant) take besides.
+pub(super) fn is_message_link(text: &str) -> bool {
+    link_for(MESSAGE_ID_OR_LINK, text).is_ok()
+}
+
+/// Why `text`, given to an anchor `name` that wants `wanted` (a message's id or an instant)
+/// and written as a link (it has `://`), is not a link to a message; none when it is one or is
+/// no link.
+pub(super) fn anchor_refusal(name: &str, text: &str, wanted: &str) -> Option<Error> {
+    if !text.contains("://") {
+        return None;
+    }
+    let reason = match link_for(MESSAGE_ID_OR_LINK, text) {
+        Ok(_) => return None,
+        Err(Refused::NotALink(reason)) => reason.to_string(),
+        Err(Refused::ChannelLink) => "that link is to a channel, not to a message".to_string(),
     };
     Some(Error::input(format!("`{name}` must be {wanted}; {reason}")))
 }
@@ -105,6 +130,8 @@ pub fn resolve_links(
         {
             Some(CHANNEL_ID_OR_LINK) => CHANNEL_ID_OR_LINK,
             Some(MESSAGE_ID_OR_LINK) => MESSAGE_ID_OR_LINK,
+            // An anchor's link is a message's; an instant is left as it is.
+            Some(MESSAGE_OR_INSTANT) if text.contains("://") => MESSAGE_ID_OR_LINK,
             _ => continue,
         };
         match link_for(format, text) {
