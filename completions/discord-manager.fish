@@ -68,9 +68,9 @@ complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -l json -d 'Print the result as JSON (exactly the MCP tool\'s structured result)'
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand catch-up" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l after -d 'Messages strictly after this message id, or sent at or after this instant (Discord\'s time). Default: no anchor.' -r
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l around -d 'Messages around this message id or instant: half before, the rest from it on. Default: no anchor.' -r
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l before -d 'Messages strictly before this message id, or sent before this instant (Discord\'s time). Default: no anchor (the newest messages).' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l after -d 'Messages strictly after this message (its id or its Discord link), or sent at or after this instant (Discord\'s time). Default: no anchor.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l around -d 'Messages around this message (its id or its Discord link) or instant: half before, the rest from it on. Default: no anchor.' -r
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l before -d 'Messages strictly before this message (its id or its Discord link), or sent before this instant (Discord\'s time). Default: no anchor (the newest messages).' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l channel-id -d 'The channel or thread to read.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l limit -d 'At most this many messages. Default 50, from 1 to 200.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand history" -l db -d 'The store\'s path [default: DISCORD_MANAGER_DB, else the user\'s data directory]' -r -F

@@ -86,6 +86,14 @@ fn wrong_values(schema: &Value) -> Vec<Value> {
             if schema.get("pattern").is_some() {
                 values.extend([json!("12ab"), json!(1189078123456789012_u64)]);
             }
+            if takes_a_link(schema) {
+                values.extend([
+                    json!("http://discord.com/channels/1/2/3"),
+                    json!("https://discordapp.com/channels/1/2/3"),
+                    json!("https://discord.com/channels/1/2/3?x"),
+                    json!("https://discord.com/channels/1/2/3/4"),
+                ]);
+            }
             if schema.get("enum").is_some() {
                 values.push(json!("none of these"));
             }
@@ -96,6 +104,14 @@ fn wrong_values(schema: &Value) -> Vec<Value> {
         other => panic!("no wrong values known for a field of type {other:?}; extend the guard"),
     }
     values
+}
+
+/// Whether a field takes a channel's or a message's id or a Discord link to it.
+fn takes_a_link(schema: &Value) -> bool {
+    schema
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|format| format.ends_with("-id-or-link"))
 }
 
 /// A value of the right shape, native JSON, that input validation must accept.
@@ -129,6 +145,7 @@ fn right_value(schema: &Value) -> Value {
     match types(schema).first().copied() {
         Some("integer") => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(1)),
         Some("boolean") => json!(true),
+        Some("string") if takes_a_link(schema) => json!("1189078123456789012"),
         Some("string") if schema.get("format").is_some() => json!("2026-11-29T18:54:18Z"),
         Some("string") if schema.get("pattern").is_some() => json!("1189078123456789012"),
         Some("string") if schema.get("enum").is_some() => schema["enum"][0].clone(),
@@ -300,7 +317,23 @@ async fn the_exact_wording_of_a_few_refusals() {
             .await
             .as_deref(),
         Some(
-            "`messageId` must be a Discord id: a string of digits such as \"1189078123456789012\"; got 42"
+            "`messageId` must be a message id (a string of digits such as \"1189078123456789012\") \
+             or a Discord link to the message (https://discord.com/channels/<server>/<channel>/\
+             <message>); got 42"
+        )
+    );
+    assert_eq!(
+        call(
+            "bookmarks_resolve",
+            json!({"messageId": "https://discordapp.com/channels/1/2/3"})
+        )
+        .await
+        .as_deref(),
+        Some(
+            "`messageId` must be a message id (a string of digits such as \"1189078123456789012\") \
+             or a Discord link to the message (https://discord.com/channels/<server>/<channel>/\
+             <message>); discordapp.com is Discord's old address; copy the link again from \
+             Discord, or write discord.com in its place"
         )
     );
     assert_eq!(

@@ -21,6 +21,7 @@ mod docs_tables;
 mod field_messages;
 mod human_output;
 mod layering;
+mod links;
 mod meaning_eval_set;
 mod output_style;
 mod parity;

@@ -545,16 +545,18 @@ fn prompt_checks() -> Vec<(&'static str, Value, PromptCheck)> {
                 "the three open items that need the owner",
             )?;
             ensure(
-                text.contains("message 1500000000000000014 in")
-                    && fenced(
-                        text,
-                        "Grace: @Ada are you around for the incident review tomorrow?",
-                    ),
-                "the open mention by its id, its text fenced",
+                text.contains(
+                    "message 1500000000000000014 (https://discord.com/channels/\
+                     1200000000000000001/1400000000000000003/1500000000000000014) in",
+                ) && fenced(
+                    text,
+                    "Grace: @Ada are you around for the incident review tomorrow?",
+                ),
+                "the open mention by its id and its link, its text fenced",
             )?;
             ensure(
                 text.contains("## Your keywords (postmortem, cache node): 2")
-                    && text.contains("[postmortem, cache node] message 1500000000000000009 in"),
+                    && text.contains("[postmortem, cache node] message 1500000000000000009 ("),
                 "the owner's keywords, found",
             )?;
             ensure(
@@ -597,7 +599,8 @@ fn prompt_checks() -> Vec<(&'static str, Value, PromptCheck)> {
         }),
         (
             "reply-to-a-message",
-            json!({"message": "1500000000000000014", "channel": "1400000000000000003"}),
+            // The link the owner pastes, as Discord copies it.
+            json!({"message": "https://discord.com/channels/1200000000000000001/1400000000000000003/1500000000000000014"}),
             |text| {
                 ensure(
                     text.starts_with("The owner wants to reply to message 1500000000000000014."),

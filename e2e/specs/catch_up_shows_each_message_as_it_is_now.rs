@@ -2,7 +2,7 @@
 //! Discord's edit time (a link preview is not an edit, but its embed is shown), deleted
 //! messages flagged with their content kept (one by one or purged in bulk), the reactions
 //! people still hold (custom emoji in message syntax), the reply target, whether it mentions
-//! the owner, and who wrote it.
+//! the owner, who wrote it, and the link that opens it in Discord.
 
 use serde_json::json;
 
@@ -15,6 +15,10 @@ use crate::support::{CaughtUp, Emoji, Feed, Guild, PageMessage, Post, Reaction, 
 fn reported(posted: &Posted, created_at: &str) -> PageMessage {
     PageMessage {
         message_id: posted.id.clone(),
+        link: format!(
+            "https://discord.com/channels/{}/{}/{}",
+            posted.guild_id, posted.channel_id, posted.id
+        ),
         author_id: posted.author.id.clone(),
         author_name: posted.author.global_name.clone(),
         content: posted.content.clone(),

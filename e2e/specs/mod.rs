@@ -57,6 +57,7 @@ specs! {
     a_mention_the_owner_reacted_to_no_longer_awaits_a_reply,
     a_message_sent_from_the_cli_is_posted_once_and_appears_once_though_the_gateway_echoes_it,
     a_moderator_clearing_one_emoji_removes_it_from_the_message,
+    a_pasted_message_link_replies_to_that_message_and_answers_link_back_to_discord,
     a_pin_or_a_forward_of_the_owners_message_is_not_a_mention_and_a_reply_still_is,
     a_plain_search_with_a_hyphen_finds_the_hyphenated_text,
     a_post_discord_refuses_is_reported_in_the_owners_words_and_not_retried,

@@ -15,6 +15,8 @@ pub struct Message {
     #[serde(default)]
     pub guild_id: Option<String>,
     pub message_id: String,
+    /// Where Discord opens it: `https://discord.com/channels/<server or @me>/<channel>/<message>`.
+    pub link: String,
     pub author_id: String,
     pub author_name: String,
     pub content: String,
@@ -63,6 +65,8 @@ pub struct Message {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PageMessage {
     pub message_id: String,
+    /// Where Discord opens it: `https://discord.com/channels/<server or @me>/<channel>/<message>`.
+    pub link: String,
     pub author_id: String,
     pub author_name: String,
     pub content: String,
@@ -352,6 +356,8 @@ pub struct Mention {
     #[serde(default)]
     pub guild_id: Option<String>,
     pub message_id: String,
+    /// Where Discord opens it: `https://discord.com/channels/<server or @me>/<channel>/<message>`.
+    pub link: String,
     pub author_id: String,
     pub author_name: String,
     pub content: String,
@@ -519,6 +525,8 @@ impl History {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct HistoryMessage {
     pub message_id: String,
+    /// Where Discord opens it: `https://discord.com/channels/<server or @me>/<channel>/<message>`.
+    pub link: String,
     pub author_id: String,
     pub author_name: String,
     pub content: String,

@@ -373,6 +373,14 @@ fn value_name(schema: &Value) -> &'static str {
     match field_type(schema) {
         "integer" | "number" => "N",
         _ if schema.get("format").and_then(Value::as_str) == Some("date-time") => "INSTANT",
+        // A channel's or a message's id, or a Discord link to it.
+        _ if schema
+            .get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|format| format.ends_with("-id-or-link")) =>
+        {
+            "ID|LINK"
+        }
         _ if schema.get("pattern").is_some() => "ID",
         _ => "TEXT",
     }
@@ -573,6 +581,8 @@ pub(crate) fn run_capability(
     let outcome = runtime.block_on(capability.call(arguments(capability, leaf), &services))?;
     let text = if json {
         pretty_json(&outcome.to_json())?
+    } else if render::hyperlinks_enabled() {
+        render::hyperlinked(&render::terminal_text(&outcome.render()))
     } else {
         render::terminal_text(&outcome.render())
     };

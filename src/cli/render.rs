@@ -1,6 +1,7 @@
 //! An answer's human page laid out for a terminal: its tables through comfy-table, and the
 //! whole made [`terminal_safe`] once more, so nothing a page carries can drive the terminal;
-//! and `--json` written so that no character in it can either ([`terminal_json`]).
+//! and `--json` written so that no character in it can either ([`terminal_json`]). On a
+//! terminal, each Discord link on the page is then made clickable ([`hyperlinked`]).
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ContentArrangement, Table};
@@ -18,6 +19,43 @@ pub fn terminal_text(page: &Page) -> String {
         }
     }
     terminal_safe(&text).into_owned()
+}
+
+/// Where a link to Discord starts on a page.
+const DISCORD_LINK: &str = "https://discord.com/channels/";
+
+/// Whether stdout is a terminal that may show hyperlinks: not a pipe or a file (whose
+/// readers get the plain text), and not `TERM=dumb`. A terminal that does not know OSC 8
+/// ignores it and shows the link's text, which is the link itself.
+pub fn hyperlinks_enabled() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal() && std::env::var_os("TERM").is_none_or(|term| term != "dumb")
+}
+
+/// `text` (already [`terminal_safe`]) with every link to Discord wrapped in an OSC 8
+/// hyperlink, its text still the link: the escape is written here, after the page was made
+/// safe, around a link whose every character after `https://discord.com/channels/` is one this
+/// checks (a digit, `/` or the `@me` of a direct message), so no escape can be part of it.
+pub fn hyperlinked(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(DISCORD_LINK) {
+        out.push_str(&rest[..at]);
+        let link = &rest[at..];
+        let end = DISCORD_LINK.len()
+            + link[DISCORD_LINK.len()..]
+                .find(|c: char| !(c.is_ascii_digit() || matches!(c, '/' | '@' | 'm' | 'e')))
+                .unwrap_or(link.len() - DISCORD_LINK.len());
+        let url = &link[..end];
+        out.push_str("\x1b]8;;");
+        out.push_str(url);
+        out.push_str("\x1b\\");
+        out.push_str(url);
+        out.push_str("\x1b]8;;\x1b\\");
+        rest = &link[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A table in the compact style, each row on one line: a cell is never wrapped to the
@@ -117,6 +155,17 @@ impl Formatter for TerminalSafe<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_discord_link_becomes_an_osc_8_hyperlink_and_nothing_else_changes() {
+        let text = "│ a ┆ https://discord.com/channels/1/2/3 │\nsee https://discord.com/channels/@me/4/5.\n";
+        assert_eq!(
+            hyperlinked(text),
+            "│ a ┆ \x1b]8;;https://discord.com/channels/1/2/3\x1b\\https://discord.com/channels/1/2/3\x1b]8;;\x1b\\ │\n\
+             see \x1b]8;;https://discord.com/channels/@me/4/5\x1b\\https://discord.com/channels/@me/4/5\x1b]8;;\x1b\\.\n"
+        );
+        assert_eq!(hyperlinked("no link here\n"), "no link here\n");
+    }
 
     #[test]
     fn json_escapes_every_character_a_terminal_could_obey_and_means_the_same() {

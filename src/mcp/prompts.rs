@@ -21,6 +21,7 @@ use discord_manager_core::answer::Outcome;
 use discord_manager_core::business::kernel::budget::ANSWER_BYTES;
 use discord_manager_core::registry::{self, Capability};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
+use discord_manager_vocabulary::snowflake::link::parse_discord_link;
 use rmcp::ErrorData;
 use rmcp::model::{self, JsonObject, PromptArgument};
 use serde_json::{Value, json};
@@ -329,24 +330,31 @@ fn triage_my_mentions(_given: &Given, tools: &mut Tools<'_>) -> Result<String> {
 }
 
 fn reply_to_a_message(given: &Given, tools: &mut Tools<'_>) -> Result<String> {
-    let message = given
+    let given_message = given
         .get("message")
         .ok_or_else(|| Error::input("The prompt `reply-to-a-message` needs `message`"))?;
-    // A bare id does not say its channel; a link does, and is passed on unchanged as both.
-    let channel = match given.get("channel") {
-        Some(channel) => channel,
-        None if message.chars().all(|c| c.is_ascii_digit()) => {
+    // A message's link says its channel: the link goes on to the tool as both, which holds it
+    // to the store (its server held, its channel) as any link input. A bare id does not.
+    let linked = parse_discord_link(given_message)
+        .ok()
+        .and_then(|link| link.message);
+    let channel = match (given.get("channel"), &linked) {
+        (Some(channel), _) => channel,
+        (None, Some(_)) => given_message,
+        (None, None) if given_message.chars().all(|c| c.is_ascii_digit()) => {
             return Err(Error::input(format!(
                 "The prompt `reply-to-a-message` needs `channel` with a message id: the id of \
-                 the channel or thread message {message} is in (or give the message's link as \
-                 `message`)"
+                 the channel or thread message {given_message} is in (or give the message's \
+                 link as `message`)"
             )));
         }
-        None => message,
+        // Neither an id nor a message's link: the tool refuses it in its own words.
+        (None, None) => given_message,
     };
+    let message = linked.map_or_else(|| given_message.to_string(), |id| id.to_string());
     let history = tools.read(
         "messages_history",
-        json!({"channelId": channel, "around": message, "limit": 20}),
+        json!({"channelId": channel, "around": given_message, "limit": 20}),
     )?;
     Ok(compose(
         &format!(

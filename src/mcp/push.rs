@@ -438,6 +438,7 @@ mod tests {
             kind: ArrivalKind::Mention,
             message: Brief {
                 message_id: id.to_string().parse().unwrap(),
+                link: format!("https://discord.com/channels/1/{channel}/{id}"),
                 channel_id: channel.to_string().parse().unwrap(),
                 channel_name: "incidents".into(),
                 author_name: "grace".into(),

@@ -21,6 +21,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::error::Error;
 use crate::instant::Instant;
 
+pub mod link;
+
 /// Discord's epoch, 2015-01-01T00:00:00Z, in milliseconds since the Unix epoch.
 pub const DISCORD_EPOCH_MILLIS: i64 = 1_420_070_400_000;
 
@@ -88,12 +90,16 @@ impl std::error::Error for NotAnId {}
 /// Each kind is its own type, so a channel's id cannot be passed where a message's is wanted.
 /// They share this behaviour: written as a string of digits (JSON numbers cannot hold every
 /// snowflake exactly), the same inline JSON Schema (an input's
-/// `{"type":"string","pattern":"^[0-9]{1,20}$"}`, an answer's `{"type":"string"}`),
+/// `{"type":"string","pattern":"^[0-9]{1,20}$"}`, an answer's `{"type":"string"}`; a
+/// channel's and a message's input also take a Discord link, which their schema states),
 /// `FromStr` for the command line, and, behind the `sqlite` feature, bound to and read from
 /// SQLite as TEXT holding those digits. A stored value that is not an id reads back as an
 /// owner-worded error, never a panic.
 macro_rules! discord_id {
     ($(#[$doc:meta])* $name:ident, $kind:literal) => {
+        discord_id! { $(#[$doc])* $name, $kind, input = json_schema!({ "type": "string", "pattern": "^[0-9]{1,20}$" }) }
+    };
+    ($(#[$doc:meta])* $name:ident, $kind:literal, input = $input:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
         #[serde(transparent)]
@@ -204,7 +210,7 @@ macro_rules! discord_id {
                 if generator.contract().is_serialize() {
                     json_schema!({ "type": "string" })
                 } else {
-                    json_schema!({ "type": "string", "pattern": "^[0-9]{1,20}$" })
+                    $input
                 }
             }
         }
@@ -266,13 +272,23 @@ fn stored_id(
 
 discord_id! {
     /// A channel's id: a guild's text or voice channel, a thread, a forum, a category or a
-    /// direct-message channel.
-    ChannelId, "channel"
+    /// direct-message channel. An input takes a link to the channel or to a message in it
+    /// too ([`link`]), which the input layer resolves to the channel's id.
+    ChannelId, "channel", input = json_schema!({
+        "type": "string",
+        "format": link::CHANNEL_ID_OR_LINK,
+        "pattern": link::ID_OR_LINK_PATTERN,
+    })
 }
 
 discord_id! {
-    /// A message's id (also the millisecond Discord minted it: [`minted_at`]).
-    MessageId, "message"
+    /// A message's id (also the millisecond Discord minted it: [`minted_at`]). An input takes
+    /// a link to the message too ([`link`]), which the input layer resolves to its id.
+    MessageId, "message", input = json_schema!({
+        "type": "string",
+        "format": link::MESSAGE_ID_OR_LINK,
+        "pattern": link::MESSAGE_ID_OR_LINK_PATTERN,
+    })
 }
 
 discord_id! {
@@ -437,8 +453,6 @@ mod tests {
     fn every_kind_has_the_one_inline_schema() {
         let expected = serde_json::json!({ "type": "string", "pattern": "^[0-9]{1,20}$" });
         let schemas = [
-            schemars::schema_for!(ChannelId),
-            schemars::schema_for!(MessageId),
             schemars::schema_for!(GuildId),
             schemars::schema_for!(UserId),
             schemars::schema_for!(RoleId),
@@ -457,6 +471,13 @@ mod tests {
             object.remove("title");
             assert_eq!(value, expected);
         }
+        // A channel's and a message's input take a link too, and say so.
+        let channel = schemars::schema_for!(ChannelId).to_value();
+        assert_eq!(channel["format"], "channel-id-or-link");
+        assert_eq!(channel["pattern"], link::ID_OR_LINK_PATTERN);
+        let message = schemars::schema_for!(MessageId).to_value();
+        assert_eq!(message["format"], "message-id-or-link");
+        assert_eq!(message["pattern"], link::MESSAGE_ID_OR_LINK_PATTERN);
         assert!(ChannelId::inline_schema());
         // An answer's id is described as the string it is written as.
         let answer = schemars::generate::SchemaSettings::draft2020_12()

@@ -33,6 +33,10 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: "builds a capability's input from checked fields; every capability call goes through it",
     },
     Exemption {
+        function: "business::kernel::input::links::resolve_links",
+        reason: "resolves the Discord links in a call's checked arguments to the ids they stand for; every capability call goes through it",
+    },
+    Exemption {
         function: "business::kernel::input::input_schema",
         reason: "derives a capability's input schema for the registry; not an owner action",
     },

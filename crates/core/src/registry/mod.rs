@@ -232,10 +232,7 @@ impl Capability {
     /// calls the business function once. A synchronous one ([`Runs::Now`]) runs here, on this
     /// thread, and the future is its result; an async one runs as the future is polled.
     pub fn call<'a>(&'a self, arguments: Value, services: &'a Services) -> Invocation<'a> {
-        match (
-            &self.function,
-            input::check_input(&self.input_schema, arguments),
-        ) {
+        match (&self.function, self.checked(arguments, services)) {
             (_, Err(error)) => Box::pin(std::future::ready(Err(error))),
             (Function::Now(call), Ok(fields)) => {
                 Box::pin(std::future::ready(call(fields, services)))
@@ -254,7 +251,15 @@ impl Capability {
                 self.name
             )));
         };
-        input::check_input(&self.input_schema, arguments).and_then(|fields| call(fields, services))
+        self.checked(arguments, services)
+            .and_then(|fields| call(fields, services))
+    }
+
+    /// `arguments` checked against this capability's input schema, every Discord link in them
+    /// resolved to the id it stands for (reading the store only when a link was given).
+    fn checked(&self, arguments: Value, services: &Services) -> Result<Map<String, Value>> {
+        let fields = input::check_input(&self.input_schema, arguments)?;
+        input::resolve_links(&self.input_schema, fields, &services.store)
     }
 }
 
@@ -653,7 +658,7 @@ pub fn find(name: &str) -> Result<&'static Capability> {
 /// copies the kept bytes from, however large the image.
 pub fn kept_attachment(arguments: Value, services: &Services) -> Result<Box<dyn Outcome>> {
     let capability = find("attachments_get")?;
-    let fields = input::check_input(&capability.input_schema, arguments)?;
+    let fields = capability.checked(arguments, services)?;
     let input = input::build_input::<business::attachments::get::GetAttachment>(fields)?;
     let found =
         business::attachments::get::kept_attachment(&services.store, input, &services.context)?;

@@ -140,7 +140,7 @@ fn bookmark_row(bookmark: &Bookmark) -> Vec<String> {
         bookmark.note.clone().unwrap_or_default().to_string(),
         due(bookmark),
         state,
-        bookmark.message_id.to_string(),
+        bookmark.message.body.link.clone(),
     ]
 }
 
@@ -157,7 +157,7 @@ impl Render for Bookmarks {
             "note",
             "due",
             "now",
-            "id",
+            "link",
         ]);
         for bookmark in &self.bookmarks {
             out.add_row(bookmark_row(bookmark));

@@ -122,8 +122,9 @@ pub(crate) fn due(bookmark: &Bookmark) -> String {
 pub(crate) fn bookmark_line(text: &mut TextBlock, bookmark: &Bookmark) -> String {
     let message = &bookmark.message;
     let mut line = format!(
-        "- msg {} in {} (channel {}) by {} ({} {}), bookmarked {} from {}: {}",
+        "- msg {} ({}) in {} (channel {}) by {} ({} {}), bookmarked {} from {}: {}",
         bookmark.message_id,
+        message.body.link,
         text.data(&format!("#{}", message.channel_name)),
         message.channel_id,
         text.data(&message.body.author_name),

@@ -5,7 +5,8 @@
 //! its doc comments) is generated once, when the registry is built, and is what MCP clients
 //! see; every call is checked against that very schema first, so every refusal names the
 //! field and says what is wanted in the owner's words, and only then does serde build the
-//! struct.
+//! struct. A channel's or a message's field also takes a Discord link, refused here when it
+//! is not a good one and resolved to its id against the store by [`resolve_links`].
 
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::{self, Instant};
@@ -15,6 +16,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::model::{MESSAGE_OR_INSTANT, PAGE_CURSOR};
+
+mod links;
+
+pub use links::resolve_links;
 
 /// The input schema of `I`, with every subschema inlined so each property stands alone.
 pub fn input_schema<I: JsonSchema>() -> Schema {
@@ -97,6 +102,16 @@ fn check_object(schema: &Map<String, Value>, object: &Map<String, Value>) -> Res
             continue;
         }
         let property = &properties[name];
+        let format = property.get("format").and_then(Value::as_str);
+        if let (Some(format), Some(text)) = (format, value.as_str())
+            && let Some(refusal) = links::refusal(name, format, text).or_else(|| {
+                (format == MESSAGE_OR_INSTANT)
+                    .then(|| links::anchor_refusal(name, text, &expected(property)))
+                    .flatten()
+            })
+        {
+            return Err(refusal);
+        }
         if !fits(property, value) {
             let takes_an_instant = matches!(
                 property.get("format").and_then(Value::as_str),
@@ -162,9 +177,17 @@ fn fits(schema: &Value, value: &Value) -> bool {
         }),
         ("boolean", Value::Bool(_)) => true,
         ("string", Value::String(text)) => {
+            if let Some(fits) = schema
+                .get("format")
+                .and_then(Value::as_str)
+                .and_then(|format| links::fits(format, text))
+            {
+                return fits;
+            }
             if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
                 return discord_manager_vocabulary::snowflake::is_discord_id(text)
-                    || Instant::parse(text).is_some();
+                    || Instant::parse(text).is_some()
+                    || links::is_message_link(text);
             }
             if schema.get("format").and_then(Value::as_str) == Some("date-time") {
                 return Instant::parse(text).is_some();
@@ -199,8 +222,18 @@ pub fn expected(schema: &Value) -> String {
         Some("number") => "a number".to_string(),
         Some("boolean") => "true or false".to_string(),
         Some("string") => {
-            if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
-                format!("a message id (a string of digits) or {}", instant::EXPECTED)
+            if let Some(wanted) = schema
+                .get("format")
+                .and_then(Value::as_str)
+                .and_then(links::expected)
+            {
+                wanted.to_string()
+            } else if schema.get("format").and_then(Value::as_str) == Some(MESSAGE_OR_INSTANT) {
+                format!(
+                    "a message id (a string of digits) or a Discord link to the message \
+                     (https://discord.com/channels/<server>/<channel>/<message>), or {}",
+                    instant::EXPECTED
+                )
             } else if schema.get("format").and_then(Value::as_str) == Some("date-time") {
                 instant::EXPECTED.to_string()
             } else if schema.get("format").and_then(Value::as_str) == Some(PAGE_CURSOR) {

@@ -5,6 +5,7 @@
 //! They serialize exactly as the rows do (every field at its default omitted).
 
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::link::DiscordLink;
 use discord_manager_vocabulary::snowflake::{
     AttachmentId, ChannelId, GuildId, MessageId, StickerId, UserId,
 };
@@ -287,14 +288,12 @@ pub struct ReferredMessage {
 impl ReferredMessage {
     /// Where Discord opens it: the message when its id is known, else its channel.
     pub fn link(&self) -> String {
-        let guild = self.guild_id.as_ref().map_or("@me", |guild| guild.as_str());
-        match &self.message_id {
-            Some(message) => format!(
-                "https://discord.com/channels/{guild}/{}/{message}",
-                self.channel_id
-            ),
-            None => format!("https://discord.com/channels/{guild}/{}", self.channel_id),
+        DiscordLink {
+            guild: self.guild_id.clone(),
+            channel: self.channel_id.clone(),
+            message: self.message_id.clone(),
         }
+        .url()
     }
 }
 

@@ -108,7 +108,8 @@ pub(crate) fn body_row(message: &MessageBody) -> Vec<String> {
     ]
 }
 
-/// A message in a table whose rows span channels: the channel is named.
+/// A message in a table whose rows span channels: the channel is named, and the last cell is
+/// the message's link (which every command that takes its id takes too).
 pub(crate) fn message_row(message: &Message) -> Vec<String> {
     let body = &message.body;
     vec![
@@ -117,7 +118,7 @@ pub(crate) fn message_row(message: &Message) -> Vec<String> {
         body.author_name.to_string(),
         excerpt(&body.text_with_extras(), 64),
         page_flags(body),
-        body.message_id.to_string(),
+        body.link.clone(),
     ]
 }
 
@@ -181,8 +182,18 @@ pub(crate) fn author_kind(kind: AuthorKind) -> &'static str {
 
 /// One message's line, without its channel.
 pub(crate) fn body_line(text: &mut TextBlock, message: &MessageBody) -> String {
+    line_of_body(text, message, "")
+}
+
+/// [`body_line`] with the message's link after its id: where the owner opens what they catch
+/// up on.
+pub(crate) fn linked_body_line(text: &mut TextBlock, message: &MessageBody) -> String {
+    line_of_body(text, message, &format!(" ({})", message.link))
+}
+
+fn line_of_body(text: &mut TextBlock, message: &MessageBody, link: &str) -> String {
     format!(
-        "- {} msg {} by {} ({} {}): {}{}",
+        "- {} msg {}{link} by {} ({} {}): {}{}",
         at(message.sent_at),
         message.message_id,
         text.data(&message.author_name),
@@ -193,13 +204,14 @@ pub(crate) fn body_line(text: &mut TextBlock, message: &MessageBody) -> String {
     )
 }
 
-/// One message's line, naming its channel.
+/// One message's line, naming its channel and giving its link.
 pub(crate) fn message_line(text: &mut TextBlock, message: &Message) -> String {
     let body = &message.body;
     format!(
-        "- {} msg {} in {} (channel {}) by {} ({} {}): {}{}",
+        "- {} msg {} ({}) in {} (channel {}) by {} ({} {}): {}{}",
         at(body.sent_at),
         body.message_id,
+        body.link,
         text.data(&format!("#{}", message.channel_name)),
         message.channel_id,
         text.data(&body.author_name),
@@ -225,6 +237,7 @@ mod tests {
     fn a_webhook_or_a_bot_is_flagged_whatever_name_it_shows() {
         let message = |author_kind| MessageBody {
             message_id: discord_manager_playback::world::id("1"),
+            link: "https://discord.com/channels/@me/2/1".to_string(),
             author_id: discord_manager_playback::world::id("3"),
             author_name: "Ada".into(),
             content: "approved".into(),
@@ -259,7 +272,7 @@ mod tests {
     fn a_pinned_message_says_so_on_the_page_and_in_the_models_text() {
         let message = |pinned| -> MessageBody {
             serde_json::from_value(serde_json::json!({
-                "messageId": "5", "authorId": "6", "authorName": "Ada", "content": "rules",
+                "messageId": "5", "link": "https://discord.com/channels/@me/2/5", "authorId": "6", "authorName": "Ada", "content": "rules",
                 "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
                 "authorKind": "person", "pinned": pinned, "replyToMessageId": "4"
             }))
@@ -278,7 +291,7 @@ mod tests {
     #[test]
     fn each_attachment_is_flagged_with_the_id_attachments_get_takes_and_whether_it_is_kept() {
         let message: MessageBody = serde_json::from_value(serde_json::json!({
-            "messageId": "5", "authorId": "6", "authorName": "Ada", "content": "graphs",
+            "messageId": "5", "link": "https://discord.com/channels/@me/2/5", "authorId": "6", "authorName": "Ada", "content": "graphs",
             "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
             "authorKind": "person",
             "attachments": [
@@ -306,7 +319,7 @@ mod tests {
     #[test]
     fn a_message_without_text_is_never_a_blank_line() {
         let embed_only: MessageBody = serde_json::from_value(serde_json::json!({
-            "messageId": "5", "authorId": "6", "authorName": "CI", "content": "",
+            "messageId": "5", "link": "https://discord.com/channels/@me/2/5", "authorId": "6", "authorName": "CI", "content": "",
             "createdAt": "2026-11-29T18:54:18.000001Z", "sentAt": "2026-11-29T18:54:18Z",
             "authorKind": "webhook", "embeds": [{"type": "rich", "title": "Build #4521 passed"}]
         }))

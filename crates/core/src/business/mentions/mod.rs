@@ -258,7 +258,7 @@ impl Render for Mentions {
         // The `closed` column only where something closed: awaiting-reply never shows one.
         let any_closed = self.mentions.iter().any(|mention| mention.closed.is_some());
         let sent = sent_heading();
-        let mut headings = vec![sent.as_str(), "channel", "author", "content", "", "id"];
+        let mut headings = vec![sent.as_str(), "channel", "author", "content", "", "link"];
         if any_closed {
             headings.push("closed");
         }

@@ -14,7 +14,7 @@ use crate::business::channels::{chosen_channels, direct_messages_left_out, unrea
 use crate::business::kernel::budget::{Budget, fit};
 use crate::business::kernel::examples::{Examples, Sample, demo};
 use crate::business::kernel::model::{MessageBody, PageCursor, Shaper, is_zero};
-use crate::business::kernel::presentation::{body_line, body_row};
+use crate::business::kernel::presentation::{body_row, linked_body_line};
 use crate::business::kernel::untrusted::Text;
 use crate::business::kernel::{DEFAULT_LIMIT, budget, since_or_default};
 use discord_manager_vocabulary::snowflake::{ChannelId, GuildId};
@@ -535,7 +535,7 @@ impl ModelText for CaughtUp {
             let name = text.data(&format!("#{}", channel.channel_name));
             let _ = writeln!(text, "{name} (channel {}):", channel.channel_id);
             for message in &channel.messages {
-                let line = body_line(text, message);
+                let line = linked_body_line(text, message);
                 text.line(&line);
             }
         }

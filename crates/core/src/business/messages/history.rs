@@ -36,13 +36,16 @@ use std::fmt::Write as _;
 pub struct History {
     /// The channel or thread to read.
     pub channel_id: ChannelId,
-    /// Messages strictly before this message id, or sent before this instant (Discord's time).
+    /// Messages strictly before this message (its id or its Discord link), or sent before this
+    /// instant (Discord's time).
     /// Default: no anchor (the newest messages).
     pub before: Option<HistoryPoint>,
-    /// Messages strictly after this message id, or sent at or after this instant (Discord's time).
+    /// Messages strictly after this message (its id or its Discord link), or sent at or after
+    /// this instant (Discord's time).
     /// Default: no anchor.
     pub after: Option<HistoryPoint>,
-    /// Messages around this message id or instant: half before, the rest from it on.
+    /// Messages around this message (its id or its Discord link) or instant: half before, the
+    /// rest from it on.
     /// Default: no anchor.
     pub around: Option<HistoryPoint>,
     /// At most this many messages. Default 50, from 1 to 200.

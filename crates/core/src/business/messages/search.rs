@@ -524,7 +524,7 @@ impl Render for SearchResults {
             return format!("Nothing matches {}.\n", self.query).into();
         }
         let sent = sent_heading();
-        let mut out = Table::new(&[sent.as_str(), "channel", "author", "match", "", "id"]);
+        let mut out = Table::new(&[sent.as_str(), "channel", "author", "match", "", "link"]);
         for result in &self.results {
             let mut row = message_row(&result.message);
             row[3] = match &result.in_attachment {

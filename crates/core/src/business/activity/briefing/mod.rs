@@ -156,6 +156,9 @@ pub struct BriefingReport {
 #[serde(rename_all = "camelCase")]
 pub struct Brief {
     pub message_id: MessageId,
+    /// Where Discord opens the message:
+    /// `https://discord.com/channels/<server, or @me for a direct message>/<channel>/<message>`.
+    pub link: String,
     pub channel_id: ChannelId,
     /// The channel's or thread's name (for a direct message, the other person's).
     pub channel_name: Text,

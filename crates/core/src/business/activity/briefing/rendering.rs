@@ -47,12 +47,13 @@ fn channel(text: &mut TextBlock, name: &str, id: &ChannelId) -> String {
     format!("{} ({id})", text.data(&format!("#{name}")))
 }
 
-/// A message in one line: id, where, who and what, the stranger's words fenced.
+/// A message in one line: id and link, where, who and what, the stranger's words fenced.
 fn brief_line(text: &mut TextBlock, brief: &Brief) -> String {
     let deleted = if brief.deleted { " (deleted)" } else { "" };
     format!(
-        "message {} in {}{deleted}: {}",
+        "message {} ({}) in {}{deleted}: {}",
         brief.message_id,
+        brief.link,
         channel(text, &brief.channel_name, &brief.channel_id),
         text.data(&format!("{}: {}", brief.author_name, brief.text))
     )
@@ -362,7 +363,15 @@ fn needs_you_page(page: &mut Page, section: &NeedsYou) {
         return;
     }
     let sent = sent_heading();
-    let mut table = Table::new(&[sent.as_str(), "waited", "why", "where", "who", "what", "id"]);
+    let mut table = Table::new(&[
+        sent.as_str(),
+        "waited",
+        "why",
+        "where",
+        "who",
+        "what",
+        "link",
+    ]);
     for item in &section.items {
         let (who, what) = who_and_what(&item.message);
         table.add_row(vec![
@@ -372,7 +381,7 @@ fn needs_you_page(page: &mut Page, section: &NeedsYou) {
             where_cell(&item.message),
             who,
             what,
-            item.message.message_id.to_string(),
+            item.message.link.clone(),
         ]);
     }
     table_then_more(
@@ -398,7 +407,7 @@ fn keywords_page(page: &mut Page, section: &KeywordHits) {
         return;
     }
     let sent = sent_heading();
-    let mut table = Table::new(&[sent.as_str(), "keyword", "where", "who", "what", "id"]);
+    let mut table = Table::new(&[sent.as_str(), "keyword", "where", "who", "what", "link"]);
     for item in &section.items {
         let (who, what) = who_and_what(&item.message);
         table.add_row(vec![
@@ -407,7 +416,7 @@ fn keywords_page(page: &mut Page, section: &KeywordHits) {
             where_cell(&item.message),
             who,
             what,
-            item.message.message_id.to_string(),
+            item.message.link.clone(),
         ]);
     }
     table_then_more(
@@ -423,7 +432,7 @@ fn due_page(page: &mut Page, section: &Due) {
     if section.items.is_empty() {
         return;
     }
-    let mut table = Table::new(&["when", "what", "where", "text", "id"]);
+    let mut table = Table::new(&["when", "what", "where", "text", "link or id"]);
     for item in &section.items {
         table.add_row(match item {
             DueItem::Bookmark(bookmark) => vec![
@@ -435,7 +444,7 @@ fn due_page(page: &mut Page, section: &Due) {
                 },
                 where_cell(&bookmark.message),
                 excerpt(&bookmark.message.text, 60),
-                bookmark.message.message_id.to_string(),
+                bookmark.message.link.clone(),
             ],
             DueItem::FailedSchedule(schedule) => vec![
                 local(schedule.failed_at),

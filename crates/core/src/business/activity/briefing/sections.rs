@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 use discord_manager_store::{BookmarkEvent, MentionCandidate, MessageRecord, Reader};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::link::message_link;
 use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use serde::Serialize;
 
@@ -459,6 +460,7 @@ fn brief(window: &Window, shaper: &Shaper, record: &MessageRecord) -> Brief {
     let body = shaper.body(record);
     Brief {
         message_id: record.message_id.clone(),
+        link: body.link.clone(),
         channel_id: record.channel_id.clone(),
         channel_name: channel_name(window, &record.channel_id),
         author_name: body.author_name.clone(),
@@ -480,16 +482,21 @@ fn shown_or_missing(
         .iter()
         .find(|record| record.message_id == *message_id)
         .map_or_else(
-            || missing(message_id, channel_id),
+            || missing(window, message_id, channel_id),
             |record| brief(window, shaper, record),
         )
 }
 
 /// A message the store no longer returns (it cannot happen to an append-only store; said
 /// rather than panicked), named by its id and channel as far as they are known.
-fn missing(message_id: &MessageId, channel_id: &ChannelId) -> Brief {
+fn missing(window: &Window, message_id: &MessageId, channel_id: &ChannelId) -> Brief {
+    let guild = window
+        .channels
+        .get(channel_id)
+        .and_then(|channel| channel.guild_id.as_ref());
     Brief {
         message_id: message_id.clone(),
+        link: message_link(guild, channel_id, message_id),
         channel_id: channel_id.clone(),
         channel_name: Text::new(""),
         author_name: Text::new(""),

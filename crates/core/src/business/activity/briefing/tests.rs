@@ -508,7 +508,13 @@ fn the_text_block_has_a_header_per_section_one_line_an_item_and_says_what_to_cal
         .iter()
         .find(|line| line.starts_with("- mentions you, waited "))
         .unwrap_or_else(|| panic!("{text}"));
-    assert!(item.contains(&format!("message {ping} in ")), "{item}");
+    // The item gives the message's link, where the owner opens it.
+    assert!(
+        item.starts_with("- mentions you, waited ")
+            && item.contains(&format!("message {ping} (https://discord.com/channels/"))
+            && item.contains(&format!("/{ping}) in ")),
+        "{item}"
+    );
     assert!(item.contains("are you around? second line"), "{item}");
     assert!(
         text.contains(&format!(

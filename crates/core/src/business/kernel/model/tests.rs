@@ -5,6 +5,7 @@ use super::*;
 fn message(content: &str) -> MessageBody {
     MessageBody {
         message_id: discord_manager_playback::world::id("1"),
+        link: "https://discord.com/channels/@me/2/1".to_string(),
         author_id: discord_manager_playback::world::id("3"),
         author_name: "grace".into(),
         content: content.into(),
