@@ -83,7 +83,7 @@ fn wrong_values(schema: &Value) -> Vec<Value> {
             if schema.get("format").is_some() {
                 values.push(json!("yesterday"));
             }
-            if schema.get("pattern").is_some() {
+            if takes_an_id(schema) || takes_a_link(schema) {
                 values.extend([json!("12ab"), json!(1189078123456789012_u64)]);
             }
             if takes_a_link(schema) {
@@ -104,6 +104,12 @@ fn wrong_values(schema: &Value) -> Vec<Value> {
         other => panic!("no wrong values known for a field of type {other:?}; extend the guard"),
     }
     values
+}
+
+/// Whether a field takes a Discord id alone (its format says so).
+fn takes_an_id(schema: &Value) -> bool {
+    schema.get("format").and_then(Value::as_str)
+        == Some(discord_manager_vocabulary::snowflake::ID_FORMAT)
 }
 
 /// Whether a field takes a channel's or a message's id or a Discord link to it.
@@ -145,9 +151,10 @@ fn right_value(schema: &Value) -> Value {
     match types(schema).first().copied() {
         Some("integer") => json!(schema.get("minimum").and_then(Value::as_i64).unwrap_or(1)),
         Some("boolean") => json!(true),
-        Some("string") if takes_a_link(schema) => json!("1189078123456789012"),
+        Some("string") if takes_an_id(schema) || takes_a_link(schema) => {
+            json!("1189078123456789012")
+        }
         Some("string") if schema.get("format").is_some() => json!("2026-11-29T18:54:18Z"),
-        Some("string") if schema.get("pattern").is_some() => json!("1189078123456789012"),
         Some("string") if schema.get("enum").is_some() => schema["enum"][0].clone(),
         _ => json!("text"),
     }

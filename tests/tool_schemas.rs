@@ -186,3 +186,43 @@ fn annotations_follow_each_capabilitys_declared_effect() {
         assert_eq!(capability.runs(), expected, "{}", capability.name);
     }
 }
+
+/// The input check reads a string field's `format`, never its `pattern` (which is for the
+/// client's own validator): every `pattern` in an input schema comes with a format the check
+/// holds, so no field is left to a convention about what a pattern means. Deliberately not
+/// a general JSON Schema validator: the schemas use a small subset, and a crate's messages
+/// would be worded again for the owner anyway.
+#[test]
+fn every_pattern_comes_with_a_format_the_input_check_holds() {
+    use discord_manager_core::business::kernel::input::CHECKED_FORMATS;
+    fn walk(schema: &serde_json::Value, at: &str, found: &mut Vec<String>) {
+        match schema {
+            serde_json::Value::Object(object) => {
+                if object.contains_key("pattern") {
+                    let format = object.get("format").and_then(|f| f.as_str());
+                    if !format.is_some_and(|format| CHECKED_FORMATS.contains(&format)) {
+                        found.push(format!("{at} (format {format:?})"));
+                    }
+                }
+                for (key, value) in object {
+                    walk(value, &format!("{at}.{key}"), found);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (n, item) in items.iter().enumerate() {
+                    walk(item, &format!("{at}[{n}]"), found);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut unchecked = Vec::new();
+    let mut patterns = 0;
+    for capability in discord_manager_core::registry::capabilities() {
+        let schema = serde_json::Value::Object(capability.input_schema.clone());
+        patterns += schema.to_string().matches("\"pattern\"").count();
+        walk(&schema, capability.name, &mut unchecked);
+    }
+    assert!(patterns > 10, "the id fields carry patterns: {patterns}");
+    assert_eq!(unchecked, Vec::<String>::new());
+}

@@ -25,6 +25,7 @@ use discord_manager_core::config::ImportWindow;
 use discord_manager_core::registry::{self, Capability, Services};
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
+use discord_manager_vocabulary::snowflake::ID_FORMAT;
 use serde_json::{Map, Number, Value};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
@@ -381,7 +382,7 @@ fn value_name(schema: &Value) -> &'static str {
         {
             "ID|LINK"
         }
-        _ if schema.get("pattern").is_some() => "ID",
+        _ if schema.get("format").and_then(Value::as_str) == Some(ID_FORMAT) => "ID",
         _ => "TEXT",
     }
 }

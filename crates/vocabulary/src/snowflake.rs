@@ -90,14 +90,20 @@ impl std::error::Error for NotAnId {}
 /// Each kind is its own type, so a channel's id cannot be passed where a message's is wanted.
 /// They share this behaviour: written as a string of digits (JSON numbers cannot hold every
 /// snowflake exactly), the same inline JSON Schema (an input's
-/// `{"type":"string","pattern":"^[0-9]{1,20}$"}`, an answer's `{"type":"string"}`; a
+/// `{"type":"string","pattern":"^[0-9]{1,20}$","format":"discord-id"}`, an answer's
+/// `{"type":"string"}`; a
 /// channel's and a message's input also take a Discord link, which their schema states),
 /// `FromStr` for the command line, and, behind the `sqlite` feature, bound to and read from
 /// SQLite as TEXT holding those digits. A stored value that is not an id reads back as an
 /// owner-worded error, never a panic.
+/// The JSON Schema `format` of an input that takes a Discord id: what the input check holds a
+/// field to is named by its format, never guessed from its `pattern`, which is there for the
+/// client's own validator.
+pub const ID_FORMAT: &str = "discord-id";
+
 macro_rules! discord_id {
     ($(#[$doc:meta])* $name:ident, $kind:literal) => {
-        discord_id! { $(#[$doc])* $name, $kind, input = json_schema!({ "type": "string", "pattern": "^[0-9]{1,20}$" }) }
+        discord_id! { $(#[$doc])* $name, $kind, input = json_schema!({ "type": "string", "pattern": "^[0-9]{1,20}$", "format": ID_FORMAT }) }
     };
     ($(#[$doc:meta])* $name:ident, $kind:literal, input = $input:expr) => {
         $(#[$doc])*
@@ -451,7 +457,7 @@ mod tests {
 
     #[test]
     fn every_kind_has_the_one_inline_schema() {
-        let expected = serde_json::json!({ "type": "string", "pattern": "^[0-9]{1,20}$" });
+        let expected = serde_json::json!({ "type": "string", "pattern": "^[0-9]{1,20}$", "format": "discord-id" });
         let schemas = [
             schemars::schema_for!(GuildId),
             schemars::schema_for!(UserId),

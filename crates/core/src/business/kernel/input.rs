@@ -10,6 +10,8 @@
 
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::{self, Instant};
+use discord_manager_vocabulary::snowflake::ID_FORMAT;
+use discord_manager_vocabulary::snowflake::link::{CHANNEL_ID_OR_LINK, MESSAGE_ID_OR_LINK};
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
@@ -20,6 +22,19 @@ use super::model::{MESSAGE_OR_INSTANT, PAGE_CURSOR};
 mod links;
 
 pub use links::resolve_links;
+
+/// Every string `format` the input check holds a field to. The check reads a field's format,
+/// never its `pattern` (kept for the client's own validator): an input schema's `pattern`
+/// comes with one of these, or the check would not hold it
+/// (`tool_schemas::every_pattern_comes_with_a_format_the_input_check_holds`).
+pub const CHECKED_FORMATS: [&str; 6] = [
+    ID_FORMAT,
+    CHANNEL_ID_OR_LINK,
+    MESSAGE_ID_OR_LINK,
+    MESSAGE_OR_INSTANT,
+    "date-time",
+    PAGE_CURSOR,
+];
 
 /// The input schema of `I`, with every subschema inlined so each property stands alone.
 pub fn input_schema<I: JsonSchema>() -> Schema {
@@ -195,7 +210,7 @@ fn fits(schema: &Value, value: &Value) -> bool {
             if schema.get("format").and_then(Value::as_str) == Some(PAGE_CURSOR) {
                 return crate::business::kernel::model::PageCursor::parse(text).is_some();
             }
-            if schema.get("pattern").is_some() {
+            if schema.get("format").and_then(Value::as_str) == Some(ID_FORMAT) {
                 return discord_manager_vocabulary::snowflake::is_discord_id(text);
             }
             if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
@@ -238,7 +253,7 @@ pub fn expected(schema: &Value) -> String {
                 instant::EXPECTED.to_string()
             } else if schema.get("format").and_then(Value::as_str) == Some(PAGE_CURSOR) {
                 "the `nextCursor` of an earlier answer, passed back unchanged".to_string()
-            } else if schema.get("pattern").is_some() {
+            } else if schema.get("format").and_then(Value::as_str) == Some(ID_FORMAT) {
                 "a Discord id: a string of digits such as \"1189078123456789012\"".to_string()
             } else if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
                 let options: Vec<&str> = allowed.iter().filter_map(Value::as_str).collect();
