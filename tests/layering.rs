@@ -51,9 +51,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         "store",
         &["instant", "error", "snowflake", "words", "permissions"],
     ),
-    // The port to Discord: the trait the core sends through and the plain types it carries
-    // (an emoji among them), over the store it records Discord's answers in.
-    ("sender", &["store", "snowflake", "error"]),
+    // The port to Discord: the trait the core sends through, the plain types it carries (an
+    // emoji among them) and the recorder of Discord's answers an adapter is built with; it
+    // names no store.
+    ("sender", &["snowflake", "error"]),
     ("config", &["error", "snowflake", "words"]),
     // The primitives of a result's page and text: a capability renders its own result beside
     // its function, so the business layer stands on them.
@@ -99,6 +100,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "ingest",
         &[
             "store",
+            "sender",
             "permissions",
             "snowflake",
             "instant",
@@ -116,8 +118,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "sender",
             "store",
             "config",
-            "demo",
-            "payload",
             "permissions",
             "backoff",
             "snowflake",
@@ -817,13 +817,11 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
         &[
             "discord-manager-vocabulary",
             "discord-manager-store",
+            "discord-manager-sender",
             "serenity",
         ],
     ),
-    (
-        "crates/sender",
-        &["discord-manager-vocabulary", "discord-manager-store"],
-    ),
+    ("crates/sender", &["discord-manager-vocabulary"]),
     (
         "crates/playback",
         &[
@@ -849,7 +847,6 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-sender",
-            "discord-manager-playback",
             "discord-manager-core",
             "discord-manager-attachments",
             "serenity",
