@@ -987,6 +987,58 @@ fn the_crate_graph_is_the_layering() {
     }
 }
 
+/// The workspace crates a normal build of the crate in `folder` compiles: its `[dependencies]`
+/// that are not optional (a test world's are enabled only by dev-dependencies), theirs, and so
+/// on, each by its package name (`discord-manager-<folder name>`).
+fn normal_dependencies(folder: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut pending = vec![folder.to_string()];
+    while let Some(folder) = pending.pop() {
+        let manifest = std::fs::read_to_string(root().join(&folder).join("Cargo.toml")).unwrap();
+        for (name, optional) in dependencies(&manifest) {
+            let Some(member) = name.strip_prefix("discord-manager-") else {
+                continue;
+            };
+            if !optional && seen.insert(name.clone()) {
+                pending.push(format!("crates/{member}"));
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_demo_is_not_in_the_products_graph() {
+    // The demo's stand-in Discord (the playback crate) is the seed's: the Discord crate's
+    // sender records Discord's answers through the port's `AnswerRecorder` (the ingest crate's
+    // `StoreRecorder`), as the demo is handed it, so no crate of the product builds on the
+    // demo. The application names it once, itself, for `seed`; its tests and the Discord
+    // crate's play Discord through it as dev-dependencies.
+    let playback = "discord-manager-playback";
+    assert!(
+        !normal_dependencies("crates/discord").contains(playback),
+        "the Discord crate builds on the demo: {:?}",
+        normal_dependencies("crates/discord")
+    );
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let direct: Vec<String> = dependencies(&manifest)
+        .into_iter()
+        .filter(|(name, optional)| !optional && name.starts_with("discord-manager-"))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        direct.iter().any(|name| name == playback),
+        "the application's seed plays the demo: it names the playback crate itself"
+    );
+    for name in direct.iter().filter(|name| *name != playback) {
+        let folder = format!("crates/{}", name.strip_prefix("discord-manager-").unwrap());
+        assert!(
+            !normal_dependencies(&folder).contains(playback),
+            "the application reaches the demo through {name}, not only through its seed"
+        );
+    }
+}
+
 /// Each `use` of a file, with whether it is `pub` and the paths it brings in: each as its
 /// segments (`self` left out, a glob as `*`) and the local name it is renamed to, if any.
 type Imports = Vec<(bool, Vec<(Vec<String>, Option<String>)>)>;
