@@ -122,11 +122,12 @@ fn serve_mcp(db: Option<PathBuf>) -> Result<(), Failure> {
     let config = Config::from_env()?;
     let store = open_store(db, &config)?;
     let context = business::kernel::context::build_owner_context(&config, &store, Source::Mcp)?;
+    let store = Arc::new(store);
     crate::mcp::serve(
         Services {
-            store: Arc::new(store),
+            sender: discord_sender(&config, &store),
+            store,
             context,
-            sender: discord_sender(&config),
         },
         config.push,
     )?;

@@ -19,8 +19,8 @@ use discord_manager_core::business::messages::embedding::EmbeddingPass;
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
 use discord_manager_core::registry::{self, Services};
-use discord_manager_discord::sender::RECORDERS;
 use discord_manager_ingest::feed::{FeedLine, decode_dispatch, parse_feed};
+use discord_manager_ingest::sent::StoreRecorder;
 use discord_manager_ingest::{Origin, Recorded};
 use discord_manager_playback::demo::DemoDiscord;
 use discord_manager_sender::DiscordSender;
@@ -92,7 +92,10 @@ fn feed_context(store: &Store) -> Result<OwnerContext> {
 /// point. Whatever is sent goes to a [`DemoDiscord`].
 pub async fn play_feed(store: &Arc<Store>, feed: &str, origin: Origin) -> Result<FeedSummary> {
     let mut summary = FeedSummary::default();
-    let discord = Arc::new(DemoDiscord::new(Arc::clone(store), RECORDERS));
+    let discord = Arc::new(DemoDiscord::new(
+        Arc::clone(store),
+        StoreRecorder::new(Arc::clone(store)),
+    ));
     for line in parse_feed(feed, Instant::now())? {
         match line {
             FeedLine::Dispatch { line, payload, .. } => {

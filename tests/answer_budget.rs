@@ -21,7 +21,7 @@ use discord_manager_core::business::mentions::list::{ListMentions, list_mentions
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
 use discord_manager_core::registry::{self, Capability, Services};
-use discord_manager_discord::sender::RECORDERS;
+use discord_manager_ingest::sent::StoreRecorder;
 use discord_manager_playback::demo::DemoDiscord;
 use discord_manager_store::Store;
 use discord_manager_synthetic::stand_in_meanings::{made_up_base, write_stand_in_meanings};
@@ -92,7 +92,10 @@ async fn world() -> World {
     let services = Services {
         store: Arc::clone(&store),
         context,
-        sender: Some(Arc::new(DemoDiscord::new(store, RECORDERS))),
+        sender: Some(Arc::new(DemoDiscord::new(
+            Arc::clone(&store),
+            StoreRecorder::new(store),
+        ))),
     };
     let call = async |tool: &str, arguments: Value| {
         registry::find(tool)

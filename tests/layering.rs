@@ -51,9 +51,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         "store",
         &["instant", "error", "snowflake", "words", "permissions"],
     ),
-    // The port to Discord: the trait the core sends through and the plain types it carries
-    // (an emoji among them), over the store it records Discord's answers in.
-    ("sender", &["store", "snowflake", "error"]),
+    // The port to Discord: the trait the core sends through, the plain types it carries (an
+    // emoji among them) and the recorder of Discord's answers an adapter is built with; it
+    // names no store.
+    ("sender", &["snowflake", "error"]),
     ("config", &["error", "snowflake", "words"]),
     // The primitives of a result's page and text: a capability renders its own result beside
     // its function, so the business layer stands on them.
@@ -99,6 +100,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "ingest",
         &[
             "store",
+            "sender",
             "permissions",
             "snowflake",
             "instant",
@@ -116,8 +118,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "sender",
             "store",
             "config",
-            "demo",
-            "payload",
             "permissions",
             "backoff",
             "snowflake",
@@ -817,13 +817,11 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
         &[
             "discord-manager-vocabulary",
             "discord-manager-store",
+            "discord-manager-sender",
             "serenity",
         ],
     ),
-    (
-        "crates/sender",
-        &["discord-manager-vocabulary", "discord-manager-store"],
-    ),
+    ("crates/sender", &["discord-manager-vocabulary"]),
     (
         "crates/playback",
         &[
@@ -849,7 +847,6 @@ const CRATE_GRAPH: &[(&str, &[&str])] = &[
             "discord-manager-store",
             "discord-manager-ingest",
             "discord-manager-sender",
-            "discord-manager-playback",
             "discord-manager-core",
             "discord-manager-attachments",
             "serenity",
@@ -986,6 +983,58 @@ fn the_crate_graph_is_the_layering() {
         assert!(
             !normal.contains("fixtures") && !normal.contains("\"world\""),
             "{folder} builds the test world outside its tests"
+        );
+    }
+}
+
+/// The workspace crates a normal build of the crate in `folder` compiles: its `[dependencies]`
+/// that are not optional (a test world's are enabled only by dev-dependencies), theirs, and so
+/// on, each by its package name (`discord-manager-<folder name>`).
+fn normal_dependencies(folder: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut pending = vec![folder.to_string()];
+    while let Some(folder) = pending.pop() {
+        let manifest = std::fs::read_to_string(root().join(&folder).join("Cargo.toml")).unwrap();
+        for (name, optional) in dependencies(&manifest) {
+            let Some(member) = name.strip_prefix("discord-manager-") else {
+                continue;
+            };
+            if !optional && seen.insert(name.clone()) {
+                pending.push(format!("crates/{member}"));
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn the_demo_is_not_in_the_products_graph() {
+    // The demo's stand-in Discord (the playback crate) is the seed's: the Discord crate's
+    // sender records Discord's answers through the port's `AnswerRecorder` (the ingest crate's
+    // `StoreRecorder`), as the demo is handed it, so no crate of the product builds on the
+    // demo. The application names it once, itself, for `seed`; its tests and the Discord
+    // crate's play Discord through it as dev-dependencies.
+    let playback = "discord-manager-playback";
+    assert!(
+        !normal_dependencies("crates/discord").contains(playback),
+        "the Discord crate builds on the demo: {:?}",
+        normal_dependencies("crates/discord")
+    );
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let direct: Vec<String> = dependencies(&manifest)
+        .into_iter()
+        .filter(|(name, optional)| !optional && name.starts_with("discord-manager-"))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        direct.iter().any(|name| name == playback),
+        "the application's seed plays the demo: it names the playback crate itself"
+    );
+    for name in direct.iter().filter(|name| *name != playback) {
+        let folder = format!("crates/{}", name.strip_prefix("discord-manager-").unwrap());
+        assert!(
+            !normal_dependencies(&folder).contains(playback),
+            "the application reaches the demo through {name}, not only through its seed"
         );
     }
 }

@@ -20,8 +20,8 @@ use discord_manager_core::business::kernel::examples::{Sample, demo};
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
 use discord_manager_core::registry::{self, Services};
-use discord_manager_discord::sender::RECORDERS;
 use discord_manager_ingest::Origin;
+use discord_manager_ingest::sent::StoreRecorder;
 use discord_manager_playback::demo::DemoDiscord;
 use discord_manager_store::{IdentitySource, Store};
 use serde_json::{Value, json};
@@ -172,7 +172,10 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
             meanings: Default::default(),
             source: Source::Cli,
         },
-        sender: Some(Arc::new(DemoDiscord::new(store, RECORDERS))),
+        sender: Some(Arc::new(DemoDiscord::new(
+            Arc::clone(&store),
+            StoreRecorder::new(store),
+        ))),
     };
     (folder, services)
 }

@@ -21,7 +21,7 @@ use discord_manager_core::business::kernel::context::build_owner_context;
 use discord_manager_core::business::kernel::examples::Sample;
 use discord_manager_core::config::Config;
 use discord_manager_core::registry::{Services, capabilities, in_demo_order};
-use discord_manager_discord::sender::RECORDERS;
+use discord_manager_ingest::sent::StoreRecorder;
 use discord_manager_playback::demo::DemoDiscord;
 use discord_manager_sender::DiscordSender;
 use discord_manager_store::Store;
@@ -656,9 +656,10 @@ async fn every_tool_answers_meaningfully_from_a_freshly_seeded_store() {
         "the demo owner is learned from the store"
     );
     let services = Services {
-        sender: Some(
-            Arc::new(DemoDiscord::new(Arc::clone(&store), RECORDERS)) as Arc<dyn DiscordSender>
-        ),
+        sender: Some(Arc::new(DemoDiscord::new(
+            Arc::clone(&store),
+            StoreRecorder::new(Arc::clone(&store)),
+        )) as Arc<dyn DiscordSender>),
         store,
         context,
     };

@@ -564,10 +564,11 @@ pub(crate) fn run_capability(
     let config = Config::from_env()?;
     let store = open_store(db, &config)?;
     let context = business::kernel::context::build_owner_context(&config, &store, Source::Cli)?;
+    let store = Arc::new(store);
     let services = Services {
-        store: Arc::new(store),
+        sender: discord_sender(&config, &store),
+        store,
         context,
-        sender: discord_sender(&config),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -694,15 +695,17 @@ pub(crate) fn print_mcp_config(
     write_stdout(shown.as_bytes())
 }
 
-/// The Discord client that sends as the bot, when a token is configured (without one, every
-/// send is refused before it would be needed).
+/// The Discord client that sends as the bot, recording Discord's answers in `store`, when a
+/// token is configured (without one, every send is refused before it would be needed).
 pub(crate) fn discord_sender(
     config: &Config,
+    store: &Arc<Store>,
 ) -> Option<Arc<dyn discord_manager_sender::DiscordSender>> {
     let token = config.token.clone()?;
     Some(Arc::new(discord_manager_discord::sender::LazySender::new(
         token,
         config.api_base.clone(),
+        Arc::clone(store),
     )))
 }
 

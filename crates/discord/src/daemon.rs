@@ -45,6 +45,7 @@ use super::gateway::{Notice, Received, Writer, relay};
 use super::gateway_tap::GatewayTap;
 use super::identify_watch;
 use super::rest::{Rest, RestError, RetryPolicy};
+use super::sender::RestSender;
 
 /// The events the store needs: guilds, channels, roles; guild and direct messages with their
 /// content (Message Content is privileged: enable it in the Developer Portal); reactions; poll
@@ -846,12 +847,13 @@ fn spawn_scheduler(
     context: OwnerContext,
     mut stop: watch::Receiver<bool>,
 ) -> JoinHandle<()> {
-    let (store, rest) = (Arc::clone(store), Arc::clone(rest));
+    let sender = RestSender::new(Arc::clone(rest), Arc::clone(store));
+    let store = Arc::clone(store);
     tokio::spawn(async move {
         let stopping = async move {
             let _ = stop.wait_for(|stopping| *stopping).await;
         };
-        schedules::job::run_schedules(&store, rest.as_ref(), &context, stopping).await;
+        schedules::job::run_schedules(&store, &sender, &context, stopping).await;
     })
 }
 

@@ -4,8 +4,12 @@
 //! nothing, so each appears once.
 //!
 //! These are what the `DiscordSender` adapters call after a request succeeds, so the business
-//! layer never records anything itself.
+//! layer never records anything itself: each adapter is built with a [`StoreRecorder`], the
+//! port's `AnswerRecorder` over these recorders.
 
+use std::sync::Arc;
+
+use discord_manager_sender::AnswerRecorder;
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::snowflake;
@@ -17,6 +21,49 @@ use serenity::model::id::GuildId;
 use super::messages::record_message;
 use super::{Origin, Recorded, record_event};
 use crate::ids::TypedId;
+
+/// The gateway's recorders of Discord's answers over one store, as the port's
+/// [`AnswerRecorder`]: what the Discord crate's REST sender and the playback crate's demo
+/// Discord are built with, so the demo records exactly as the real adapter does.
+#[derive(Clone)]
+pub struct StoreRecorder {
+    store: Arc<Store>,
+}
+
+impl StoreRecorder {
+    /// Records Discord's answers in `store`.
+    pub fn new(store: Arc<Store>) -> StoreRecorder {
+        StoreRecorder { store }
+    }
+}
+
+impl AnswerRecorder for StoreRecorder {
+    fn sent(&self, answer: &Value) -> Result<()> {
+        record_sent_message(&self.store, answer).map(drop)
+    }
+
+    fn edited(&self, answer: &Value) -> Result<()> {
+        record_edited_message(&self.store, answer).map(drop)
+    }
+
+    fn deleted(
+        &self,
+        channel_id: &snowflake::ChannelId,
+        message_id: &snowflake::MessageId,
+    ) -> Result<()> {
+        record_deleted_message(&self.store, channel_id, message_id).map(drop)
+    }
+
+    fn reacted(
+        &self,
+        channel_id: &snowflake::ChannelId,
+        message_id: &snowflake::MessageId,
+        emoji: &Value,
+        added: bool,
+    ) -> Result<()> {
+        record_bot_reaction(&self.store, channel_id, message_id, emoji, added).map(drop)
+    }
+}
 
 /// Records the message Discord created (its JSON answer to `POST /channels/{id}/messages`)
 /// and returns its id. Discord's REST answer carries no `guild_id`: the channel's guild is

@@ -3,39 +3,25 @@
 //!
 //! Like the real adapter, it records each answer in the store through the gateway's recorders.
 //! Those live in the ingest crate, which the demo does not depend on (only this crate's test
-//! world does, behind its feature), so whoever builds a [`DemoDiscord`] hands it the recorders
-//! as [`Recorders`]: the Discord crate's sender its own, the test world its `RECORDERS`.
+//! world does, behind its feature), so whoever builds a [`DemoDiscord`] hands it the port's
+//! [`AnswerRecorder`] to record through: the ingest crate's `sent::StoreRecorder`, as the real
+//! adapter is built with.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use discord_manager_sender::{
-    BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
-    SUPPRESS_EMBEDS, SendFailure,
+    AnswerRecorder, BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete,
+    OutgoingMessage, SUPPRESS_EMBEDS, SendFailure,
 };
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
+use discord_manager_vocabulary::snowflake::{MessageId, UserId};
 use serde_json::Value;
 
 use crate::payload::{Message, User};
-
-/// How Discord's answers reach the store: each of the gateway's recorders for an answer to one
-/// kind of request, as a plain function.
-#[derive(Clone, Copy)]
-pub struct Recorders {
-    /// Records a created message (Discord's answer to a post).
-    pub sent: fn(&Store, &Value) -> Result<()>,
-    /// Records an edited message (Discord's answer to an edit).
-    pub edited: fn(&Store, &Value) -> Result<()>,
-    /// Records a deletion: the channel and the message.
-    pub deleted: fn(&Store, &ChannelId, &MessageId) -> Result<()>,
-    /// Records the bot's reaction: channel, message, Discord's emoji object, and whether it
-    /// was added (else removed).
-    pub reacted: fn(&Store, &ChannelId, &MessageId, &Value, bool) -> Result<()>,
-}
 
 /// A stand-in for Discord's REST API that answers a bot's post as Discord does: with the
 /// created message, authored by the bot the store knows (from READY), without `guild_id` (as
@@ -45,16 +31,17 @@ pub struct Recorders {
 /// gateway's recorders.
 pub struct DemoDiscord {
     store: Arc<Store>,
-    recorders: Recorders,
+    recorder: Box<dyn AnswerRecorder>,
     created: Mutex<HashMap<String, Value>>,
 }
 
 impl DemoDiscord {
-    /// A demo Discord over `store`, recording its answers through `recorders`.
-    pub fn new(store: Arc<Store>, recorders: Recorders) -> DemoDiscord {
+    /// A demo Discord that knows what `store` holds (the bot, the messages it edits), recording
+    /// its answers through `recorder`.
+    pub fn new(store: Arc<Store>, recorder: impl AnswerRecorder + 'static) -> DemoDiscord {
         DemoDiscord {
             store,
-            recorders,
+            recorder: Box::new(recorder),
             created: Mutex::new(HashMap::new()),
         }
     }
@@ -111,17 +98,19 @@ impl DemoDiscord {
 impl DemoDiscord {
     /// Discord's answer to an edit of a stored message: the message with its new content and
     /// the time of the edit, as `PATCH /channels/{c}/messages/{m}` answers it.
-    fn edited(&self, store: &Store, edit: &MessageEdit) -> Result<Value, SendFailure> {
+    fn edited(&self, edit: &MessageEdit) -> Result<Value, SendFailure> {
         let unavailable = |error: Error| SendFailure::Unavailable {
             reason: error.message().to_string(),
         };
-        let Some(message) = store
+        let Some(message) = self
+            .store
             .read(|reader| reader.message(&edit.message_id))
             .map_err(unavailable)?
         else {
             return Err(unknown_message());
         };
-        let identity = store
+        let identity = self
+            .store
             .read(|reader| reader.identity())
             .map_err(unavailable)?;
         Ok(Message {
@@ -159,10 +148,10 @@ fn unknown_message() -> SendFailure {
 }
 
 impl DiscordSender for DemoDiscord {
-    fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a> {
+    fn post_message<'a>(&'a self, message: &'a OutgoingMessage) -> Delivery<'a> {
         Box::pin(async move {
             let answer = self.create(message)?;
-            let recorded = (self.recorders.sent)(store, &answer);
+            let recorded = self.recorder.sent(&answer);
             let id = answer["id"]
                 .as_str()
                 .and_then(MessageId::parse)
@@ -173,25 +162,26 @@ impl DiscordSender for DemoDiscord {
         })
     }
 
-    fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a> {
+    fn edit_message<'a>(&'a self, edit: &'a MessageEdit) -> Delivery<'a> {
         Box::pin(async move {
-            let answer = self.edited(store, edit)?;
-            let recorded = (self.recorders.edited)(store, &answer);
+            let answer = self.edited(edit)?;
+            let recorded = self.recorder.edited(&answer);
             Ok(Delivered::of(&edit.message_id, recorded))
         })
     }
 
-    fn delete_message<'a>(&'a self, store: &'a Store, target: &'a MessageToDelete) -> Delivery<'a> {
+    fn delete_message<'a>(&'a self, target: &'a MessageToDelete) -> Delivery<'a> {
         Box::pin(async move {
-            let recorded = (self.recorders.deleted)(store, &target.channel_id, &target.message_id);
+            let recorded = self
+                .recorder
+                .deleted(&target.channel_id, &target.message_id);
             Ok(Delivered::of(&target.message_id, recorded))
         })
     }
 
-    fn react<'a>(&'a self, store: &'a Store, reaction: &'a BotReaction, add: bool) -> Delivery<'a> {
+    fn react<'a>(&'a self, reaction: &'a BotReaction, add: bool) -> Delivery<'a> {
         Box::pin(async move {
-            let recorded = (self.recorders.reacted)(
-                store,
+            let recorded = self.recorder.reacted(
                 &reaction.channel_id,
                 &reaction.message_id,
                 &reaction.emoji.discord_object(),

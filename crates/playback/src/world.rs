@@ -11,6 +11,7 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use discord_manager_ingest::sent::StoreRecorder;
 use discord_manager_ingest::{Origin, Recorded, record_dispatch};
 use discord_manager_sender::{
     BotReaction, Delivered, Delivery, DiscordSender, MessageEdit, MessageToDelete, OutgoingMessage,
@@ -22,7 +23,7 @@ use discord_manager_vocabulary::snowflake::{ChannelId, GuildId, MessageId, RoleI
 use serde_json::{Value, json};
 use serenity::model::event::Event;
 
-use crate::demo::{DemoDiscord, Recorders};
+use crate::demo::DemoDiscord;
 use crate::payload::{Message, User};
 
 /// The bot's user id: the same in every test, because the bot's identity is store-wide.
@@ -31,24 +32,6 @@ pub const VIEW: u64 = 1 << 10;
 pub const HISTORY: u64 = 1 << 16;
 pub const SEND: u64 = 1 << 11;
 pub const SEND_IN_THREADS: u64 = 1 << 38;
-
-/// The gateway's recorders of Discord's answers, as the Discord crate's sender hands them to
-/// its demo Discord (that crate is above this one, so the world names them itself).
-pub const RECORDERS: Recorders = Recorders {
-    sent: |store, answer| {
-        discord_manager_ingest::sent::record_sent_message(store, answer).map(drop)
-    },
-    edited: |store, answer| {
-        discord_manager_ingest::sent::record_edited_message(store, answer).map(drop)
-    },
-    deleted: |store, channel, message| {
-        discord_manager_ingest::sent::record_deleted_message(store, channel, message).map(drop)
-    },
-    reacted: |store, channel, message, emoji, added| {
-        discord_manager_ingest::sent::record_bot_reaction(store, channel, message, emoji, added)
-            .map(drop)
-    },
-};
 
 pub struct World {
     pub store: Arc<Store>,
@@ -368,7 +351,7 @@ pub struct ScriptedDiscord {
 impl ScriptedDiscord {
     pub fn new(store: &Arc<Store>, script: Vec<Answer>) -> ScriptedDiscord {
         ScriptedDiscord {
-            discord: DemoDiscord::new(Arc::clone(store), RECORDERS),
+            discord: DemoDiscord::new(Arc::clone(store), StoreRecorder::new(Arc::clone(store))),
             script: Mutex::new(script.into()),
             requests: Mutex::new(Vec::new()),
             actions: Mutex::new(Vec::new()),
@@ -422,14 +405,14 @@ impl ScriptedDiscord {
 }
 
 impl DiscordSender for ScriptedDiscord {
-    fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a> {
+    fn post_message<'a>(&'a self, message: &'a OutgoingMessage) -> Delivery<'a> {
         Box::pin(async move {
             self.requests.lock().unwrap().push(Request {
                 at: self.started.elapsed(),
                 message: message.clone(),
             });
             match self.next_answer() {
-                Answer::Create => self.discord.post_message(store, message).await,
+                Answer::Create => self.discord.post_message(message).await,
                 Answer::Fail(failure) => Err(failure),
                 Answer::CreateThenHang => {
                     // Discord created it; the answer, and so its recording, never arrives.
@@ -441,25 +424,24 @@ impl DiscordSender for ScriptedDiscord {
         })
     }
 
-    fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a> {
+    fn edit_message<'a>(&'a self, edit: &'a MessageEdit) -> Delivery<'a> {
         Box::pin(async move {
             self.record_action(Acted::Edit(edit.clone()));
-            self.answer(self.discord.edit_message(store, edit)).await
+            self.answer(self.discord.edit_message(edit)).await
         })
     }
 
-    fn delete_message<'a>(&'a self, store: &'a Store, target: &'a MessageToDelete) -> Delivery<'a> {
+    fn delete_message<'a>(&'a self, target: &'a MessageToDelete) -> Delivery<'a> {
         Box::pin(async move {
             self.record_action(Acted::Delete(target.clone()));
-            self.answer(self.discord.delete_message(store, target))
-                .await
+            self.answer(self.discord.delete_message(target)).await
         })
     }
 
-    fn react<'a>(&'a self, store: &'a Store, reaction: &'a BotReaction, add: bool) -> Delivery<'a> {
+    fn react<'a>(&'a self, reaction: &'a BotReaction, add: bool) -> Delivery<'a> {
         Box::pin(async move {
             self.record_action(Acted::React(reaction.clone(), add));
-            self.answer(self.discord.react(store, reaction, add)).await
+            self.answer(self.discord.react(reaction, add)).await
         })
     }
 }

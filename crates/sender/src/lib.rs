@@ -18,9 +18,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use discord_manager_store::Store;
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
+use serde_json::Value;
 
 use crate::emoji::Emoji;
 
@@ -110,26 +110,49 @@ pub struct BotReaction {
     pub emoji: Emoji,
 }
 
+/// Where an adapter records Discord's answers: the gateway's recorders, each for the answer to
+/// one kind of request. The ingest crate's `sent::StoreRecorder` records them in the store; an
+/// adapter (the Discord crate's REST sender, the playback crate's demo Discord) is built with
+/// one and calls it after each request Discord did, so every adapter records alike and the
+/// port names no store.
+pub trait AnswerRecorder: Send + Sync {
+    /// Records a created message (Discord's answer to a post).
+    fn sent(&self, answer: &Value) -> Result<()>;
+    /// Records an edited message (Discord's answer to an edit).
+    fn edited(&self, answer: &Value) -> Result<()>;
+    /// Records a deletion of `message_id` in `channel_id`.
+    fn deleted(&self, channel_id: &ChannelId, message_id: &MessageId) -> Result<()>;
+    /// Records the bot's reaction `emoji` (Discord's emoji object) on `message_id`, added or
+    /// (`added` false) removed.
+    fn reacted(
+        &self,
+        channel_id: &ChannelId,
+        message_id: &MessageId,
+        emoji: &Value,
+        added: bool,
+    ) -> Result<()>;
+}
+
 /// Acts on Discord as the bot. Each method is one request and no retry (the caller retries);
-/// on success the implementation records Discord's answer in `store` through the gateway's
-/// recorders and says what it recorded, so the business layer never records anything itself.
+/// on success the implementation records Discord's answer through the [`AnswerRecorder`] it was
+/// built with and says what it recorded, so the business layer never records anything itself.
 pub trait DiscordSender: Send + Sync {
     /// `POST /channels/{channel_id}/messages` with `content`, `nonce`, `enforce_nonce: true`,
     /// `flags: SUPPRESS_EMBEDS` when asked, and for a reply `message_reference: {message_id,
     /// fail_if_not_exists: true}`. Records the message Discord created (the caller retries
     /// with the same nonce, so a repeat answers and records that same message).
-    fn post_message<'a>(&'a self, store: &'a Store, message: &'a OutgoingMessage) -> Delivery<'a>;
+    fn post_message<'a>(&'a self, message: &'a OutgoingMessage) -> Delivery<'a>;
 
     /// `PATCH /channels/{channel_id}/messages/{message_id}` with the new `content`, the same
     /// mention rules as a post and `flags: SUPPRESS_EMBEDS` when asked; records Discord's edited
     /// message as an edit.
-    fn edit_message<'a>(&'a self, store: &'a Store, edit: &'a MessageEdit) -> Delivery<'a>;
+    fn edit_message<'a>(&'a self, edit: &'a MessageEdit) -> Delivery<'a>;
 
     /// `DELETE /channels/{channel_id}/messages/{message_id}`; records the deletion. A message
     /// Discord no longer knows (404, Unknown Message) is already deleted: done, not a failure.
-    fn delete_message<'a>(&'a self, store: &'a Store, target: &'a MessageToDelete) -> Delivery<'a>;
+    fn delete_message<'a>(&'a self, target: &'a MessageToDelete) -> Delivery<'a>;
 
     /// `PUT` (`add`) or `DELETE` `/channels/{channel_id}/messages/{message_id}/reactions/
     /// {emoji}/@me`; records the bot's reaction added or removed.
-    fn react<'a>(&'a self, store: &'a Store, reaction: &'a BotReaction, add: bool) -> Delivery<'a>;
+    fn react<'a>(&'a self, reaction: &'a BotReaction, add: bool) -> Delivery<'a>;
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use discord_manager_sender::{Delivered, Delivery, DiscordSender, OutgoingMessage, SendFailure};
-use discord_manager_store::{ChannelRecord, Reader, Store};
+use discord_manager_store::{ChannelRecord, Reader};
 use discord_manager_vocabulary::error::{Error, ErrorKind, Result};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::permissions::{SendAccess, send_access};
@@ -535,14 +535,13 @@ pub(crate) fn check_sendable(
 /// error (kind `Discord`). Answers what the store recorded of the message Discord created.
 pub(crate) async fn post_with_retries(
     sender: &dyn DiscordSender,
-    store: &Store,
     message: &OutgoingMessage,
     policy: &RetryPolicy,
     channel_name: &str,
 ) -> Result<Delivered> {
     deliver_with_retries(
         policy,
-        || sender.post_message(store, message),
+        || sender.post_message(message),
         |failure, attempts| policy.gave_up(failure, attempts, channel_name),
     )
     .await

@@ -55,7 +55,7 @@ pub async fn delete_message(
     };
     let delivered = outbox::deliver_with_retries(
         &SEND_POLICY,
-        || sender.delete_message(store, &doomed),
+        || sender.delete_message(&doomed),
         |failure, attempts| gave_up(failure, attempts, Action::Delete, &target),
     )
     .await?;

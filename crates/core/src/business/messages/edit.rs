@@ -84,7 +84,7 @@ pub async fn edit_message(
     };
     let delivered = outbox::deliver_with_retries(
         &SEND_POLICY,
-        || sender.edit_message(store, &edit),
+        || sender.edit_message(&edit),
         |failure, attempts| gave_up(failure, attempts, Action::Edit, &target),
     )
     .await?;

@@ -96,7 +96,7 @@ pub async fn send_message(
         suppress_embeds: !context.link_previews,
     };
     let delivered =
-        outbox::post_with_retries(sender, store, &outgoing, &SEND_POLICY, &named(&channel)).await?;
+        outbox::post_with_retries(sender, &outgoing, &SEND_POLICY, &named(&channel)).await?;
     if let Some(why) = delivered.unrecorded {
         return Err(Error::new(
             ErrorKind::Discord,

@@ -76,7 +76,7 @@ async fn react(
     let sender = available(sender)?;
     let delivered = outbox::deliver_with_retries(
         &SEND_POLICY,
-        || sender.react(store, &reaction, add),
+        || sender.react(&reaction, add),
         |failure, attempts| gave_up(failure, attempts, Action::React, &target),
     )
     .await?;

@@ -111,7 +111,7 @@ async fn send_one(
                 Step::Stop => return Ok(true),
                 Step::Wait => return Ok(false),
             };
-        let posted = sender.post_message(store, &outgoing).await;
+        let posted = sender.post_message(&outgoing).await;
         match record_outcome(store, schedule.schedule_id, attempt, &channel_name, posted)? {
             Some(wait) => tokio::time::sleep(wait).await,
             None => return Ok(true),
