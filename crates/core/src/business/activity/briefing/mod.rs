@@ -13,7 +13,9 @@
 //!   active, The rest. A message appears in one section at most (Needs you before keywords); a
 //!   channel in one of the last three.
 //! - **The budget.** Needs you may take three quarters of the answer; each later section keeps a
-//!   share back for itself, and what a section leaves passes to the next. Every section states
+//!   share back for itself, and what a section leaves passes to the next. When that cuts Needs
+//!   you short while the later sections leave room unused, the briefing is made again with
+//!   each later section keeping back only what it used, so Needs you takes the rest. Every section states
 //!   its exact count; a section cut by the budget or its cap returns its own cursor, which reads
 //!   on in that section alone, from the first item left out, in the same window.
 
@@ -27,7 +29,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use discord_manager_store::Store;
+use discord_manager_store::{Reader, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::words::word_enum;
@@ -537,7 +539,7 @@ pub(crate) fn briefing_through(
             now,
         )?;
         let ranked = Ranked::read(reader, &window, context)?;
-        let mut report = BriefingReport {
+        let blank = || BriefingReport {
             window: match since {
                 Some(_) => WindowStart::Since,
                 None => WindowStart::ReadMarkers,
@@ -553,33 +555,73 @@ pub(crate) fn briefing_through(
             rest: None,
             watermark: window.through,
         };
-        let mut pool = Budget::answer();
-        let answer = pool.left();
-        for (position, section) in SectionName::ALL.iter().copied().enumerate() {
-            let from = match resume {
-                Some(resume) if resume.section != section => continue,
-                Some(resume) => Some(resume.key),
-                None => None,
-            };
-            let later: usize = match resume {
-                Some(_) => 0,
-                None => SectionName::ALL[position + 1..]
+        let answer = Budget::answer().left();
+        // Each section keeps back its share for the sections after it.
+        let shares = |position: usize| match resume {
+            Some(_) => 0,
+            None => {
+                answer
+                    * SectionName::ALL[position + 1..]
+                        .iter()
+                        .map(|later| later.kept_back())
+                        .sum::<usize>()
+                    / 100
+            }
+        };
+        let mut report = blank();
+        let used = fill_sections(reader, &window, &ranked, resume, &shares, &mut report)?;
+        // Needs you cut short while the later sections left room unused: made again, the
+        // later sections keeping back only what they used, so Needs you lists all it can.
+        let cut = report
+            .needs_you
+            .as_ref()
+            .is_some_and(|needs| needs.next_cursor.is_some());
+        if resume.is_none() && cut {
+            let kept_for = |position: usize| {
+                used[position + 1..]
                     .iter()
-                    .map(|later| later.kept_back())
-                    .sum(),
+                    .map(|bytes| bytes + SECTION_FRAME)
+                    .sum::<usize>()
             };
-            let held = pool.reserve(answer * later / 100);
-            pool.take(SECTION_FRAME.min(pool.left()));
-            let page = sections::Page {
-                from,
-                cap: section.cap(resume.is_some()),
-                room: &mut pool,
-            };
-            ranked.fill(reader, &window, section, page, &mut report)?;
-            pool.give_back(held);
+            let mut again = blank();
+            fill_sections(reader, &window, &ranked, resume, &kept_for, &mut again)?;
+            return Ok(again);
         }
         Ok(report)
     })
+}
+
+/// Fills `report`'s sections in order from one answer's room, each keeping back
+/// `kept_for(its position)` for the sections after it; answers what each section used.
+fn fill_sections(
+    reader: &Reader<'_>,
+    window: &Window,
+    ranked: &Ranked,
+    resume: Option<Resume>,
+    kept_for: &dyn Fn(usize) -> usize,
+    report: &mut BriefingReport,
+) -> Result<[usize; 6]> {
+    let mut pool = Budget::answer();
+    let mut used = [0; 6];
+    for (position, section) in SectionName::ALL.iter().copied().enumerate() {
+        let from = match resume {
+            Some(resume) if resume.section != section => continue,
+            Some(resume) => Some(resume.key),
+            None => None,
+        };
+        let held = pool.reserve(kept_for(position));
+        pool.take(SECTION_FRAME.min(pool.left()));
+        let before = pool.left();
+        let page = sections::Page {
+            from,
+            cap: section.cap(resume.is_some()),
+            room: &mut pool,
+        };
+        ranked.fill(reader, window, section, page, report)?;
+        used[position] = before - pool.left();
+        pool.give_back(held);
+    }
+    Ok(used)
 }
 
 /// The briefing's "Needs you" and "Your keywords" alone, for what arrived from `since` through

@@ -8,7 +8,7 @@ use crate::answer::page::{Page, Render, Table, excerpt, local, plural, sent_head
 use crate::answer::text::{ModelText, TextBlock, at, json_args};
 use crate::business::activity::briefing::{
     Brief, BriefingReport, Conversation, Conversations, Due, DueItem, KeywordHits, MostActive,
-    NeedReason, NeedsYou, Rest, WindowStart,
+    NeedReason, NeedsYou, NeedsYouItem, Rest, WindowStart,
 };
 use crate::business::kernel::model::PageCursor;
 use discord_manager_vocabulary::snowflake::ChannelId;
@@ -47,14 +47,15 @@ fn channel(text: &mut TextBlock, name: &str, id: &ChannelId) -> String {
     format!("{} ({id})", text.data(&format!("#{name}")))
 }
 
-/// A message in one line: id and link, where, who and what, the stranger's words fenced.
+/// A message in one line: id and link, where (its channel's id is the link's), who and what,
+/// the stranger's words fenced.
 fn brief_line(text: &mut TextBlock, brief: &Brief) -> String {
     let deleted = if brief.deleted { " (deleted)" } else { "" };
     format!(
         "message {} ({}) in {}{deleted}: {}",
         brief.message_id,
         brief.link,
-        channel(text, &brief.channel_name, &brief.channel_id),
+        text.data(&format!("#{}", brief.channel_name)),
         text.data(&format!("{}: {}", brief.author_name, brief.text))
     )
 }
@@ -85,26 +86,33 @@ fn needs_you_text(text: &mut TextBlock, section: &NeedsYou) {
     }
     text.line(&header);
     for item in &section.items {
-        let mut line = format!(
-            "- {}, waited {}: {}",
-            reason_words(item.reason),
-            waited(item.waited_minutes),
-            brief_line(text, &item.message)
-        );
-        if let Some(quote) = &item.replies_to {
-            match (&quote.author_name, &quote.text) {
-                (Some(author), Some(words)) => {
-                    let quoted = text.data(&format!("{author}: {words}"));
-                    let _ = write!(line, " ↩ {} {quoted}", quote.message_id);
-                }
-                _ => {
-                    let _ = write!(line, " ↩ {} (not stored)", quote.message_id);
-                }
-            }
-        }
+        let line = needs_you_line(text, item);
         text.line(&line);
     }
     more_line(text, section.total - listed, &section.next_cursor);
+}
+
+/// One item of "Needs you" in the model's text: why, how long it waited, the message, and
+/// what it replies to. The section prices each item by this very line as it admits it.
+pub(super) fn needs_you_line(text: &mut TextBlock, item: &NeedsYouItem) -> String {
+    let mut line = format!(
+        "- {}, waited {}: {}",
+        reason_words(item.reason),
+        waited(item.waited_minutes),
+        brief_line(text, &item.message)
+    );
+    if let Some(quote) = &item.replies_to {
+        match (&quote.author_name, &quote.text) {
+            (Some(author), Some(words)) => {
+                let quoted = text.data(&format!("{author}: {words}"));
+                let _ = write!(line, " ↩ {} {quoted}", quote.message_id);
+            }
+            _ => {
+                let _ = write!(line, " ↩ {} (not stored)", quote.message_id);
+            }
+        }
+    }
+    line
 }
 
 fn keywords_text(text: &mut TextBlock, section: &KeywordHits) {
@@ -310,8 +318,8 @@ impl ModelText for BriefingReport {
             rest_text(text, section);
         }
         text.line(
-            "To follow up on a message: messages_history {channelId, around: messageId} reads \
-             around it; messages_send {channelId, replyToMessageId, content} replies; \
+            "To follow up on a message (its link serves as its channelId and its messageId): \
+             messages_history {channelId, around: messageId} reads around it; messages_send {channelId, replyToMessageId, content} replies; \
              reactions_add {messageId, emoji} reacts; mentions_dismiss {messageId} closes a \
              mention or direct message; bookmarks_add {messageId, dueAt} keeps it for later.",
         );

@@ -10,16 +10,18 @@ use discord_manager_vocabulary::snowflake::link::message_link;
 use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use serde::Serialize;
 
+use super::rendering::needs_you_line;
 use super::window::Window;
 use super::{
     Brief, BriefingReport, ChannelCount, Conversation, Conversations, Discussion, Due, DueBookmark,
     DueItem, FailedSchedule, Key, KeywordHits, KeywordItem, MostActive, NeedReason, NeedsYou,
     NeedsYouItem, Quote, Rest, SectionName, cursor,
 };
+use crate::answer::text::TextBlock;
 use crate::business::OwnerContext;
 use crate::business::bookmarks::open_bookmarks_due;
 use crate::business::channels::numeric_id as numeric;
-use crate::business::kernel::budget::Budget;
+use crate::business::kernel::budget::{Budget, serialized_len};
 use crate::business::kernel::model::Shaper;
 use crate::business::kernel::untrusted::Text;
 use crate::business::mentions::{FIRST_MENTION_PAGE, closure, next_mention_page};
@@ -186,7 +188,9 @@ impl Ranked {
                 .chain(quotes.values()),
         )?;
         let keys: Vec<Key> = needs.iter().map(|(key, _)| *key).collect();
-        let (items, next) = list(&keys, page, |index| {
+        // Priced by its own line, not the bound every other section uses: the section the
+        // briefing exists for lists as many as truly fit.
+        let (items, next) = list_priced(&keys, page, needs_you_cost, |index| {
             let need = &needs[index].1;
             let record = &need.record;
             let minutes = (window.now.as_micros() - record.sent_at.as_micros()).max(0) / 60_000_000;
@@ -429,10 +433,21 @@ fn from_key<T>(items: &[T], from: Option<Key>, key: impl Fn(&T) -> Key) -> &[T] 
     }
 }
 
-/// Lists items while they fit the page, and the key of the first one left out.
+/// Lists items while they fit the page, and the key of the first one left out; each item
+/// costs what [`Budget::cost`] bounds it to.
 fn list<T: Serialize>(
     keys: &[Key],
     page: Page<'_>,
+    shape: impl FnMut(usize) -> T,
+) -> (Vec<T>, Option<Key>) {
+    list_priced(keys, page, Budget::cost, shape)
+}
+
+/// [`list`], each item costing `price` of it.
+fn list_priced<T: Serialize>(
+    keys: &[Key],
+    page: Page<'_>,
+    price: impl Fn(&T) -> usize,
     mut shape: impl FnMut(usize) -> T,
 ) -> (Vec<T>, Option<Key>) {
     let mut items = Vec::new();
@@ -441,12 +456,20 @@ fn list<T: Serialize>(
             return (items, Some(*key));
         }
         let item = shape(index);
-        if !page.room.admit(&item) {
+        if !page.room.take(price(&item)) {
             return (items, Some(*key));
         }
         items.push(item);
     }
     (items, None)
+}
+
+/// What an item of "Needs you" costs the answer exactly: its JSON and the comma after it,
+/// and its line of the text block (fenced with a nonce of the length every nonce has) and
+/// the line's end.
+fn needs_you_cost(item: &NeedsYouItem) -> usize {
+    let line = needs_you_line(&mut TextBlock::new(), item);
+    serialized_len(item) + 1 + line.len() + 1
 }
 
 fn channel_name(window: &Window, channel_id: &ChannelId) -> Text {
