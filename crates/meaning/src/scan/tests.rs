@@ -121,17 +121,20 @@ fn the_closest_come_first_and_a_channel_out_of_the_filter_never_appears() {
     );
 }
 
+/// The keys `filter` lets through of `index`, closest to axis 0 first.
+fn filtered(index: &Indexed, filter: ScanFilter) -> Vec<i64> {
+    let query = towards(0, 0.0);
+    keys(
+        &index
+            .search(&Identity::bundled(), &query, &filter, 10)
+            .expect("a search"),
+    )
+}
+
 #[test]
 fn author_and_time_filters_hold_inside_the_scan_both_sides_of_each_bound() {
     let index = index();
-    let query = towards(0, 0.0);
-    let search = |filter: ScanFilter| {
-        keys(
-            &index
-                .search(&Identity::bundled(), &query, &filter, 10)
-                .expect("a search"),
-        )
-    };
+    let search = |filter: ScanFilter| filtered(&index, filter);
     let by_bo = ScanFilter {
         author_id: Some("21".parse().unwrap()),
         ..everywhere()
@@ -160,14 +163,7 @@ fn author_and_time_filters_hold_inside_the_scan_both_sides_of_each_bound() {
 #[test]
 fn within_a_bounds_second_the_scan_admits_and_leaves_the_exact_bound_to_the_store() {
     let index = index();
-    let query = towards(0, 0.0);
-    let search = |filter: ScanFilter| {
-        keys(
-            &index
-                .search(&Identity::bundled(), &query, &filter, 10)
-                .expect("a search"),
-        )
-    };
+    let search = |filter: ScanFilter| filtered(&index, filter);
     // Message 2 arrived at 200 s exactly: a start half a second later, or an end a
     // microsecond after it, are within its second, and the scan keeps it for the store to
     // judge; a start a second later, or an end at it, leave it out.
