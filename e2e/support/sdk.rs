@@ -82,18 +82,8 @@ pub fn start(
 ) -> Session {
     let plan = store.folder().join(format!("{sdk:?}-plan.json"));
     let answers = store.folder().join(format!("{sdk:?}-answers.json"));
-    let server_env: serde_json::Map<String, Value> = store
-        .env()
-        .into_iter()
-        .map(|(name, value)| (name.to_string(), Value::String(value)))
-        .collect();
     let plan_json = json!({
-        "server": {
-            "command": BINARY,
-            "args": ["--db", store.path(), "mcp"],
-            "env": server_env,
-            "cwd": store.folder(),
-        },
+        "server": server_start(store),
         "calls": calls
             .iter()
             .map(|(tool, arguments)| json!({"tool": tool, "arguments": arguments}))
@@ -189,23 +179,29 @@ impl Session {
     }
 }
 
+/// How a client script starts `discord-manager mcp` on `store`: the command, its arguments,
+/// the store's environment and its folder.
+fn server_start(store: &Store) -> Value {
+    let env: serde_json::Map<String, Value> = store
+        .env()
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), Value::String(value)))
+        .collect();
+    json!({
+        "command": BINARY,
+        "args": ["--db", store.path(), "mcp"],
+        "env": env,
+        "cwd": store.folder(),
+    })
+}
+
 /// Runs `script` (Python, in `e2e/clients/`) with `plan`, to which the server's start on `store`
 /// is added, and answers what it wrote back.
 pub async fn run_python(script: &str, store: &Store, mut plan: Value) -> Value {
     let name = script.trim_end_matches(".py");
     let plan_path = store.folder().join(format!("{name}-plan.json"));
     let answers = store.folder().join(format!("{name}-answers.json"));
-    let server_env: serde_json::Map<String, Value> = store
-        .env()
-        .into_iter()
-        .map(|(name, value)| (name.to_string(), Value::String(value)))
-        .collect();
-    plan["server"] = json!({
-        "command": BINARY,
-        "args": ["--db", store.path(), "mcp"],
-        "env": server_env,
-        "cwd": store.folder(),
-    });
+    plan["server"] = server_start(store);
     std::fs::write(&plan_path, plan.to_string()).expect("the client's plan is written");
     let mut client = official_tools::python_script(script);
     client
