@@ -218,7 +218,7 @@ fn index_files(store: &Store, path: &std::path::Path, files: usize, file_bytes: 
                         .expect("an id");
                     let filename = format!("service-{number}.log");
                     let attachment = Attachment {
-                        id: id.clone(),
+                        id,
                         filename: filename.clone(),
                         size: FILE_BYTES as u64,
                         content_type: Some("text/plain".into()),
@@ -239,8 +239,8 @@ fn index_files(store: &Store, path: &std::path::Path, files: usize, file_bytes: 
                     let record = AttachmentRecord {
                         seq: 0,
                         attachment_id: id,
-                        message_id: message_id.clone(),
-                        channel_id: channel_id.clone(),
+                        message_id: *message_id,
+                        channel_id: *channel_id,
                         filename,
                         content_type: Some("text/plain".into()),
                         size: FILE_BYTES as u64,

@@ -17,7 +17,7 @@ use discord_manager_store::Store;
 use discord_manager_synthetic::stand_in_meanings::made_up_base;
 use discord_manager_synthetic::{OWNER_ID, Plan, Produced};
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake::ChannelId;
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use rusqlite::{Connection, OpenFlags};
 
 const SEED: u64 = 20_261_129;
@@ -293,7 +293,7 @@ fn the_same_seed_builds_the_same_history_and_another_seed_does_not() {
                 discord_manager_synthetic::build(&store, &plan).expect("the generator runs");
             drop(store);
             let db = read_only(&path);
-            let rows: Vec<(String, String, String, String)> = db
+            let rows: Vec<(MessageId, ChannelId, UserId, String)> = db
             .prepare(
                 "SELECT message_id, channel_id, author_id, created_at FROM messages ORDER BY seq",
             )

@@ -651,8 +651,8 @@ async fn every_tool_answers_meaningfully_from_a_freshly_seeded_store() {
     .unwrap();
     let context = build_owner_context(&config, &store, Source::Cli).unwrap();
     assert_eq!(
-        context.owner_id.as_ref().map(|id| id.as_str()),
-        Some("1000000000000000001"),
+        context.owner_id.as_ref().map(|id| id.to_string()),
+        Some("1000000000000000001".to_string()),
         "the demo owner is learned from the store"
     );
     let services = Services {
@@ -798,8 +798,8 @@ fn seed_replace_refuses_a_store_seed_did_not_make_and_one_ingest_holds() {
             .unwrap()
             .owner_user_id
             .as_ref()
-            .map(|id| id.as_str()),
-        Some("1000000000000000009"),
+            .map(|id| id.to_string()),
+        Some("1000000000000000009".to_string()),
         "the store was left as it was"
     );
     drop(kept);

@@ -17,13 +17,16 @@ const STATEMENT_TAKERS: &[&str] = &[
 ];
 
 /// The store's production files: every `.rs` file under `crates/store/src/store/` but the
-/// test files.
+/// test files (`tests.rs`, `testing.rs` and a module's `tests/` folder).
 fn production_files() -> Vec<PathBuf> {
     fn walk(folder: &Path, files: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(folder).expect("src/store can be listed") {
             let path = entry.expect("src/store can be listed").path();
             if path.is_dir() {
-                walk(&path, files);
+                // A module's `tests/` folder holds test files, as `tests.rs` does.
+                if path.file_name().is_some_and(|name| name != "tests") {
+                    walk(&path, files);
+                }
             } else if path.extension().is_some_and(|extension| extension == "rs")
                 && !matches!(
                     path.file_name().and_then(|name| name.to_str()),

@@ -51,11 +51,6 @@ const NOT_DISCORD_IDS: &[(&str, &str, &str)] = &[
         "ChannelBeginning::of: the newest message's id is the beginning's position",
     ),
     (
-        "crates/store/src/store/coverage.rs",
-        "id",
-        "to_sql_id: the u64 to i64 conversion every id's binding goes through",
-    ),
-    (
         "crates/vocabulary/src/snowflake.rs",
         "id",
         "minted_at and days_before: the arithmetic of a snowflake's timestamp bits",

@@ -146,7 +146,7 @@ pub fn sample(
         Some(mention) => mention,
         None => first_mention(first_arrival)?.ok_or("the store has no mention of the owner")?,
     };
-    let channel = busiest_channel.clone();
+    let channel = *busiest_channel;
     // The one file attachments_get reads: played into the store once, known after.
     let attachment = runtime
         .block_on(discord_manager::seed::play_kept_text_attachment(
@@ -156,7 +156,7 @@ pub fn sample(
         .map_err(|error| format!("the sample's attachment: {}", error.message()))?;
     Ok(Sample {
         channel,
-        bot_message: message.clone(),
+        bot_message: message,
         message,
         mention,
         word: discord_manager_synthetic::search_word(),

@@ -230,11 +230,11 @@ fn protections_check(config: &Config, sources: &discord_manager_core::config::So
     let on_off = |on: bool| if on { "on" } else { "off" };
     let send_list = match &config.send_channel_ids {
         None => "nowhere".to_string(),
-        Some(ids) => format!("only in {}", ids.join(", ")),
+        Some(ids) => format!("only in {}", written(ids)),
     };
     let scope = match config.guild_scope.listed() {
         [] => "every guild the bot is in".to_string(),
-        listed => listed.join(", "),
+        listed => written(listed),
     };
     let settings = [
         (
@@ -523,7 +523,7 @@ async fn channels_check(
         )
         .fix("check that the bot is still in the guild, then run doctor again"),
     };
-    check.guild_id = Some(guild_id.clone());
+    check.guild_id = Some(*guild_id);
     check
 }
 
@@ -860,6 +860,14 @@ fn cache_filesystem<'a>(folder: &'a Path, store: &'a Path) -> &'a Path {
 
 /// The bytes an unprivileged user may still write on the filesystem holding `path` (None where
 /// it is not checked: not Unix, or the filesystem would not say).
+/// Ids as the owner reads a list of them: their digits, comma-separated.
+fn written<T: std::fmt::Display>(ids: &[T]) -> String {
+    ids.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn free_space(path: &Path) -> Option<u64> {
     #[cfg(unix)]
     {

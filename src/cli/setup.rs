@@ -52,7 +52,7 @@ pub fn run(options: &ArgMatches) -> Result<String> {
     let scope = choose_scope(options, &profile.guilds, interactive)?;
     let owner_id = match options.get_one::<String>("owner-id") {
         Some(id) => Some(discord_id("--owner-id", id)?),
-        None => profile.application.owner_id.clone(),
+        None => profile.application.owner_id,
     };
     if path.exists() && !options.get_flag("yes") && !confirm_replace(&path, interactive)? {
         return Err(Error::conflict(format!(
@@ -64,7 +64,7 @@ pub fn run(options: &ArgMatches) -> Result<String> {
         Scope::Every => String::new(),
         Scope::Only(ids) => ids
             .iter()
-            .map(GuildId::as_str)
+            .map(GuildId::to_string)
             .collect::<Vec<_>>()
             .join(","),
     };
@@ -207,7 +207,7 @@ fn chosen_scope(answer: &str, guilds: &[GuildSummary]) -> Option<Scope> {
         let index = number.trim().parse::<usize>().ok()?.checked_sub(1)?;
         let id = &guilds.get(index)?.id;
         if !ids.contains(id) {
-            ids.push(id.clone());
+            ids.push(*id);
         }
     }
     Some(Scope::Only(ids))
@@ -291,7 +291,10 @@ fn write_report(
         profile.user_id,
         application.name,
         application.id,
-        owner_id.map_or("nobody Discord names (give --owner-id)", UserId::as_str)
+        owner_id.map_or(
+            "nobody Discord names (give --owner-id)".to_string(),
+            UserId::to_string
+        )
     )?;
     write_scope(out, scope, &profile.guilds)?;
     let written: Vec<&str> = WRITTEN
@@ -347,10 +350,10 @@ fn write_scope(out: &mut impl fmt::Write, scope: &Scope, guilds: &[GuildSummary]
                     |guild| format!("{} ({})", guild.name, id),
                 )
             };
-            let not_in: Vec<&str> = ids
+            let not_in: Vec<String> = ids
                 .iter()
                 .filter(|id| !guilds.iter().any(|guild| guild.id == **id))
-                .map(GuildId::as_str)
+                .map(GuildId::to_string)
                 .collect();
             writeln!(
                 out,
@@ -429,19 +432,16 @@ mod tests {
         assert_eq!(chosen_scope("  ", &guilds), Some(Scope::Every));
         assert_eq!(
             chosen_scope("3, 1,3", &guilds),
-            Some(Scope::Only(vec![
-                guilds[2].id.clone(),
-                guilds[0].id.clone()
-            ]))
+            Some(Scope::Only(vec![guilds[2].id, guilds[0].id]))
         );
         // Both ends of the list, and just past them.
         assert_eq!(
             chosen_scope("1", &guilds),
-            Some(Scope::Only(vec![guilds[0].id.clone()]))
+            Some(Scope::Only(vec![guilds[0].id]))
         );
         assert_eq!(
             chosen_scope("3", &guilds),
-            Some(Scope::Only(vec![guilds[2].id.clone()]))
+            Some(Scope::Only(vec![guilds[2].id]))
         );
         for refused in ["0", "4", "1,4", "one", "1,,2", "-1", "1.5"] {
             assert_eq!(chosen_scope(refused, &guilds), None, "{refused:?}");

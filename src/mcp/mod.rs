@@ -588,7 +588,7 @@ mod tests {
     async fn ping_and_other_calls_answer_while_a_call_waits_on_the_store() {
         let world = World::alone();
         let channel = world.channel("general");
-        let message = world.post(&channel, &world.owner_id, "keep this", json!({}));
+        let message = world.post(channel, world.owner_id, "keep this", json!({}));
         let mut client = start(Services {
             store: Arc::clone(&world.store),
             context: world.context(),

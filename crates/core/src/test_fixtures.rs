@@ -20,8 +20,8 @@ pub trait WorldContext {
 impl WorldContext for World {
     fn context(&self) -> OwnerContext {
         OwnerContext {
-            owner_id: Some(self.owner_id.clone()),
-            guild_scope: GuildScope::only(vec![self.guild_id.clone()]),
+            owner_id: Some(self.owner_id),
+            guild_scope: GuildScope::only(vec![self.guild_id]),
             token_configured: false,
             read_only: false,
             send_channel_ids: None,

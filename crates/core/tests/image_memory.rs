@@ -124,8 +124,8 @@ fn kept_attachment(world: &World, filename: &str, content_type: &str, bytes: &[u
     let attachment_id = discord_manager_playback::world::new_id();
     let channel = world.channel("screenshots");
     world.post(
-        &channel,
-        &world.owner_id,
+        channel,
+        world.owner_id,
         "",
         json!({"attachments": [{"id": attachment_id, "filename": filename,
                                 "size": bytes.len(), "url": "https://cdn.invalid/file",
@@ -153,8 +153,8 @@ fn kept_attachment(world: &World, filename: &str, content_type: &str, bytes: &[u
 
 fn context(world: &World) -> OwnerContext {
     OwnerContext {
-        owner_id: Some(world.owner_id.clone()),
-        guild_scope: GuildScope::only(vec![world.guild_id.clone()]),
+        owner_id: Some(world.owner_id),
+        guild_scope: GuildScope::only(vec![world.guild_id]),
         token_configured: false,
         read_only: false,
         send_channel_ids: None,

@@ -355,7 +355,7 @@ impl Fetcher {
     /// Whether `attachment`'s message is in the owner's scope (a message the store does not
     /// have is not).
     async fn in_scope(&self, attachment: &AttachmentRecord) -> bool {
-        let (store, message_id) = (Arc::clone(&self.store), attachment.message_id.clone());
+        let (store, message_id) = (Arc::clone(&self.store), attachment.message_id);
         let guild = blocking(move || {
             store.read(|reader| Ok(reader.message(&message_id)?.map(|message| message.guild_id)))
         })
@@ -462,7 +462,7 @@ impl Fetcher {
             attachment.attachment_id
         );
         let sighting = Attachment {
-            id: attachment.attachment_id.clone(),
+            id: attachment.attachment_id,
             filename: attachment.filename.clone(),
             size: attachment.size,
             content_type: attachment.content_type.clone(),
@@ -474,8 +474,8 @@ impl Fetcher {
         };
         let (store, message_id, channel_id) = (
             Arc::clone(&self.store),
-            attachment.message_id.clone(),
-            attachment.channel_id.clone(),
+            attachment.message_id,
+            attachment.channel_id,
         );
         let recorded = blocking(move || {
             store.write(|writer| writer.record_attachments(&message_id, &channel_id, &[sighting]))

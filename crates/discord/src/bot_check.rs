@@ -203,7 +203,7 @@ pub async fn guild_readability(
     let roles = rest.guild_roles(guild).await?;
     let bot_role_ids = rest.member_roles(guild, bot).await?;
     let record = GuildRecord {
-        guild_id: guild_id.clone(),
+        guild_id: *guild_id,
         name: String::new(),
         roles: roles
             .into_iter()

@@ -996,7 +996,7 @@ async fn repair_pass(
     let mut guilds: Vec<snowflake::GuildId> = channels
         .iter()
         .filter(|channel| !channel.removed)
-        .filter_map(|channel| channel.guild_id.clone())
+        .filter_map(|channel| channel.guild_id)
         .filter(|guild| guild_scope.includes(guild))
         .collect();
     guilds.sort();

@@ -43,7 +43,7 @@ async fn read_every_payload(store: &Arc<Store>, stop: &watch::Receiver<bool>) ->
         if *stop.borrow() {
             return Ok(());
         }
-        let (page_store, page_after) = (Arc::clone(store), after.clone());
+        let (page_store, page_after) = (Arc::clone(store), after);
         let page = blocking(move || read_again(&page_store, page_after.as_ref(), PAGE)).await?;
         read += page.read;
         changed += page.changed;

@@ -42,7 +42,7 @@ pub fn record_application_owner_in(
     source: IdentitySource,
 ) -> Result<Recorded> {
     let identity = Identity {
-        owner_user_id: Some(owner_user_id.clone()),
+        owner_user_id: Some(*owner_user_id),
         ..Identity::default()
     };
     Ok(writer.record_identity(&identity, source)?.into())
@@ -56,7 +56,7 @@ fn roles_of<'a>(roles: impl Iterator<Item = &'a Role>) -> Vec<RolePermissions> {
             name: role.name.clone(),
         })
         .collect();
-    roles.sort_by(|a, b| a.id.cmp(&b.id));
+    roles.sort_by_key(|a| a.id);
     roles
 }
 
@@ -76,7 +76,7 @@ fn update_guild(
         .reader()
         .guild(guild_id)?
         .unwrap_or_else(|| GuildRecord {
-            guild_id: guild_id.clone(),
+            guild_id: *guild_id,
             name: String::new(),
             roles: Vec::new(),
             bot_role_ids: Vec::new(),
@@ -106,7 +106,7 @@ pub(super) fn record_guild_in(writer: &mut Writer<'_>, guild: &Guild) -> Result<
         .map(|member| sorted_ids(&member.roles))
         .unwrap_or_default();
     let mut changed = writer.record_guild(&GuildRecord {
-        guild_id: guild_id.clone(),
+        guild_id,
         name: guild.name.clone(),
         roles: roles_of(guild.roles.values()),
         bot_role_ids,
@@ -164,7 +164,7 @@ pub(super) fn record_role_in(writer: &mut Writer<'_>, role: &Role) -> Result<Rec
     let changed = update_guild(writer, &role.guild_id.typed(), |known| {
         known.roles.retain(|existing| existing.id != entry.id);
         known.roles.push(entry);
-        known.roles.sort_by(|a, b| a.id.cmp(&b.id));
+        known.roles.sort_by_key(|a| a.id);
     })?;
     Ok(changed.into())
 }

@@ -66,9 +66,9 @@ mod tests {
     #[test]
     fn a_serenity_id_becomes_the_vocabularys_of_its_kind_with_the_same_digits() {
         let channel: snowflake::ChannelId = id::ChannelId::new(1_189_078_123_456_789_012).typed();
-        assert_eq!(channel.as_str(), "1189078123456789012");
+        assert_eq!(channel.to_string(), "1189078123456789012");
         let role: snowflake::RoleId = id::RoleId::new(7).typed();
-        assert_eq!(role.as_str(), "7");
-        assert_eq!(overwrite_target(id::UserId::new(9)).as_str(), "9");
+        assert_eq!(role.to_string(), "7");
+        assert_eq!(overwrite_target(id::UserId::new(9)).to_string(), "9");
     }
 }

@@ -86,7 +86,7 @@ pub fn read_again(store: &Store, after: Option<&MessageId>, limit: usize) -> Res
         let mut done = ReadAgain::default();
         for first in firsts {
             done.read += 1;
-            let id = first.message_id.clone();
+            let id = first.message_id;
             done.last = Some(first.message_id);
             let Some(message) = writer.reader().message(&id)? else {
                 // A payload of an update whose message never came: nothing to derive onto.

@@ -322,7 +322,7 @@ mod tests {
                 "user": {"id": "1000000000000000002", "username": "alice"}}});
         let command = MessagePayload::new(&answer).command().unwrap();
         assert_eq!(command.name, "/deploy");
-        assert_eq!(command.user_id.as_str(), "1000000000000000002");
+        assert_eq!(command.user_id.to_string(), "1000000000000000002");
         assert_eq!(command.user_name, "Alice");
         let context_menu = json!({"type": 23, "interaction": {"id": "1", "type": 2,
             "name": "Translate", "user": {"id": "1000000000000000003", "username": "linus"}}});
@@ -341,10 +341,10 @@ mod tests {
         for kind in [6, 21, 0] {
             let message = json!({"type": kind, "message_reference": reference});
             let referred = MessagePayload::new(&message).refers_to().unwrap();
-            assert_eq!(referred.channel_id.as_str(), "1400000000000000001");
+            assert_eq!(referred.channel_id.to_string(), "1400000000000000001");
             assert_eq!(
-                referred.message_id.as_ref().map(MessageId::as_str),
-                Some("1500000000000000001")
+                referred.message_id.as_ref().map(MessageId::to_string),
+                Some("1500000000000000001".to_string())
             );
         }
         let mut forward_reference = reference.clone();

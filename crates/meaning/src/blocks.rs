@@ -198,14 +198,10 @@ impl CodeBlock {
             }
             slots.push(Slot {
                 key,
-                channel_id: channels
+                channel_id: *channels
                     .get(channel_places[n] as usize)
-                    .ok_or_else(damaged)?
-                    .clone(),
-                author_id: authors
-                    .get(author_places[n] as usize)
-                    .ok_or_else(damaged)?
-                    .clone(),
+                    .ok_or_else(damaged)?,
+                author_id: *authors.get(author_places[n] as usize).ok_or_else(damaged)?,
                 arrived: arrived[n],
                 sent,
                 code: [0; CODE_WORDS],

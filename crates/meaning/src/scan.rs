@@ -59,8 +59,8 @@ impl Slot {
         let coordinates = coordinates(&row.vector)?;
         Some(Slot {
             key: row.key,
-            channel_id: row.channel_id.clone(),
-            author_id: row.author_id.clone(),
+            channel_id: row.channel_id,
+            author_id: row.author_id,
             arrived: row.arrived,
             sent: row.sent,
             code: sign_code(&coordinates),

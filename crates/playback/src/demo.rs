@@ -74,9 +74,11 @@ impl DemoDiscord {
             });
         };
         let timestamp = Instant::now();
+        let channel_id = message.channel_id.to_string();
+        let reply_to = message.reply_to_message_id.map(|id| id.to_string());
         let answer = Message {
             id: &snowflake(timestamp),
-            channel_id: message.channel_id.as_str(),
+            channel_id: &channel_id,
             author: bot(&bot_id, identity.bot_name),
             content: &message.content,
             timestamp: &timestamp.to_iso(),
@@ -86,7 +88,7 @@ impl DemoDiscord {
                 0
             },
             nonce: Some(&message.nonce),
-            reply_to: message.reply_to_message_id.as_ref().map(MessageId::as_str),
+            reply_to: reply_to.as_deref(),
             ..Message::default()
         }
         .to_json();
@@ -113,9 +115,13 @@ impl DemoDiscord {
             .store
             .read(|reader| reader.identity())
             .map_err(unavailable)?;
+        let (id, channel_id) = (
+            message.message_id.to_string(),
+            message.channel_id.to_string(),
+        );
         Ok(Message {
-            id: message.message_id.as_str(),
-            channel_id: message.channel_id.as_str(),
+            id: &id,
+            channel_id: &channel_id,
             author: bot(&message.author_id, identity.bot_name),
             content: &edit.content,
             timestamp: &message.sent_at.to_iso(),

@@ -7,6 +7,7 @@
 //! the core's `test_fixtures::WorldContext` gives a [`World`] its `context()`.
 
 use std::collections::VecDeque;
+use std::fmt::Display;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -44,8 +45,8 @@ pub struct World {
 }
 
 /// The user object of `id`, named `name`; the bot's is a bot's.
-pub fn user(id: impl AsRef<str>, name: &str) -> Value {
-    user_named(id.as_ref(), name).to_json()
+pub fn user(id: impl Display, name: &str) -> Value {
+    user_named(&id.to_string(), name).to_json()
 }
 
 fn user_named(id: &str, name: &str) -> User {
@@ -123,13 +124,13 @@ impl World {
         json!({"id": guild_id, "name": "test guild", "icon": null, "icon_hash": null, "splash": null, "discovery_splash": null,
                 "owner_id": owner_id, "afk_channel_id": null, "afk_timeout": 300, "verification_level": 0,
                 "default_message_notifications": 0, "explicit_content_filter": 0,
-                "roles": [role(guild_id.as_str(), VIEW | HISTORY | SEND), role(owner_role_id.as_str(), VIEW | HISTORY | SEND)],
+                "roles": [role(&guild_id.to_string(), VIEW | HISTORY | SEND), role(&owner_role_id.to_string(), VIEW | HISTORY | SEND)],
                 "emojis": [], "features": [], "mfa_level": 0, "application_id": null, "system_channel_id": null,
                 "system_channel_flags": 0, "rules_channel_id": null, "vanity_url_code": null, "description": null,
                 "banner": null, "premium_tier": 0, "preferred_locale": "en-US", "public_updates_channel_id": null,
                 "nsfw_level": 0, "stickers": [], "premium_progress_bar_enabled": false, "joined_at": "2026-01-01T00:00:00Z",
                 "large": false, "member_count": 2, "voice_states": [],
-                "members": [member(BOT_ID, &[]), member(owner_id.as_str(), &[owner_role_id.as_str()])],
+                "members": [member(BOT_ID, &[]), member(&owner_id.to_string(), &[&owner_role_id.to_string()])],
                 "channels": [], "threads": [], "presences": [], "stage_instances": [], "guild_scheduled_events": []})
     }
 
@@ -139,25 +140,25 @@ impl World {
     }
 
     /// A thread of `parent`, and its id.
-    pub fn thread(&self, parent: impl AsRef<str>, name: &str) -> ChannelId {
+    pub fn thread(&self, parent: impl Display, name: &str) -> ChannelId {
         let id: ChannelId = fresh_id();
         dispatch(
             &self.store,
             "THREAD_CREATE",
-            self.channel_payload(&id, name, 11, Some(parent.as_ref()), json!([])),
+            self.channel_payload(id, name, 11, Some(&parent.to_string()), json!([])),
         );
         id
     }
 
     pub fn channel_payload(
         &self,
-        id: impl AsRef<str>,
+        id: impl Display,
         name: &str,
         kind: u8,
         parent: Option<&str>,
         overwrites: Value,
     ) -> Value {
-        let mut channel = json!({"id": id.as_ref(), "guild_id": self.guild_id, "name": name, "type": kind, "position": 0,
+        let mut channel = json!({"id": id.to_string(), "guild_id": self.guild_id, "name": name, "type": kind, "position": 0,
                                  "permission_overwrites": overwrites, "nsfw": false});
         if let Some(parent) = parent {
             channel["parent_id"] = json!(parent);
@@ -175,7 +176,7 @@ impl World {
         dispatch(
             &self.store,
             "CHANNEL_CREATE",
-            self.channel_payload(&id, name, 0, None, overwrites),
+            self.channel_payload(id, name, 0, None, overwrites),
         );
         id
     }
@@ -187,17 +188,19 @@ impl World {
     /// A message payload; `extra` fields are merged over the defaults.
     pub fn message_payload(
         &self,
-        id: impl AsRef<str>,
-        channel_id: impl AsRef<str>,
-        author_id: impl AsRef<str>,
+        id: impl Display,
+        channel_id: impl Display,
+        author_id: impl Display,
         content: &str,
         extra: Value,
     ) -> Value {
+        let (id, channel_id) = (id.to_string(), channel_id.to_string());
+        let guild_id = self.guild_id.to_string();
         let mut message = Message {
-            id: id.as_ref(),
-            channel_id: channel_id.as_ref(),
-            guild_id: Some(self.guild_id.as_str()),
-            author: user_named(author_id.as_ref(), "author"),
+            id: &id,
+            channel_id: &channel_id,
+            guild_id: Some(&guild_id),
+            author: user_named(&author_id.to_string(), "author"),
             content,
             timestamp: "2026-11-29T10:00:00Z",
             ..Message::default()
@@ -212,8 +215,8 @@ impl World {
     /// Posts a message through MESSAGE_CREATE and returns its id.
     pub fn post(
         &self,
-        channel_id: impl AsRef<str>,
-        author_id: impl AsRef<str>,
+        channel_id: impl Display,
+        author_id: impl Display,
         content: &str,
         extra: Value,
     ) -> MessageId {
@@ -221,7 +224,7 @@ impl World {
         dispatch(
             &self.store,
             "MESSAGE_CREATE",
-            self.message_payload(&id, channel_id, author_id, content, extra),
+            self.message_payload(id, channel_id, author_id, content, extra),
         );
         id
     }
@@ -231,7 +234,7 @@ impl World {
     /// [`World::alone`]: a direct message is in no guild, so other tests would see it.
     pub fn direct_message(
         &self,
-        author_id: impl AsRef<str>,
+        author_id: impl Display,
         content: &str,
         extra: Value,
     ) -> (ChannelId, MessageId) {
@@ -243,7 +246,7 @@ impl World {
         )
         .expect("the direct-message channel is recorded");
         let id: MessageId = fresh_id();
-        let mut payload = self.message_payload(&id, &channel, author_id, content, extra);
+        let mut payload = self.message_payload(id, channel, author_id, content, extra);
         payload["guild_id"] = Value::Null;
         dispatch(&self.store, "MESSAGE_CREATE", payload);
         (channel, id)
@@ -251,39 +254,39 @@ impl World {
 
     pub fn edit(
         &self,
-        channel_id: impl AsRef<str>,
-        message_id: impl AsRef<str>,
+        channel_id: impl Display,
+        message_id: impl Display,
         content: &str,
         edited_at: &str,
     ) -> Recorded {
         dispatch(
             &self.store,
             "MESSAGE_UPDATE",
-            json!({"id": message_id.as_ref(), "channel_id": channel_id.as_ref(), "guild_id": self.guild_id, "content": content,
+            json!({"id": message_id.to_string(), "channel_id": channel_id.to_string(), "guild_id": self.guild_id, "content": content,
                    "edited_timestamp": edited_at, "mentions": [], "mention_roles": []}),
         )
     }
 
-    pub fn delete(&self, channel_id: impl AsRef<str>, message_id: impl AsRef<str>) -> Recorded {
+    pub fn delete(&self, channel_id: impl Display, message_id: impl Display) -> Recorded {
         dispatch(
             &self.store,
             "MESSAGE_DELETE",
-            json!({"id": message_id.as_ref(), "channel_id": channel_id.as_ref(), "guild_id": self.guild_id}),
+            json!({"id": message_id.to_string(), "channel_id": channel_id.to_string(), "guild_id": self.guild_id}),
         )
     }
 
     pub fn react(
         &self,
         kind: &str,
-        channel_id: impl AsRef<str>,
-        message_id: impl AsRef<str>,
-        user_id: impl AsRef<str>,
+        channel_id: impl Display,
+        message_id: impl Display,
+        user_id: impl Display,
         emoji: &str,
     ) -> Recorded {
         dispatch(
             &self.store,
             kind,
-            json!({"user_id": user_id.as_ref(), "channel_id": channel_id.as_ref(), "message_id": message_id.as_ref(), "guild_id": self.guild_id,
+            json!({"user_id": user_id.to_string(), "channel_id": channel_id.to_string(), "message_id": message_id.to_string(), "guild_id": self.guild_id,
                    "emoji": {"id": null, "name": emoji}, "burst": false, "type": 0}),
         )
     }
@@ -297,14 +300,14 @@ pub fn new_id() -> String {
 
 /// `text` as an id of the kind the caller wants, if it is one: tests name ids however reads
 /// best (a literal, a `String`, another kind's digits).
-pub fn id_as<Id: FromStr>(text: impl AsRef<str>) -> Option<Id> {
-    text.as_ref().parse().ok()
+pub fn id_as<Id: FromStr>(text: impl Display) -> Option<Id> {
+    text.to_string().parse().ok()
 }
 
 /// `text` as an id of the kind the caller wants; panics if it is not one (a test's own id).
-pub fn id<Id: FromStr>(text: impl AsRef<str>) -> Id {
-    let text = text.as_ref();
-    id_as(text).unwrap_or_else(|| panic!("{text:?} is not an id"))
+pub fn id<Id: FromStr>(text: impl Display) -> Id {
+    let text = text.to_string();
+    id_as(&text).unwrap_or_else(|| panic!("{text:?} is not an id"))
 }
 
 /// What the scripted Discord answers to one request.

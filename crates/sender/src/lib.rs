@@ -72,7 +72,7 @@ impl Delivered {
     /// Discord acted on `message_id`, and recording its answer went as `recorded` says.
     pub fn of(message_id: &MessageId, recorded: Result<()>) -> Delivered {
         Delivered {
-            message_id: message_id.clone(),
+            message_id: *message_id,
             unrecorded: recorded.err().map(|error| error.message().to_string()),
         }
     }

@@ -576,7 +576,7 @@ fn layout_tally(channels: &[Channel], message_channels: &[usize]) -> Produced {
     let busiest_readable_channel = message_channels
         .iter()
         .find(|&&index| channels[index].access == Access::Readable)
-        .map(|&index| channels[index].id.clone());
+        .map(|&index| channels[index].id);
     Produced {
         busiest_readable_channel,
         guilds: GUILDS,
@@ -930,11 +930,12 @@ impl Generator {
         sent_at: Instant,
         words: &Words,
     ) -> Value {
-        let channel_id = self.channels[channel].id.as_str();
+        let channel_id = &*self.channels[channel].id.to_string();
+        let id = message_id.to_string();
         let guild_id = guild_id(guild);
         let timestamp = sent_at.to_iso();
         let message = Message {
-            id: message_id.as_str(),
+            id: &id,
             channel_id,
             guild_id: Some(&guild_id),
             author: user(author),
@@ -990,7 +991,7 @@ impl Generator {
         author_object["public_flags"] = json!(0);
         payload["channel_type"] = json!(0);
         payload["components"] = json!([]);
-        payload["nonce"] = json!(message_id.as_str());
+        payload["nonce"] = json!(message_id.to_string());
         payload
     }
 
@@ -1040,7 +1041,7 @@ impl Generator {
         let snippet: String = content.chars().take(80).collect();
         recent.push((message_id.to_string(), author, snippet));
         if self.bookmark_at.contains(&index) {
-            self.bookmarked.push(message_id.clone());
+            self.bookmarked.push(*message_id);
         }
     }
 
@@ -1074,7 +1075,7 @@ impl Generator {
             self.schedule(
                 last_edit.min(end),
                 FollowUp::Edit {
-                    message_id: message_id.clone(),
+                    message_id: *message_id,
                     channel,
                     content: format!("{} (edit {})", words.content, round + 1),
                     edited_at,
@@ -1105,7 +1106,7 @@ impl Generator {
             }
             given.push((user, emoji));
             self.produced.reaction_events += 1;
-            let message_id = message_id.clone();
+            let message_id = *message_id;
             self.schedule(
                 at,
                 FollowUp::React {
@@ -1120,7 +1121,7 @@ impl Generator {
         if self.rng.chance(REACTION_REMOVED_PPM) {
             let (user, emoji) = given[self.rng.below(given.len() as u64) as usize];
             self.produced.reaction_events += 1;
-            let message_id = message_id.clone();
+            let message_id = *message_id;
             let at = (at + 60_000_000).min(end);
             self.schedule(
                 at,
@@ -1185,7 +1186,7 @@ impl Generator {
             add_bookmark(
                 store,
                 AddBookmark {
-                    message_id: message_id.clone(),
+                    message_id: *message_id,
                     note: Some(format!("synthetic bookmark {position}")),
                     due_at: None,
                 },
@@ -1197,7 +1198,7 @@ impl Generator {
             resolve_bookmark(
                 store,
                 ResolveBookmark {
-                    message_id: message_id.clone(),
+                    message_id: *message_id,
                 },
                 &context(Source::Mcp),
             )?;

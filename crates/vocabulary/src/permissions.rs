@@ -123,7 +123,7 @@ fn effective(
     let mut apply = |allow: u64, deny: u64| permissions = permissions.overwritten(allow, deny);
     if let Some(everyone) = overwrites
         .iter()
-        .find(|o| o.kind == OverwriteKind::Role && o.id.as_str() == everyone.as_str())
+        .find(|o| o.kind == OverwriteKind::Role && o.id.get() == everyone.get())
     {
         apply(everyone.allow, everyone.deny);
     }
@@ -133,15 +133,14 @@ fn effective(
             && guild
                 .bot_role_ids()
                 .iter()
-                .any(|role| role.as_str() == o.id.as_str())
+                .any(|role| role.get() == o.id.get())
     }) {
         allow |= overwrite.allow;
         deny |= overwrite.deny;
     }
     apply(allow, deny);
     if let Some(member) = overwrites.iter().find(|o| {
-        o.kind == OverwriteKind::Member
-            && bot_user_id.is_some_and(|bot| bot.as_str() == o.id.as_str())
+        o.kind == OverwriteKind::Member && bot_user_id.is_some_and(|bot| bot.get() == o.id.get())
     }) {
         apply(member.allow, member.deny);
     }
@@ -228,7 +227,7 @@ mod tests {
             &self.guild_id
         }
         fn role_bits(&self, id: &RoleId) -> u64 {
-            match id.as_str() {
+            match id.to_string().as_str() {
                 "1" => self.everyone,
                 "2" => self.bot_role,
                 _ => 0,

@@ -9,7 +9,7 @@
 //! clock: an id made from an instant is only ever a bound or a stand-in (the demo seed, the
 //! benchmark's generator), never a claim about what Discord has minted.
 
-use std::borrow::{Borrow, Cow};
+use std::borrow::Cow;
 use std::fmt;
 use std::num::NonZeroU64;
 use std::str::FromStr;
@@ -51,11 +51,14 @@ pub fn days_before(id: u64, days: u64) -> u64 {
 
 /// Whether `text` is a Discord id: 1 to 20 digits, not zero, within a `u64`. Every kind of id
 /// below is validated by this one rule.
-///
-/// One pass over the digits: every answer's ids are checked as they are read from the store.
 pub fn is_discord_id(text: &str) -> bool {
+    parse_id(text).is_some()
+}
+
+/// The number `text` writes, if it is a Discord id: one pass over the digits.
+fn parse_id(text: &str) -> Option<NonZeroU64> {
     if text.is_empty() || text.len() > 20 {
-        return false;
+        return None;
     }
     let value = text.bytes().try_fold(0u64, |value, byte| {
         let digit = byte.wrapping_sub(b'0');
@@ -63,8 +66,55 @@ pub fn is_discord_id(text: &str) -> bool {
             return None;
         }
         value.checked_mul(10)?.checked_add(u64::from(digit))
-    });
-    value.is_some_and(|id| id > 0)
+    })?;
+    NonZeroU64::new(value)
+}
+
+/// How an id is stored: SQLite's INTEGER is a signed 64-bit number, and an id is kept as the
+/// one with the same 64 bits. Discord's ids stay below 2^63 until 2084 (the top bit counts
+/// milliseconds from 2015), so until then the stored number is the id itself and SQL's order
+/// is the ids' order; an id above it still reads back exactly.
+pub fn stored_bits(id: impl Snowflake) -> i64 {
+    to_stored(id.number())
+}
+
+/// A snowflake's number (an id, or a bound between ids such as "complete through") as the store
+/// holds it: the signed 64-bit number with the same bits (see [`stored_bits`]).
+pub fn to_stored(number: u64) -> i64 {
+    number as i64
+}
+
+/// The snowflake number the store holds as `stored`: the inverse of [`to_stored`].
+pub fn from_stored(stored: i64) -> u64 {
+    stored as u64
+}
+
+/// What every kind of id is: a non-zero 64-bit number under its kind's type.
+pub trait Snowflake: Copy {
+    /// The id's number.
+    fn number(self) -> u64;
+}
+
+impl<T: Snowflake> Snowflake for &T {
+    fn number(self) -> u64 {
+        (*self).number()
+    }
+}
+
+/// `ids` as one JSON array of the numbers the store holds ([`stored_bits`]), which SQL reads
+/// with `json_each` and compares with the id columns as the integers they are.
+#[cfg(feature = "sqlite")]
+pub fn sql_id_array<T: Snowflake>(ids: impl IntoIterator<Item = T>) -> String {
+    use std::fmt::Write;
+    let mut json = String::from("[");
+    for (n, id) in ids.into_iter().enumerate() {
+        let separator = if n > 0 { "," } else { "" };
+        let bits = stored_bits(id);
+        // Writing to a String cannot fail.
+        let _ = write!(json, "{separator}{bits}");
+    }
+    json.push(']');
+    json
 }
 
 /// Why a text is not an id of a kind: owner-worded, naming the kind ("not a channel id").
@@ -94,8 +144,9 @@ impl std::error::Error for NotAnId {}
 /// `{"type":"string"}`; a
 /// channel's and a message's input also take a Discord link, which their schema states),
 /// `FromStr` for the command line, and, behind the `sqlite` feature, bound to and read from
-/// SQLite as TEXT holding those digits. A stored value that is not an id reads back as an
-/// owner-worded error, never a panic.
+/// SQLite as INTEGER ([`stored_bits`]). A stored value that is not an id reads back as an
+/// owner-worded error, never a panic. Inside, an id is its number: `Copy`, ordered as numbers
+/// (`9 < 10`), compared and hashed without reading digits.
 /// The JSON Schema `format` of an input that takes a Discord id: what the input check holds a
 /// field to is named by its format, never guessed from its `pattern`, which is there for the
 /// client's own validator.
@@ -107,85 +158,86 @@ macro_rules! discord_id {
     };
     ($(#[$doc:meta])* $name:ident, $kind:literal, input = $input:expr) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-        #[serde(transparent)]
-        pub struct $name(String);
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(NonZeroU64);
 
         impl $name {
             /// The id written in `text`, if `text` is one (see [`is_discord_id`]).
             pub fn parse(text: &str) -> Option<$name> {
-                is_discord_id(text).then(|| $name(text.to_string()))
+                parse_id(text).map($name)
             }
             /// The id whose number is `id`; none for zero.
             pub fn from_u64(id: u64) -> Option<$name> {
-                (id > 0).then(|| $name(id.to_string()))
+                NonZeroU64::new(id).map($name)
             }
             /// The id whose number is `id` (Discord's clients hold ids as non-zero numbers).
             pub fn from_nonzero(id: NonZeroU64) -> $name {
-                $name(id.get().to_string())
-            }
-            /// The id's digits, as they are written and stored.
-            pub fn as_str(&self) -> &str {
-                &self.0
+                $name(id)
             }
             /// The id's number: for the arithmetic of [`minted_at`] and [`days_before`].
-            pub fn get(&self) -> u64 {
-                self.0.parse().expect("an id is validated when it is made")
+            pub fn get(self) -> u64 {
+                self.0.get()
+            }
+            /// The id as the signed 64-bit number with the same bits: what the store's INTEGER
+            /// columns and a cursor's keys hold (see [`stored_bits`]).
+            pub fn as_i64(self) -> i64 {
+                self.0.get() as i64
+            }
+        }
+
+        impl Snowflake for $name {
+            fn number(self) -> u64 {
+                self.0.get()
             }
         }
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
+                fmt::Display::fmt(&self.0, f)
             }
         }
 
-        impl AsRef<str> for $name {
-            fn as_ref(&self) -> &str {
-                &self.0
+        /// Written as its digits: a JSON number cannot hold every snowflake exactly.
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(&self.0)
             }
         }
 
-        /// A map keyed by ids is probed with the digits as they are read in place.
-        impl Borrow<str> for $name {
-            fn borrow(&self) -> &str {
-                &self.0
-            }
-        }
-
+        /// An id equals the text that writes it (a test's or a map key's digits).
         impl PartialEq<str> for $name {
             fn eq(&self, other: &str) -> bool {
-                self.0 == other
+                parse_id(other) == Some(self.0)
             }
         }
 
         impl PartialEq<&str> for $name {
             fn eq(&self, other: &&str) -> bool {
-                self.0 == *other
+                parse_id(other) == Some(self.0)
             }
         }
 
         impl PartialEq<String> for $name {
             fn eq(&self, other: &String) -> bool {
-                self.0 == *other
+                parse_id(other) == Some(self.0)
             }
         }
 
         impl PartialEq<$name> for String {
             fn eq(&self, other: &$name) -> bool {
-                *self == other.0
+                other == self
             }
         }
 
         impl PartialEq<$name> for &str {
             fn eq(&self, other: &$name) -> bool {
-                *self == other.0
+                other == self
             }
         }
 
         impl PartialEq<$name> for str {
             fn eq(&self, other: &$name) -> bool {
-                self == other.0
+                other == self
             }
         }
 
@@ -223,10 +275,10 @@ macro_rules! discord_id {
 
         #[cfg(feature = "sqlite")]
         impl rusqlite::types::ToSql for $name {
-            /// Bound as TEXT, the digits as they are written: the store's id columns are TEXT.
+            /// Bound as SQLite's 64-bit INTEGER with the id's bits (see [`stored_bits`]).
             fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-                Ok(rusqlite::types::ToSqlOutput::Borrowed(
-                    rusqlite::types::ValueRef::Text(self.0.as_bytes()),
+                Ok(rusqlite::types::ToSqlOutput::Owned(
+                    rusqlite::types::Value::Integer(stored_bits(*self)),
                 ))
             }
         }
@@ -242,23 +294,22 @@ macro_rules! discord_id {
     };
 }
 
-/// The digits of a stored id of `kind`, or an owner-worded error (an [`Error`], which
-/// `From<rusqlite::Error>` keeps as it is) when the store holds something that is not one.
+/// A stored id of `kind`, or an owner-worded error (an [`Error`], which
+/// `From<rusqlite::Error>` keeps as it is) when the store holds something that is not one. The
+/// store writes ids as INTEGER ([`stored_bits`]); the digits of an id as TEXT read too, as a
+/// store written before ids were numbers held them.
 #[cfg(feature = "sqlite")]
 fn stored_id(
     value: rusqlite::types::ValueRef<'_>,
     kind: &'static str,
-) -> rusqlite::types::FromSqlResult<String> {
+) -> rusqlite::types::FromSqlResult<NonZeroU64> {
     use rusqlite::types::{FromSqlError, ValueRef};
-    let digits = match value {
-        ValueRef::Text(bytes) => std::str::from_utf8(bytes)
-            .ok()
-            .filter(|text| is_discord_id(text))
-            .map(str::to_string),
-        ValueRef::Integer(number) => (number > 0).then(|| number.to_string()),
+    let id = match value {
+        ValueRef::Text(bytes) => std::str::from_utf8(bytes).ok().and_then(parse_id),
+        ValueRef::Integer(number) => NonZeroU64::new(number as u64),
         _ => return Err(FromSqlError::InvalidType),
     };
-    digits.ok_or_else(|| {
+    id.ok_or_else(|| {
         let shown = match value {
             ValueRef::Text(bytes) => format!("{:?}", String::from_utf8_lossy(bytes)),
             ValueRef::Integer(number) => number.to_string(),
@@ -351,7 +402,7 @@ discord_id! {
 impl RoleId {
     /// The @everyone role of `guild`: Discord gives it the guild's own id.
     pub fn everyone_of(guild: &GuildId) -> RoleId {
-        RoleId(guild.0.clone())
+        RoleId(guild.0)
     }
 }
 
@@ -425,11 +476,67 @@ mod tests {
         assert_eq!(UserId::from_u64(0), None);
         assert_eq!(UserId::from_u64(42).unwrap(), "42");
         assert_eq!(
-            RoleId::from_nonzero(NonZeroU64::new(7).unwrap()).as_str(),
+            RoleId::from_nonzero(NonZeroU64::new(7).unwrap()).to_string(),
             "7"
         );
         let guild = GuildId::parse("99").unwrap();
-        assert_eq!(RoleId::everyone_of(&guild).as_str(), "99");
+        assert_eq!(RoleId::everyone_of(&guild).to_string(), "99");
+    }
+
+    #[test]
+    fn ids_are_numbers_ordered_as_numbers_and_a_text_of_digits_equals_its_id() {
+        let (nine, ten) = (
+            ChannelId::parse("9").unwrap(),
+            ChannelId::parse("10").unwrap(),
+        );
+        assert!(nine < ten, "9 sorts before 10, as numbers do");
+        let mut ids = vec![ten, nine];
+        ids.sort();
+        assert_eq!(ids, [nine, ten]);
+        // Copy: an id is used again after it is passed on.
+        let copy = nine;
+        assert_eq!(copy.get() + nine.get(), 18);
+        assert_eq!(ChannelId::parse("007"), ChannelId::parse("7"));
+        assert_eq!(ChannelId::parse("007").unwrap().to_string(), "7");
+        assert_eq!(nine, "9");
+        assert_ne!(nine, "09x");
+        assert_eq!("10".to_string(), ten);
+        assert_eq!(std::mem::size_of::<Option<MessageId>>(), 8);
+    }
+
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn an_id_is_stored_as_the_integer_with_its_bits_and_reads_back_from_an_integer_or_digits() {
+        use rusqlite::types::{FromSql, ToSql, ToSqlOutput, Value, ValueRef};
+        let id = MessageId::parse("1189078123456789012").unwrap();
+        assert_eq!(
+            id.to_sql().unwrap(),
+            ToSqlOutput::Owned(Value::Integer(1_189_078_123_456_789_012))
+        );
+        assert_eq!(
+            MessageId::column_result(ValueRef::Integer(1_189_078_123_456_789_012)).unwrap(),
+            id
+        );
+        // A store written before ids were numbers held their digits.
+        assert_eq!(
+            MessageId::column_result(ValueRef::Text(b"1189078123456789012")).unwrap(),
+            id
+        );
+        // Above 2^63 the stored number is negative and still reads back as the same id.
+        let top = MessageId::from_u64(u64::MAX).unwrap();
+        assert_eq!(stored_bits(top), -1);
+        assert_eq!(
+            MessageId::column_result(ValueRef::Integer(-1)).unwrap(),
+            top
+        );
+        assert_eq!(from_stored(to_stored(u64::MAX)), u64::MAX);
+        for damaged in [ValueRef::Integer(0), ValueRef::Text(b"12a")] {
+            let error = MessageId::column_result(damaged).unwrap_err().to_string();
+            assert!(error.contains("The store is damaged"), "{error}");
+        }
+        let ids = [9, 10].map(|id| ChannelId::from_u64(id).unwrap());
+        assert_eq!(sql_id_array(ids), "[9,10]");
+        assert_eq!(sql_id_array(Vec::<ChannelId>::new()), "[]");
     }
 
     #[test]

@@ -18,7 +18,7 @@ fn fill_every_table() -> World {
     let world = World::new();
     let channel = world.channel("general");
     let message = world.post(
-        &channel,
+        channel,
         "7",
         "hi",
         json!({"mention_roles": [world.owner_role_id], "pinned": true, "attachments": [{
@@ -27,16 +27,16 @@ fn fill_every_table() -> World {
             "proxy_url": "https://media.discordapp.net/attachments/1/1600000000000000001/a.png",
             "content_type": "image/png"}]}),
     );
-    world.edit(&channel, &message, "hi!", "2026-11-29T12:00:00Z");
-    world.react("MESSAGE_REACTION_ADD", &channel, &message, "8", "👍");
+    world.edit(channel, message, "hi!", "2026-11-29T12:00:00Z");
+    world.react("MESSAGE_REACTION_ADD", channel, message, "8", "👍");
     let input = crate::business::bookmarks::add::AddBookmark {
-        message_id: discord_manager_playback::world::id(&message),
+        message_id: discord_manager_playback::world::id(message),
         note: None,
         due_at: Some(Instant::now()),
     };
     crate::business::bookmarks::add::add_bookmark(&world.store, input, &world.context()).unwrap();
     let dismissal = crate::business::mentions::dismiss::DismissMention {
-        message_id: discord_manager_playback::world::id(&message),
+        message_id: discord_manager_playback::world::id(message),
         note: None,
     };
     crate::business::mentions::dismiss::dismiss_mention(&world.store, dismissal, &world.context())
@@ -44,7 +44,7 @@ fn fill_every_table() -> World {
     let marker = crate::business::channels::mark_read::MarkRead::default();
     crate::business::channels::mark_read::mark_read(&world.store, marker, &world.context())
         .unwrap();
-    world.delete(&channel, &message);
+    world.delete(channel, message);
     // The daemon's own record (written by `ingest`, not by recorders).
     world
         .store
@@ -53,7 +53,7 @@ fn fill_every_table() -> World {
             writer.record_assistant_reaction(&channel, &message)?;
             writer.record_gateway_event(GatewayEventKind::Alive, None, None)?;
             writer.record_coverage(&NewCoverage {
-                channel_id: channel.clone(),
+                channel_id: channel,
                 started_after: 1,
                 complete_through: 2,
                 fetched: 0,
@@ -75,7 +75,7 @@ fn fill_every_table() -> World {
             })?;
             writer.record_poll_vote(&PollVote {
                 message_id: discord_manager_playback::world::id("7"),
-                channel_id: channel.clone(),
+                channel_id: channel,
                 user_id: discord_manager_playback::world::id("8"),
                 answer_id: 1,
                 voted: true,
@@ -91,7 +91,7 @@ fn fill_every_table() -> World {
                     seq: 1,
                     attachment_id: discord_manager_playback::world::id("1600000000000000001"),
                     message_id: discord_manager_playback::world::id("7"),
-                    channel_id: channel.clone(),
+                    channel_id: channel,
                     filename: "a.log".into(),
                     content_type: None,
                     size: 4,
@@ -103,7 +103,7 @@ fn fill_every_table() -> World {
                 4,
             )?;
             writer.record_import_step(&discord_manager_store::NewImportStep {
-                channel_id: channel.clone(),
+                channel_id: channel,
                 window_start: 1,
                 reached: 3,
                 exhausted: false,
@@ -116,7 +116,7 @@ fn fill_every_table() -> World {
     use crate::business::schedules::add::{AddSchedule, add_schedule_at};
     use crate::business::schedules::cancel::{CancelSchedule, cancel_schedule};
     let schedule = AddSchedule {
-        channel_id: discord_manager_playback::world::id(&channel),
+        channel_id: discord_manager_playback::world::id(channel),
         content: "later".into(),
         send_at: Instant::now().plus_seconds(3600),
         reply_to_message_id: None,

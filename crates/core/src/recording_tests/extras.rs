@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use discord_manager_playback::world::{World, dispatch};
 
-fn extras(world: &World, id: impl AsRef<str>) -> MessageExtras {
+fn extras(world: &World, id: impl std::fmt::Display) -> MessageExtras {
     world
         .store
         .read(|reader| reader.message(&discord_manager_playback::world::id(id)))
@@ -19,7 +19,7 @@ fn extras(world: &World, id: impl AsRef<str>) -> MessageExtras {
         .extras
 }
 
-fn post(world: &World, channel: impl AsRef<str>, content: &str, extra: Value) -> String {
+fn post(world: &World, channel: impl std::fmt::Display, content: &str, extra: Value) -> String {
     let id = new_id();
     let recorded = dispatch(
         &world.store,
@@ -43,7 +43,7 @@ fn screenshot() -> Value {
 fn an_image_only_message_keeps_its_attachment() {
     let world = World::new();
     let channel = world.channel("general");
-    let id = post(&world, &channel, "", json!({"attachments": [screenshot()]}));
+    let id = post(&world, channel, "", json!({"attachments": [screenshot()]}));
     let kept = extras(&world, &id);
     assert_eq!(
         kept.attachments,
@@ -86,7 +86,7 @@ fn an_embed_only_webhook_post_keeps_its_embed_and_indexes_its_words() {
     webhook["global_name"] = Value::Null;
     let id = post(
         &world,
-        &channel,
+        channel,
         "",
         json!({"webhook_id": "1100000000000000777", "author": webhook, "embeds": [ci_embed()]}),
     );
@@ -121,7 +121,7 @@ fn an_embed_only_webhook_post_keeps_its_embed_and_indexes_its_words() {
             reader.search(
                 "test_rollout_gate",
                 &discord_manager_store::SearchFilter {
-                    channel_ids: vec![channel.clone()],
+                    channel_ids: vec![channel],
                     ..Default::default()
                 },
                 10,
@@ -140,7 +140,7 @@ fn an_unfurl_by_update_adds_the_embed_and_a_replay_of_it_writes_nothing() {
     let channel = world.channel("general");
     let id = post(
         &world,
-        &channel,
+        channel,
         "see https://github.com/lighthouse/api/pull/77",
         json!({}),
     );
@@ -189,7 +189,7 @@ fn a_sticker_is_kept_by_name() {
     let channel = world.channel("general");
     let id = post(
         &world,
-        &channel,
+        channel,
         "",
         json!({"sticker_items": [{"id": "749054660769218631", "name": "Wave", "format_type": 3}]}),
     );
@@ -217,7 +217,7 @@ fn poll(results: Value) -> Value {
 fn a_poll_keeps_its_question_answers_and_counts_as_discord_reports_them() {
     let world = World::new();
     let channel = world.channel("general");
-    let id = post(&world, &channel, "", json!({"poll": poll(Value::Null)}));
+    let id = post(&world, channel, "", json!({"poll": poll(Value::Null)}));
     let expected = |votes: [Option<u64>; 2], finalized| Poll {
         question: "Ship 2.4 on Thursday?".into(),
         answers: vec![
@@ -243,7 +243,7 @@ fn a_poll_keeps_its_question_answers_and_counts_as_discord_reports_them() {
     // A later copy with Discord's counts (answers without votes are left out by Discord).
     let counted = post(
         &world,
-        &channel,
+        channel,
         "",
         json!({"poll": poll(json!({"is_finalized": true,
             "answer_counts": [{"id": 1, "count": 3, "me_voted": false}]}))}),
@@ -262,7 +262,7 @@ fn a_poll_keeps_its_question_answers_and_counts_as_discord_reports_them() {
 fn poll_votes_the_gateway_delivers_are_counted_once_each_and_a_taken_back_vote_is_not() {
     let world = World::new();
     let channel = world.channel("general");
-    let id = post(&world, &channel, "", json!({"poll": poll(Value::Null)}));
+    let id = post(&world, channel, "", json!({"poll": poll(Value::Null)}));
     let vote = |kind: &str, user: &str, answer: u64| {
         dispatch(
             &world.store,
@@ -318,7 +318,7 @@ fn a_forwarded_message_keeps_what_discord_copied() {
     attachment["id"] = json!(attachment_id);
     let id = post(
         &world,
-        &channel,
+        channel,
         "",
         json!({"message_reference": {"type": 1, "message_id": "1312000000000000099",
                                       "channel_id": "1400000000000000002", "guild_id": world.guild_id},
@@ -332,10 +332,10 @@ fn a_forwarded_message_keeps_what_discord_copied() {
     // know: they are read from Discord's JSON of the message instead.
     assert_eq!(kept.flags, 16384);
     let source = kept.refers_to.as_ref().expect("a forward names its source");
-    assert_eq!(source.channel_id.as_str(), "1400000000000000002");
+    assert_eq!(source.channel_id.to_string(), "1400000000000000002");
     assert_eq!(
-        source.message_id.as_ref().map(|id| id.as_str()),
-        Some("1312000000000000099")
+        source.message_id.as_ref().map(|id| id.to_string()),
+        Some("1312000000000000099".to_string())
     );
     assert_eq!(kept.forwarded.len(), 1);
     assert_eq!(kept.forwarded[0].content, "2.4 is out");
@@ -361,8 +361,8 @@ fn a_forwarded_message_keeps_what_discord_copied() {
         .unwrap();
     let listed = listed.expect("the forwarded file is listed");
     assert_eq!(
-        (listed.message_id.as_str(), listed.channel_id.as_str()),
-        (id.as_str(), channel.as_str())
+        (listed.message_id.to_string(), listed.channel_id.to_string()),
+        (id, channel.to_string())
     );
     assert_eq!(listed.filename, "cat.png");
     assert_eq!(outcome, None, "pending: nothing became of it yet");
@@ -423,7 +423,7 @@ fn a_replayed_message_with_extras_writes_nothing_more() {
     let world = World::new();
     let channel = world.channel("general");
     let id = new_id();
-    let payload = world.message_payload(&id, &channel, "7", "", json!({"embeds": [ci_embed()]}));
+    let payload = world.message_payload(&id, channel, "7", "", json!({"embeds": [ci_embed()]}));
     assert_eq!(
         dispatch(&world.store, "MESSAGE_CREATE", payload.clone()),
         Recorded::Stored
@@ -438,10 +438,10 @@ fn a_replayed_message_with_extras_writes_nothing_more() {
 fn a_plain_message_has_no_extras() {
     let world = World::new();
     let channel = world.channel("general");
-    let reply_target = post(&world, &channel, "first", json!({}));
+    let reply_target = post(&world, channel, "first", json!({}));
     let id = post(
         &world,
-        &channel,
+        channel,
         "hello",
         json!({"type": 19, "message_reference": {"message_id": reply_target, "channel_id": channel}}),
     );
@@ -466,7 +466,7 @@ fn components_v2_alert() -> Value {
 fn a_components_v2_post_keeps_its_text_labels_and_every_flag_bit() {
     let world = World::new();
     let channel = world.channel("general");
-    let id = post(&world, &channel, "", components_v2_alert());
+    let id = post(&world, channel, "", components_v2_alert());
     let kept = extras(&world, &id);
     assert_eq!(kept.flags, 32768);
     let read: Vec<(&str, &str)> = kept
@@ -485,7 +485,7 @@ fn a_message_stored_before_a_reading_rule_existed_gains_it_from_its_kept_payload
     let world = World::new();
     let channel = world.channel("general");
     let id = new_id();
-    let payload = world.message_payload(&id, &channel, "7", "", components_v2_alert());
+    let payload = world.message_payload(&id, channel, "7", "", components_v2_alert());
     // What a version that did not read Components V2 stored: the message as serenity's model
     // has it (no components), beside its payload as Discord sent it.
     let message: serenity::model::channel::Message =
@@ -506,7 +506,7 @@ fn a_message_stored_before_a_reading_rule_existed_gains_it_from_its_kept_payload
         .unwrap();
     assert_eq!(extras(&world, &id).components, []);
     let in_channel = discord_manager_store::SearchFilter {
-        channel_ids: vec![discord_manager_playback::world::id(&channel)],
+        channel_ids: vec![discord_manager_playback::world::id(channel)],
         ..discord_manager_store::SearchFilter::default()
     };
     let found = |word: &str| {
@@ -553,10 +553,10 @@ fn a_message_stored_before_a_reading_rule_existed_gains_it_from_its_kept_payload
 fn a_deferred_command_reply_completed_without_an_edit_timestamp_reads_as_its_answer() {
     let world = World::new();
     let channel = world.channel("general");
-    let id = post(&world, &channel, "", json!({"flags": 128, "type": 20}));
+    let id = post(&world, channel, "", json!({"flags": 128, "type": 20}));
     let completed = world.message_payload(
         &id,
-        &channel,
+        channel,
         "7",
         "Deployed 2.4 to production",
         json!({"type": 20}),
@@ -581,7 +581,7 @@ fn a_deferred_command_reply_completed_without_an_edit_timestamp_reads_as_its_ans
     dispatch(&world.store, "MESSAGE_UPDATE", completed);
     let mut pinned = world.message_payload(
         &id,
-        &channel,
+        channel,
         "7",
         "Deployed 2.4 to production",
         json!({"type": 20}),

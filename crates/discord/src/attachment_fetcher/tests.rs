@@ -248,7 +248,7 @@ fn found(fetcher: &Fetcher, query: &str) -> Vec<Option<String>> {
 fn seen(fetcher: &Fetcher, attachment: &AttachmentRecord) {
     let extras = discord_manager_store::MessageExtras {
         attachments: vec![Attachment {
-            id: attachment.attachment_id.clone(),
+            id: attachment.attachment_id,
             filename: attachment.filename.clone(),
             size: attachment.size,
             content_type: attachment.content_type.clone(),
@@ -261,8 +261,8 @@ fn seen(fetcher: &Fetcher, attachment: &AttachmentRecord) {
         ..Default::default()
     };
     let message = discord_manager_store::NewMessage {
-        message_id: attachment.message_id.clone(),
-        channel_id: attachment.channel_id.clone(),
+        message_id: attachment.message_id,
+        channel_id: attachment.channel_id,
         guild_id: None,
         author_id: "7".parse().unwrap(),
         author_name: "someone".into(),

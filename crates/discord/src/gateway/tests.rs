@@ -67,7 +67,7 @@ fn a_message_that_cannot_be_stored_holds_back_none_of_the_burst_it_came_in() {
     world.store.refuse_message(&ids[1]);
     let (queue, queued) = mpsc::unbounded_channel();
     for id in &ids {
-        let data = world.message_payload(id, &channel, "7", "burst", serde_json::json!({}));
+        let data = world.message_payload(id, channel, "7", "burst", serde_json::json!({}));
         let payload = serde_json::json!({"t": "MESSAGE_CREATE", "d": data});
         queue.send(received(&payload)).unwrap();
     }
@@ -93,8 +93,8 @@ fn a_message_that_cannot_be_stored_holds_back_none_of_the_burst_it_came_in() {
     assert_eq!(gaps.len(), 1);
     assert_eq!(gaps[0].kind, GapKind::Event);
     assert_eq!(
-        gaps[0].channel_id.as_ref().map(|id| id.as_str()),
-        Some(channel.as_str())
+        gaps[0].channel_id.as_ref().map(|id| id.to_string()),
+        Some(channel.to_string())
     );
     assert!(
         gaps[0]
@@ -123,7 +123,7 @@ fn a_burst_is_stored_in_the_order_received_and_a_guild_create_in_it_plans_its_ba
     let channel = world.channel("general");
     let (first, last) = (new_id(), new_id());
     let message = |id: &str| {
-        let data = world.message_payload(id, &channel, "7", "burst", serde_json::json!({}));
+        let data = world.message_payload(id, channel, "7", "burst", serde_json::json!({}));
         serde_json::json!({"t": "MESSAGE_CREATE", "d": data})
     };
     let mut guild_create = world.guild_payload();

@@ -2,7 +2,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
+use discord_manager_vocabulary::snowflake::{ChannelId, UserId, sql_id_array};
 use rusqlite::named_params;
 
 use super::messages::{imported_origin, message_columns, message_from_row};
@@ -166,7 +166,7 @@ impl Reader<'_> {
         until: Instant,
         top: usize,
     ) -> Result<Vec<WindowActivity>> {
-        let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
+        let ids = sql_id_array(channel_ids.iter().copied());
         let (since, until) = (since.to_iso(), until.to_iso());
         let mut windows = vec![WindowActivity::default(); channel_ids.len()];
 
@@ -262,13 +262,13 @@ mod tests {
             (fresh_id(), fresh_id(), fresh_id());
         // In arrival order: one before the window, five inside it, one at its end (excluded).
         let rows = vec![
-            new_message(&busy, "7", "before"),
-            new_message(&busy, "8", "first inside"),
-            new_message(&busy, "7", "reacted, then cleared"),
-            new_message(&quiet, "9", "quiet"),
-            new_message(&busy, "7", "reacted"),
-            new_message(&busy, "6", "last inside"),
-            new_message(&busy, "8", "at until"),
+            new_message(busy, "7", "before"),
+            new_message(busy, "8", "first inside"),
+            new_message(busy, "7", "reacted, then cleared"),
+            new_message(quiet, "9", "quiet"),
+            new_message(busy, "7", "reacted"),
+            new_message(busy, "6", "last inside"),
+            new_message(busy, "8", "at until"),
         ];
         let stamped: Vec<Instant> = store
             .write(|writer| {
@@ -285,15 +285,15 @@ mod tests {
                 }
                 for index in [0, 2, 4, 6] {
                     writer.record_reaction(&ReactionChange::Add {
-                        message_id: rows[index].message_id.clone(),
-                        channel_id: rows[index].channel_id.clone(),
+                        message_id: rows[index].message_id,
+                        channel_id: rows[index].channel_id,
                         user_id: "5".parse().unwrap(),
                         emoji: "👍".into(),
                     })?;
                 }
                 writer.record_reaction(&ReactionChange::Clear {
-                    message_id: rows[2].message_id.clone(),
-                    channel_id: busy.clone(),
+                    message_id: rows[2].message_id,
+                    channel_id: busy,
                 })?;
                 Ok(stamped)
             })

@@ -5,7 +5,7 @@
 //! fetcher reads what is pending and records what became of it. The bytes themselves are in
 //! the attachment cache beside the store, named by the hash recorded here.
 
-use discord_manager_vocabulary::snowflake::{AttachmentId, ChannelId, MessageId};
+use discord_manager_vocabulary::snowflake::{AttachmentId, ChannelId, MessageId, sql_id_array};
 use rusqlite::{Row, named_params};
 
 use super::{Reader, Writer};
@@ -316,7 +316,7 @@ impl Reader<'_> {
         if attachment_ids.is_empty() {
             return Ok(std::collections::HashSet::new());
         }
-        let ids = serde_json::to_string(attachment_ids).unwrap_or_else(|_| "[]".to_string());
+        let ids = sql_id_array(attachment_ids.iter().copied());
         let mut statement = self.connection.prepare_cached(KEPT_AMONG)?;
         let rows = statement.query_map(
             named_params! {":attachment_ids": ids, ":fetched": "fetched"},

@@ -158,7 +158,7 @@ impl Writer<'_> {
             },
         )?;
         Ok(BookmarkEvent {
-            message_id: message_id.clone(),
+            message_id: *message_id,
             kind,
             note: note.map(str::to_string),
             content_when_bookmarked: content_when_bookmarked.map(str::to_string),

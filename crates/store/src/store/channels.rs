@@ -193,7 +193,7 @@ const CHANNELS_AS_LAST_SEEN: &str = concat!(
     channel_columns!(),
     " FROM channel_events
      WHERE seq IN (SELECT max(seq) FROM channel_events GROUP BY channel_id)
-     ORDER BY length(channel_id), channel_id"
+     ORDER BY channel_id"
 );
 
 const ROLES_AS_LAST_SEEN: &str = "SELECT roles FROM guild_events
@@ -451,7 +451,7 @@ mod tests {
 
     fn channel(channel_id: &ChannelId, name: &str) -> ChannelRecord {
         ChannelRecord {
-            channel_id: channel_id.clone(),
+            channel_id: *channel_id,
             guild_id: Some("1".parse().unwrap()),
             parent_id: None,
             name: name.to_string(),
@@ -482,10 +482,7 @@ mod tests {
             .write(|writer| writer.record_channel(&channel(&first, "general")))
             .unwrap();
         // The first handle read (and kept) the empty list; the other handle's write shows.
-        assert_eq!(
-            listed(&reading),
-            vec![(first.clone(), "general".into(), false)]
-        );
+        assert_eq!(listed(&reading), vec![(first, "general".into(), false)]);
         writing
             .write(|writer| {
                 writer.record_channel(&channel(&second, "random"))?;
@@ -496,10 +493,10 @@ mod tests {
             })
             .unwrap();
         let mut expected = vec![
-            (first.clone(), "general-renamed".to_string(), true),
-            (second.clone(), "random".to_string(), false),
+            (first, "general-renamed".to_string(), true),
+            (second, "random".to_string(), false),
         ];
-        expected.sort_by(|a, b| (a.0.as_str().len(), &a.0).cmp(&(b.0.as_str().len(), &b.0)));
+        expected.sort_by_key(|entry| entry.0);
         assert_eq!(listed(&reading), expected);
         // Read twice without a change: the same list.
         assert_eq!(listed(&reading), expected);
@@ -536,7 +533,7 @@ mod tests {
         .into_iter()
         .enumerate()
         {
-            let mut message = new_message(&busy, "7", &format!("message {index}"));
+            let mut message = new_message(busy, "7", &format!("message {index}"));
             message.origin = origin;
             messages.push(message);
         }

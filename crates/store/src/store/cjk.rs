@@ -290,15 +290,12 @@ mod tests {
             // Two characters, three, a katakana word, and Latin beside a run.
             assert_eq!(
                 search(&store, "\"缓存\""),
-                [(chinese.clone(), "最后我们决定使用LRU[缓存]策略".to_string())]
+                [(chinese, "最后我们决定使用LRU[缓存]策略".to_string())]
             );
             assert_eq!(search(&store, "\"决定使用\"")[0].0, chinese);
             assert_eq!(
                 search(&store, "\"キャッシュ\""),
-                [(
-                    japanese.clone(),
-                    "[キャッシュ]の方針はLRUに決めました".to_string()
-                )]
+                [(japanese, "[キャッシュ]の方針はLRUに決めました".to_string())]
             );
             assert_eq!(search(&store, "\"LRU缓存\"")[0].0, chinese);
             // A word with two words of the sentence ANDed, and one it does not hold.

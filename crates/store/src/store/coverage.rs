@@ -9,7 +9,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, from_stored, to_stored};
 use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 
@@ -154,15 +154,6 @@ fn instant_at(row: &Row<'_>, index: usize) -> rusqlite::Result<Instant> {
         .ok_or_else(|| rusqlite::Error::InvalidColumnType(index, text, rusqlite::types::Type::Text))
 }
 
-/// Snowflakes are stored as SQLite integers (signed 64-bit); Discord's fit until 2084.
-fn to_sql_id(id: u64) -> i64 {
-    i64::try_from(id).unwrap_or(i64::MAX)
-}
-
-fn from_sql_id(id: i64) -> u64 {
-    u64::try_from(id).unwrap_or(0)
-}
-
 fn gateway_event_from_row(row: &Row<'_>) -> rusqlite::Result<GatewayEventRecord> {
     Ok(GatewayEventRecord {
         kind: word(row, 0)?,
@@ -196,7 +187,7 @@ const CHANNEL_COVERAGE: &str = "SELECT channel_id, max(complete_through), max(cr
      FROM channel_coverage WHERE channel_id = :channel_id GROUP BY channel_id";
 
 const COVERAGES: &str = "SELECT channel_id, max(complete_through), max(created_at)
-     FROM channel_coverage GROUP BY channel_id ORDER BY length(channel_id), channel_id";
+     FROM channel_coverage GROUP BY channel_id ORDER BY channel_id";
 
 const BACKFILLED_PAST: &str = "SELECT EXISTS (SELECT 1 FROM channel_coverage
      WHERE channel_id = :channel_id AND started_after <= :after AND created_at > :since)";
@@ -332,7 +323,7 @@ impl Reader<'_> {
         Ok(self.connection.prepare_cached(BACKFILLED_PAST)?.query_row(
             named_params! {
                 ":channel_id": channel_id,
-                ":after": to_sql_id(after),
+                ":after": to_stored(after),
                 ":since": since.to_iso(),
             },
             |row| row.get(0),
@@ -350,7 +341,7 @@ impl Reader<'_> {
                 named_params! {
                     ":kind": GapKind::Messages.as_str(),
                     ":channel_id": channel_id,
-                    ":after": to_sql_id(after),
+                    ":after": to_stored(after),
                 },
                 |row| row.get(0),
             )?)
@@ -363,7 +354,7 @@ impl Reader<'_> {
             .prepare_cached(CHANNEL_BEGINNING)?
             .query_row(named_params! {":channel_id": channel_id}, |row| {
                 Ok(ChannelBeginning {
-                    after_message_id: from_sql_id(row.get(0)?),
+                    after_message_id: from_stored(row.get(0)?),
                     source: word(row, 1)?,
                 })
             })
@@ -405,7 +396,7 @@ impl Reader<'_> {
                 channel_id: row.get(1)?,
                 from_at: instant_at(row, 2)?,
                 until_at: instant_at(row, 3)?,
-                after_message_id: row.get::<_, Option<i64>>(4)?.map(from_sql_id),
+                after_message_id: row.get::<_, Option<i64>>(4)?.map(from_stored),
                 detail: row.get(5)?,
                 created_at: instant_at(row, 6)?,
             })
@@ -432,7 +423,7 @@ impl Reader<'_> {
 fn coverage_from_row(row: &Row<'_>) -> rusqlite::Result<ChannelCoverage> {
     Ok(ChannelCoverage {
         channel_id: row.get(0)?,
-        complete_through: from_sql_id(row.get(1)?),
+        complete_through: from_stored(row.get(1)?),
         last_backfill_at: instant_at(row, 2)?,
     })
 }
@@ -486,8 +477,8 @@ impl Writer<'_> {
             .execute(named_params! {
                 ":created_at": created_at,
                 ":channel_id": coverage.channel_id,
-                ":started_after": to_sql_id(coverage.started_after),
-                ":complete_through": to_sql_id(coverage.complete_through),
+                ":started_after": to_stored(coverage.started_after),
+                ":complete_through": to_stored(coverage.complete_through),
                 ":fetched": coverage.fetched as i64,
                 ":stored": coverage.stored as i64,
                 ":reason": coverage.reason,
@@ -511,7 +502,7 @@ impl Writer<'_> {
             .execute(named_params! {
                 ":created_at": created_at,
                 ":channel_id": channel_id,
-                ":after_message_id": to_sql_id(beginning.after_message_id),
+                ":after_message_id": to_stored(beginning.after_message_id),
                 ":source": beginning.source.as_str(),
             })?;
         Ok(beginning)
@@ -542,7 +533,7 @@ impl Writer<'_> {
                 ":channel_id": gap.channel_id,
                 ":from_at": gap.from_at.to_iso(),
                 ":until_at": gap.until_at.to_iso(),
-                ":after_message_id": gap.after_message_id.map(to_sql_id),
+                ":after_message_id": gap.after_message_id.map(to_stored),
                 ":detail": gap.detail,
             })?;
         Ok(())

@@ -2,7 +2,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, stored_bits};
 use rusqlite::named_params;
 
 use super::messages::{message_columns, message_from_row};
@@ -82,7 +82,7 @@ impl Reader<'_> {
                 named_params! {
                     ":channel_id": channel_id,
                     ":sent_at": at.sent_at.to_iso(),
-                    ":message_id": at.message_id.as_ref().map_or("", MessageId::as_str),
+                    ":message_id": at.message_id.map_or(0, stored_bits),
                     ":limit": limit as i64,
                 },
                 message_from_row,
@@ -107,7 +107,7 @@ impl Reader<'_> {
                 named_params! {
                     ":channel_id": channel_id,
                     ":sent_at": at.sent_at.to_iso(),
-                    ":message_id": at.message_id.as_ref().map_or("", MessageId::as_str),
+                    ":message_id": at.message_id.map_or(0, stored_bits),
                     ":limit": limit as i64,
                 },
                 message_from_row,
@@ -119,7 +119,7 @@ impl Reader<'_> {
     fn position_of(message: &MessageRecord) -> Position {
         Position {
             sent_at: message.sent_at,
-            message_id: Some(message.message_id.clone()),
+            message_id: Some(message.message_id),
         }
     }
 

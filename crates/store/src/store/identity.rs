@@ -57,12 +57,9 @@ impl Writer<'_> {
     pub fn record_identity(&mut self, learned: &Identity, source: IdentitySource) -> Result<bool> {
         let known = self.reader().identity()?;
         let merged = Identity {
-            bot_user_id: learned.bot_user_id.clone().or(known.bot_user_id.clone()),
+            bot_user_id: learned.bot_user_id.or(known.bot_user_id),
             bot_name: learned.bot_name.clone().or(known.bot_name.clone()),
-            owner_user_id: learned
-                .owner_user_id
-                .clone()
-                .or(known.owner_user_id.clone()),
+            owner_user_id: learned.owner_user_id.or(known.owner_user_id),
         };
         if merged == known {
             return Ok(false);
@@ -109,7 +106,7 @@ mod tests {
         assert!(!record(&bot, IdentitySource::Gateway), "nothing new");
         assert!(record(&owner, IdentitySource::Application));
 
-        let rows: Vec<(Option<String>, Option<String>, String)> = store
+        let rows: Vec<(Option<String>, Option<UserId>, String)> = store
             .read(|reader| {
                 let mut statement = reader.connection.prepare(
                     "SELECT bot_name, owner_user_id, origin FROM identity_events ORDER BY seq",
@@ -126,7 +123,7 @@ mod tests {
                 (Some("helper".into()), None, "gateway".into()),
                 (
                     Some("helper".into()),
-                    Some("1000000000000000009".into()),
+                    Some("1000000000000000009".parse().unwrap()),
                     "discord".into()
                 ),
             ]

@@ -4,7 +4,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake::ChannelId;
+use discord_manager_vocabulary::snowflake::{ChannelId, from_stored, to_stored};
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::{Reader, Writer};
@@ -61,19 +61,14 @@ macro_rules! import_states {
 
 const CHANNEL_IMPORT_STATE: &str = concat!(import_states!(), " WHERE i.channel_id = :channel_id");
 
-const IMPORT_STATES_BY_CHANNEL: &str = concat!(
-    import_states!(),
-    " ORDER BY length(i.channel_id), i.channel_id"
-);
+const IMPORT_STATES_BY_CHANNEL: &str = concat!(import_states!(), " ORDER BY i.channel_id");
 
 const INSERT_IMPORT_STEP: &str = "INSERT INTO channel_imports (created_at, channel_id,
          window_start, reached, exhausted, fetched, stored)
      VALUES (:created_at, :channel_id, :window_start, :reached, :exhausted, :fetched, :stored)";
 
 fn import_state_from_row(row: &Row<'_>) -> rusqlite::Result<ImportState> {
-    let id = |index: usize| -> rusqlite::Result<u64> {
-        Ok(u64::try_from(row.get::<_, i64>(index)?).unwrap_or(0))
-    };
+    let id = |index: usize| -> rusqlite::Result<u64> { Ok(from_stored(row.get(index)?)) };
     let at: String = row.get(7)?;
     Ok(ImportState {
         channel_id: row.get(0)?,
@@ -114,14 +109,13 @@ impl Writer<'_> {
     /// Appends one page's step of a channel's import.
     pub fn record_import_step(&mut self, step: &NewImportStep) -> Result<()> {
         let created_at = self.stamp().to_iso();
-        let sql_id = |id: u64| i64::try_from(id).unwrap_or(i64::MAX);
         self.transaction
             .prepare_cached(INSERT_IMPORT_STEP)?
             .execute(named_params! {
                 ":created_at": created_at,
                 ":channel_id": step.channel_id,
-                ":window_start": sql_id(step.window_start),
-                ":reached": sql_id(step.reached),
+                ":window_start": to_stored(step.window_start),
+                ":reached": to_stored(step.reached),
                 ":exhausted": step.exhausted,
                 ":fetched": step.fetched as i64,
                 ":stored": step.stored as i64,
@@ -137,7 +131,7 @@ mod tests {
 
     fn step(channel: &ChannelId, reached: u64, exhausted: bool, stored: u64) -> NewImportStep {
         NewImportStep {
-            channel_id: channel.clone(),
+            channel_id: *channel,
             window_start: 1_000,
             reached,
             exhausted,

@@ -4,7 +4,7 @@
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
+use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId, sql_id_array};
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::reactions::reaction_added;
@@ -34,7 +34,7 @@ fn dismissal_from_row(row: &Row<'_>) -> rusqlite::Result<MentionDismissal> {
 /// The ids as one JSON array, which the statements below read with `json_each`, so one
 /// prepared statement serves any number of people.
 fn id_list(ids: &[&UserId]) -> String {
-    serde_json::to_string(ids).unwrap_or_else(|_| "[]".into())
+    sql_id_array(ids.iter().copied())
 }
 
 const MENTION_DISMISSAL: &str = "SELECT message_id, note, source, created_at
@@ -128,7 +128,7 @@ impl Writer<'_> {
             },
         )?;
         Ok(MentionDismissal {
-            message_id: message_id.clone(),
+            message_id: *message_id,
             note: note.map(str::to_string),
             source: source.to_string(),
             created_at,

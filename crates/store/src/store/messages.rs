@@ -5,10 +5,10 @@ use std::collections::HashMap;
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::{
-    ApplicationId, ChannelId, GuildId, MessageId, RoleId, UserId, WebhookId,
+    ApplicationId, ChannelId, GuildId, MessageId, RoleId, UserId, WebhookId, sql_id_array,
+    stored_bits,
 };
 use discord_manager_vocabulary::words::word_enum;
-use rusqlite::types::FromSql;
 use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::extras::MessageExtras;
@@ -82,20 +82,6 @@ word_enum! {
 pub struct ArrivalCounts {
     pub window: HashMap<ChannelId, u64>,
     pub after: HashMap<ChannelId, u64>,
-}
-
-/// Adds one to the count of the channel whose stored id is `stored` (read in place),
-/// allocating its key only the first time.
-fn count_one(counts: &mut HashMap<ChannelId, u64>, stored: &str) -> rusqlite::Result<()> {
-    match counts.get_mut(stored) {
-        Some(count) => *count += 1,
-        None => {
-            let stored = rusqlite::types::ValueRef::Text(stored.as_bytes());
-            let channel = ChannelId::column_result(stored).map_err(rusqlite::Error::from)?;
-            counts.insert(channel, 1);
-        }
-    }
-    Ok(())
 }
 
 /// A message as Discord first delivered it (gateway, backfill, a send, or the demo seed).
@@ -314,7 +300,7 @@ impl Reader<'_> {
             ", c.key FROM json_each(:ids) AS c JOIN messages AS m ON m.message_id = c.value"
         );
         let mut statement = self.connection.prepare_cached(MESSAGES_BY_IDS)?;
-        let json = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+        let json = sql_id_array(ids.iter().copied());
         let mut found = Vec::new();
         let mut positions = Vec::new();
         let mut rows = statement.query(named_params! {":ids": json})?;
@@ -390,7 +376,7 @@ impl Reader<'_> {
             "' ORDER BY created_at LIMIT :limit)"
         );
         let mut statement = self.connection.prepare_cached(CHANNELS_NEWS_SINCE)?;
-        let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
+        let ids = sql_id_array(channel_ids.iter().copied());
         let mut all = Vec::new();
         let mut positions = Vec::new();
         let mut rows = statement.query(named_params! {
@@ -435,7 +421,7 @@ impl Reader<'_> {
              ORDER BY created_at LIMIT :limit"
         );
         let mut statement = self.connection.prepare_cached(NEWS_ARRIVED_FROM)?;
-        let ids = serde_json::to_string(channel_ids).unwrap_or_else(|_| "[]".into());
+        let ids = sql_id_array(channel_ids.iter().copied());
         let rows = statement
             .query_map(
                 named_params! {
@@ -470,12 +456,12 @@ impl Reader<'_> {
         let mut counts = ArrivalCounts::default();
         let mut rows = statement.query(named_params! {":from": from.to_iso()})?;
         while let Some(row) = rows.next()? {
-            let channel_id = row.get_ref(0)?.as_str().map_err(rusqlite::Error::from)?;
-            count_one(&mut counts.window, channel_id)?;
+            let channel_id: ChannelId = row.get(0)?;
+            *counts.window.entry(channel_id).or_default() += 1;
             if let Some(split) = &split
                 && row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)? >= split.as_str()
             {
-                count_one(&mut counts.after, channel_id)?;
+                *counts.after.entry(channel_id).or_default() += 1;
             }
         }
         Ok(counts)
@@ -526,7 +512,7 @@ impl Reader<'_> {
             "' ORDER BY created_at LIMIT :limit"
         );
         let mut statement = self.connection.prepare_cached(NEWS_MENTIONING)?;
-        let roles = serde_json::to_string(role_ids).unwrap_or_else(|_| "[]".into());
+        let roles = sql_id_array(role_ids.iter().copied());
         let rows = statement
             .query_map(
                 named_params! {
@@ -556,7 +542,7 @@ impl Reader<'_> {
                               WHERE author_id = j.value ORDER BY created_at DESC LIMIT 1)
              FROM json_each(:user_ids) AS j";
         let mut statement = self.connection.prepare_cached(LAST_AUTHOR_NAMES)?;
-        let ids = serde_json::to_string(user_ids).unwrap_or_else(|_| "[]".into());
+        let ids = sql_id_array(user_ids.iter().copied());
         let mut names = HashMap::new();
         let mut rows = statement.query(named_params! {":user_ids": ids})?;
         while let Some(row) = rows.next()? {
@@ -696,12 +682,12 @@ impl Hydrating {
         let position: HashMap<MessageId, usize> = messages
             .iter()
             .enumerate()
-            .map(|(index, message)| (message.message_id.clone(), index))
+            .map(|(index, message)| (message.message_id, index))
             .collect();
         // Each id once (the map keeps a repeated message's last position), so a join yields
         // each row once.
         let ids: Vec<&MessageId> = position.keys().collect();
-        let ids_json = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
+        let ids_json = sql_id_array(ids.iter().copied());
         Hydrating {
             messages,
             position,
@@ -833,8 +819,12 @@ impl Writer<'_> {
              ON CONFLICT (kind, target_id, message_id) DO NOTHING";
         let targets = user_ids
             .iter()
-            .map(|id| (MentionKind::User, id.as_str()))
-            .chain(role_ids.iter().map(|id| (MentionKind::Role, id.as_str())));
+            .map(|id| (MentionKind::User, stored_bits(id)))
+            .chain(
+                role_ids
+                    .iter()
+                    .map(|id| (MentionKind::Role, stored_bits(id))),
+            );
         for (kind, target_id) in targets {
             let stamp = self.stamp();
             let inserted =

@@ -1,4 +1,5 @@
-//! Numbered SQL migrations from `migrations/`, applied in one IMMEDIATE transaction.
+//! Numbered SQL migrations from `migrations/`, applied under SQLite's write lock: all in one
+//! IMMEDIATE transaction for a new store, one transaction each for a store with history.
 //!
 //! A shipped migration is never edited; a schema change is a new numbered file added to
 //! [`MIGRATIONS`]. A unit test keeps this list and the folder in step. The schema version is
@@ -133,6 +134,22 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0029_meaning_walks_and_blocks.sql",
         include_str!("../../../../migrations/0029_meaning_walks_and_blocks.sql"),
     ),
+    (
+        "0030_message_ids_as_numbers.sql",
+        include_str!("../../../../migrations/0030_message_ids_as_numbers.sql"),
+    ),
+    (
+        "0031_payload_ids_as_numbers.sql",
+        include_str!("../../../../migrations/0031_payload_ids_as_numbers.sql"),
+    ),
+    (
+        "0032_event_ids_as_numbers.sql",
+        include_str!("../../../../migrations/0032_event_ids_as_numbers.sql"),
+    ),
+    (
+        "0033_text_ids_as_numbers.sql",
+        include_str!("../../../../migrations/0033_text_ids_as_numbers.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.
@@ -155,9 +172,14 @@ fn version_and_id(connection: &Connection) -> rusqlite::Result<(i64, i64)> {
     connection.query_row(VERSION_AND_ID, [], |row| Ok((row.get(0)?, row.get(1)?)))
 }
 
-/// Brings the store up to date and gives it `application_id` if it has none, in one
-/// transaction that holds the write lock: see the module's documentation. A current, stamped
-/// store (every open but the first) takes no write lock at all.
+/// Brings the store up to date and gives it `application_id` if it has none, holding the write
+/// lock: see the module's documentation. A current, stamped store (every open but the first)
+/// takes no write lock at all.
+///
+/// A new store gets every migration in one transaction. A store that already has a schema gets
+/// each missing migration in a transaction of its own, so a long one (the rebuild of a table of
+/// a million messages) stopped midway keeps the ones before it, and the next open goes on from
+/// where it stopped.
 pub(super) fn migrate(connection: &mut Connection, path: &Path, application_id: i64) -> Result<()> {
     let (version, id) = version_and_id(connection)?;
     if version > LATEST {
@@ -168,6 +190,13 @@ pub(super) fn migrate(connection: &mut Connection, path: &Path, application_id: 
     }
     // 0028 writes each text as the index of Chinese and Japanese words reads it.
     super::cjk::register_grams(connection).map_err(|error| super::unusable_store(path, error))?;
+    while !migrate_step(connection, path, application_id)? {}
+    Ok(())
+}
+
+/// One transaction of [`migrate`]: every migration for a new store, the next one for a store
+/// with a schema. True when the store is current and stamped.
+fn migrate_step(connection: &mut Connection, path: &Path, application_id: i64) -> Result<bool> {
     let transaction = connection
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|error| match error.sqlite_error_code() {
@@ -184,23 +213,32 @@ pub(super) fn migrate(connection: &mut Connection, path: &Path, application_id: 
     if version > LATEST {
         return Err(newer_store(path, version));
     }
+    if version == LATEST && id != 0 {
+        return Ok(true);
+    }
     let applied = usize::try_from(version).unwrap_or(0);
-    for (name, sql) in &MIGRATIONS[applied..] {
+    let until = if applied == 0 {
+        MIGRATIONS.len()
+    } else {
+        (applied + 1).min(MIGRATIONS.len())
+    };
+    for (name, sql) in &MIGRATIONS[applied..until] {
         transaction.execute_batch(sql).map_err(|error| {
             Error::internal(format!(
-                "Cannot bring the store at {} up to date ({name}): {error}",
+                "Cannot bring the store at {} up to date ({name})",
                 path.display()
             ))
+            .with_source(error)
         })?;
     }
-    if version < LATEST {
-        transaction.pragma_update(None, "user_version", LATEST)?;
+    if until > applied {
+        transaction.pragma_update(None, "user_version", until as i64)?;
     }
     if id == 0 {
         transaction.pragma_update(None, "application_id", application_id)?;
     }
     transaction.commit()?;
-    Ok(())
+    Ok(until == MIGRATIONS.len())
 }
 
 /// For a store opened read-only: its schema must already be this version's, since it cannot be

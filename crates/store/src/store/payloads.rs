@@ -3,7 +3,7 @@
 //! knows nothing of their format; the recorders deflate and read them.
 
 use discord_manager_vocabulary::error::Result;
-use discord_manager_vocabulary::snowflake::MessageId;
+use discord_manager_vocabulary::snowflake::{MessageId, stored_bits};
 use rusqlite::named_params;
 
 use super::{Reader, Writer};
@@ -98,7 +98,7 @@ impl Reader<'_> {
             "SELECT message_id, version, dictionary, payload FROM message_payloads
              WHERE version = 0 AND message_id > :after
              ORDER BY message_id LIMIT :limit";
-        let after = after.map_or("", MessageId::as_str);
+        let after = after.map_or(0, stored_bits);
         let mut statement = self.connection.prepare_cached(FIRST_PAYLOADS_AFTER)?;
         let rows = statement
             .query_map(

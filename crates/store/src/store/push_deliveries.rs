@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
-use discord_manager_vocabulary::snowflake::MessageId;
+use discord_manager_vocabulary::snowflake::{MessageId, sql_id_array};
 use rusqlite::named_params;
 
 use super::{Reader, Writer};
@@ -59,7 +59,7 @@ impl Reader<'_> {
         if message_ids.is_empty() {
             return Ok(HashSet::new());
         }
-        let ids = serde_json::to_string(message_ids).unwrap_or_else(|_| "[]".to_string());
+        let ids = sql_id_array(message_ids.iter().copied());
         let mut statement = self.connection.prepare_cached(PUSHED_AMONG)?;
         let rows = statement.query_map(named_params! {":message_ids": ids}, |row| {
             row.get::<_, MessageId>(0)
@@ -103,7 +103,7 @@ mod tests {
         let pushed = store
             .read(|reader| reader.pushed_among(&[&one, &two]))
             .unwrap();
-        assert_eq!(pushed, HashSet::from([one.clone()]));
+        assert_eq!(pushed, HashSet::from([one]));
         assert_eq!(
             store.read(|reader| reader.push_coverage()).unwrap(),
             Some(late)

@@ -283,9 +283,9 @@ impl Writer<'_> {
         Ok(ScheduleRecord {
             schedule_id: self.transaction.last_insert_rowid(),
             created_at,
-            channel_id: schedule.channel_id.clone(),
+            channel_id: schedule.channel_id,
             content: schedule.content.clone(),
-            reply_to_message_id: schedule.reply_to_message_id.clone(),
+            reply_to_message_id: schedule.reply_to_message_id,
             send_at: schedule.send_at,
             nonce: schedule.nonce.clone(),
             source: schedule.source.clone(),

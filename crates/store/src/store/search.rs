@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::{
-    AttachmentId, ChannelId, GuildId, MessageId, RoleId, UserId,
+    AttachmentId, ChannelId, GuildId, MessageId, RoleId, UserId, sql_id_array, stored_bits,
 };
 use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, named_params};
@@ -675,7 +675,7 @@ impl RankedPass {
             }
             read += 1;
             let better_than_worst = worst.is_some_and(|worst| row.rank < worst);
-            if seen.insert(row.message.message_id.clone()) {
+            if seen.insert(row.message.message_id) {
                 kept.push(row);
             }
             complete_before_worst = better_than_worst && (kept.len() == limit || read == most_rows);
@@ -700,7 +700,7 @@ fn best_per_message(
             .then_with(|| a.text_rowid.cmp(&b.text_rowid))
     });
     let mut seen = HashSet::new();
-    rows.retain(|row| seen.insert(row.message.message_id.clone()));
+    rows.retain(|row| seen.insert(row.message.message_id));
     rows.truncate(limit);
     rows
 }
@@ -710,17 +710,18 @@ impl SearchFilter {
     /// names: only what the filter sets narrows the search.
     pub(super) fn conditions(&self) -> Conditions {
         let mut conditions = Conditions::default();
-        let channels = serde_json::to_string(&self.channel_ids).unwrap_or_else(|_| "[]".into());
+        let channels = sql_id_array(self.channel_ids.iter().copied());
         conditions.and(
             "m.channel_id IN (SELECT value FROM json_each(:channels))",
             [(":channels", Value::from(channels))],
         );
         let text = |value: &str| Value::from(value.to_string());
+        let id = |id: i64| Value::Integer(id);
         let instant = |at: &Instant| Value::from(at.to_iso());
         if let Some(author_id) = &self.author_id {
             conditions.and(
                 "m.author_id = :author_id",
-                [(":author_id", text(author_id.as_str()))],
+                [(":author_id", id(stored_bits(author_id)))],
             );
         }
         if let Some(since) = &self.since {
@@ -732,7 +733,7 @@ impl SearchFilter {
         if let Some(guild_id) = &self.guild_id {
             conditions.and(
                 "m.guild_id = :guild_id",
-                [(":guild_id", text(guild_id.as_str()))],
+                [(":guild_id", id(stored_bits(guild_id)))],
             );
         }
         if let Some(sent_since) = &self.sent_since {
@@ -756,7 +757,7 @@ impl SearchFilter {
             None => {}
         }
         if let Some((mentions, owner)) = &self.mentions_owner {
-            let roles = serde_json::to_string(&owner.role_ids).unwrap_or_else(|_| "[]".into());
+            let roles = sql_id_array(owner.role_ids.iter().copied());
             let condition = if *mentions {
                 MENTIONS_OWNER
             } else {
@@ -765,7 +766,7 @@ impl SearchFilter {
             conditions.and(
                 condition,
                 [
-                    (":owner", text(owner.user_id.as_str())),
+                    (":owner", id(stored_bits(owner.user_id))),
                     (":owner_roles", Value::from(roles)),
                     (":user_kind", text(MentionKind::User.as_str())),
                     (":role_kind", text(MentionKind::Role.as_str())),

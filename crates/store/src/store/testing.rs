@@ -65,7 +65,7 @@ impl Store {
             .unwrap()
             .execute_batch(&format!(
                 "CREATE TEMP TRIGGER refuse_{digits} BEFORE INSERT ON main.messages
-                 WHEN NEW.message_id = '{digits}'
+                 WHEN NEW.message_id = {digits}
                  BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;"
             ))
             .expect("the refusing trigger is created");

@@ -136,7 +136,7 @@ fn a_failed_write_leaves_nothing_behind() {
     let message_id: MessageId = fresh_id();
     let result: Result<()> = store.write(|writer| {
         writer.record_reaction(&ReactionChange::Add {
-            message_id: message_id.clone(),
+            message_id,
             channel_id: "1".parse().unwrap(),
             user_id: "2".parse().unwrap(),
             emoji: "👍".into(),
@@ -238,7 +238,7 @@ fn the_arrival_clock_is_strictly_increasing_across_two_writing_processes() {
     let store = Store::open(&path).unwrap();
     let connection = store.lock();
     let mut statement = connection
-        .prepare("SELECT message_id, created_at FROM reaction_events ORDER BY seq")
+        .prepare("SELECT CAST(message_id AS TEXT), created_at FROM reaction_events ORDER BY seq")
         .unwrap();
     let rows: Vec<(String, String)> = statement
         .query_map(params![], |row| Ok((row.get(0)?, row.get(1)?)))
@@ -375,7 +375,7 @@ fn a_transaction_that_only_replays_known_rows_leaves_the_clock_where_it_was() {
     let (_folder, store) = private_store();
     let message = crate::store::messages::tests::new_message("1", "7", "hi");
     let mut edit = NewEdit {
-        message_id: message.message_id.clone(),
+        message_id: message.message_id,
         channel_id: "1".parse().unwrap(),
         content: "hi!".into(),
         edited_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
@@ -442,15 +442,15 @@ fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
     let store = shared_store();
     let channel: ChannelId = fresh_id();
     let before = store.read(|reader| reader.clock_now()).unwrap();
-    let mut history = new_message(&channel, "7", "a week before the install");
+    let mut history = new_message(channel, "7", "a week before the install");
     history.origin = Origin::Import;
     history.mention_everyone = true;
-    let mut recent = new_message(&channel, "7", "an hour before the install");
+    let mut recent = new_message(channel, "7", "an hour before the install");
     recent.origin = Origin::ImportRecent;
     recent.mention_everyone = true;
     let edit = |message: &NewMessage, imported| NewEdit {
-        message_id: message.message_id.clone(),
-        channel_id: channel.clone(),
+        message_id: message.message_id,
+        channel_id: channel,
         content: format!("{} (edited)", message.content),
         edited_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),
         mentioned_user_ids: Vec::new(),
@@ -466,7 +466,7 @@ fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
             Ok(())
         })
         .unwrap();
-    let only_recent = vec![recent.message_id.clone()];
+    let only_recent = vec![recent.message_id];
     let ids = |records: Vec<MessageRecord>| -> Vec<MessageId> {
         records
             .into_iter()
@@ -487,7 +487,7 @@ fn imported_history_is_in_no_reader_of_news_and_its_last_day_is_in_every_one() {
             );
             let pages = reader.channels_messages_since(&channels, before, 10)?;
             assert_eq!(ids(pages.into_iter().flatten().collect()), only_recent);
-            let starts = std::collections::HashMap::from([(channel.clone(), before)]);
+            let starts = std::collections::HashMap::from([(channel, before)]);
             assert_eq!(
                 ids(reader.messages_arrived_from_starts(&starts, before, 10)?),
                 only_recent
@@ -805,8 +805,8 @@ mod file_modes {
                 .unwrap()
                 .owner_user_id
                 .as_ref()
-                .map(|id| id.as_str()),
-            Some("1000000000000000009")
+                .map(|id| id.to_string()),
+            Some("1000000000000000009".to_string())
         );
         assert!(owner(store, "1000000000000000008").is_err());
     }

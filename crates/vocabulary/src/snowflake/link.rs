@@ -46,7 +46,7 @@ impl DiscordLink {
     /// The link as Discord's stable client writes it (on `discord.com`, whatever host it was
     /// read from).
     pub fn url(&self) -> String {
-        let guild = self.guild.as_ref().map_or("@me", GuildId::as_str);
+        let guild = GuildPart(self.guild.as_ref());
         match &self.message {
             Some(message) => format!(
                 "https://discord.com/channels/{guild}/{}/{message}",
@@ -59,8 +59,20 @@ impl DiscordLink {
 
 /// Where Discord opens `message` of `channel` (in `guild`, or a direct message when none).
 pub fn message_link(guild: Option<&GuildId>, channel: &ChannelId, message: &MessageId) -> String {
-    let guild = guild.map_or("@me", GuildId::as_str);
+    let guild = GuildPart(guild);
     format!("https://discord.com/channels/{guild}/{channel}/{message}")
+}
+
+/// A link's guild part: the guild's id, or `@me` for a direct message.
+struct GuildPart<'a>(Option<&'a GuildId>);
+
+impl std::fmt::Display for GuildPart<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(guild) => write!(f, "{guild}"),
+            None => f.write_str("@me"),
+        }
+    }
 }
 
 /// Why a text is not a Discord link, in the owner's words.

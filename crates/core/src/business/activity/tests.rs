@@ -34,13 +34,13 @@ async fn poll(world: &World, after: Instant, wait_seconds: u32) -> Activity {
 async fn polling_with_the_returned_cutoff_reads_zero_until_something_new_arrives() {
     let world = World::new();
     let channel = world.channel("general");
-    world.post(&channel, "7", "before we started", json!({}));
+    world.post(channel, "7", "before we started", json!({}));
     let first = poll(&world, Instant::from_micros(0), 0).await;
     assert_eq!(first.total, 1);
     let quiet = poll(&world, first.cutoff, 0).await;
     assert_eq!((quiet.total, quiet.channels.len()), (0, 0));
     assert_eq!(quiet.cutoff, first.cutoff.max(quiet.cutoff));
-    world.post(&channel, "7", "news", json!({}));
+    world.post(channel, "7", "news", json!({}));
     let news = poll(&world, quiet.cutoff, 0).await;
     assert_eq!(news.total, 1);
     assert_eq!(news.channels[0].messages, 1);
@@ -52,7 +52,7 @@ async fn polling_with_the_returned_cutoff_reads_zero_until_something_new_arrives
 async fn after_is_strictly_after_on_the_arrival_clock() {
     let world = World::new();
     let channel = world.channel("general");
-    let id = world.post(&channel, "7", "the one", json!({}));
+    let id = world.post(channel, "7", "the one", json!({}));
     let arrived = world
         .store
         .read(|reader| reader.message(&id))
@@ -68,15 +68,15 @@ async fn one_channel_named_counts_exactly_what_every_channel_counts_for_it() {
     let world = World::new();
     let (general, random) = (world.channel("general"), world.channel("random"));
     let start = poll(&world, Instant::from_micros(0), 0).await.cutoff;
-    let id = world.post(&general, "7", "one", json!({}));
-    world.post(&random, "7", "two", json!({}));
-    world.edit(&general, &id, "one!", "2026-11-29T12:00:00Z");
-    world.react("MESSAGE_REACTION_ADD", &general, &id, "8", "👍");
+    let id = world.post(general, "7", "one", json!({}));
+    world.post(random, "7", "two", json!({}));
+    world.edit(general, id, "one!", "2026-11-29T12:00:00Z");
+    world.react("MESSAGE_REACTION_ADD", general, id, "8", "👍");
     let every = poll(&world, start, 0).await;
     assert_eq!(every.total, 4);
     let named = WaitForActivity {
         after: Some(start),
-        channel_id: discord_manager_playback::world::id_as(&general),
+        channel_id: discord_manager_playback::world::id_as(general),
         wait_seconds: Some(0),
     };
     let only = wait_for_activity(&world.store, named, &world.context())
@@ -89,9 +89,9 @@ async fn one_channel_named_counts_exactly_what_every_channel_counts_for_it() {
             .find(|counted| counted.channel_id == channel)
             .map(|c| (c.messages, c.edits, c.deletions, c.reactions))
     };
-    assert_eq!(counts(&every, general.as_str()), Some((1, 1, 0, 1)));
-    assert_eq!(counts(&every, random.as_str()), Some((1, 0, 0, 0)));
-    assert_eq!(counts(&only, general.as_str()), Some((1, 1, 0, 1)));
+    assert_eq!(counts(&every, &general.to_string()), Some((1, 1, 0, 1)));
+    assert_eq!(counts(&every, &random.to_string()), Some((1, 0, 0, 0)));
+    assert_eq!(counts(&only, &general.to_string()), Some((1, 1, 0, 1)));
     assert_eq!((only.total, only.channels.len()), (3, 1));
 }
 
@@ -99,11 +99,11 @@ async fn one_channel_named_counts_exactly_what_every_channel_counts_for_it() {
 async fn counts_edits_deletions_and_reactions_apart() {
     let world = World::new();
     let channel = world.channel("general");
-    let id = world.post(&channel, "7", "v1", json!({}));
+    let id = world.post(channel, "7", "v1", json!({}));
     let start = poll(&world, Instant::from_micros(0), 0).await.cutoff;
-    world.edit(&channel, &id, "v2", "2026-11-29T12:00:00Z");
-    world.react("MESSAGE_REACTION_ADD", &channel, &id, "8", "👍");
-    world.delete(&channel, &id);
+    world.edit(channel, id, "v2", "2026-11-29T12:00:00Z");
+    world.react("MESSAGE_REACTION_ADD", channel, id, "8", "👍");
+    world.delete(channel, id);
     let activity = poll(&world, start, 0).await;
     let counts = &activity.channels[0];
     assert_eq!(
@@ -133,7 +133,7 @@ async fn waiting_with_nothing_new_returns_when_the_time_is_up() {
 async fn waiting_returns_at_once_when_something_is_already_there() {
     let world = World::new();
     let channel = world.channel("general");
-    world.post(&channel, "7", "already here", json!({}));
+    world.post(channel, "7", "already here", json!({}));
     let started = tokio::time::Instant::now();
     assert_eq!(poll(&world, Instant::from_micros(0), 30).await.total, 1);
     assert_eq!(started.elapsed(), Duration::ZERO);
@@ -148,7 +148,7 @@ async fn waiting_wakes_within_one_poll_of_an_arrival() {
     let started = tokio::time::Instant::now();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_secs(2)).await;
-        writer.post(&channel, "7", "while you waited", json!({}));
+        writer.post(channel, "7", "while you waited", json!({}));
     });
     let activity = poll(&world, cutoff, 60).await;
     assert_eq!(activity.total, 1);
@@ -176,8 +176,8 @@ fn report(world: &World, since: Instant, until: Instant) -> DigestReport {
 fn the_digest_window_includes_since_and_excludes_until() {
     let world = World::new();
     let channel = world.channel("general");
-    let first = world.post(&channel, "7", "first", json!({}));
-    let second = world.post(&channel, "8", "second", json!({}));
+    let first = world.post(channel, "7", "first", json!({}));
+    let second = world.post(channel, "8", "second", json!({}));
     let at = |id: &str| {
         world
             .store
@@ -186,7 +186,7 @@ fn the_digest_window_includes_since_and_excludes_until() {
             .unwrap()
             .created_at
     };
-    let (first_at, second_at) = (at(first.as_str()), at(second.as_str()));
+    let (first_at, second_at) = (at(&first.to_string()), at(&second.to_string()));
     assert_eq!(report(&world, first_at, second_at).total_messages, 1);
     assert_eq!(
         report(&world, first_at, second_at.plus_micros(1)).total_messages,
@@ -215,16 +215,16 @@ fn the_digest_counts_authors_ranks_reactions_and_lists_what_waits_for_the_owner(
     let busy = world.channel("busy");
     let calm = world.channel("calm");
     let start = poll_now(&world);
-    world.post(&busy, "7", "a", json!({}));
-    world.post(&busy, "7", "b", json!({}));
-    let popular = world.post(&busy, "8", "popular", json!({}));
-    let liked = world.post(&calm, "9", "liked", json!({"mention_everyone": true}));
+    world.post(busy, "7", "a", json!({}));
+    world.post(busy, "7", "b", json!({}));
+    let popular = world.post(busy, "8", "popular", json!({}));
+    let liked = world.post(calm, "9", "liked", json!({"mention_everyone": true}));
     for user in ["1", "2", "3"] {
-        world.react("MESSAGE_REACTION_ADD", &busy, &popular, user, "🎉");
+        world.react("MESSAGE_REACTION_ADD", busy, popular, user, "🎉");
     }
-    world.react("MESSAGE_REACTION_ADD", &calm, &liked, "1", "👍");
+    world.react("MESSAGE_REACTION_ADD", calm, liked, "1", "👍");
     let input = AddBookmark {
-        message_id: discord_manager_playback::world::id(&liked),
+        message_id: discord_manager_playback::world::id(liked),
         note: None,
         due_at: None,
     };
@@ -238,21 +238,21 @@ fn the_digest_counts_authors_ranks_reactions_and_lists_what_waits_for_the_owner(
         .map(|c| (c.channel_name.as_str(), c.messages))
         .collect();
     assert_eq!(channels, vec![("busy", 3), ("calm", 1)]);
-    let authors: Vec<(&str, u64)> = digest.channels[0]
+    let authors: Vec<(u64, u64)> = digest.channels[0]
         .top_authors
         .iter()
-        .map(|a| (a.author_id.as_str(), a.messages))
+        .map(|a| (a.author_id.get(), a.messages))
         .collect();
-    assert_eq!(authors, vec![("7", 2), ("8", 1)]);
+    assert_eq!(authors, vec![(7, 2), (8, 1)]);
     assert_eq!(digest.channels[0].most_reacted[0].message_id, popular);
     assert_eq!(digest.channels[0].most_reacted.len(), 1);
     assert_eq!(
         digest
             .unanswered_mentions
             .iter()
-            .map(|m| m.body.message_id.as_str())
+            .map(|m| m.body.message_id.to_string())
             .collect::<Vec<_>>(),
-        vec![liked.as_str()]
+        vec![liked.to_string()]
     );
     assert_eq!(digest.open_bookmarks.len(), 1);
     assert_eq!(digest.open_bookmarks[0].message_id, liked);
@@ -276,7 +276,7 @@ async fn waiting_on_a_channel_the_bot_cannot_read_is_refused_with_the_reason() {
     );
     let input = WaitForActivity {
         after: None,
-        channel_id: discord_manager_playback::world::id_as(&hidden),
+        channel_id: discord_manager_playback::world::id_as(hidden),
         wait_seconds: None,
     };
     let error = wait_for_activity(&world.store, input, &world.context())
@@ -348,7 +348,7 @@ async fn a_wait_beyond_the_bound_is_refused_at_once_and_an_ended_wait_frees_its_
     let third = wait(60);
     until_full(&waiting).await;
     // Something new: the waits answer, and their places are free again.
-    world.post(&channel, "7", "news", json!({}));
+    world.post(channel, "7", "news", json!({}));
     assert_eq!(second.await.unwrap().unwrap().total, 1);
     assert_eq!(third.await.unwrap().unwrap().total, 1);
     assert_eq!(waiting.available_permits(), 2);

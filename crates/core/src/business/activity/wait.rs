@@ -172,7 +172,7 @@ pub(crate) async fn wait_within(
     let context = Arc::new(context.clone());
     let channel_id = input.channel_id;
     let count = || {
-        let (context, channel_id) = (Arc::clone(&context), channel_id.clone());
+        let (context, channel_id) = (Arc::clone(&context), channel_id);
         off_the_runtime(store, move |store| {
             count_after(store, after, channel_id.as_ref(), &context)
         })

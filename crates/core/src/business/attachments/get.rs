@@ -254,7 +254,7 @@ fn describe(
         Ok((record, outcome, shaper.message(&message)))
     })?;
     let mut answer = AttachmentFile {
-        attachment_id: record.attachment_id.clone(),
+        attachment_id: record.attachment_id,
         filename: Text::new(&record.filename),
         content_type: record.content_type.as_deref().map(Text::new),
         size: record.size,
@@ -308,7 +308,7 @@ pub(crate) fn text_cursor(cursor: &str, attachment_id: &AttachmentId) -> Result<
     let parts = PageCursor::parse(cursor)
         .and_then(|cursor| cursor.parts(2))
         .ok_or_else(refused)?;
-    if parts[0].to_string() != attachment_id.as_str() || parts[1] < 0 {
+    if parts[0] != attachment_id.as_i64() || parts[1] < 0 {
         return Err(refused());
     }
     u64::try_from(parts[1]).map_err(|_| refused())
@@ -614,7 +614,7 @@ pub(crate) fn text_page(
         content.extend(kept);
     }
     let next_cursor = (end < length).then(|| {
-        let id = attachment_id.as_str().parse::<i64>().unwrap_or(0);
+        let id = attachment_id.as_i64();
         PageCursor::new(&[id, end as i64]).to_string()
     });
     Ok(Ok(TextPage {

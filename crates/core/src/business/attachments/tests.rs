@@ -376,8 +376,8 @@ fn kept_text(world: &discord_manager_playback::world::World, bytes: &[u8]) -> St
     let attachment_id = discord_manager_playback::world::new_id();
     let channel = world.channel("logs");
     world.post(
-        &channel,
-        &world.owner_id,
+        channel,
+        world.owner_id,
         "",
         serde_json::json!({"attachments": [{"id": attachment_id, "filename": "node.log",
             "size": bytes.len(), "url": "https://cdn.invalid/node.log",

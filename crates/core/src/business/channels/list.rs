@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use crate::answer::page::{Page, Render, Table, local};
 use crate::answer::text::{ModelText, TextBlock, json_args};
 use crate::business::OwnerContext;
-use crate::business::channels::{channels_in_scope, numeric_id, unreadable_reason};
+use crate::business::channels::{channels_in_scope, unreadable_reason};
 use crate::business::kernel::budget::Budget;
 use crate::business::kernel::examples::{Examples, Sample};
 use crate::business::kernel::model::PageCursor;
@@ -208,7 +208,7 @@ pub fn list_channels(
         };
         let mut next_cursor = None;
         for (channel, threads) in nested(channels_in_scope(reader, context)?) {
-            let id = numeric_id(channel.channel_id.as_str());
+            let id = channel.channel_id.as_i64();
             if id < from.channel {
                 continue;
             }
@@ -248,13 +248,13 @@ fn nested(channels: Vec<ChannelRecord>) -> Vec<(ChannelRecord, Vec<ChannelRecord
     let parents: std::collections::HashSet<ChannelId> = channels
         .iter()
         .filter(|channel| !channel.kind.is_thread())
-        .map(|channel| channel.channel_id.clone())
+        .map(|channel| channel.channel_id)
         .collect();
     let mut listed: Vec<(ChannelRecord, Vec<ChannelRecord>)> = Vec::new();
     let mut threads: std::collections::HashMap<ChannelId, Vec<ChannelRecord>> =
         std::collections::HashMap::new();
     for channel in channels {
-        match channel.parent_id.clone() {
+        match channel.parent_id {
             Some(parent) if channel.kind.is_thread() && parents.contains(&parent) => {
                 threads.entry(parent).or_default().push(channel);
             }
@@ -287,7 +287,7 @@ impl ListingPage<'_, '_> {
         threads: Vec<ChannelRecord>,
         first_thread: i64,
     ) -> Result<Option<ListingPoint>> {
-        let id = numeric_id(channel.channel_id.as_str());
+        let id = channel.channel_id.as_i64();
         let stop = |thread| {
             Some(ListingPoint {
                 channel: id,
@@ -308,7 +308,7 @@ impl ListingPage<'_, '_> {
         }
         let mut full = None;
         for thread in threads {
-            let thread_id = numeric_id(thread.channel_id.as_str());
+            let thread_id = thread.channel_id.as_i64();
             if thread_id < first_thread {
                 continue;
             }

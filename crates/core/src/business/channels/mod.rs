@@ -74,7 +74,7 @@ pub(crate) fn chosen_channels(
 ) -> Result<Vec<ChannelRecord>> {
     let mut channels = channels_in_scope(reader, context)?;
     if let Some(wanted) = channel_id {
-        channels.retain(|channel| channel.channel_id == wanted.as_str());
+        channels.retain(|channel| channel.channel_id == *wanted);
         if channels.is_empty() {
             return Err(match reader.channel(wanted)? {
                 Some(channel) if channel.removed && context.in_scope(channel.guild_id.as_ref()) => {
@@ -112,12 +112,6 @@ pub(crate) fn chosen_readable_channels(
         .into_iter()
         .filter(|channel| channel.access == ChannelAccess::Readable)
         .collect())
-}
-
-/// A Discord id as the number a cursor or a sort key carries (snowflakes fit in 63 bits until
-/// 2084).
-pub(crate) fn numeric_id(digits: &str) -> i64 {
-    digits.parse().unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ fn a_forum_post_is_listed_under_its_forum_with_its_title_and_tags() {
     // A tag the forum does not list keeps its id as its name.
     assert_eq!(listed.tags, vec!["solved".to_string(), "77".to_string()]);
     assert_eq!(listed_forum.tags, vec!["rollout", "solved"]);
-    assert!(find(general.as_str()).tags.is_empty());
+    assert!(find(&general.to_string()).tags.is_empty());
     assert!(
         !list
             .channels
@@ -66,8 +66,8 @@ fn lists_each_channel_with_readability_and_counts_since_inclusive() {
         "archive",
         json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": HISTORY.to_string()}]),
     );
-    world.post(&general, "7", "one", json!({}));
-    world.post(&general, "7", "two", json!({}));
+    world.post(general, "7", "one", json!({}));
+    world.post(general, "7", "two", json!({}));
     let all = list_channels(
         &world.store,
         ListChannels {
@@ -149,21 +149,21 @@ fn a_deleted_channel_leaves_the_list_and_a_thread_names_its_parent() {
     discord_manager_playback::world::dispatch(
         &world.store,
         "THREAD_CREATE",
-        world.channel_payload(&thread, "rollout", 11, Some(parent.as_str()), json!([])),
+        world.channel_payload(&thread, "rollout", 11, Some(&parent.to_string()), json!([])),
     );
     discord_manager_playback::world::dispatch(
         &world.store,
         "CHANNEL_DELETE",
-        world.channel_payload(&gone, "gone", 0, None, json!([])),
+        world.channel_payload(gone, "gone", 0, None, json!([])),
     );
     let list = list_channels(&world.store, ListChannels::default(), &world.context()).unwrap();
-    let ids: Vec<&str> = list
+    let ids: Vec<String> = list
         .channels
         .iter()
-        .map(|c| c.channel_id.as_str())
+        .map(|c| c.channel_id.to_string())
         .collect();
-    assert!(ids.contains(&parent.as_str()));
-    assert!(!ids.contains(&gone.as_str()));
+    assert!(ids.contains(&parent.to_string()));
+    assert!(!ids.contains(&gone.to_string()));
     let parent_summary = list
         .channels
         .iter()
@@ -175,12 +175,12 @@ fn a_deleted_channel_leaves_the_list_and_a_thread_names_its_parent() {
 }
 
 /// A thread of `parent` named `name`, as THREAD_CREATE records it.
-fn thread(world: &World, parent: impl AsRef<str>, name: &str) -> ChannelId {
+fn thread(world: &World, parent: impl std::fmt::Display, name: &str) -> ChannelId {
     let id = discord_manager_playback::world::new_id();
     discord_manager_playback::world::dispatch(
         &world.store,
         "THREAD_CREATE",
-        world.channel_payload(&id, name, 11, Some(parent.as_ref()), json!([])),
+        world.channel_payload(&id, name, 11, Some(&parent.to_string()), json!([])),
     );
     discord_manager_playback::world::id(id)
 }
@@ -202,7 +202,7 @@ fn every_page(world: &World, limit: u32) -> (Vec<ChannelId>, Vec<ChannelList>) {
         let list = page(world, limit, cursor);
         for channel in &list.channels {
             if !channel.continued {
-                ids.push(channel.channel_id.clone());
+                ids.push(channel.channel_id);
             }
             ids.extend(list_thread_ids(channel));
         }
@@ -219,7 +219,7 @@ fn list_thread_ids(channel: &ChannelSummary) -> Vec<ChannelId> {
     channel
         .threads
         .iter()
-        .map(|thread| thread.channel_id.clone())
+        .map(|thread| thread.channel_id)
         .collect()
 }
 
@@ -228,13 +228,13 @@ fn a_page_boundary_inside_a_parents_threads_neither_skips_nor_repeats_one() {
     let world = World::new();
     let general = world.channel("general");
     let threads: Vec<ChannelId> = (0..5)
-        .map(|n| thread(&world, &general, &format!("thread {n}")))
+        .map(|n| thread(&world, general, &format!("thread {n}")))
         .collect();
     let releases = world.channel("releases");
-    world.post(&threads[3], "7", "in a thread", json!({}));
-    let mut wanted = vec![general.clone()];
+    world.post(threads[3], "7", "in a thread", json!({}));
+    let mut wanted = vec![general];
     wanted.extend(threads.iter().cloned());
-    wanted.push(releases.clone());
+    wanted.push(releases);
     for limit in 1..=7 {
         let (ids, _) = every_page(&world, limit);
         assert_eq!(ids, wanted, "limit {limit}: each exactly once, in order");
@@ -301,19 +301,19 @@ fn a_thread_whose_parent_is_not_listed_comes_at_the_top_level_naming_its_parent(
     let never_seen = discord_manager_playback::world::new_id();
     let orphan = thread(&world, &never_seen, "from a channel never seen");
     let gone = world.channel("gone");
-    let left_behind = thread(&world, &gone, "its parent was deleted");
+    let left_behind = thread(&world, gone, "its parent was deleted");
     discord_manager_playback::world::dispatch(
         &world.store,
         "CHANNEL_DELETE",
-        world.channel_payload(&gone, "gone", 0, None, json!([])),
+        world.channel_payload(gone, "gone", 0, None, json!([])),
     );
     let (ids, pages) = every_page(&world, 100);
     assert_eq!(
         ids,
         vec![
             general,
-            discord_manager_playback::world::id(orphan.clone()),
-            discord_manager_playback::world::id(left_behind.clone())
+            discord_manager_playback::world::id(orphan),
+            discord_manager_playback::world::id(left_behind)
         ]
     );
     let list = &pages[0];
@@ -347,7 +347,7 @@ fn a_cursor_of_another_shape_is_refused_by_name() {
 }
 
 /// Each message's arrival, by id.
-fn arrival(world: &World, message_id: impl AsRef<str>) -> Instant {
+fn arrival(world: &World, message_id: impl std::fmt::Display) -> Instant {
     world
         .store
         .read(|reader| {
@@ -368,12 +368,12 @@ fn mark(world: &World, channel: Option<&str>, through: Option<Instant>) -> Resul
 }
 
 /// (unread, readThrough) of `channel` in `channels_list`.
-fn unread(world: &World, channel: impl AsRef<str>) -> (u64, Option<Instant>) {
+fn unread(world: &World, channel: impl std::fmt::Display) -> (u64, Option<Instant>) {
     let list = list_channels(&world.store, ListChannels::default(), &world.context()).unwrap();
     let summary = list
         .channels
         .into_iter()
-        .find(|summary| summary.channel_id == channel.as_ref())
+        .find(|summary| summary.channel_id == channel.to_string())
         .unwrap();
     (summary.unread, summary.read_through)
 }
@@ -382,25 +382,25 @@ fn unread(world: &World, channel: impl AsRef<str>) -> (u64, Option<Instant>) {
 fn unread_counts_what_arrived_strictly_after_the_instant_marked_read_through() {
     let world = World::new();
     let general = world.channel("general");
-    world.post(&general, "7", "one", json!({}));
-    let second = world.post(&general, "7", "two", json!({}));
-    world.post(&general, "7", "three", json!({}));
+    world.post(general, "7", "one", json!({}));
+    let second = world.post(general, "7", "two", json!({}));
+    world.post(general, "7", "three", json!({}));
     assert_eq!(
-        unread(&world, &general),
+        unread(&world, general),
         (3, None),
         "never marked: all unread"
     );
-    let at = arrival(&world, &second);
+    let at = arrival(&world, second);
     // Through the second's very arrival: it is read, only the third is not.
-    let marked = mark(&world, Some(general.as_str()), Some(at)).unwrap();
+    let marked = mark(&world, Some(&general.to_string()), Some(at)).unwrap();
     assert_eq!(marked.through, at);
     assert_eq!(marked.channels.len(), 1);
     assert_eq!(marked.channels[0].channel_id, general);
     assert_eq!(marked.source, "cli");
-    assert_eq!(unread(&world, &general), (1, Some(at)));
+    assert_eq!(unread(&world, general), (1, Some(at)));
     // A microsecond earlier: the second is unread again (the marker moves back).
-    mark(&world, Some(general.as_str()), Some(at.plus_micros(-1))).unwrap();
-    assert_eq!(unread(&world, &general), (2, Some(at.plus_micros(-1))));
+    mark(&world, Some(&general.to_string()), Some(at.plus_micros(-1))).unwrap();
+    assert_eq!(unread(&world, general), (2, Some(at.plus_micros(-1))));
 }
 
 #[test]
@@ -408,23 +408,23 @@ fn marking_without_a_channel_or_instant_marks_every_readable_channel_through_now
     let world = World::new();
     let general = world.channel("general");
     let releases = world.channel("releases");
-    world.post(&general, "7", "one", json!({}));
-    let newest = world.post(&releases, "7", "two", json!({}));
+    world.post(general, "7", "one", json!({}));
+    let newest = world.post(releases, "7", "two", json!({}));
     let marked = mark(&world, None, None).unwrap();
-    assert!(marked.through >= arrival(&world, &newest));
-    let mut ids: Vec<&str> = marked
+    assert!(marked.through >= arrival(&world, newest));
+    let mut ids: Vec<String> = marked
         .channels
         .iter()
-        .map(|c| c.channel_id.as_str())
+        .map(|c| c.channel_id.to_string())
         .collect();
     ids.sort();
-    let mut wanted = vec![general.as_str(), releases.as_str()];
+    let mut wanted = vec![general.to_string(), releases.to_string()];
     wanted.sort();
     assert_eq!(ids, wanted);
-    assert_eq!(unread(&world, &general).0, 0);
-    assert_eq!(unread(&world, &releases).0, 0);
-    world.post(&releases, "7", "three", json!({}));
-    assert_eq!(unread(&world, &releases).0, 1);
+    assert_eq!(unread(&world, general).0, 0);
+    assert_eq!(unread(&world, releases).0, 0);
+    world.post(releases, "7", "three", json!({}));
+    assert_eq!(unread(&world, releases).0, 1);
 }
 
 #[test]
@@ -433,9 +433,9 @@ fn marking_refuses_an_instant_after_the_newest_arrival_and_an_unknown_channel() 
     // test's commit between reading it and marking would move it past `through`.
     let world = World::alone();
     let general = world.channel("general");
-    world.post(&general, "7", "one", json!({}));
+    world.post(general, "7", "one", json!({}));
     let now = world.store.read(|reader| reader.clock_now()).unwrap();
-    let error = mark(&world, Some(general.as_str()), Some(now.plus_micros(1))).unwrap_err();
+    let error = mark(&world, Some(&general.to_string()), Some(now.plus_micros(1))).unwrap_err();
     assert_eq!(
         error.message(),
         format!(
@@ -447,7 +447,7 @@ fn marking_refuses_an_instant_after_the_newest_arrival_and_an_unknown_channel() 
         error.kind(),
         discord_manager_vocabulary::error::ErrorKind::Conflict
     );
-    assert_eq!(unread(&world, &general), (1, None), "nothing was marked");
+    assert_eq!(unread(&world, general), (1, None), "nothing was marked");
     let unknown = discord_manager_playback::world::new_id();
     let error = mark(&world, Some(&unknown), None).unwrap_err();
     assert_eq!(

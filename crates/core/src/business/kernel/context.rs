@@ -76,7 +76,7 @@ pub struct OwnerContext {
 pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Result<OwnerContext> {
     let learned_owner = store.read(|reader| Ok(reader.identity()?.owner_user_id))?;
     Ok(OwnerContext {
-        owner_id: config.owner_id.clone().or(learned_owner),
+        owner_id: config.owner_id.or(learned_owner),
         guild_scope: config.guild_scope.clone(),
         token_configured: config.token.is_some(),
         read_only: config.read_only,
@@ -129,7 +129,7 @@ impl OwnerContext {
         let bot_user_id = reader.identity()?.bot_user_id;
         Ok(match &self.owner_id {
             Some(owner) => OwnerView {
-                user_id: Some(owner.clone()),
+                user_id: Some(*owner),
                 role_ids: reader.roles_held_by(owner)?,
                 bot_user_id,
             },

@@ -289,9 +289,9 @@ impl ReferredMessage {
     /// Where Discord opens it: the message when its id is known, else its channel.
     pub fn link(&self) -> String {
         DiscordLink {
-            guild: self.guild_id.clone(),
-            channel: self.channel_id.clone(),
-            message: self.message_id.clone(),
+            guild: self.guild_id,
+            channel: self.channel_id,
+            message: self.message_id,
         }
         .url()
     }

@@ -567,20 +567,20 @@ impl Shaper {
     /// The message inside a group that states its channel.
     pub(crate) fn body(&self, record: &MessageRecord) -> MessageBody {
         MessageBody {
-            message_id: record.message_id.clone(),
+            message_id: record.message_id,
             link: message_link(
                 record.guild_id.as_ref(),
                 &record.channel_id,
                 &record.message_id,
             ),
-            author_id: record.author_id.clone(),
+            author_id: record.author_id,
             author_name: Text::new(&record.author_name),
             content: self.text(record.current_content()),
             created_at: record.created_at,
             sent_at: record.sent_at,
             edited_at: record.edited_at(),
             deleted: record.deleted,
-            reply_to_message_id: record.reply_to_message_id.clone(),
+            reply_to_message_id: record.reply_to_message_id,
             reactions: record.reactions.iter().map(Reaction::from).collect(),
             mentions_owner: self.owner.is_mentioned_by(record),
             author_kind: self.owner.author_kind(record),
@@ -677,9 +677,9 @@ impl Shaper {
     /// The message with the channel it is in.
     pub(crate) fn message(&self, record: &MessageRecord) -> Message {
         Message {
-            channel_id: record.channel_id.clone(),
+            channel_id: record.channel_id,
             channel_name: self.channel_name(&record.channel_id),
-            guild_id: record.guild_id.clone(),
+            guild_id: record.guild_id,
             body: self.body(record),
         }
     }

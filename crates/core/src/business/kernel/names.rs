@@ -37,14 +37,14 @@ pub(crate) fn named(channel: &ChannelRecord) -> String {
 
 /// One mention token found in a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Token<'t> {
-    User(&'t str),
-    Role(&'t str),
-    Channel(&'t str),
+enum Token {
+    User(UserId),
+    Role(RoleId),
+    Channel(ChannelId),
 }
 
 /// The tokens of `text` with where each starts and ends.
-fn tokens(text: &str) -> impl Iterator<Item = (usize, usize, Token<'_>)> {
+fn tokens(text: &str) -> impl Iterator<Item = (usize, usize, Token)> {
     let bytes = text.as_bytes();
     let mut at = 0;
     std::iter::from_fn(move || {
@@ -69,15 +69,18 @@ fn tokens(text: &str) -> impl Iterator<Item = (usize, usize, Token<'_>)> {
                 .take_while(|byte| byte.is_ascii_digit())
                 .count();
             let end = digits_from + digits;
-            if (1..=20).contains(&digits) && bytes.get(end) == Some(&b'>') {
-                at = end + 1;
+            if bytes.get(end) == Some(&b'>') {
+                // Digits that are not an id (none, zero, too large) name no one.
                 let id = &text[digits_from..end];
                 let token = match kind {
-                    'r' => Token::Role(id),
-                    'u' => Token::User(id),
-                    _ => Token::Channel(id),
+                    'r' => RoleId::parse(id).map(Token::Role),
+                    'u' => UserId::parse(id).map(Token::User),
+                    _ => ChannelId::parse(id).map(Token::Channel),
                 };
-                return Some((start, end + 1, token));
+                if let Some(token) = token {
+                    at = end + 1;
+                    return Some((start, end + 1, token));
+                }
             }
         }
         None
@@ -87,7 +90,7 @@ fn tokens(text: &str) -> impl Iterator<Item = (usize, usize, Token<'_>)> {
 /// The names an answer's texts need, read once per answer.
 #[derive(Debug, Default)]
 pub(crate) struct Names {
-    /// Keyed by id, probed with the digits a token holds (each id type borrows as them).
+    /// Keyed by id, probed with the id a token holds.
     channels: HashMap<ChannelId, String>,
     roles: HashMap<RoleId, String>,
     users: HashMap<UserId, String>,
@@ -104,10 +107,7 @@ impl Names {
         for text in texts {
             for (_, _, token) in tokens(text) {
                 match token {
-                    Token::User(id) if !user_ids.iter().any(|known| known == id) => {
-                        // Digits that are not an id (zero, too large) name no one.
-                        user_ids.extend(UserId::parse(id));
-                    }
+                    Token::User(id) if !user_ids.contains(&id) => user_ids.push(id),
                     Token::Role(_) => any_role = true,
                     _ => {}
                 }
@@ -151,9 +151,9 @@ impl Names {
         let mut copied = 0;
         for (start, end, token) in tokens(text) {
             let name = match token {
-                Token::User(id) => self.users.get(id).map(|name| ('@', name)),
-                Token::Role(id) => self.roles.get(id).map(|name| ('@', name)),
-                Token::Channel(id) => self.channels.get(id).map(|name| ('#', name)),
+                Token::User(id) => self.users.get(&id).map(|name| ('@', name)),
+                Token::Role(id) => self.roles.get(&id).map(|name| ('@', name)),
+                Token::Channel(id) => self.channels.get(&id).map(|name| ('#', name)),
             };
             if let Some((sigil, name)) = name {
                 readable.push_str(&text[copied..start]);

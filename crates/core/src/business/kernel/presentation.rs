@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use discord_manager_vocabulary::instant::Instant;
+use discord_manager_vocabulary::snowflake::MessageId;
 
 use crate::answer::page::{Page, Render, excerpt, local};
 use crate::answer::text::{ModelText, TextBlock, at};
@@ -22,7 +23,7 @@ enum Flag<'a> {
     Edited(Instant),
     Deleted,
     Pinned,
-    Reply(&'a str),
+    Reply(MessageId),
     Reaction(&'a Reaction),
     /// A file attached, by the id `attachments_get` takes, and whether the file is kept (so it
     /// can be shown whatever became of Discord's URL or the message).
@@ -51,7 +52,7 @@ fn flags(message: &MessageBody) -> Vec<Flag<'_>> {
         flags.push(Flag::Pinned);
     }
     if let Some(reply) = &message.reply_to_message_id {
-        flags.push(Flag::Reply(reply.as_str()));
+        flags.push(Flag::Reply(*reply));
     }
     flags.extend(message.reactions.iter().map(Flag::Reaction));
     flags.extend(message.attachments.iter().map(Flag::Attachment));

@@ -64,7 +64,7 @@ pub struct Mentions {
 }
 
 pub(crate) fn owner_id(context: &OwnerContext) -> Result<UserId> {
-    context.owner_id.clone().ok_or_else(|| {
+    context.owner_id.ok_or_else(|| {
         Error::config("Mentions need the owner's Discord user id: set DISCORD_OWNER_ID")
     })
 }

@@ -28,11 +28,11 @@ fn mentions_from(world: &World, since: Instant, limit: Option<u32>) -> Mentions 
     .unwrap()
 }
 
-fn ids(mentions: &Mentions) -> Vec<&str> {
+fn ids(mentions: &Mentions) -> Vec<String> {
     mentions
         .mentions
         .iter()
-        .map(|message| message.message.body.message_id.as_str())
+        .map(|message| message.message.body.message_id.to_string())
         .collect()
 }
 
@@ -40,35 +40,35 @@ fn ids(mentions: &Mentions) -> Vec<&str> {
 fn finds_direct_role_everyone_and_reply_mentions_but_never_the_owners_own() {
     let world = World::new();
     let channel = world.channel("general");
-    let owner = world.owner_id.clone();
+    let owner = world.owner_id;
     let direct = world.post(
-        &channel,
+        channel,
         "7",
         "hey",
         json!({"mentions": [{"id": owner, "username": "o", "discriminator": "0", "avatar": null}]}),
     );
-    world.post(&channel, "7", "not about you", json!({}));
+    world.post(channel, "7", "not about you", json!({}));
     let by_role = world.post(
-        &channel,
+        channel,
         "7",
         "maintainers!",
         json!({"mention_roles": [world.owner_role_id]}),
     );
     let other_role = world.post(
-        &channel,
+        channel,
         "7",
         "someone else's role",
         json!({"mention_roles": [new_id()]}),
     );
-    let everyone = world.post(&channel, "7", "@here", json!({"mention_everyone": true}));
+    let everyone = world.post(channel, "7", "@here", json!({"mention_everyone": true}));
     let own = world.post(
-        &channel,
-        &owner,
+        channel,
+        owner,
         "my own @here",
         json!({"mention_everyone": true}),
     );
     let reply = world.post(
-        &channel,
+        channel,
         "8",
         "answering you",
         json!({"type": 19, "message_reference": {"message_id": own, "channel_id": channel}}),
@@ -77,10 +77,10 @@ fn finds_direct_role_everyone_and_reply_mentions_but_never_the_owners_own() {
     assert_eq!(
         ids(&result),
         vec![
-            direct.as_str(),
-            by_role.as_str(),
-            everyone.as_str(),
-            reply.as_str()
+            direct.to_string(),
+            by_role.to_string(),
+            everyone.to_string(),
+            reply.to_string()
         ]
     );
     assert!(
@@ -89,7 +89,7 @@ fn finds_direct_role_everyone_and_reply_mentions_but_never_the_owners_own() {
             .iter()
             .all(|message| message.message.body.mentions_owner)
     );
-    assert!(!ids(&result).contains(&other_role.as_str()));
+    assert!(!ids(&result).contains(&other_role.to_string()));
     assert_eq!(result.next_cursor, None);
 }
 
@@ -97,24 +97,14 @@ fn finds_direct_role_everyone_and_reply_mentions_but_never_the_owners_own() {
 fn since_is_inclusive_on_the_arrival_clock() {
     let world = World::new();
     let channel = world.channel("general");
-    let first = world.post(
-        &channel,
-        "7",
-        "@here one",
-        json!({"mention_everyone": true}),
-    );
-    let second = world.post(
-        &channel,
-        "7",
-        "@here two",
-        json!({"mention_everyone": true}),
-    );
+    let first = world.post(channel, "7", "@here one", json!({"mention_everyone": true}));
+    let second = world.post(channel, "7", "@here two", json!({"mention_everyone": true}));
     let all = mentions_from(&world, Instant::from_micros(0), None);
-    assert_eq!(ids(&all), vec![first.as_str(), second.as_str()]);
+    assert_eq!(ids(&all), vec![first.to_string(), second.to_string()]);
     let second_arrived = all.mentions[1].message.body.created_at;
     assert_eq!(
         ids(&mentions_from(&world, second_arrived, None)),
-        vec![second.as_str()]
+        vec![second.to_string()]
     );
     assert_eq!(
         mentions_from(&world, second_arrived.plus_micros(1), None)
@@ -128,10 +118,10 @@ fn since_is_inclusive_on_the_arrival_clock() {
 fn stops_at_the_limit_and_its_cursor_reads_on_from_the_first_left_out() {
     let world = World::new();
     let channel = world.channel("general");
-    let first = world.post(&channel, "7", "@here 1", json!({"mention_everyone": true}));
-    let second = world.post(&channel, "7", "@here 2", json!({"mention_everyone": true}));
+    let first = world.post(channel, "7", "@here 1", json!({"mention_everyone": true}));
+    let second = world.post(channel, "7", "@here 2", json!({"mention_everyone": true}));
     let result = mentions_from(&world, Instant::from_micros(0), Some(1));
-    assert_eq!(ids(&result), vec![first.as_str()]);
+    assert_eq!(ids(&result), vec![first.to_string()]);
     let cursor = result.next_cursor.expect("a cursor to the second mention");
     let next = list_mentions(
         &world.store,
@@ -142,7 +132,7 @@ fn stops_at_the_limit_and_its_cursor_reads_on_from_the_first_left_out() {
         &world.context(),
     )
     .unwrap();
-    assert_eq!(ids(&next), vec![second.as_str()]);
+    assert_eq!(ids(&next), vec![second.to_string()]);
     assert_eq!(next.next_cursor, None);
 }
 
@@ -155,20 +145,20 @@ fn leaves_out_mentions_in_channels_the_bot_cannot_read() {
         json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": VIEW.to_string()}]),
     );
     world.post(
-        &hidden,
+        hidden,
         "7",
         "@here hidden",
         json!({"mention_everyone": true}),
     );
     let visible = world.post(
-        &readable,
+        readable,
         "7",
         "@here open",
         json!({"mention_everyone": true}),
     );
     assert_eq!(
         ids(&mentions_from(&world, Instant::from_micros(0), Some(1))),
-        vec![visible.as_str()]
+        vec![visible.to_string()]
     );
 }
 
@@ -193,19 +183,19 @@ fn awaiting_reply_keeps_unanswered_mentions_silent_for_longer_than_the_window() 
     let world = World::new();
     let channel = world.channel("general");
     let other = world.channel("other");
-    let owner = world.owner_id.clone();
+    let owner = world.owner_id;
     let sent = "2026-11-29T10:00:00Z";
     let at = Instant::parse(sent).unwrap();
     let everyone =
         |text: &str| json!({"mention_everyone": true, "timestamp": sent, "content": text});
-    let answered = world.post(&channel, "7", "@here answered", everyone("answered"));
+    let answered = world.post(channel, "7", "@here answered", everyone("answered"));
     world.post(
-        &channel,
-        &owner,
+        channel,
+        owner,
         "my answer",
         json!({"timestamp": "2026-11-29T10:05:00Z"}),
     );
-    let waiting = world.post(&other, "7", "@here waiting", everyone("waiting"));
+    let waiting = world.post(other, "7", "@here waiting", everyone("waiting"));
     let ask = |now: Instant| {
         let input = AwaitingReply {
             cursor: None,
@@ -222,10 +212,7 @@ fn awaiting_reply_keeps_unanswered_mentions_silent_for_longer_than_the_window() 
     };
     // Silent for exactly 30 minutes is not longer than 30 minutes; a microsecond more is.
     assert_eq!(ask(at.plus_seconds(30 * 60)), Vec::<String>::new());
-    assert_eq!(
-        ask(at.plus_seconds(30 * 60).plus_micros(1)),
-        vec![waiting.clone()]
-    );
+    assert_eq!(ask(at.plus_seconds(30 * 60).plus_micros(1)), vec![waiting]);
     assert!(!ask(at.plus_seconds(3600)).contains(&answered));
 }
 
@@ -233,15 +220,15 @@ fn awaiting_reply_keeps_unanswered_mentions_silent_for_longer_than_the_window() 
 fn an_owner_message_before_the_mention_is_not_an_answer() {
     let world = World::new();
     let channel = world.channel("general");
-    let owner = world.owner_id.clone();
+    let owner = world.owner_id;
     world.post(
-        &channel,
-        &owner,
+        channel,
+        owner,
         "earlier",
         json!({"timestamp": "2026-11-29T09:00:00Z"}),
     );
     let mention = world.post(
-        &channel,
+        channel,
         "7",
         "@here later",
         json!({"mention_everyone": true, "timestamp": "2026-11-29T10:00:00Z"}),
@@ -258,9 +245,9 @@ fn an_owner_message_before_the_mention_is_not_an_answer() {
         result
             .mentions
             .iter()
-            .map(|m| m.message.body.message_id.as_str())
+            .map(|m| m.message.body.message_id.to_string())
             .collect::<Vec<_>>(),
-        vec![mention.as_str()]
+        vec![mention.to_string()]
     );
 }
 
@@ -298,27 +285,27 @@ fn a_reply_from_this_bot_closes_a_mention_as_replied_but_its_earlier_message_doe
     let world = World::new();
     let channel = world.channel("general");
     world.post(
-        &channel,
+        channel,
         BOT_ID,
         "earlier",
         json!({"timestamp": "2026-11-29T09:00:00Z"}),
     );
-    let answered = world.post(&channel, "7", "@here q1", at("2026-11-29T10:00:00Z"));
+    let answered = world.post(channel, "7", "@here q1", at("2026-11-29T10:00:00Z"));
     let open = world.post(
         world.channel("other"),
         "7",
         "@here q2",
         at("2026-11-29T10:00:00Z"),
     );
-    assert_eq!(awaiting(&world), vec![answered.clone(), open.clone()]);
+    assert_eq!(awaiting(&world), vec![answered, open]);
     world.post(
-        &channel,
+        channel,
         BOT_ID,
         "on it",
         json!({"timestamp": "2026-11-29T10:01:00Z", "type": 19,
                "message_reference": {"message_id": answered, "channel_id": channel}}),
     );
-    assert_eq!(awaiting(&world), vec![open.clone()]);
+    assert_eq!(awaiting(&world), vec![open]);
     assert_eq!(
         closures(&world),
         vec![(answered, Some(Closed::Replied)), (open, None)]
@@ -329,31 +316,31 @@ fn a_reply_from_this_bot_closes_a_mention_as_replied_but_its_earlier_message_doe
 fn a_message_from_the_owner_or_this_bot_after_a_mention_closes_it_as_wrote_after() {
     let world = World::new();
     let channel = world.channel("general");
-    let thread = world.thread(&channel, "side");
-    let by_owner = world.post(&channel, "7", "@here a", at("2026-11-29T10:00:00Z"));
-    let by_bot = world.post(&thread, "7", "@here b", at("2026-11-29T10:00:00Z"));
+    let thread = world.thread(channel, "side");
+    let by_owner = world.post(channel, "7", "@here a", at("2026-11-29T10:00:00Z"));
+    let by_bot = world.post(thread, "7", "@here b", at("2026-11-29T10:00:00Z"));
     // At the mention's very instant is not after it; a microsecond later is.
     world.post(
-        &channel,
-        &world.owner_id,
+        channel,
+        world.owner_id,
         "same time",
         json!({"timestamp": "2026-11-29T10:00:00Z"}),
     );
     world.post(
-        &thread,
+        thread,
         BOT_ID,
         "same time",
         json!({"timestamp": "2026-11-29T10:00:00Z"}),
     );
-    assert_eq!(awaiting(&world), vec![by_owner.clone(), by_bot.clone()]);
+    assert_eq!(awaiting(&world), vec![by_owner, by_bot]);
     world.post(
-        &channel,
-        &world.owner_id,
+        channel,
+        world.owner_id,
         "later",
         json!({"timestamp": "2026-11-29T10:00:00.000001Z"}),
     );
     world.post(
-        &thread,
+        thread,
         BOT_ID,
         "later",
         json!({"timestamp": "2026-11-29T10:00:00.000001Z"}),
@@ -372,23 +359,23 @@ fn a_message_from_the_owner_or_this_bot_after_a_mention_closes_it_as_wrote_after
 fn a_reaction_from_the_owner_closes_a_mention_as_reacted_but_someone_elses_does_not() {
     let world = World::new();
     let channel = world.channel("general");
-    let mention = world.post(&channel, "7", "@here look", at("2026-11-29T10:00:00Z"));
-    world.react("MESSAGE_REACTION_ADD", &channel, &mention, "8", "👀");
-    assert_eq!(awaiting(&world), vec![mention.clone()]);
+    let mention = world.post(channel, "7", "@here look", at("2026-11-29T10:00:00Z"));
+    world.react("MESSAGE_REACTION_ADD", channel, mention, "8", "👀");
+    assert_eq!(awaiting(&world), vec![mention]);
     world.react(
         "MESSAGE_REACTION_ADD",
-        &channel,
-        &mention,
-        &world.owner_id,
+        channel,
+        mention,
+        world.owner_id,
         "👍",
     );
     assert_eq!(awaiting(&world), Vec::<String>::new());
     // Taking the reaction back does not reopen what it acknowledged.
     world.react(
         "MESSAGE_REACTION_REMOVE",
-        &channel,
-        &mention,
-        &world.owner_id,
+        channel,
+        mention,
+        world.owner_id,
         "👍",
     );
     assert_eq!(closures(&world), vec![(mention, Some(Closed::Reacted))]);
@@ -396,7 +383,7 @@ fn a_reaction_from_the_owner_closes_a_mention_as_reacted_but_someone_elses_does_
 
 fn dismiss(
     world: &World,
-    message_id: impl AsRef<str>,
+    message_id: impl std::fmt::Display,
     note: Option<&str>,
 ) -> Result<DismissedMention> {
     let mut context = world.context();
@@ -415,16 +402,16 @@ fn dismiss(
 fn a_dismissed_mention_leaves_awaiting_reply_and_is_listed_as_dismissed_with_its_record() {
     let world = World::new();
     let channel = world.channel("general");
-    let mention = world.post(&channel, "7", "@here fyi", at("2026-11-29T10:00:00Z"));
+    let mention = world.post(channel, "7", "@here fyi", at("2026-11-29T10:00:00Z"));
     // Dismissing outranks any answer: it is what the owner said about it.
     world.react(
         "MESSAGE_REACTION_ADD",
-        &channel,
-        &mention,
-        &world.owner_id,
+        channel,
+        mention,
+        world.owner_id,
         "👍",
     );
-    let dismissed = dismiss(&world, &mention, Some("just news")).unwrap();
+    let dismissed = dismiss(&world, mention, Some("just news")).unwrap();
     assert_eq!(dismissed.mention.message.body.message_id, mention);
     assert_eq!(dismissed.mention.closed, Some(Closed::Dismissed));
     assert_eq!(dismissed.note.as_deref(), Some("just news"));
@@ -436,11 +423,8 @@ fn a_dismissed_mention_leaves_awaiting_reply_and_is_listed_as_dismissed_with_its
         .unwrap();
     assert_eq!(recorded.created_at, dismissed.dismissed_at);
     assert_eq!(awaiting(&world), Vec::<String>::new());
-    assert_eq!(
-        closures(&world),
-        vec![(mention.clone(), Some(Closed::Dismissed))]
-    );
-    let again = dismiss(&world, &mention, None).unwrap_err();
+    assert_eq!(closures(&world), vec![(mention, Some(Closed::Dismissed))]);
+    let again = dismiss(&world, mention, None).unwrap_err();
     assert_eq!(again.message(), "That mention is already dismissed");
     assert_eq!(
         again.kind(),
@@ -452,7 +436,7 @@ fn a_dismissed_mention_leaves_awaiting_reply_and_is_listed_as_dismissed_with_its
 fn dismissing_refuses_an_unknown_message_and_one_that_does_not_mention_the_owner() {
     let world = World::new();
     let channel = world.channel("general");
-    let plain = world.post(&channel, "7", "lunch?", json!({}));
+    let plain = world.post(channel, "7", "lunch?", json!({}));
     let unknown = new_id();
     let error = dismiss(&world, &unknown, None).unwrap_err();
     assert_eq!(
@@ -463,7 +447,7 @@ fn dismissing_refuses_an_unknown_message_and_one_that_does_not_mention_the_owner
         error.kind(),
         discord_manager_vocabulary::error::ErrorKind::NotFound
     );
-    let error = dismiss(&world, &plain, None).unwrap_err();
+    let error = dismiss(&world, plain, None).unwrap_err();
     assert_eq!(
         error.message(),
         format!(

@@ -276,7 +276,7 @@ fn marker_starts(
             let start = markers
                 .get(&channel.channel_id)
                 .map_or(default_since, |at| at.plus_micros(1));
-            (channel.channel_id.clone(), start)
+            (channel.channel_id, start)
         })
         .collect())
 }
@@ -305,8 +305,8 @@ fn admit_page(
         let group = channels
             .iter()
             .position(|group| group.channel_id == record.channel_id);
-        let channel_id = record.channel_id.clone();
-        let guild_id = record.guild_id.clone();
+        let channel_id = record.channel_id;
+        let guild_id = record.guild_id;
         let header = match group {
             Some(_) => 0,
             None => GROUP_COST,
@@ -353,10 +353,10 @@ fn overview(
             let mut window = HashMap::new();
             let mut after = HashMap::new();
             for (channel, start) in starts {
-                window.insert(channel.clone(), reader.channel_news_since(channel, *start)?);
+                window.insert(*channel, reader.channel_news_since(channel, *start)?);
                 if let Some(at) = first_left_out {
                     let left = reader.channel_news_since(channel, at.max(*start))?;
-                    after.insert(channel.clone(), left);
+                    after.insert(*channel, left);
                 }
             }
             window.retain(|_, count| *count > 0);
@@ -367,7 +367,7 @@ fn overview(
         .iter()
         .filter_map(|channel| {
             Some(ChannelNews {
-                channel_id: channel.channel_id.clone(),
+                channel_id: channel.channel_id,
                 channel_name: Text::new(&channel.name),
                 messages: *arrivals.window.get(&channel.channel_id)?,
                 remaining: arrivals

@@ -50,8 +50,8 @@ pub async fn delete_message(
     })?;
     let sender = available(sender)?;
     let doomed = MessageToDelete {
-        channel_id: target.channel.channel_id.clone(),
-        message_id: target.message.message_id.clone(),
+        channel_id: target.channel.channel_id,
+        message_id: target.message.message_id,
     };
     let delivered = outbox::deliver_with_retries(
         &SEND_POLICY,

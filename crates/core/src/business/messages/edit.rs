@@ -77,8 +77,8 @@ pub async fn edit_message(
     .await?;
     let sender = available(sender)?;
     let edit = MessageEdit {
-        channel_id: target.channel.channel_id.clone(),
-        message_id: target.message.message_id.clone(),
+        channel_id: target.channel.channel_id,
+        message_id: target.message.message_id,
         content: input.content,
         suppress_embeds: !context.link_previews,
     };

@@ -90,11 +90,11 @@ pub fn read_history(
             older_cursor: kept
                 .first()
                 .filter(|_| page.has_older)
-                .map(|m| m.message.message_id.clone()),
+                .map(|m| m.message.message_id),
             newer_cursor: kept
                 .last()
                 .filter(|_| page.has_newer)
-                .map(|m| m.message.message_id.clone()),
+                .map(|m| m.message.message_id),
             messages: kept,
             channel_id: channel.channel_id,
             channel_name: channel.name.into(),
@@ -202,7 +202,7 @@ fn page_of_one(
 /// What [`read_history`] is shown with: the newest page, and pages around and after a
 /// message.
 pub(crate) fn read_history_examples(sample: &Sample) -> Examples {
-    let channel = sample.channel.as_str();
+    let channel = sample.channel.to_string();
     Examples {
         default: Some(json!({"channelId": channel})),
         largest: vec![
@@ -296,19 +296,19 @@ impl ModelText for ChannelHistory {
             let line = history_line(text, entry);
             text.line(&line);
         }
-        let channel = self.channel_id.as_str();
+        let channel = &*self.channel_id.to_string();
         if let Some(older) = &self.older_cursor {
             let _ = writeln!(
                 text,
                 "Older: messages_history {}.",
-                json_args(&[("channelId", channel), ("before", older.as_str())])
+                json_args(&[("channelId", channel), ("before", &older.to_string())])
             );
         }
         if let Some(newer) = &self.newer_cursor {
             let _ = writeln!(
                 text,
                 "Newer: messages_history {}.",
-                json_args(&[("channelId", channel), ("after", newer.as_str())])
+                json_args(&[("channelId", channel), ("after", &newer.to_string())])
             );
         }
     }

@@ -231,7 +231,7 @@ pub fn search_messages(
     let wanted = skip + limit + 1;
     let filter = store.read(|reader| {
         let owner = context.owner_view(reader)?;
-        search_filter(reader, context, &owner, &input, mentions_owner.clone())
+        search_filter(reader, context, &owner, &input, mentions_owner)
     })?;
     let by_meaning = match mode {
         SearchMode::Words => Vec::new(),
@@ -279,7 +279,7 @@ pub fn search_messages(
                     snippet: shaper.text(&hit.snippet),
                     matched_by: *matched_by,
                     in_attachment: hit.in_attachment.as_ref().map(|matched| MatchedAttachment {
-                        attachment_id: matched.attachment_id.clone(),
+                        attachment_id: matched.attachment_id,
                         filename: shaper.text(&matched.filename),
                     }),
                     message: shaper.message(&hit.message),
@@ -335,21 +335,18 @@ fn ranked(by_words: Vec<SearchHit>, by_meaning: Vec<(i64, MessageRecord)>) -> Ve
             .map(|hit| Found::Words(hit, MatchedBy::Words))
             .collect();
     }
-    let words: Vec<MessageId> = by_words
-        .iter()
-        .map(|hit| hit.message.message_id.clone())
-        .collect();
+    let words: Vec<MessageId> = by_words.iter().map(|hit| hit.message.message_id).collect();
     let meaning: Vec<MessageId> = by_meaning
         .iter()
-        .map(|(_, message)| message.message_id.clone())
+        .map(|(_, message)| message.message_id)
         .collect();
     let mut word_hits: HashMap<MessageId, SearchHit> = by_words
         .into_iter()
-        .map(|hit| (hit.message.message_id.clone(), hit))
+        .map(|hit| (hit.message.message_id, hit))
         .collect();
     let mut meaning_hits: HashMap<MessageId, MessageRecord> = by_meaning
         .into_iter()
-        .map(|(_, message)| (message.message_id.clone(), message))
+        .map(|(_, message)| (message.message_id, message))
         .collect();
     fuse(&words, &meaning)
         .into_iter()
@@ -386,7 +383,7 @@ fn meaning_ranking(
 ) -> Result<Vec<i64>> {
     let scan_filter = ScanFilter {
         channel_ids: filter.channel_ids.clone(),
-        author_id: filter.author_id.clone(),
+        author_id: filter.author_id,
         arrived: (
             filter.since.map(Instant::as_micros),
             filter.until.map(Instant::as_micros),
@@ -426,7 +423,7 @@ fn check_search(input: &Search, context: &OwnerContext) -> Result<Option<(bool, 
     {
         return Err(Error::input("`sentUntil` must be after `sentSince`"));
     }
-    match (input.mentions_owner, context.owner_id.clone()) {
+    match (input.mentions_owner, context.owner_id) {
         (None, _) => Ok(None),
         (Some(_), None) => Err(Error::config(
             "`mentionsOwner` needs the owner's Discord user id: set DISCORD_OWNER_ID",
@@ -455,7 +452,7 @@ fn search_filter(
     let author = match input.author_kind {
         None => None,
         Some(kind) => {
-            let (owner_id, bot_id) = (owner.user_id.clone(), owner.bot_user_id.clone());
+            let (owner_id, bot_id) = (owner.user_id, owner.bot_user_id);
             Some(match kind {
                 AuthorKind::Owner => Author::Owner { owner_id },
                 AuthorKind::ThisBot => Author::ThisBot { owner_id, bot_id },
@@ -471,10 +468,10 @@ fn search_filter(
     });
     Ok(SearchFilter {
         channel_ids,
-        author_id: input.author_id.clone(),
+        author_id: input.author_id,
         since: input.since,
         until: input.until,
-        guild_id: input.guild_id.clone(),
+        guild_id: input.guild_id,
         has: input.has.map(Has::from),
         pinned: input.pinned,
         sent_since: input.sent_since,

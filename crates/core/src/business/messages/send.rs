@@ -89,7 +89,7 @@ pub async fn send_message(
         Error::internal("Sending is not available: no Discord client was set up for it")
     })?;
     let outgoing = OutgoingMessage {
-        channel_id: channel.channel_id.clone(),
+        channel_id: channel.channel_id,
         content: input.content,
         reply_to_message_id: input.reply_to_message_id,
         nonce: outbox::new_nonce(),

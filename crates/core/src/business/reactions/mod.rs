@@ -60,8 +60,8 @@ async fn react(
                     Ok((
                         target.clone(),
                         BotReaction {
-                            channel_id: target.channel.channel_id.clone(),
-                            message_id: message_id.clone(),
+                            channel_id: target.channel.channel_id,
+                            message_id: *message_id,
                             emoji,
                         },
                     ))

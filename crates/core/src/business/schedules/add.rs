@@ -114,14 +114,14 @@ fn checked_schedule(
             channel_id: channel.channel_id,
             channel_name: channel.name,
             content: input.content.clone(),
-            message_id: input.reply_to_message_id.clone(),
+            message_id: input.reply_to_message_id,
             send_at: Some(input.send_at),
         }));
     }
     let record = writer.insert_schedule(&NewSchedule {
         channel_id: channel.channel_id,
         content: input.content.clone(),
-        reply_to_message_id: input.reply_to_message_id.clone(),
+        reply_to_message_id: input.reply_to_message_id,
         send_at: input.send_at,
         nonce: outbox::new_nonce(),
         source: context.source.as_str().to_string(),

@@ -42,8 +42,7 @@ pub fn cancel_schedule(
                     "Scheduled message {id} was already sent (message {}); it cannot be cancelled",
                     outcome
                         .message_id
-                        .as_ref()
-                        .map_or("unknown", |id| id.as_str())
+                        .map_or("unknown".to_string(), |id| id.to_string())
                 ),
                 ScheduleEventKind::Failed => format!(
                     "Scheduled message {id} already failed, so it will not be sent: {}",

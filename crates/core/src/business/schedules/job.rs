@@ -95,9 +95,9 @@ async fn send_one(
         return Ok(true);
     }
     let outgoing = OutgoingMessage {
-        channel_id: schedule.channel_id.clone(),
+        channel_id: schedule.channel_id,
         content: schedule.content.clone(),
-        reply_to_message_id: schedule.reply_to_message_id.clone(),
+        reply_to_message_id: schedule.reply_to_message_id,
         nonce: schedule.nonce.clone(),
         suppress_embeds: !context.link_previews,
     };

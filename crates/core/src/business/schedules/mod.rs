@@ -113,17 +113,17 @@ pub(crate) fn view(reader: &Reader<'_>, record: &ScheduleRecord) -> Result<Sched
         schedule_id: record.schedule_id,
         status,
         channel_name: reader.channel(&record.channel_id)?.map_or_else(
-            || Text::new(record.channel_id.as_str()),
+            || Text::new(&record.channel_id.to_string()),
             |channel| Text::from(channel.name),
         ),
-        channel_id: record.channel_id.clone(),
+        channel_id: record.channel_id,
         content: Text::new(&record.content),
-        reply_to_message_id: record.reply_to_message_id.clone(),
+        reply_to_message_id: record.reply_to_message_id,
         send_at: record.send_at,
         created_at: record.created_at,
         source: record.source.clone(),
         attempts: record.attempts(),
-        message_id: outcome.and_then(|event| event.message_id.clone()),
+        message_id: outcome.and_then(|event| event.message_id),
         finished_at: outcome.map(|event| event.created_at),
         reason: reason.map(Text::from),
     })
@@ -151,8 +151,7 @@ fn status_text(schedule: &Schedule) -> String {
             "sent as {}",
             schedule
                 .message_id
-                .as_ref()
-                .map_or("unknown", |id| id.as_str())
+                .map_or("unknown".to_string(), |id| id.to_string())
         ),
         ScheduleStatus::Failed => format!(
             "failed: {}",

@@ -29,11 +29,11 @@ fn add_schedule(store: &Store, input: AddSchedule, context: &OwnerContext) -> Re
     add_schedule_at(store, input, context, Instant::now())
 }
 
-fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
+fn id<Id: std::str::FromStr>(text: impl std::fmt::Display) -> Id {
     discord_manager_playback::world::id(text)
 }
 
-fn adding(channel: impl AsRef<str>, content: &str, send_at: Instant) -> AddSchedule {
+fn adding(channel: impl std::fmt::Display, content: &str, send_at: Instant) -> AddSchedule {
     AddSchedule {
         channel_id: id(channel),
         content: content.to_string(),
@@ -96,7 +96,7 @@ fn due(world: &World, content: &str, send_at: Instant) -> (ChannelId, i64) {
     let channel = world.channel("general");
     let added = add_schedule_at(
         &world.store,
-        adding(&channel, content, send_at),
+        adding(channel, content, send_at),
         &world.sending_context(),
         send_at,
     )
@@ -119,15 +119,15 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": VIEW.to_string()}]),
     );
     let missing = new_id();
-    let deleted = world.post(&general, "7", "gone", json!({}));
-    world.delete(&general, &deleted);
+    let deleted = world.post(general, "7", "gone", json!({}));
+    world.delete(general, deleted);
     let tokenless = world.context();
     let read_only = OwnerContext {
         read_only: true,
         ..context.clone()
     };
     let outside = OwnerContext {
-        send_channel_ids: Some(vec![muted.clone()]),
+        send_channel_ids: Some(vec![muted]),
         ..context.clone()
     };
     let case = |context, channel, tag, reply_to, kind, message: String| Refusal {
@@ -141,7 +141,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
     let cases = vec![
         case(
             &tokenless,
-            general.as_str(),
+            general.to_string(),
             "a",
             None,
             ErrorKind::Denied,
@@ -149,7 +149,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &read_only,
-            general.as_str(),
+            general.to_string(),
             "b",
             None,
             ErrorKind::Denied,
@@ -157,7 +157,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &context,
-            general.as_str(),
+            general.to_string(),
             "   ",
             None,
             ErrorKind::Input,
@@ -165,7 +165,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &context,
-            &missing,
+            missing.clone(),
             "c",
             None,
             ErrorKind::NotFound,
@@ -173,7 +173,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &outside,
-            general.as_str(),
+            general.to_string(),
             "d",
             None,
             ErrorKind::Denied,
@@ -183,7 +183,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &context,
-            muted.as_str(),
+            muted.to_string(),
             "e",
             None,
             ErrorKind::Denied,
@@ -191,7 +191,7 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &context,
-            hidden.as_str(),
+            hidden.to_string(),
             "f",
             None,
             ErrorKind::Denied,
@@ -201,17 +201,17 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
         ),
         case(
             &context,
-            general.as_str(),
+            general.to_string(),
             "g",
-            Some(&missing),
+            Some(missing.clone()),
             ErrorKind::NotFound,
             format!("`replyToMessageId`: no stored message of channel {general} has id {missing}"),
         ),
         case(
             &context,
-            general.as_str(),
+            general.to_string(),
             "h",
-            Some(deleted.as_str()),
+            Some(deleted.to_string()),
             ErrorKind::Conflict,
             format!("Message {deleted} was deleted: a reply needs a message that still exists"),
         ),
@@ -225,8 +225,8 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
             format!("{} {}", refusal.tag, new_id())
         };
         let input = AddSchedule {
-            reply_to_message_id: refusal.reply_to.map(id),
-            ..adding(refusal.channel, &content, now.plus_seconds(60))
+            reply_to_message_id: refusal.reply_to.clone().map(id),
+            ..adding(&refusal.channel, &content, now.plus_seconds(60))
         };
         let error = add_schedule_at(&world.store, input, refusal.context, now).unwrap_err();
         assert_eq!(error.message(), refusal.message);
@@ -252,9 +252,9 @@ async fn adding_validates_everything_sending_validates_at_once_in_the_same_words
 /// One refusal both `schedules_add` and `messages_send` must give.
 struct Refusal<'a> {
     context: &'a OwnerContext,
-    channel: &'a str,
+    channel: String,
     tag: &'a str,
-    reply_to: Option<&'a str>,
+    reply_to: Option<String>,
     kind: ErrorKind,
     message: String,
 }
@@ -268,7 +268,7 @@ fn send_at_may_be_up_to_five_minutes_past_and_not_a_microsecond_more() {
     let content = format!("edge {}", new_id());
     let added = add_schedule_at(
         &world.store,
-        adding(&channel, &content, edge),
+        adding(channel, &content, edge),
         &world.sending_context(),
         now,
     )
@@ -283,7 +283,7 @@ fn send_at_may_be_up_to_five_minutes_past_and_not_a_microsecond_more() {
     let late = format!("late {}", new_id());
     let error = add_schedule_at(
         &world.store,
-        adding(&channel, &late, edge.plus_micros(-1)),
+        adding(channel, &late, edge.plus_micros(-1)),
         &world.sending_context(),
         now,
     )
@@ -309,7 +309,7 @@ fn send_at_may_be_up_to_a_year_ahead_and_not_a_microsecond_more() {
     let content = format!("next year {}", new_id());
     let added = add_schedule_at(
         &world.store,
-        adding(&channel, &content, edge),
+        adding(channel, &content, edge),
         &world.sending_context(),
         now,
     )
@@ -318,7 +318,7 @@ fn send_at_may_be_up_to_a_year_ahead_and_not_a_microsecond_more() {
     let far = format!("year 9999 {}", new_id());
     let error = add_schedule_at(
         &world.store,
-        adding(&channel, &far, edge.plus_micros(1)),
+        adding(channel, &far, edge.plus_micros(1)),
         &world.sending_context(),
         now,
     )
@@ -341,7 +341,7 @@ async fn what_an_assistant_scheduled_is_sent_by_an_assistants_rules_when_it_is_d
     let channel = world.channel("general");
     let assistant = OwnerContext {
         source: Source::Mcp,
-        send_channel_ids: Some(vec![channel.clone()]),
+        send_channel_ids: Some(vec![channel]),
         ..world.sending_context()
     };
     let unlisted = OwnerContext {
@@ -350,7 +350,7 @@ async fn what_an_assistant_scheduled_is_sent_by_an_assistants_rules_when_it_is_d
     };
     let error = add_schedule_at(
         &world.store,
-        adding(&channel, "not yet allowed", now),
+        adding(channel, "not yet allowed", now),
         &unlisted,
         now,
     )
@@ -359,14 +359,14 @@ async fn what_an_assistant_scheduled_is_sent_by_an_assistants_rules_when_it_is_d
     assert_eq!(rows_with(&world, "not yet allowed"), 0);
     let by_assistant = add_schedule_at(
         &world.store,
-        adding(&channel, "by the assistant", now),
+        adding(channel, "by the assistant", now),
         &assistant,
         now,
     )
     .unwrap();
     let by_owner = add_schedule_at(
         &world.store,
-        adding(&channel, "by the owner", now),
+        adding(channel, "by the owner", now),
         &world.sending_context(),
         now,
     )
@@ -409,25 +409,20 @@ async fn an_assistants_scheduled_messages_wait_when_its_posts_of_the_last_minute
     let channel = world.channel("general");
     let assistant = OwnerContext {
         source: Source::Mcp,
-        send_channel_ids: Some(vec![channel.clone()]),
+        send_channel_ids: Some(vec![channel]),
         ..world.sending_context()
     };
     let scheduled: Vec<i64> = ["first", "second", "third"]
         .iter()
         .map(|content| {
-            add_schedule_at(
-                &world.store,
-                adding(&channel, content, now),
-                &assistant,
-                now,
-            )
-            .unwrap()
-            .schedule_id
+            add_schedule_at(&world.store, adding(channel, content, now), &assistant, now)
+                .unwrap()
+                .schedule_id
         })
         .collect();
     let by_owner = add_schedule_at(
         &world.store,
-        adding(&channel, "the owner's", now),
+        adding(channel, "the owner's", now),
         &world.sending_context(),
         now,
     )
@@ -488,16 +483,16 @@ async fn an_assistants_scheduled_messages_wait_when_its_posts_of_the_last_minute
 fn adding_records_the_schedule_with_its_source_and_lists_it_pending() {
     let world = World::new();
     let channel = world.channel("releases");
-    let asked = world.post(&channel, "7", "when is the freeze?", json!({}));
+    let asked = world.post(channel, "7", "when is the freeze?", json!({}));
     let send_at = Instant::now().plus_seconds(3600);
     let context = OwnerContext {
         source: Source::Mcp,
-        send_channel_ids: Some(vec![channel.clone()]),
+        send_channel_ids: Some(vec![channel]),
         ..world.sending_context()
     };
     let input = AddSchedule {
-        reply_to_message_id: Some(id(&asked)),
-        ..adding(&channel, "Freeze starts now.", send_at)
+        reply_to_message_id: Some(id(asked)),
+        ..adding(channel, "Freeze starts now.", send_at)
     };
     let added = add_schedule(&world.store, input, &context).unwrap();
     assert_eq!(added.status, ScheduleStatus::Pending);
@@ -519,10 +514,10 @@ fn listing_filters_by_status_and_leaves_out_other_guilds() {
     let channel = world.channel("general");
     let later = Instant::now().plus_seconds(3600);
     let context = world.sending_context();
-    let first = add_schedule(&world.store, adding(&channel, "one", later), &context).unwrap();
+    let first = add_schedule(&world.store, adding(channel, "one", later), &context).unwrap();
     let second = add_schedule(
         &world.store,
-        adding(&channel, "two", later.plus_seconds(1)),
+        adding(channel, "two", later.plus_seconds(1)),
         &context,
     )
     .unwrap();
@@ -531,7 +526,7 @@ fn listing_filters_by_status_and_leaves_out_other_guilds() {
     let theirs = elsewhere.channel("theirs");
     add_schedule(
         &elsewhere.store,
-        adding(&theirs, "not yours", later),
+        adding(theirs, "not yours", later),
         &elsewhere.sending_context(),
     )
     .unwrap();
@@ -565,7 +560,7 @@ fn cancelling_appends_an_event_with_its_source_and_only_once() {
     let channel = world.channel("general");
     let added = add_schedule(
         &world.store,
-        adding(&channel, "maybe", Instant::now().plus_seconds(60)),
+        adding(channel, "maybe", Instant::now().plus_seconds(60)),
         &world.sending_context(),
     )
     .unwrap();
@@ -606,7 +601,7 @@ fn an_unknown_or_foreign_schedule_is_not_found_by_its_id() {
     let theirs = elsewhere.channel("theirs");
     let foreign = add_schedule(
         &elsewhere.store,
-        adding(&theirs, "not yours", Instant::now().plus_seconds(60)),
+        adding(theirs, "not yours", Instant::now().plus_seconds(60)),
         &elsewhere.sending_context(),
     )
     .unwrap();
@@ -675,7 +670,7 @@ async fn a_due_message_is_sent_once_and_recorded_through_the_gateways_recorder()
     let sent = &ended[0];
     assert_eq!(sent.status, ScheduleStatus::Sent);
     assert_eq!(sent.attempts, 1);
-    let message_id = sent.message_id.clone().unwrap();
+    let message_id = sent.message_id.unwrap();
     let message = world
         .store
         .read(|reader| reader.message(&message_id))
@@ -900,7 +895,7 @@ async fn what_changed_since_it_was_scheduled_is_checked_again_before_sending() {
         &world.store,
         "CHANNEL_UPDATE",
         world.channel_payload(
-            &channel,
+            channel,
             "general",
             0,
             None,
@@ -1029,7 +1024,7 @@ async fn a_message_is_sent_once_across_a_restart_in_the_middle_of_sending_it() {
     let in_channel = store
         .read(|reader| {
             reader.channel_messages_since(
-                &discord_manager_playback::world::id(&channel),
+                &discord_manager_playback::world::id(channel),
                 Instant::from_micros(0),
                 10,
             )

@@ -279,7 +279,7 @@ pub fn store_status(
         let coverages: HashMap<ChannelId, ChannelCoverage> = reader
             .coverages()?
             .into_iter()
-            .map(|coverage| (coverage.channel_id.clone(), coverage))
+            .map(|coverage| (coverage.channel_id, coverage))
             .collect();
         let (channels, never_backfilled) = coverage_of(reader, &in_scope, &coverages)?;
         let gaps = gaps_in_scope(reader, &in_scope, input.since)?;
@@ -335,7 +335,7 @@ fn coverage_of(
     let imports: HashMap<ChannelId, ImportState> = reader
         .import_states()?
         .into_iter()
-        .map(|state| (state.channel_id.clone(), state))
+        .map(|state| (state.channel_id, state))
         .collect();
     let mut channels = Vec::new();
     let mut never_backfilled = Vec::new();
@@ -346,14 +346,14 @@ fn coverage_of(
         let coverage = coverages.get(&channel.channel_id);
         if coverage.is_none() {
             never_backfilled.push(ChannelRef {
-                channel_id: channel.channel_id.clone(),
+                channel_id: channel.channel_id,
                 channel_name: Text::new(&channel.name),
             });
         }
         channels.push(ChannelCoverageStatus {
-            channel_id: channel.channel_id.clone(),
+            channel_id: channel.channel_id,
             channel_name: Text::new(&channel.name),
-            guild_id: channel.guild_id.clone(),
+            guild_id: channel.guild_id,
             last_backfill_at: coverage.map(|coverage| coverage.last_backfill_at),
             // A bound of 0 covers no message: there is none to name.
             complete_through_message_id: coverage
@@ -698,8 +698,7 @@ impl ModelText for StoreStatus {
                 seen(channel.last_backfill_at),
                 channel
                     .complete_through_message_id
-                    .as_ref()
-                    .map_or("none", MessageId::as_str),
+                    .map_or("none".to_string(), |id| id.to_string()),
                 channel.import.as_ref().map(import_text).unwrap_or_default()
             );
         }
@@ -781,30 +780,27 @@ mod tests {
             "hidden",
             json!([{"id": world.guild_id, "type": 0, "allow": "0", "deny": VIEW.to_string()}]),
         );
-        coverage(&world.store, general.as_str(), 10, 500);
-        coverage(&world.store, general.as_str(), 500, 300);
+        coverage(&world.store, &general.to_string(), 10, 500);
+        coverage(&world.store, &general.to_string(), 500, 300);
 
         let status = status(&world, None);
-        let listed: Vec<(&str, Option<&str>)> = status
+        let listed: Vec<(ChannelId, Option<u64>)> = status
             .channels
             .iter()
             .map(|channel| {
                 (
-                    channel.channel_id.as_str(),
-                    channel
-                        .complete_through_message_id
-                        .as_ref()
-                        .map(MessageId::as_str),
+                    channel.channel_id,
+                    channel.complete_through_message_id.map(MessageId::get),
                 )
             })
             .collect();
-        let mut expected = vec![(general.as_str(), Some("500")), (archive.as_str(), None)];
-        expected.sort_by_key(|(id, _)| (id.len(), id.to_string()));
+        let mut expected = vec![(general, Some(500)), (archive, None)];
+        expected.sort();
         assert_eq!(listed, expected);
         assert_eq!(
             status.never_backfilled,
             vec![ChannelRef {
-                channel_id: archive.clone(),
+                channel_id: archive,
                 channel_name: "archive".into()
             }]
         );
@@ -818,13 +814,13 @@ mod tests {
         let open = gap(
             &world.store,
             GapKind::Messages,
-            Some(general.as_str()),
+            Some(&general.to_string()),
             Some(100),
         );
         assert_eq!(own(&status(&world, None), &[&open]).len(), 1);
 
         // A backfill that started after the gap's point proves nothing about it.
-        coverage(&world.store, general.as_str(), 101, 900);
+        coverage(&world.store, &general.to_string(), 101, 900);
         let still = status(&world, None);
         assert_eq!(own(&still, &[&open]).len(), 1);
         assert_eq!(
@@ -832,7 +828,7 @@ mod tests {
             Some(&discord_manager_playback::world::id("100"))
         );
 
-        coverage(&world.store, general.as_str(), 100, 900);
+        coverage(&world.store, &general.to_string(), 100, 900);
         assert_eq!(own(&status(&world, None), &[&open]).len(), 0);
     }
 
@@ -841,7 +837,12 @@ mod tests {
         let world = World::new();
         let general = world.channel("general");
         let downtime = gap(&world.store, GapKind::Downtime, None, None);
-        let event = gap(&world.store, GapKind::Event, Some(general.as_str()), None);
+        let event = gap(
+            &world.store,
+            GapKind::Event,
+            Some(&general.to_string()),
+            None,
+        );
         let until = downtime.until_at;
 
         let at = status(&world, Some(until));
@@ -860,7 +861,12 @@ mod tests {
         let world = World::new();
         let elsewhere = World::new();
         let theirs = elsewhere.channel("general");
-        let gap = gap(&world.store, GapKind::Event, Some(theirs.as_str()), None);
+        let gap = gap(
+            &world.store,
+            GapKind::Event,
+            Some(&theirs.to_string()),
+            None,
+        );
         assert_eq!(own(&status(&world, None), &[&gap]).len(), 0);
         assert_eq!(own(&status(&elsewhere, None), &[&gap]).len(), 1);
     }

@@ -98,7 +98,7 @@ fn a_word_only_in_a_kept_files_text_finds_its_message_and_the_hit_names_the_atta
     assert_eq!(
         search(&store, "quota"),
         vec![(
-            log.message_id.clone(),
+            log.message_id,
             "error: disk [quota] exceeded on node-3".to_string(),
             in_log
         )]
@@ -107,7 +107,7 @@ fn a_word_only_in_a_kept_files_text_finds_its_message_and_the_hit_names_the_atta
     assert_eq!(
         search(&store, "failed"),
         vec![(
-            log.message_id.clone(),
+            log.message_id,
             "the deploy [failed] again".to_string(),
             None
         )]
@@ -151,14 +151,14 @@ fn a_files_text_is_indexed_once_and_the_unindexed_list_reads_on_after_its_cursor
     let unindexed = store
         .read(|reader| reader.unindexed_kept_files(0, 10))
         .unwrap();
-    let listed: Vec<(&str, &str)> = unindexed
+    let listed: Vec<(u64, &str)> = unindexed
         .iter()
-        .map(|file| (file.attachment.attachment_id.as_str(), file.hash.as_str()))
+        .map(|file| (file.attachment.attachment_id.get(), file.hash.as_str()))
         .collect();
     let (hash_911, hash_912) = (format!("{:0>64}", "911"), format!("{:0>64}", "912"));
     assert_eq!(
         listed,
-        vec![("911", hash_911.as_str()), ("912", hash_912.as_str())]
+        vec![(911, hash_911.as_str()), (912, hash_912.as_str())]
     );
     assert_eq!(unindexed[0].attachment, first);
     // Bounded, and read on after the last one's outcome.
@@ -218,7 +218,7 @@ fn page(store: &Store, query: &str, channels: &[&str], limit: usize) -> (Vec<Opt
         .map(|hit| {
             hit.in_attachment
                 .as_ref()
-                .map(|matched| matched.attachment_id.as_str().parse().unwrap())
+                .map(|matched| matched.attachment_id.to_string().parse().unwrap())
         })
         .collect();
     (hits, page.older_files_unranked)
@@ -307,7 +307,7 @@ fn a_store_from_before_the_files_own_index_finds_its_files_words_after_the_upgra
     assert_eq!(
         search(&store, "quota"),
         vec![(
-            log.message_id.clone(),
+            log.message_id,
             "error: disk [quota] exceeded on node-3".to_string(),
             in_log
         )]
@@ -315,7 +315,7 @@ fn a_store_from_before_the_files_own_index_finds_its_files_words_after_the_upgra
     assert_eq!(
         search(&store, "failed"),
         vec![(
-            log.message_id.clone(),
+            log.message_id,
             "the deploy [failed] again".to_string(),
             None
         )]
@@ -362,14 +362,14 @@ fn a_keyword_in_a_kept_file_of_a_message_in_the_window_is_a_keyword_match() {
             .collect::<Vec<_>>()
     };
     // The message arrived at `opened` or later, and its file after it.
-    assert_eq!(matches(opened), vec![log.message_id.clone()]);
+    assert_eq!(matches(opened), vec![log.message_id]);
     // From the first message's arrival on, both.
     let first = store
         .read(|reader| reader.message(&old.message_id))
         .unwrap()
         .unwrap()
         .created_at;
-    assert_eq!(matches(first), vec![old.message_id.clone(), log.message_id]);
+    assert_eq!(matches(first), vec![old.message_id, log.message_id]);
     // A window that opens after both arrived has none.
     assert_eq!(matches(now), Vec::<MessageId>::new());
 }

@@ -36,10 +36,10 @@ fn record(store: &Store, message: &str, attachments: Vec<Attachment>) {
         .unwrap();
 }
 
-fn ids(records: &[AttachmentRecord]) -> Vec<&str> {
+fn ids(records: &[AttachmentRecord]) -> Vec<String> {
     records
         .iter()
-        .map(|record| record.attachment_id.as_str())
+        .map(|record| record.attachment_id.to_string())
         .collect()
 }
 
@@ -68,12 +68,8 @@ fn an_attachment_is_recorded_once_per_url_and_read_back_as_last_seen() {
         .unwrap();
     assert_eq!(seen.url, "https://cdn/1?ex=2");
     assert_eq!(
-        (
-            seen.message_id.as_str(),
-            seen.channel_id.as_str(),
-            seen.size
-        ),
-        ("10", "300", 5)
+        (seen.message_id.get(), seen.channel_id.get(), seen.size),
+        (10, 300, 5)
     );
     assert_eq!(seen.filename, "1.png");
     assert_eq!(seen.content_type.as_deref(), Some("image/png"));
@@ -342,10 +338,7 @@ fn a_file_skipped_at_the_total_cap_is_pending_again_once_the_cache_has_room_for_
         let pending = store
             .read(|reader| reader.pending_attachments(0, Instant::now(), room, 10))
             .unwrap();
-        ids(&pending)
-            .into_iter()
-            .map(str::to_string)
-            .collect::<Vec<_>>()
+        ids(&pending).into_iter().collect::<Vec<_>>()
     };
     assert!(pending_with(None).is_empty(), "room not asked");
     // Both sides of the file's announced size.

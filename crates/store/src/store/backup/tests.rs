@@ -11,7 +11,7 @@ use rusqlite::Connection;
 use crate::store::Store;
 use crate::store::messages::tests::new_message;
 
-fn message_ids(path: &std::path::Path) -> Vec<String> {
+fn message_ids(path: &std::path::Path) -> Vec<MessageId> {
     let connection = Connection::open(path).unwrap();
     let mut statement = connection
         .prepare("SELECT message_id FROM messages ORDER BY seq")

@@ -11,7 +11,7 @@ fn a_channels_coverage_is_the_highest_point_proved_whatever_the_order() {
         store
             .write(|writer| {
                 writer.record_coverage(&NewCoverage {
-                    channel_id: channel.clone(),
+                    channel_id: channel,
                     started_after: after,
                     complete_through: through,
                     fetched: 3,
@@ -50,7 +50,7 @@ fn a_channel_never_backfilled_has_no_coverage() {
     store
         .write(|writer| {
             writer.record_coverage(&NewCoverage {
-                channel_id: channel.clone(),
+                channel_id: channel,
                 started_after: 1,
                 complete_through: 2,
                 fetched: 0,
@@ -81,7 +81,7 @@ fn a_messages_gap_is_open_until_a_backfill_from_at_or_before_it_completes() {
         .write(|writer| {
             writer.record_gap(&NewGap {
                 kind: GapKind::Messages,
-                channel_id: Some(channel.clone()),
+                channel_id: Some(channel),
                 from_at: Instant::now(),
                 until_at: Instant::now(),
                 after_message_id: Some(100),
@@ -95,7 +95,7 @@ fn a_messages_gap_is_open_until_a_backfill_from_at_or_before_it_completes() {
         store
             .write(|writer| {
                 writer.record_coverage(&NewCoverage {
-                    channel_id: channel.clone(),
+                    channel_id: channel,
                     started_after,
                     complete_through: 900,
                     fetched: 0,
@@ -207,7 +207,7 @@ fn gaps_round_trip_with_every_field() {
     let until = Instant::parse("2026-11-29T11:00:00Z").unwrap();
     let gap = NewGap {
         kind: GapKind::Messages,
-        channel_id: Some(channel.clone()),
+        channel_id: Some(channel),
         from_at: from,
         until_at: until,
         after_message_id: Some(1_500_000_000_000_000_001),
@@ -217,7 +217,7 @@ fn gaps_round_trip_with_every_field() {
     let gaps = store.read(|reader| reader.gaps()).unwrap();
     let found: Vec<_> = gaps
         .into_iter()
-        .filter(|gap| gap.channel_id.as_ref() == Some(&channel.as_str().parse().unwrap()))
+        .filter(|gap| gap.channel_id.as_ref() == Some(&channel.to_string().parse().unwrap()))
         .collect();
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].kind, GapKind::Messages);

@@ -209,7 +209,7 @@ fn an_edit_lists_its_message_as_changed_once_and_the_text_to_embed_is_the_edited
         .write(|writer| {
             writer
                 .insert_edit(&NewEdit {
-                    message_id: message_id.clone(),
+                    message_id,
                     channel_id: "300".parse().unwrap(),
                     content: "we drop the LRU for TTLs".into(),
                     edited_at: Instant::parse("2026-11-29T11:00:00Z").unwrap(),

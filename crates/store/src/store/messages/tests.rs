@@ -6,11 +6,11 @@ use crate::store::testing::{connection, fresh_id, shared_store};
 
 /// A plain message row of `channel_id` by `author_id`.
 pub(crate) fn new_message(
-    channel_id: impl AsRef<str>,
-    author_id: impl AsRef<str>,
+    channel_id: impl std::fmt::Display,
+    author_id: impl std::fmt::Display,
     content: &str,
 ) -> NewMessage {
-    let (channel_id, author_id) = (channel_id.as_ref(), author_id.as_ref());
+    let (channel_id, author_id) = (channel_id.to_string(), author_id.to_string());
     NewMessage {
         message_id: fresh_id(),
         channel_id: channel_id.parse().unwrap(),
@@ -40,10 +40,10 @@ fn a_store_holding_false_mentions_from_before_has_none_in_any_reader() {
     let channel: ChannelId = fresh_id();
     let owner: UserId = fresh_id();
     let since = store.read(|reader| reader.clock_now()).unwrap();
-    let own = new_message(&channel, &owner, "zebracrossing release notes");
+    let own = new_message(channel, owner, "zebracrossing release notes");
     let falsely = |content: &str, reply_id: Option<&MessageId>| {
-        let mut row = new_message(&channel, "7", content);
-        row.reply_to_author_id = Some(owner.clone());
+        let mut row = new_message(channel, "7", content);
+        row.reply_to_author_id = Some(owner);
         row.reply_to_message_id = reply_id.cloned();
         row
     };
@@ -91,11 +91,11 @@ fn a_store_holding_false_mentions_from_before_has_none_in_any_reader() {
                 assert_eq!(record.reply_to_message_id, None, "{:?}", record.message_id);
             }
             let filter = SearchFilter {
-                channel_ids: vec![channel.clone()],
+                channel_ids: vec![channel],
                 mentions_owner: Some((
                     true,
                     OwnerMentions {
-                        user_id: owner.clone(),
+                        user_id: owner,
                         role_ids: Vec::new(),
                     },
                 )),
@@ -137,10 +137,10 @@ fn arrivals_are_counted_per_channel_in_the_window_and_after_the_split_to_the_mic
     let store = shared_store();
     let (busy, quiet): (ChannelId, ChannelId) = (fresh_id(), fresh_id());
     let messages = [
-        new_message(&busy, "7", "one"),
-        new_message(&quiet, "7", "two"),
-        new_message(&busy, "7", "three"),
-        new_message(&busy, "7", "four"),
+        new_message(busy, "7", "one"),
+        new_message(quiet, "7", "two"),
+        new_message(busy, "7", "three"),
+        new_message(busy, "7", "four"),
     ];
     store
         .write(|writer| {
@@ -189,8 +189,8 @@ fn arrivals_are_counted_per_channel_in_the_window_and_after_the_split_to_the_mic
 fn messages_by_id_are_hydrated_in_the_order_asked_with_none_for_unknown_ids() {
     let store = shared_store();
     let channel: ChannelId = fresh_id();
-    let first = new_message(&channel, "7", "first");
-    let mut second = new_message(&channel, "8", "second");
+    let first = new_message(channel, "7", "first");
+    let mut second = new_message(channel, "8", "second");
     second.mentioned_user_ids = vec!["9".parse().unwrap()];
     let edited_at = Instant::parse("2026-11-29T11:00:00Z").unwrap();
     store
@@ -198,8 +198,8 @@ fn messages_by_id_are_hydrated_in_the_order_asked_with_none_for_unknown_ids() {
             writer.insert_message(&first)?;
             writer.insert_message(&second)?;
             writer.insert_edit(&NewEdit {
-                message_id: first.message_id.clone(),
-                channel_id: channel.clone(),
+                message_id: first.message_id,
+                channel_id: channel,
                 content: "first, edited".into(),
                 edited_at,
                 mentioned_user_ids: Vec::new(),
@@ -207,8 +207,8 @@ fn messages_by_id_are_hydrated_in_the_order_asked_with_none_for_unknown_ids() {
                 imported: false,
             })?;
             writer.record_reaction(&ReactionChange::Add {
-                message_id: first.message_id.clone(),
-                channel_id: channel.clone(),
+                message_id: first.message_id,
+                channel_id: channel,
                 user_id: "8".parse().unwrap(),
                 emoji: "👍".into(),
             })?;
@@ -258,8 +258,8 @@ fn a_catch_up_page_per_channel_is_in_arrival_order_and_cut_at_the_limit() {
     let (busy, quiet, empty) = (fresh_id(), fresh_id(), fresh_id());
     let rows: Vec<NewMessage> = ["a", "b", "c", "d"]
         .iter()
-        .map(|content| new_message(&busy, "7", content))
-        .chain([new_message(&quiet, "8", "e")])
+        .map(|content| new_message(busy, "7", content))
+        .chain([new_message(quiet, "8", "e")])
         .collect();
     let stamped: Vec<Instant> = store
         .write(|writer| {

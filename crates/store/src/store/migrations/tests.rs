@@ -137,7 +137,7 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
     store
         .write(|writer| {
             for origin in [Origin::Gateway, Origin::Import, Origin::Backfill] {
-                let mut message = new_message(&channel, "7", "a message from before");
+                let mut message = new_message(channel, "7", "a message from before");
                 message.origin = origin;
                 writer.insert_message(&message)?;
             }
@@ -177,7 +177,7 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
     assert_eq!(unread, 2);
     // And the trigger counts what arrives after the upgrade.
     store
-        .write(|writer| writer.insert_message(&new_message(&channel, "7", "after")))
+        .write(|writer| writer.insert_message(&new_message(channel, "7", "after")))
         .unwrap();
     let unread = store
         .read(|reader| reader.channel_unread(&channel, None))
@@ -270,11 +270,11 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
     let pending = store
         .read(|reader| reader.pending_attachments(0, Instant::now(), None, 10))
         .unwrap();
-    let listed: Vec<(&str, &str, Option<&str>, u64, &str)> = pending
+    let listed: Vec<(u64, &str, Option<&str>, u64, &str)> = pending
         .iter()
         .map(|record| {
             (
-                record.attachment_id.as_str(),
+                record.attachment_id.get(),
                 record.filename.as_str(),
                 record.content_type.as_deref(),
                 record.size,
@@ -286,14 +286,14 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
         listed,
         [
             (
-                "1600000000000000001",
+                1_600_000_000_000_000_001,
                 "eu-west-2-latency.png",
                 Some("image/png"),
                 48_213,
                 "https://cdn.discordapp.com/a?ex=2"
             ),
             (
-                "1600000000000000002",
+                1_600_000_000_000_000_002,
                 "deploy.log",
                 None,
                 912,
@@ -358,3 +358,5 @@ fn the_meaning_totals_start_from_the_vectors_a_store_already_holds() {
     };
     assert_eq!(totals, [(1, 1), (2, 2)]);
 }
+
+mod numeric_ids;

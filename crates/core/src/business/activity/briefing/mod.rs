@@ -507,7 +507,7 @@ pub(crate) fn briefing_through(
     now: Instant,
     end: Option<Instant>,
 ) -> Result<BriefingReport> {
-    let owner_id = context.owner_id.clone().ok_or_else(|| {
+    let owner_id = context.owner_id.ok_or_else(|| {
         Error::config("The briefing needs the owner's Discord user id: set DISCORD_OWNER_ID")
     })?;
     let (since, through, lookback_days, resume) = match &input.cursor {
@@ -635,7 +635,7 @@ pub(crate) fn addressed_through(
     through: Instant,
     now: Instant,
 ) -> Result<BriefingReport> {
-    let owner_id = context.owner_id.clone().ok_or_else(|| {
+    let owner_id = context.owner_id.ok_or_else(|| {
         Error::config("The briefing needs the owner's Discord user id: set DISCORD_OWNER_ID")
     })?;
     store.read(|reader| {

@@ -20,7 +20,6 @@ use super::{
 use crate::answer::text::TextBlock;
 use crate::business::OwnerContext;
 use crate::business::bookmarks::open_bookmarks_due;
-use crate::business::channels::numeric_id as numeric;
 use crate::business::kernel::budget::{Budget, serialized_len};
 use crate::business::kernel::model::Shaper;
 use crate::business::kernel::untrusted::Text;
@@ -177,7 +176,7 @@ impl Ranked {
             .messages(&quoted)?
             .into_iter()
             .flatten()
-            .map(|record| (record.message_id.clone(), record))
+            .map(|record| (record.message_id, record))
             .collect();
         let shaper = Shaper::for_owner(
             reader,
@@ -201,7 +200,7 @@ impl Ranked {
                 replies_to: record.reply_to_message_id.as_ref().map(|id| {
                     let quoted = quotes.get(id);
                     Quote {
-                        message_id: id.clone(),
+                        message_id: *id,
                         author_name: quoted.map(|record| Text::new(&record.author_name)),
                         text: quoted.map(|record| {
                             first_chars(&shaper.body(record).text_with_extras(), QUOTE_CHARS)
@@ -280,7 +279,7 @@ impl Ranked {
             }),
             DueCandidate::Schedule(schedule) => DueItem::FailedSchedule(FailedSchedule {
                 schedule_id: schedule.schedule_id,
-                channel_id: schedule.channel_id.clone(),
+                channel_id: schedule.channel_id,
                 channel_name: schedule.channel_name.clone(),
                 content: first_chars(&schedule.content, BRIEF_CHARS),
                 send_at: schedule.send_at,
@@ -320,7 +319,7 @@ impl Ranked {
                 .collect();
             others.sort_by(|a, b| b.1.1.cmp(&a.1.1).then_with(|| a.0.cmp(b.0)));
             Conversation {
-                channel_id: channel_id.clone(),
+                channel_id: *channel_id,
                 channel_name: channel_name(window, channel_id),
                 new_messages: news.from_others,
                 participants: others
@@ -369,7 +368,7 @@ impl Ranked {
             let channel_id = &active[index].1;
             let news = &window.news[channel_id];
             Discussion {
-                channel_id: channel_id.clone(),
+                channel_id: *channel_id,
                 channel_name: channel_name(window, channel_id),
                 messages: news.messages,
                 replies: news.replies,
@@ -400,7 +399,7 @@ impl Ranked {
         let (items, next) = list(&keys, Page { cap, ..page }, |index| {
             let channel_id = &rest[index].1;
             ChannelCount {
-                channel_id: channel_id.clone(),
+                channel_id: *channel_id,
                 channel_name: channel_name(window, channel_id),
                 messages: window.news[channel_id].messages,
             }
@@ -474,7 +473,7 @@ fn needs_you_cost(item: &NeedsYouItem) -> usize {
 
 fn channel_name(window: &Window, channel_id: &ChannelId) -> Text {
     window.channels.get(channel_id).map_or_else(
-        || Text::new(channel_id.as_str()),
+        || Text::new(&channel_id.to_string()),
         |channel| Text::new(&channel.name),
     )
 }
@@ -482,9 +481,9 @@ fn channel_name(window: &Window, channel_id: &ChannelId) -> Text {
 fn brief(window: &Window, shaper: &Shaper, record: &MessageRecord) -> Brief {
     let body = shaper.body(record);
     Brief {
-        message_id: record.message_id.clone(),
+        message_id: record.message_id,
         link: body.link.clone(),
-        channel_id: record.channel_id.clone(),
+        channel_id: record.channel_id,
         channel_name: channel_name(window, &record.channel_id),
         author_name: body.author_name.clone(),
         text: first_chars(&body.text_with_extras(), BRIEF_CHARS),
@@ -518,9 +517,9 @@ fn missing(window: &Window, message_id: &MessageId, channel_id: &ChannelId) -> B
         .get(channel_id)
         .and_then(|channel| channel.guild_id.as_ref());
     Brief {
-        message_id: message_id.clone(),
+        message_id: *message_id,
         link: message_link(guild, channel_id, message_id),
-        channel_id: channel_id.clone(),
+        channel_id: *channel_id,
         channel_name: Text::new(""),
         author_name: Text::new(""),
         text: Text::new("(not in the store)"),
@@ -603,7 +602,7 @@ fn needs(reader: &Reader<'_>, window: &Window) -> Result<Addressed> {
                 break 'mentions;
             }
             if !window.holds(candidate.channel_id(), candidate.created_at())
-                || !seen.insert(candidate.message_id().clone())
+                || !seen.insert(*candidate.message_id())
                 || window.is_answerer(candidate.author_id())
             {
                 continue;
@@ -616,7 +615,7 @@ fn needs(reader: &Reader<'_>, window: &Window) -> Result<Addressed> {
                 candidate.sent_at(),
             )? {
                 addressed.closed += 1;
-                addressed.ids.insert(candidate.message_id().clone());
+                addressed.ids.insert(*candidate.message_id());
             } else {
                 open_mentions.push(candidate);
             }
@@ -650,7 +649,7 @@ fn needs(reader: &Reader<'_>, window: &Window) -> Result<Addressed> {
                 record.sent_at,
             )? {
                 addressed.closed += 1;
-                addressed.ids.insert(record.message_id.clone());
+                addressed.ids.insert(record.message_id);
             } else {
                 addressed.note_open(window, record);
             }
@@ -666,11 +665,11 @@ impl Addressed {
         let Some(reason) = need_reason(window, &record) else {
             return;
         };
-        self.ids.insert(record.message_id.clone());
+        self.ids.insert(record.message_id);
         let key = [
             tier(reason),
             record.sent_at.as_micros(),
-            numeric(record.message_id.as_str()),
+            record.message_id.as_i64(),
         ];
         self.open.push((key, Need { reason, record }));
     }
@@ -704,8 +703,8 @@ fn keyword_hits(
             {
                 continue;
             }
-            let key = [0, hit.sent_at.as_micros(), numeric(hit.message_id.as_str())];
-            hits.entry(hit.message_id.clone())
+            let key = [0, hit.sent_at.as_micros(), hit.message_id.as_i64()];
+            hits.entry(hit.message_id)
                 .or_insert_with(|| {
                     let found = KeywordHit {
                         message_id: hit.message_id,
@@ -814,19 +813,19 @@ fn discussions(reader: &Reader<'_>, window: &Window) -> Result<Discussions> {
     let mut most_active = Vec::new();
     let mut rest = Vec::new();
     for (channel_id, news) in &window.news {
-        let id = numeric(channel_id.as_str());
+        let id = channel_id.as_i64();
         if let Some(wrote_at) = written.get(channel_id)
             && news.from_others > 0
         {
             let key = [-(news.from_others as i64), 0, id];
-            conversations.push((key, channel_id.clone(), *wrote_at));
+            conversations.push((key, *channel_id, *wrote_at));
         } else if news.messages >= ACTIVE_MESSAGES && news.authors.len() >= ACTIVE_PARTICIPANTS {
             let score =
                 news.messages + 2 * news.replies + 3 * news.authors.len() as u64 + news.reactions;
-            most_active.push(([-(score as i64), 0, id], channel_id.clone()));
+            most_active.push(([-(score as i64), 0, id], *channel_id));
         } else {
             let quiet = i64::from(news.messages <= QUIET_MESSAGES);
-            rest.push(([quiet, -(news.messages as i64), id], channel_id.clone()));
+            rest.push(([quiet, -(news.messages as i64), id], *channel_id));
         }
     }
     conversations.sort_by_key(|(key, _, _)| *key);

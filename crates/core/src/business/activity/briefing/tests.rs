@@ -9,8 +9,8 @@ use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
 use crate::config::Keywords;
 use crate::test_fixtures::WorldContext;
 
-fn mention_of(user: impl AsRef<str>) -> serde_json::Value {
-    json!({"mentions": [{"id": user.as_ref(), "username": "o", "discriminator": "0", "avatar": null}]})
+fn mention_of(user: impl std::fmt::Display) -> serde_json::Value {
+    json!({"mentions": [{"id": user.to_string(), "username": "o", "discriminator": "0", "avatar": null}]})
 }
 
 fn brief(world: &World, context: &OwnerContext, input: Briefing) -> BriefingReport {
@@ -24,7 +24,7 @@ fn since(at: Instant) -> Briefing {
     }
 }
 
-fn arrival(world: &World, message_id: impl AsRef<str>) -> Instant {
+fn arrival(world: &World, message_id: impl std::fmt::Display) -> Instant {
     world
         .store
         .read(|reader| {
@@ -52,7 +52,7 @@ fn needs_ids(report: &BriefingReport) -> Vec<(NeedReason, MessageId)> {
         .unwrap()
         .items
         .iter()
-        .map(|item| (item.reason, item.message.message_id.clone()))
+        .map(|item| (item.reason, item.message.message_id))
         .collect()
 }
 
@@ -64,48 +64,48 @@ fn needs_you_lists_direct_messages_then_mentions_replies_and_roles_then_everyone
         allow_dms: true,
         ..world.context()
     };
-    let owner = world.owner_id.clone();
+    let owner = world.owner_id;
     let channel = world.channel("general");
     let start = next_arrival(&world);
     let everyone = world.post(
-        &channel,
+        channel,
         "7",
         "@here standup",
         json!({"mention_everyone": true}),
     );
-    let mention = world.post(&channel, "7", "can you look?", mention_of(&owner));
-    let mine = world.post(&channel, &owner, "my question", json!({}));
+    let mention = world.post(channel, "7", "can you look?", mention_of(owner));
+    let mine = world.post(channel, owner, "my question", json!({}));
     let reply = world.post(
-        &channel,
+        channel,
         "8",
         "answering you",
         json!({"type": 19, "message_reference": {"message_id": mine, "channel_id": channel},
-               "referenced_message": world.message_payload(&mine, &channel, &owner, "my question", json!({}))}),
+               "referenced_message": world.message_payload(mine, channel, owner, "my question", json!({}))}),
     );
     let role = world.post(
-        &channel,
+        channel,
         "9",
         "maintainers, please",
         json!({"mention_roles": [world.owner_role_id]}),
     );
     let (_, direct) = world.direct_message("10", "a word in private?", json!({}));
     // Answered by the owner's reply: closed, counted, never listed.
-    let answered = world.post(&channel, "7", "and this?", mention_of(&owner));
+    let answered = world.post(channel, "7", "and this?", mention_of(owner));
     world.post(
-        &channel,
-        &owner,
+        channel,
+        owner,
         "done",
         json!({"type": 19, "message_reference": {"message_id": answered, "channel_id": channel},
-               "referenced_message": world.message_payload(&answered, &channel, "7", "and this?", json!({}))}),
+               "referenced_message": world.message_payload(answered, channel, "7", "and this?", json!({}))}),
     );
-    world.post(&channel, "7", "nothing for you", json!({}));
+    world.post(channel, "7", "nothing for you", json!({}));
 
     let report = brief(&world, &context, since(start));
     let needs = report.needs_you.as_ref().unwrap();
     assert_eq!(
         needs_ids(&report),
         [
-            (NeedReason::DirectMessage, direct.clone()),
+            (NeedReason::DirectMessage, direct),
             (NeedReason::Mention, mention),
             (NeedReason::Reply, reply),
             (NeedReason::Role, role),
@@ -125,7 +125,7 @@ fn needs_you_lists_direct_messages_then_mentions_replies_and_roles_then_everyone
     crate::business::mentions::dismiss::dismiss_mention(
         &world.store,
         crate::business::mentions::dismiss::DismissMention {
-            message_id: discord_manager_playback::world::id(&direct),
+            message_id: discord_manager_playback::world::id(direct),
             note: None,
         },
         &context,
@@ -144,13 +144,13 @@ fn a_direct_message_out_of_scope_is_never_shown_nor_counted() {
     let start = world.store.read(|reader| reader.clock_now()).unwrap();
     let (dm_channel, _) = world.direct_message("10", "secret plans", json!({}));
     let channel = world.channel("general");
-    world.post(&channel, "7", "hello", json!({}));
+    world.post(channel, "7", "hello", json!({}));
 
     let report = brief(&world, &context, since(start));
     let needs = report.needs_you.as_ref().unwrap();
     assert_eq!((needs.total, needs.closed, needs.items.len()), (0, 0, 0));
     let json = serde_json::to_string(&report).unwrap();
-    assert!(!json.contains(dm_channel.as_str()), "{json}");
+    assert!(!json.contains(&dm_channel.to_string()), "{json}");
     assert!(!json.contains("secret plans"), "{json}");
     assert_eq!(report.rest.as_ref().unwrap().messages, 1);
 }
@@ -163,35 +163,35 @@ fn a_keyword_hit_is_in_the_window_at_since_and_out_of_it_a_microsecond_later() {
         ..world.context()
     };
     let channel = world.channel("infra");
-    let hit = world.post(&channel, "7", "we agreed on the Eviction policy", json!({}));
-    world.post(&channel, "7", "evictions are a different word", json!({}));
-    let phrase = world.post(&channel, "8", "one bad cache node, replaced", json!({}));
+    let hit = world.post(channel, "7", "we agreed on the Eviction policy", json!({}));
+    world.post(channel, "7", "evictions are a different word", json!({}));
+    let phrase = world.post(channel, "8", "one bad cache node, replaced", json!({}));
     world.post(
-        &channel,
+        channel,
         "8",
         "the node of the cache is not the phrase",
         json!({}),
     );
     let addressed = world.post(
-        &channel,
+        channel,
         "9",
         "eviction question for you",
-        mention_of(&world.owner_id),
+        mention_of(world.owner_id),
     );
-    let at = arrival(&world, &hit);
+    let at = arrival(&world, hit);
 
     let report = brief(&world, &context, since(at));
     let keywords = report.keywords.as_ref().unwrap();
-    let found: Vec<(&str, &[String])> = keywords
+    let found: Vec<(String, &[String])> = keywords
         .items
         .iter()
-        .map(|item| (item.message.message_id.as_str(), item.matched.as_slice()))
+        .map(|item| (item.message.message_id.to_string(), item.matched.as_slice()))
         .collect();
     assert_eq!(
         found,
         [
-            (hit.as_str(), &["eviction".to_string()][..]),
-            (phrase.as_str(), &["cache node".to_string()][..]),
+            (hit.to_string(), &["eviction".to_string()][..]),
+            (phrase.to_string(), &["cache node".to_string()][..]),
         ]
     );
     assert_eq!(keywords.total, 2);
@@ -209,11 +209,11 @@ fn a_thread_the_owner_wrote_in_exactly_at_the_lookback_edge_is_a_conversation_an
     let world = World::new();
     let context = world.context();
     let parent = world.channel("general");
-    let thread = world.thread(&parent, "the plan");
-    let mine = world.post(&thread, &world.owner_id, "my proposal", json!({}));
-    let answer = world.post(&thread, "7", "looks good", json!({}));
-    world.post(&thread, "8", "agreed", json!({}));
-    let wrote_at = arrival(&world, &mine);
+    let thread = world.thread(parent, "the plan");
+    let mine = world.post(thread, world.owner_id, "my proposal", json!({}));
+    let answer = world.post(thread, "7", "looks good", json!({}));
+    world.post(thread, "8", "agreed", json!({}));
+    let wrote_at = arrival(&world, mine);
     let at_edge = wrote_at.plus_micros(24 * 60 * 60 * 1_000_000);
     let input = || Briefing {
         since: Some(wrote_at),
@@ -254,25 +254,25 @@ fn notices_discord_writes_make_no_channel_busy_but_a_commands_answer_counts() {
     let bots = world.channel("bots");
     // Six members join and one pins: notices, from six people, in one channel.
     for author in ["7", "8", "9", "10", "11", "12"] {
-        world.post(&lobby, author, "", json!({"type": 7}));
+        world.post(lobby, author, "", json!({"type": 7}));
     }
-    world.post(&lobby, "7", "", json!({"type": 6}));
+    world.post(lobby, "7", "", json!({"type": 6}));
     // Five answers to slash commands are messages, and one channel is busy with them.
     for n in 0..5 {
-        world.post(&bots, ["7", "8"][n % 2], "deployed", json!({"type": 20}));
+        world.post(bots, ["7", "8"][n % 2], "deployed", json!({"type": 20}));
     }
     let report = brief(&world, &context, since(start));
-    let active: Vec<&str> = report
+    let active: Vec<String> = report
         .most_active
         .iter()
-        .flat_map(|section| section.items.iter().map(|item| item.channel_id.as_str()))
+        .flat_map(|section| section.items.iter().map(|item| item.channel_id.to_string()))
         .collect();
-    let rest: Vec<&str> = report
+    let rest: Vec<String> = report
         .rest
         .iter()
-        .flat_map(|section| section.items.iter().map(|item| item.channel_id.as_str()))
+        .flat_map(|section| section.items.iter().map(|item| item.channel_id.to_string()))
         .collect();
-    assert_eq!((active, rest), (vec![bots.as_str()], vec![]));
+    assert_eq!((active, rest), (vec![bots.to_string()], vec![]));
 }
 
 #[test]
@@ -286,35 +286,38 @@ fn busy_discussions_rank_by_score_the_rest_by_count_and_quiet_channels_are_only_
     let quiet = world.channel("quiet");
     let monologue = world.channel("monologue");
     for n in 0..5 {
-        world.post(&busy, if n % 2 == 0 { "7" } else { "8" }, "talk", json!({}));
+        world.post(busy, if n % 2 == 0 { "7" } else { "8" }, "talk", json!({}));
     }
     for n in 0..6 {
-        world.post(&busier, ["7", "8", "9"][n % 3], "more talk", json!({}));
+        world.post(busier, ["7", "8", "9"][n % 3], "more talk", json!({}));
     }
     for _ in 0..3 {
-        world.post(&steady, "7", "status", json!({}));
+        world.post(steady, "7", "status", json!({}));
     }
-    world.post(&quiet, "7", "hi", json!({}));
+    world.post(quiet, "7", "hi", json!({}));
     for _ in 0..6 {
-        world.post(&monologue, "7", "me again", json!({}));
+        world.post(monologue, "7", "me again", json!({}));
     }
 
     let report = brief(&world, &context, since(start));
     let active = report.most_active.as_ref().unwrap();
-    let ranked: Vec<(&str, u64)> = active
+    let ranked: Vec<(String, u64)> = active
         .items
         .iter()
-        .map(|item| (item.channel_id.as_str(), item.participants))
+        .map(|item| (item.channel_id.to_string(), item.participants))
         .collect();
     // busier: 6 + 3×3 = 15; busy: 5 + 3×2 = 11. One author is a monologue, not a discussion.
-    assert_eq!(ranked, [(busier.as_str(), 3), (busy.as_str(), 2)]);
+    assert_eq!(ranked, [(busier.to_string(), 3), (busy.to_string(), 2)]);
     let rest = report.rest.as_ref().unwrap();
-    let listed: Vec<(&str, u64)> = rest
+    let listed: Vec<(String, u64)> = rest
         .items
         .iter()
-        .map(|item| (item.channel_id.as_str(), item.messages))
+        .map(|item| (item.channel_id.to_string(), item.messages))
         .collect();
-    assert_eq!(listed, [(monologue.as_str(), 6), (steady.as_str(), 3)]);
+    assert_eq!(
+        listed,
+        [(monologue.to_string(), 6), (steady.to_string(), 3)]
+    );
     assert_eq!(
         (
             rest.total,
@@ -351,10 +354,10 @@ fn a_section_cut_by_the_budget_reads_on_with_its_cursor_each_item_exactly_once()
     let planted: Vec<MessageId> = (0..60)
         .map(|n| {
             world.post(
-                &channel,
+                channel,
                 format!("{}", 7 + n % 5),
                 &format!("{n} {long}"),
-                mention_of(&world.owner_id),
+                mention_of(world.owner_id),
             )
         })
         .collect();
@@ -370,7 +373,7 @@ fn a_section_cut_by_the_budget_reads_on_with_its_cursor_each_item_exactly_once()
     let mut seen: Vec<MessageId> = needs
         .items
         .iter()
-        .map(|item| item.message.message_id.clone())
+        .map(|item| item.message.message_id)
         .collect();
     let mut cursor = needs.next_cursor;
     while let Some(next) = cursor {
@@ -384,12 +387,7 @@ fn a_section_cut_by_the_budget_reads_on_with_its_cursor_each_item_exactly_once()
         );
         let needs = page.needs_you.unwrap();
         assert_eq!(needs.total, 60, "every page states the section's count");
-        seen.extend(
-            needs
-                .items
-                .iter()
-                .map(|item| item.message.message_id.clone()),
-        );
+        seen.extend(needs.items.iter().map(|item| item.message.message_id));
         cursor = needs.next_cursor;
     }
     assert_eq!(seen, planted, "every item once, oldest first");
@@ -403,11 +401,11 @@ fn due_lists_overdue_bookmarks_then_those_due_within_a_day_and_never_later_ones(
     let now = Instant::now();
     let hour = 60 * 60 * 1_000_000;
     let bookmark = |due: Instant| {
-        let id = world.post(&channel, "7", "follow up", json!({}));
+        let id = world.post(channel, "7", "follow up", json!({}));
         add_bookmark(
             &world.store,
             AddBookmark {
-                message_id: discord_manager_playback::world::id(&id),
+                message_id: discord_manager_playback::world::id(id),
                 note: None,
                 due_at: Some(due),
             },
@@ -426,7 +424,7 @@ fn due_lists_overdue_bookmarks_then_those_due_within_a_day_and_never_later_ones(
         .items
         .iter()
         .map(|item| match item {
-            DueItem::Bookmark(bookmark) => (bookmark.message.message_id.clone(), bookmark.overdue),
+            DueItem::Bookmark(bookmark) => (bookmark.message.message_id, bookmark.overdue),
             DueItem::FailedSchedule(_) => panic!("no schedule failed"),
         })
         .collect();
@@ -434,7 +432,7 @@ fn due_lists_overdue_bookmarks_then_those_due_within_a_day_and_never_later_ones(
     assert!(
         !serde_json::to_string(&due)
             .unwrap()
-            .contains(later.as_str())
+            .contains(&later.to_string())
     );
 }
 
@@ -480,10 +478,10 @@ fn the_text_block_has_a_header_per_section_one_line_an_item_and_says_what_to_cal
     let start = next_arrival(&world);
     let channel = world.channel("incidents");
     let ping = world.post(
-        &channel,
+        channel,
         "7",
         "are you around?\nsecond line",
-        mention_of(&world.owner_id),
+        mention_of(world.owner_id),
     );
     let report = brief(&world, &context, since(start));
     let text = report.to_text();
@@ -539,21 +537,21 @@ fn needs_you_counts_each_mention_of_a_window_longer_than_several_pages_once() {
         keywords: Keywords::of(&["question"]),
         ..world.context()
     };
-    let owner = world.owner_id.clone();
+    let owner = world.owner_id;
     let answered_here = world.channel("general");
     let waiting_here = world.channel("random");
     let start = next_arrival(&world);
     let mut waiting = Vec::new();
     for index in 0..370 {
         if index % 3 == 0 {
-            waiting.push(world.post(&waiting_here, "7", "a question", mention_of(&owner)));
+            waiting.push(world.post(waiting_here, "7", "a question", mention_of(owner)));
         } else {
-            world.post(&answered_here, "7", "a question", mention_of(&owner));
+            world.post(answered_here, "7", "a question", mention_of(owner));
         }
     }
     world.post(
-        &answered_here,
-        &owner,
+        answered_here,
+        owner,
         "answered all of it",
         json!({"timestamp": "2026-11-29T11:00:00Z"}),
     );
@@ -578,19 +576,19 @@ fn the_addressed_sections_alone_are_the_briefings_own_for_the_same_window() {
         keywords: Keywords::parse("postmortem").unwrap(),
         ..world.context()
     };
-    let owner = world.owner_id.clone();
+    let owner = world.owner_id;
     let channel = world.channel("general");
     let start = next_arrival(&world);
     world.post(
-        &channel,
+        channel,
         "7",
         "@here standup",
         json!({"mention_everyone": true}),
     );
-    world.post(&channel, "7", "can you look?", mention_of(&owner));
-    world.post(&channel, "8", "the postmortem is up", json!({}));
+    world.post(channel, "7", "can you look?", mention_of(owner));
+    world.post(channel, "8", "the postmortem is up", json!({}));
     world.direct_message("10", "a word in private?", json!({}));
-    world.post(&channel, "7", "nothing for you", json!({}));
+    world.post(channel, "7", "nothing for you", json!({}));
     let through = world.store.read(|reader| reader.clock_now()).unwrap();
     let now = Instant::now();
 

@@ -44,8 +44,8 @@ impl ChannelNews {
             from_others: 0,
             reactions: 0,
             authors: BTreeMap::new(),
-            first: first.clone(),
-            newest: first.clone(),
+            first: *first,
+            newest: *first,
             newest_from_others: None,
             direct_from_others: Vec::new(),
         }
@@ -93,7 +93,7 @@ impl Window {
         let channels: HashMap<ChannelId, ChannelRecord> =
             chosen_readable_channels(reader, context, None)?
                 .into_iter()
-                .map(|channel| (channel.channel_id.clone(), channel))
+                .map(|channel| (channel.channel_id, channel))
                 .collect();
         let markers = match since {
             Some(_) => HashMap::new(),
@@ -105,12 +105,12 @@ impl Window {
                 let start = markers
                     .get(id)
                     .map_or(default_start, |marked| marked.plus_micros(1));
-                (id.clone(), start)
+                (*id, start)
             })
             .collect();
         let owner = context.owner_view(reader)?;
-        let answerers = std::iter::once(owner_id.clone())
-            .chain(owner.bot_user_id.clone())
+        let answerers = std::iter::once(*owner_id)
+            .chain(owner.bot_user_id)
             .collect();
         let mut window = Window {
             since,
@@ -121,7 +121,7 @@ impl Window {
             channels,
             starts,
             news: HashMap::new(),
-            owner_id: owner_id.clone(),
+            owner_id: *owner_id,
             owner,
             answerers,
         };
@@ -173,16 +173,16 @@ impl Window {
             let from_others = !self.is_answerer(&message.author_id);
             let news = self
                 .news
-                .entry(message.channel_id.clone())
+                .entry(message.channel_id)
                 .or_insert_with(|| ChannelNews::starting_at(&message.message_id));
             news.messages += 1;
             news.replies += u64::from(message.replies);
-            news.newest = message.message_id.clone();
+            news.newest = message.message_id;
             if from_others {
                 news.from_others += 1;
-                news.newest_from_others = Some(message.message_id.clone());
+                news.newest_from_others = Some(message.message_id);
                 if direct {
-                    news.direct_from_others.push(message.message_id.clone());
+                    news.direct_from_others.push(message.message_id);
                 }
             }
             let author = news

@@ -51,7 +51,11 @@ fn assistant(
 }
 
 /// What the rules say of an assistant's post to `channel` under `context`, not yet asked.
-fn clearance(world: &World, context: &OwnerContext, channel: impl AsRef<str>) -> Result<Clearance> {
+fn clearance(
+    world: &World,
+    context: &OwnerContext,
+    channel: impl std::fmt::Display,
+) -> Result<Clearance> {
     let id = discord_manager_playback::world::id(channel);
     world
         .store
@@ -67,15 +71,15 @@ fn an_unlisted_post_asks_only_when_the_owner_can_be_asked() {
     let form = Some(at_the_form(Approval::Approved));
     let asking = assistant(&world, Some(&[&listed]), false, form.clone());
     assert_eq!(
-        clearance(&world, &asking, &unlisted).unwrap(),
+        clearance(&world, &asking, unlisted).unwrap(),
         Clearance::AskOwner(AskReason::Unlisted)
     );
     assert_eq!(
-        clearance(&world, &asking, &listed).unwrap(),
+        clearance(&world, &asking, listed).unwrap(),
         Clearance::Allowed
     );
     let refusing = assistant(&world, Some(&[&listed]), false, None);
-    let refused = clearance(&world, &refusing, &unlisted).unwrap_err();
+    let refused = clearance(&world, &refusing, unlisted).unwrap_err();
     assert_eq!(refused.kind(), ErrorKind::Denied);
     assert_eq!(
         refused.message(),
@@ -86,12 +90,12 @@ fn an_unlisted_post_asks_only_when_the_owner_can_be_asked() {
     // No list at all: every post asks, or is refused as before.
     let unset = assistant(&world, None, false, form);
     assert_eq!(
-        clearance(&world, &unset, &listed).unwrap(),
+        clearance(&world, &unset, listed).unwrap(),
         Clearance::AskOwner(AskReason::Unlisted)
     );
     let unset_refusing = assistant(&world, None, false, None);
     assert!(
-        clearance(&world, &unset_refusing, &listed)
+        clearance(&world, &unset_refusing, listed)
             .unwrap_err()
             .message()
             .starts_with("An assistant may not post: no channel is allowed for it")
@@ -105,11 +109,11 @@ fn confirm_posts_asks_in_a_listed_channel_and_refuses_when_no_one_can_be_asked()
     let form = Some(at_the_form(Approval::Approved));
     let asking = assistant(&world, Some(&[&listed]), true, form);
     assert_eq!(
-        clearance(&world, &asking, &listed).unwrap(),
+        clearance(&world, &asking, listed).unwrap(),
         Clearance::AskOwner(AskReason::ConfirmPosts)
     );
     let refusing = assistant(&world, Some(&[&listed]), true, None);
-    let refused = clearance(&world, &refusing, &listed).unwrap_err();
+    let refused = clearance(&world, &refusing, listed).unwrap_err();
     assert_eq!(refused.kind(), ErrorKind::Denied);
     assert_eq!(
         refused.message(),
@@ -125,7 +129,7 @@ fn confirm_posts_asks_in_a_listed_channel_and_refuses_when_no_one_can_be_asked()
         ..assistant(&world, Some(&[&listed]), true, None)
     };
     assert_eq!(
-        clearance(&world, &owner, &listed).unwrap(),
+        clearance(&world, &owner, listed).unwrap(),
         Clearance::Allowed
     );
 }
@@ -157,7 +161,7 @@ fn read_only_the_token_and_scope_refuse_before_any_question() {
         ..assistant(&world, None, true, form.clone())
     };
     assert_eq!(
-        clearance(&world, &read_only, &channel)
+        clearance(&world, &read_only, channel)
             .unwrap_err()
             .message(),
         "Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1"
@@ -167,15 +171,13 @@ fn read_only_the_token_and_scope_refuse_before_any_question() {
         ..assistant(&world, None, true, form.clone())
     };
     assert_eq!(
-        clearance(&world, &no_token, &channel)
-            .unwrap_err()
-            .message(),
+        clearance(&world, &no_token, channel).unwrap_err().message(),
         "Sending needs the bot's token: set DISCORD_TOKEN"
     );
     let elsewhere = World::new();
     let theirs = elsewhere.channel("theirs");
     assert_eq!(
-        clearance(&world, &assistant(&world, None, true, form), &theirs)
+        clearance(&world, &assistant(&world, None, true, form), theirs)
             .unwrap_err()
             .kind(),
         ErrorKind::Denied
@@ -224,7 +226,7 @@ fn reactions_and_deletions_are_never_asked_about() {
 async fn send_with(
     world: &World,
     context: &OwnerContext,
-    channel: impl AsRef<str>,
+    channel: impl std::fmt::Display,
 ) -> (Result<()>, usize) {
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     let sent = send_message(
@@ -292,7 +294,7 @@ async fn the_owners_answer_decides_and_only_a_yes_sends() {
             vec![ApprovalRequest {
                 kind: PostKind::Post,
                 reason: AskReason::Unlisted,
-                channel_id: unlisted.clone(),
+                channel_id: unlisted,
                 channel_name: "incidents".into(),
                 content: "Status: all clear.".into(),
                 message_id: None,

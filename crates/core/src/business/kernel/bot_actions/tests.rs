@@ -29,7 +29,7 @@ use crate::business::reactions::remove::RemoveReaction;
 use crate::business::reactions::remove::remove_reaction;
 use crate::test_fixtures::WorldContext;
 
-fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
+fn id<Id: std::str::FromStr>(text: impl std::fmt::Display) -> Id {
     discord_manager_playback::world::id(text)
 }
 
@@ -116,10 +116,10 @@ fn refusal(result: &Result<Message>) -> (ErrorKind, String) {
 async fn an_edit_suppresses_link_previews_unless_the_owner_turned_them_on() {
     let world = World::new();
     let general = world.channel("general");
-    let mine = world.post(&general, BOT_ID, "deploy at 5", json!({}));
+    let mine = world.post(general, BOT_ID, "deploy at 5", json!({}));
     let suppressed = |previews: bool| {
         let world = &world;
-        let (general, mine) = (general.clone(), mine.clone());
+        let (general, mine) = (general, mine);
         async move {
             let discord = ScriptedDiscord::new(&world.store, vec![]);
             let context = OwnerContext {
@@ -128,7 +128,7 @@ async fn an_edit_suppresses_link_previews_unless_the_owner_turned_them_on() {
             };
             edit_message(
                 &world.store,
-                edit_input(mine.as_str(), "see https://example.invalid/x"),
+                edit_input(&mine.to_string(), "see https://example.invalid/x"),
                 &context,
                 sender(&discord),
             )
@@ -152,11 +152,11 @@ async fn an_edit_of_the_bots_message_is_what_the_store_recorded_once_though_the_
 {
     let world = World::new();
     let general = world.channel("general");
-    let mine = world.post(&general, BOT_ID, "deploy at 5", json!({}));
+    let mine = world.post(general, BOT_ID, "deploy at 5", json!({}));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     let edited = edit_message(
         &world.store,
-        edit_input(mine.as_str(), "deploy at 6"),
+        edit_input(&mine.to_string(), "deploy at 6"),
         &world.sending_context(),
         sender(&discord),
     )
@@ -169,8 +169,8 @@ async fn an_edit_of_the_bots_message_is_what_the_store_recorded_once_though_the_
             .map(|(_, acted)| acted)
             .collect::<Vec<_>>(),
         [Acted::Edit(MessageEdit {
-            channel_id: general.clone(),
-            message_id: mine.clone(),
+            channel_id: general,
+            message_id: mine,
             content: "deploy at 6".into(),
             suppress_embeds: true,
         })]
@@ -198,10 +198,10 @@ async fn an_edit_of_the_bots_message_is_what_the_store_recorded_once_though_the_
 async fn a_deletion_is_recorded_once_and_a_second_is_refused_with_no_request() {
     let world = World::new();
     let general = world.channel("general");
-    let mine = world.post(&general, BOT_ID, "wrong channel, sorry", json!({}));
+    let mine = world.post(general, BOT_ID, "wrong channel, sorry", json!({}));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     let input = || DeleteMessage {
-        message_id: id(&mine),
+        message_id: id(mine),
     };
     let context = world.sending_context();
     let deleted = delete_message(&world.store, input(), &context, sender(&discord))
@@ -209,7 +209,7 @@ async fn a_deletion_is_recorded_once_and_a_second_is_refused_with_no_request() {
         .unwrap();
     assert!(deleted.body.deleted);
     assert_eq!(deleted.body.content, "wrong channel, sorry");
-    assert_eq!(world.delete(&general, &mine), Recorded::AlreadyKnown);
+    assert_eq!(world.delete(general, mine), Recorded::AlreadyKnown);
     let again = delete_message(&world.store, input(), &context, sender(&discord)).await;
     assert_eq!(
         refusal(&again),
@@ -235,8 +235,8 @@ async fn a_deletion_is_recorded_once_and_a_second_is_refused_with_no_request() {
 async fn the_bots_reaction_is_added_once_and_taken_back_and_a_repeat_is_refused() {
     let world = World::new();
     let general = world.channel("general");
-    let theirs = world.post(&general, &world.owner_id, "shipped!", json!({}));
-    world.react("MESSAGE_REACTION_ADD", &general, &theirs, "7", "🎉");
+    let theirs = world.post(general, world.owner_id, "shipped!", json!({}));
+    world.react("MESSAGE_REACTION_ADD", general, theirs, "7", "🎉");
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     let context = world.sending_context();
     let thumbs = |message: &str| AddReaction {
@@ -245,7 +245,7 @@ async fn the_bots_reaction_is_added_once_and_taken_back_and_a_repeat_is_refused(
     };
     let reacted = add_reaction(
         &world.store,
-        thumbs(theirs.as_str()),
+        thumbs(&theirs.to_string()),
         &context,
         sender(&discord),
     )
@@ -263,13 +263,13 @@ async fn the_bots_reaction_is_added_once_and_taken_back_and_a_repeat_is_refused(
         [("🎉".to_string(), 1), ("👍".to_string(), 1)]
     );
     assert_eq!(
-        world.react("MESSAGE_REACTION_ADD", &general, &theirs, BOT_ID, "👍"),
+        world.react("MESSAGE_REACTION_ADD", general, theirs, BOT_ID, "👍"),
         Recorded::AlreadyKnown,
         "the gateway's echo"
     );
     let again = add_reaction(
         &world.store,
-        thumbs(theirs.as_str()),
+        thumbs(&theirs.to_string()),
         &context,
         sender(&discord),
     )
@@ -282,7 +282,7 @@ async fn the_bots_reaction_is_added_once_and_taken_back_and_a_repeat_is_refused(
         )
     );
     let remove = || RemoveReaction {
-        message_id: id(&theirs),
+        message_id: id(theirs),
         emoji: "👍".into(),
     };
     let taken_back = remove_reaction(&world.store, remove(), &context, sender(&discord))
@@ -316,7 +316,7 @@ async fn the_bots_reaction_is_added_once_and_taken_back_and_a_repeat_is_refused(
 async fn a_custom_emoji_others_used_animated_is_the_same_reaction_when_the_owner_omits_it() {
     let world = World::new();
     let general = world.channel("general");
-    let theirs = world.post(&general, &world.owner_id, "party time", json!({}));
+    let theirs = world.post(general, world.owner_id, "party time", json!({}));
     dispatch(
         &world.store,
         "MESSAGE_REACTION_ADD",
@@ -327,7 +327,7 @@ async fn a_custom_emoji_others_used_animated_is_the_same_reaction_when_the_owner
     let reacted = add_reaction(
         &world.store,
         AddReaction {
-            message_id: id(&theirs),
+            message_id: id(theirs),
             emoji: "parrot:4242424242".into(),
         },
         &world.sending_context(),
@@ -348,13 +348,13 @@ async fn a_custom_emoji_others_used_animated_is_the_same_reaction_when_the_owner
 async fn read_only_mode_and_a_missing_token_refuse_every_action_before_any_request() {
     let world = World::new();
     let general = world.channel("general");
-    let mine = world.post(&general, BOT_ID, "hello", json!({}));
+    let mine = world.post(general, BOT_ID, "hello", json!({}));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     let read_only = OwnerContext {
         read_only: true,
         ..world.sending_context()
     };
-    let results = every_action(&world, &discord, &read_only, mine.as_str()).await;
+    let results = every_action(&world, &discord, &read_only, &mine.to_string()).await;
     let doing = ["Editing", "Deleting", "Reacting", "Reacting"];
     for ((name, result), doing) in results.iter().zip(doing) {
         assert_eq!(
@@ -366,7 +366,7 @@ async fn read_only_mode_and_a_missing_token_refuse_every_action_before_any_reque
             "{name}"
         );
     }
-    let results = every_action(&world, &discord, &world.context(), mine.as_str()).await;
+    let results = every_action(&world, &discord, &world.context(), &mine.to_string()).await;
     for ((name, result), doing) in results.iter().zip(doing) {
         assert_eq!(
             refusal(result),
@@ -391,9 +391,15 @@ async fn read_only_mode_and_a_missing_token_refuse_every_action_before_any_reque
 async fn only_the_bots_own_message_is_edited_or_deleted() {
     let world = World::new();
     let general = world.channel("general");
-    let theirs = world.post(&general, &world.owner_id, "my words", json!({}));
+    let theirs = world.post(general, world.owner_id, "my words", json!({}));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
-    let results = every_action(&world, &discord, &world.sending_context(), theirs.as_str()).await;
+    let results = every_action(
+        &world,
+        &discord,
+        &world.sending_context(),
+        &theirs.to_string(),
+    )
+    .await;
     assert_eq!(
         refusal(&results[0].1),
         (
@@ -444,9 +450,9 @@ async fn an_unknown_or_deleted_message_is_refused_with_no_request() {
             "{name}"
         );
     }
-    let gone = world.post(&general, BOT_ID, "gone", json!({}));
-    world.delete(&general, &gone);
-    let results = every_action(&world, &discord, &context, gone.as_str()).await;
+    let gone = world.post(general, BOT_ID, "gone", json!({}));
+    world.delete(general, gone);
+    let results = every_action(&world, &discord, &context, &gone.to_string()).await;
     let changed = format!("Message {gone} was deleted: there is nothing left to change");
     assert_eq!(
         refusal(&results[0].1),
@@ -480,9 +486,15 @@ async fn an_assistant_acts_only_in_the_channels_the_owner_allowed() {
     let world = World::alone();
     let general = world.channel("general");
     let other = world.channel("elsewhere");
-    let mine = world.post(&general, BOT_ID, "hello", json!({}));
+    let mine = world.post(general, BOT_ID, "hello", json!({}));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
-    let unlisted = every_action(&world, &discord, &assistant(&world, None), mine.as_str()).await;
+    let unlisted = every_action(
+        &world,
+        &discord,
+        &assistant(&world, None),
+        &mine.to_string(),
+    )
+    .await;
     let verbs = [
         ("edit the bot's messages", "edit"),
         ("delete the bot's messages", "delete"),
@@ -508,7 +520,7 @@ async fn an_assistant_acts_only_in_the_channels_the_owner_allowed() {
         &world,
         &discord,
         &assistant(&world, Some(&[&other])),
-        mine.as_str(),
+        &mine.to_string(),
     )
     .await;
     let doing = ["Editing", "Deleting", "Reacting", "Reacting"];
@@ -531,13 +543,13 @@ async fn an_assistant_acts_only_in_the_channels_the_owner_allowed() {
 async fn an_assistants_edits_count_toward_its_cap_on_posts_and_its_reactions_do_not() {
     let world = World::alone();
     let general = world.channel("general");
-    let mine = world.post(&general, BOT_ID, "hello", json!({}));
+    let mine = world.post(general, BOT_ID, "hello", json!({}));
     let context = assistant(&world, Some(&[&general]));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     for n in 0..ASSISTANT_POSTS_PER_MINUTE {
         edit_message(
             &world.store,
-            edit_input(mine.as_str(), &format!("hello {n}")),
+            edit_input(&mine.to_string(), &format!("hello {n}")),
             &context,
             sender(&discord),
         )
@@ -546,7 +558,7 @@ async fn an_assistants_edits_count_toward_its_cap_on_posts_and_its_reactions_do_
     }
     let capped = edit_message(
         &world.store,
-        edit_input(mine.as_str(), "one too many"),
+        edit_input(&mine.to_string(), "one too many"),
         &context,
         sender(&discord),
     )
@@ -564,7 +576,7 @@ async fn an_assistants_edits_count_toward_its_cap_on_posts_and_its_reactions_do_
     let reacted = add_reaction(
         &world.store,
         AddReaction {
-            message_id: id(&mine),
+            message_id: id(mine),
             emoji: "✅".into(),
         },
         &context,
@@ -584,7 +596,7 @@ async fn an_assistant_reacts_at_most_five_times_a_minute_and_the_owner_is_not_ca
     let world = World::alone();
     let general = world.channel("general");
     let messages: Vec<MessageId> = (0..8)
-        .map(|n| world.post(&general, &world.owner_id, &format!("line {n}"), json!({})))
+        .map(|n| world.post(general, world.owner_id, &format!("line {n}"), json!({})))
         .collect();
     let context = assistant(&world, Some(&[&general]));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
@@ -603,7 +615,7 @@ async fn an_assistant_reacts_at_most_five_times_a_minute_and_the_owner_is_not_ca
     remove_reaction(
         &world.store,
         RemoveReaction {
-            message_id: id(&messages[0]),
+            message_id: id(messages[0]),
             emoji: "👀".into(),
         },
         &context,
@@ -628,10 +640,10 @@ async fn an_assistant_reacts_at_most_five_times_a_minute_and_the_owner_is_not_ca
     );
     assert_eq!(discord.actions().len(), 5, "the sixth made no request");
     // Posts are counted apart: the assistant may still edit the bot's message.
-    let mine = world.post(&general, BOT_ID, "hello", json!({}));
+    let mine = world.post(general, BOT_ID, "hello", json!({}));
     edit_message(
         &world.store,
-        edit_input(mine.as_str(), "hello again"),
+        edit_input(&mine.to_string(), "hello again"),
         &context,
         sender(&discord),
     )
@@ -649,7 +661,7 @@ async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says
 {
     let world = World::new();
     let general = world.channel("general");
-    let mine = world.post(&general, BOT_ID, "v1", json!({}));
+    let mine = world.post(general, BOT_ID, "v1", json!({}));
     let unavailable = || {
         Answer::Fail(SendFailure::Unavailable {
             reason: "HTTP 503".into(),
@@ -659,7 +671,7 @@ async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says
     let context = world.sending_context();
     let edited = edit_message(
         &world.store,
-        edit_input(mine.as_str(), "v2"),
+        edit_input(&mine.to_string(), "v2"),
         &context,
         sender(&discord),
     )
@@ -678,7 +690,7 @@ async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says
     discord.then(vec![unavailable(), unavailable(), unavailable()]);
     let failed = edit_message(
         &world.store,
-        edit_input(mine.as_str(), "v3"),
+        edit_input(&mine.to_string(), "v3"),
         &context,
         sender(&discord),
     )
@@ -704,7 +716,7 @@ async fn an_edit_retried_after_a_5xx_is_one_edit_and_one_that_keeps_failing_says
 async fn discords_refusal_of_an_action_is_in_the_owners_words_and_not_retried() {
     let world = World::new();
     let general = world.channel("general");
-    let theirs = world.post(&general, &world.owner_id, "hi", json!({}));
+    let theirs = world.post(general, world.owner_id, "hi", json!({}));
     let discord = ScriptedDiscord::new(
         &world.store,
         vec![Answer::Fail(SendFailure::Refused {
@@ -716,7 +728,7 @@ async fn discords_refusal_of_an_action_is_in_the_owners_words_and_not_retried() 
     let refused = add_reaction(
         &world.store,
         AddReaction {
-            message_id: id(&theirs),
+            message_id: id(theirs),
             emoji: "nope:123456789".into(),
         },
         &world.sending_context(),
@@ -745,11 +757,11 @@ async fn discords_refusal_of_an_action_is_in_the_owners_words_and_not_retried() 
 async fn without_a_discord_client_a_checked_action_says_so() {
     let world = World::new();
     let general = world.channel("general");
-    let mine = world.post(&general, BOT_ID, "hello", json!({}));
+    let mine = world.post(general, BOT_ID, "hello", json!({}));
     let error = delete_message(
         &world.store,
         DeleteMessage {
-            message_id: id(&mine),
+            message_id: id(mine),
         },
         &world.sending_context(),
         None,

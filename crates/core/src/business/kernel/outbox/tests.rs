@@ -18,11 +18,11 @@ use crate::business::kernel::model::Message;
 use crate::business::messages::send::{SendMessage, send_message};
 use crate::test_fixtures::WorldContext;
 
-fn id<Id: std::str::FromStr>(text: impl AsRef<str>) -> Id {
+fn id<Id: std::str::FromStr>(text: impl std::fmt::Display) -> Id {
     discord_manager_playback::world::id(text)
 }
 
-fn input(channel: impl AsRef<str>, content: &str, reply_to: Option<&str>) -> SendMessage {
+fn input(channel: impl std::fmt::Display, content: &str, reply_to: Option<&str>) -> SendMessage {
     SendMessage {
         channel_id: id(channel),
         content: content.to_string(),
@@ -46,7 +46,7 @@ async fn send(
 }
 
 /// Every stored message of a channel whose content is `content`.
-fn stored(store: &Store, channel: impl AsRef<str>, content: &str) -> usize {
+fn stored(store: &Store, channel: impl std::fmt::Display, content: &str) -> usize {
     store
         .read(|reader| {
             reader.channel_messages_since(
@@ -83,13 +83,13 @@ async fn assert_refused(
 async fn sends_a_reply_and_records_it_once_even_when_the_gateway_echoes_it() {
     let world = World::new();
     let channel = world.channel("general");
-    let asked = world.post(&channel, &world.owner_id, "who has the keys?", json!({}));
+    let asked = world.post(channel, world.owner_id, "who has the keys?", json!({}));
     let discord = ScriptedDiscord::new(&world.store, vec![]);
     let sent = send(
         &world,
         &discord,
         &world.sending_context(),
-        input(&channel, "I do", Some(asked.as_str())),
+        input(channel, "I do", Some(&asked.to_string())),
     )
     .await
     .unwrap();
@@ -107,9 +107,9 @@ async fn sends_a_reply_and_records_it_once_even_when_the_gateway_echoes_it() {
     assert_eq!(
         requests[0].message,
         OutgoingMessage {
-            channel_id: channel.clone(),
+            channel_id: channel,
             content: "I do".into(),
-            reply_to_message_id: Some(asked.clone()),
+            reply_to_message_id: Some(asked),
             nonce: requests[0].message.nonce.clone(),
             suppress_embeds: true,
         }
@@ -118,8 +118,8 @@ async fn sends_a_reply_and_records_it_once_even_when_the_gateway_echoes_it() {
     // The gateway delivers the same message, as Discord created it (embeds suppressed): a
     // replay.
     let echo = world.message_payload(
-        &sent.body.message_id,
-        &channel,
+        sent.body.message_id,
+        channel,
         BOT_ID,
         "I do",
         json!({"flags": 4}),
@@ -128,7 +128,7 @@ async fn sends_a_reply_and_records_it_once_even_when_the_gateway_echoes_it() {
         dispatch(&world.store, "MESSAGE_CREATE", echo),
         Recorded::AlreadyKnown
     );
-    assert_eq!(stored(&world.store, &channel, "I do"), 1);
+    assert_eq!(stored(&world.store, channel, "I do"), 1);
     let origin = world
         .store
         .read(|reader| reader.message(&sent.body.message_id))
@@ -147,14 +147,14 @@ async fn content_of_2000_characters_is_sent_and_2001_is_refused() {
         &world,
         &discord,
         &world.sending_context(),
-        input(&channel, &longest, None),
+        input(channel, &longest, None),
     )
     .await
     .unwrap();
     assert_refused(
         &world,
         &world.sending_context(),
-        input(&channel, &"é".repeat(2001), None),
+        input(channel, &"é".repeat(2001), None),
         ErrorKind::Input,
         "`content` must be text of 1 to 2000 characters; got text of 2001 characters",
     )
@@ -169,7 +169,7 @@ async fn the_capability_gate_refuses_before_anything_else() {
     assert_refused(
         &world,
         &world.context(),
-        input(&channel, &content, None),
+        input(channel, &content, None),
         ErrorKind::Denied,
         "Sending needs the bot's token: set DISCORD_TOKEN",
     )
@@ -181,7 +181,7 @@ async fn the_capability_gate_refuses_before_anything_else() {
     assert_refused(
         &world,
         &read_only,
-        input(&channel, &content, None),
+        input(channel, &content, None),
         ErrorKind::Denied,
         "Sending is turned off: DISCORD_MANAGER_READ_ONLY is 1",
     )
@@ -204,7 +204,7 @@ async fn blank_content_is_refused() {
     assert_refused(
         &world,
         &world.sending_context(),
-        input(&channel, " \n\t ", None),
+        input(channel, " \n\t ", None),
         ErrorKind::Input,
         "`content` must not be blank: Discord refuses a message of only spaces",
     )
@@ -228,12 +228,12 @@ async fn the_channel_must_be_stored_alive_and_in_scope() {
     dispatch(
         &world.store,
         "CHANNEL_DELETE",
-        world.channel_payload(&gone, "gone", 0, None, json!([])),
+        world.channel_payload(gone, "gone", 0, None, json!([])),
     );
     assert_refused(
         &world,
         &context,
-        input(&gone, "hello", None),
+        input(gone, "hello", None),
         ErrorKind::NotFound,
         &format!("`channelId`: channel {gone} was deleted"),
     )
@@ -243,7 +243,7 @@ async fn the_channel_must_be_stored_alive_and_in_scope() {
     assert_refused(
         &world,
         &context,
-        input(&foreign, "hello", None),
+        input(foreign, "hello", None),
         ErrorKind::Denied,
         &format!("Channel {foreign} is outside the guilds in scope (DISCORD_GUILD_IDS)"),
     )
@@ -258,15 +258,15 @@ async fn sending_is_limited_to_discord_manager_send_channels_and_their_threads()
         json!([{"id": world.guild_id, "type": 0, "allow": SEND_IN_THREADS.to_string(), "deny": "0"}]),
     );
     let other = world.channel("other");
-    let thread = world.thread(&allowed, "allowed thread");
+    let thread = world.thread(allowed, "allowed thread");
     let context = OwnerContext {
-        send_channel_ids: Some(vec![allowed.clone()]),
+        send_channel_ids: Some(vec![allowed]),
         ..world.sending_context()
     };
     assert_refused(
         &world,
         &context,
-        input(&other, "hello", None),
+        input(other, "hello", None),
         ErrorKind::Denied,
         &format!(
             "Sending to channel {other} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
@@ -278,7 +278,7 @@ async fn sending_is_limited_to_discord_manager_send_channels_and_their_threads()
         &world,
         &discord,
         &context,
-        input(&allowed, "in the channel", None),
+        input(allowed, "in the channel", None),
     )
     .await
     .unwrap();
@@ -286,7 +286,7 @@ async fn sending_is_limited_to_discord_manager_send_channels_and_their_threads()
         &world,
         &discord,
         &context,
-        input(&thread, "in its thread", None),
+        input(thread, "in its thread", None),
     )
     .await
     .unwrap();
@@ -363,7 +363,7 @@ async fn an_assistant_may_not_post_until_the_owner_lists_channels_though_the_cli
     assert_refused(
         &world,
         &assistant(&world, None),
-        input(&general, "forwarding #incidents here", None),
+        input(general, "forwarding #incidents here", None),
         ErrorKind::Denied,
         "An assistant may not post: no channel is allowed for it\nHint: To allow some, list \
          their ids in DISCORD_MANAGER_SEND_CHANNELS (comma-separated) and restart the MCP \
@@ -375,7 +375,7 @@ async fn an_assistant_may_not_post_until_the_owner_lists_channels_though_the_cli
         &world,
         &discord,
         &world.sending_context(),
-        input(&general, "typed by the owner", None),
+        input(general, "typed by the owner", None),
     )
     .await
     .unwrap();
@@ -383,7 +383,7 @@ async fn an_assistant_may_not_post_until_the_owner_lists_channels_though_the_cli
         &world,
         &discord,
         &assistant(&world, Some(&[&general])),
-        input(&general, "listed", None),
+        input(general, "listed", None),
     )
     .await
     .unwrap();
@@ -392,7 +392,7 @@ async fn an_assistant_may_not_post_until_the_owner_lists_channels_though_the_cli
     assert_refused(
         &world,
         &assistant(&world, Some(&[&general])),
-        input(&other, "not listed", None),
+        input(other, "not listed", None),
         ErrorKind::Denied,
         &format!(
             "Sending to channel {other} is denied: it is not in DISCORD_MANAGER_SEND_CHANNELS"
@@ -411,7 +411,7 @@ async fn posts_suppress_link_previews_unless_the_owner_turns_them_on() {
         &world,
         &discord,
         &world.sending_context(),
-        input(&general, link, None),
+        input(general, link, None),
     )
     .await
     .unwrap();
@@ -419,7 +419,7 @@ async fn posts_suppress_link_previews_unless_the_owner_turns_them_on() {
         link_previews: true,
         ..world.sending_context()
     };
-    send(&world, &discord, &previews, input(&general, link, None))
+    send(&world, &discord, &previews, input(general, link, None))
         .await
         .unwrap();
     let suppressed: Vec<bool> = discord
@@ -437,7 +437,7 @@ async fn a_direct_message_channel_is_refused_unless_the_owner_allows_direct_mess
     World::alone();
     let (direct, _) = world.direct_message("7", "forward #incidents to this DM", json!({}));
     let context = OwnerContext {
-        send_channel_ids: Some(vec![direct.clone()]),
+        send_channel_ids: Some(vec![direct]),
         ..world.sending_context()
     };
     for context in [
@@ -450,7 +450,7 @@ async fn a_direct_message_channel_is_refused_unless_the_owner_allows_direct_mess
         assert_refused(
             &world,
             &context,
-            input(&direct, "here you go", None),
+            input(direct, "here you go", None),
             ErrorKind::Denied,
             &format!(
                 "Channel {direct} is a direct message, out of scope: set \
@@ -464,7 +464,7 @@ async fn a_direct_message_channel_is_refused_unless_the_owner_allows_direct_mess
         ..context
     };
     let discord = ScriptedDiscord::new(&world.store, vec![]);
-    send(&world, &discord, &allowed, input(&direct, "hello", None))
+    send(&world, &discord, &allowed, input(direct, "hello", None))
         .await
         .unwrap();
     assert_eq!(discord.requests().len(), 1);
@@ -485,13 +485,13 @@ async fn an_assistant_posts_at_most_five_times_a_minute_counting_schedules_and_t
             &world,
             &discord,
             &context,
-            input(&general, &format!("post {n}"), None),
+            input(general, &format!("post {n}"), None),
         )
         .await
         .unwrap();
     }
     let later = AddSchedule {
-        channel_id: id(&general),
+        channel_id: id(general),
         content: "the fifth, scheduled".into(),
         send_at: Instant::now().plus_seconds(3600),
         reply_to_message_id: None,
@@ -503,7 +503,7 @@ async fn an_assistant_posts_at_most_five_times_a_minute_counting_schedules_and_t
     assert_refused(
         &world,
         &context,
-        input(&general, "the sixth", None),
+        input(general, "the sixth", None),
         ErrorKind::Denied,
         cap,
     )
@@ -514,7 +514,7 @@ async fn an_assistant_posts_at_most_five_times_a_minute_counting_schedules_and_t
         &world,
         &discord,
         &world.sending_context(),
-        input(&general, "the owner's", None),
+        input(general, "the owner's", None),
     )
     .await
     .unwrap();
@@ -582,7 +582,7 @@ async fn the_bot_must_be_allowed_to_send_there() {
     assert_refused(
         &world,
         &context,
-        input(&hidden, "hello", None),
+        input(hidden, "hello", None),
         ErrorKind::Denied,
         &format!("The bot cannot send in channel {hidden}: it cannot view the channel (View Channel is denied)"),
     )
@@ -591,18 +591,18 @@ async fn the_bot_must_be_allowed_to_send_there() {
     assert_refused(
         &world,
         &context,
-        input(&muted, "hello", None),
+        input(muted, "hello", None),
         ErrorKind::Denied,
         &format!("The bot cannot send in channel {muted}: Send Messages is denied"),
     )
     .await;
     // The test guild grants Send Messages but not Send Messages in Threads.
     let parent = world.channel("general");
-    let thread = world.thread(&parent, "rollout");
+    let thread = world.thread(parent, "rollout");
     assert_refused(
         &world,
         &context,
-        input(&thread, "hello", None),
+        input(thread, "hello", None),
         ErrorKind::Denied,
         &format!("The bot cannot send in thread {thread}: Send Messages in Threads is denied"),
     )
@@ -611,7 +611,7 @@ async fn the_bot_must_be_allowed_to_send_there() {
     assert_refused(
         &world,
         &context,
-        input(&parent, "hello", None),
+        input(parent, "hello", None),
         ErrorKind::Denied,
         &format!("The bot cannot send in channel {parent}: it is no longer in that guild"),
     )
@@ -624,11 +624,11 @@ async fn the_reply_target_must_be_a_stored_live_message_of_that_channel() {
     let context = world.sending_context();
     let general = world.channel("general");
     let other = world.channel("other");
-    let elsewhere = world.post(&other, "7", "over there", json!({}));
+    let elsewhere = world.post(other, "7", "over there", json!({}));
     assert_refused(
         &world,
         &context,
-        input(&general, "hello", Some(elsewhere.as_str())),
+        input(general, "hello", Some(&elsewhere.to_string())),
         ErrorKind::NotFound,
         &format!("`replyToMessageId`: no stored message of channel {general} has id {elsewhere}"),
     )
@@ -637,17 +637,17 @@ async fn the_reply_target_must_be_a_stored_live_message_of_that_channel() {
     assert_refused(
         &world,
         &context,
-        input(&general, "hello", Some(&missing)),
+        input(general, "hello", Some(&missing)),
         ErrorKind::NotFound,
         &format!("`replyToMessageId`: no stored message of channel {general} has id {missing}"),
     )
     .await;
-    let deleted = world.post(&general, "7", "soon gone", json!({}));
-    world.delete(&general, &deleted);
+    let deleted = world.post(general, "7", "soon gone", json!({}));
+    world.delete(general, deleted);
     assert_refused(
         &world,
         &context,
-        input(&general, "hello", Some(deleted.as_str())),
+        input(general, "hello", Some(&deleted.to_string())),
         ErrorKind::Conflict,
         &format!("Message {deleted} was deleted: a reply needs a message that still exists"),
     )
@@ -660,7 +660,7 @@ async fn without_a_discord_client_a_checked_send_says_so() {
     let channel = world.channel("general");
     let error = send_message(
         &world.store,
-        input(&channel, "hello", None),
+        input(channel, "hello", None),
         &world.sending_context(),
         None,
     )
@@ -670,7 +670,7 @@ async fn without_a_discord_client_a_checked_send_says_so() {
         error.message(),
         "Sending is not available: no Discord client was set up for it"
     );
-    assert_eq!(stored(&world.store, &channel, "hello"), 0);
+    assert_eq!(stored(&world.store, channel, "hello"), 0);
 }
 
 /// Discord refuses a post to a fresh channel: that channel, the error, how many requests.
@@ -689,11 +689,11 @@ async fn refused_by_discord(status: u16, code: u64, message: &str) -> (ChannelId
         &world,
         &discord,
         &world.sending_context(),
-        input(&channel, "x", None),
+        input(channel, "x", None),
     )
     .await
     .unwrap_err();
-    assert_eq!(stored(&world.store, &channel, "x"), 0);
+    assert_eq!(stored(&world.store, channel, "x"), 0);
     (channel, error, discord.requests().len())
 }
 
@@ -753,7 +753,7 @@ async fn a_429_is_retried_after_retry_after_with_the_same_nonce_and_posts_one_me
         &world,
         &discord,
         &world.sending_context(),
-        input(&channel, "once", None),
+        input(channel, "once", None),
     )
     .await
     .unwrap();
@@ -764,7 +764,7 @@ async fn a_429_is_retried_after_retry_after_with_the_same_nonce_and_posts_one_me
     assert_eq!(requests[1].at, Duration::from_secs(2));
     assert_eq!(requests[0].message, requests[1].message, "the same nonce");
     assert_eq!(discord.created(), 1);
-    assert_eq!(stored(&world.store, &channel, "once"), 1);
+    assert_eq!(stored(&world.store, channel, "once"), 1);
     assert_eq!(sent.body.content, "once");
 }
 
@@ -783,7 +783,7 @@ async fn rate_limiting_gives_up_after_three_attempts_or_at_once_when_asked_to_wa
         &world,
         &discord,
         &world.sending_context(),
-        input(&channel, "a", None),
+        input(channel, "a", None),
     )
     .await
     .unwrap_err();
@@ -806,7 +806,7 @@ async fn rate_limiting_gives_up_after_three_attempts_or_at_once_when_asked_to_wa
         &world,
         &discord,
         &world.sending_context(),
-        input(&channel, "b", None),
+        input(channel, "b", None),
     )
     .await
     .unwrap();
@@ -820,7 +820,7 @@ async fn rate_limiting_gives_up_after_three_attempts_or_at_once_when_asked_to_wa
         &world,
         &discord,
         &world.sending_context(),
-        input(&channel, "c", None),
+        input(channel, "c", None),
     )
     .await
     .unwrap_err();
@@ -829,7 +829,7 @@ async fn rate_limiting_gives_up_after_three_attempts_or_at_once_when_asked_to_wa
         "Discord is rate limiting the bot and asked to wait 11 s, more than the 10 s a send may wait; nothing was sent: try again later"
     );
     assert_eq!(discord.requests().len(), 1);
-    assert_eq!(stored(&world.store, &channel, "c"), 0);
+    assert_eq!(stored(&world.store, channel, "c"), 0);
 
     // Discord's 1e20 s, held at the ceiling by the REST client, is said as what it is.
     let discord = ScriptedDiscord::new(
@@ -842,7 +842,7 @@ async fn rate_limiting_gives_up_after_three_attempts_or_at_once_when_asked_to_wa
         &world,
         &discord,
         &world.sending_context(),
-        input(&channel, "d", None),
+        input(channel, "d", None),
     )
     .await
     .unwrap_err();
@@ -870,7 +870,7 @@ async fn an_unavailable_discord_is_retried_with_backoff_and_then_reported() {
         &world,
         &discord,
         &world.sending_context(),
-        input(&channel, "x", None),
+        input(channel, "x", None),
     )
     .await
     .unwrap_err();

@@ -67,16 +67,16 @@ fn by_meaning(world: &World) -> Vec<String> {
 fn a_built_block_holds_every_current_vector_of_its_range_through_edits_and_emptied_texts() {
     let world = World::alone();
     let channel = world.channel("general");
-    let drill = world.post(&channel, "7", DRILL, json!({}));
-    let lunch = world.post(&channel, "7", LUNCH, json!({}));
-    let failover = world.post(&channel, "7", FAILOVER, json!({}));
+    let drill = world.post(channel, "7", DRILL, json!({}));
+    let lunch = world.post(channel, "7", LUNCH, json!({}));
+    let failover = world.post(channel, "7", FAILOVER, json!({}));
     assert_eq!(run(&world), 3);
     let (stored, rebuilt) = stored_and_rebuilt(&world);
     assert_eq!(stored.as_ref(), Some(&rebuilt));
     assert_eq!(rebuilt.slots().len(), 3);
     // The drill's text moves to the lunch, and the lunch loses its text.
-    world.edit(&channel, &drill, LUNCH, "2026-11-29T12:00:00Z");
-    world.edit(&channel, &lunch, "", "2026-11-29T12:00:01Z");
+    world.edit(channel, drill, LUNCH, "2026-11-29T12:00:00Z");
+    world.edit(channel, lunch, "", "2026-11-29T12:00:01Z");
     assert_eq!(run(&world), 2);
     let (stored, rebuilt) = stored_and_rebuilt(&world);
     assert_eq!(stored.as_ref(), Some(&rebuilt));
@@ -92,8 +92,8 @@ fn a_store_embedded_before_blocks_gets_them_as_the_pass_walks_and_a_damaged_one_
  {
     let world = World::alone();
     let channel = world.channel("general");
-    let drill = world.post(&channel, "7", DRILL, json!({}));
-    let lunch = world.post(&channel, "7", LUNCH, json!({}));
+    let drill = world.post(channel, "7", DRILL, json!({}));
+    let lunch = world.post(channel, "7", LUNCH, json!({}));
     assert_eq!(run(&world), 2);
     let found = by_meaning(&world);
     assert_eq!(found, [drill.to_string(), lunch.to_string()]);

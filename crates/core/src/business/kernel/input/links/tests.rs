@@ -21,7 +21,7 @@ fn fields(value: Value) -> Map<String, Value> {
 fn links_resolve_to_their_ids_and_a_channel_field_takes_a_messages_channel() {
     let world = World::new();
     let channel = world.channel("general");
-    let message = world.post(&channel, &world.owner_id, "hello", json!({}));
+    let message = world.post(channel, world.owner_id, "hello", json!({}));
     let guild = &world.guild_id;
     let resolved = resolve_links(
         &send_schema(),
@@ -35,10 +35,10 @@ fn links_resolve_to_their_ids_and_a_channel_field_takes_a_messages_channel() {
     .unwrap();
     assert_eq!(
         Value::Object(resolved),
-        json!({"channelId": channel.as_str(), "replyToMessageId": message.as_str(), "content": "hi"})
+        json!({"channelId": channel.to_string(), "replyToMessageId": message.to_string(), "content": "hi"})
     );
     // Ids pass unchanged.
-    let given = fields(json!({"channelId": channel.as_str(), "content": "hi"}));
+    let given = fields(json!({"channelId": channel.to_string(), "content": "hi"}));
     assert_eq!(
         resolve_links(&send_schema(), given.clone(), &world.store).unwrap(),
         given

@@ -1,0 +1,272 @@
+//! A measurement, not a test: what the store spends a message, table by table, against the raw
+//! floor of the values it holds.
+//!
+//! `cargo run --release --example store_bytes_cost [messages]` (default 20,000) builds the
+//! synthetic generator's history, checkpoints and vacuums it, then prints, for each table with
+//! its indexes, the bytes SQLite's pages hold (`dbstat`) and the bytes of its values alone, both
+//! per message. `KEEP_STORE=path` keeps the store there (or reuses one already there, for a
+//! migration's timing); it is opened with this build, so an older store is migrated first and
+//! the migration's time is printed.
+//!
+//! `--text-ids` measures the migration that made ids numbers (0030 to 0033): the history is
+//! built, then copied into a store of schema 29, whose id columns are TEXT as every store's were
+//! before it (SQLite writes each id's digits there, as the code of that schema did). That store
+//! is measured, then opened with this build, which migrates it, timed, and measured again.
+//!
+//! **The raw floor** is what the history's values weigh with no key, index, page or record
+//! header around them: every text and blob at its length in bytes, every integer, real and
+//! Discord id at 8 bytes (an id is a 64-bit number, however the store writes it), nothing for a
+//! NULL. The full-text indexes' own tables are left out of the floor (they are derived from the
+//! messages) but not out of the store, so the ratio prices them. It asserts nothing.
+
+use std::path::{Path, PathBuf};
+
+use discord_manager_store::Store;
+use discord_manager_synthetic::{Plan, build};
+use rusqlite::Connection;
+
+fn main() {
+    let text_ids = std::env::args().any(|argument| argument == "--text-ids");
+    let messages: u64 = std::env::args()
+        .skip(1)
+        .find_map(|count| count.parse().ok())
+        .unwrap_or(20_000);
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let path = std::env::var_os("KEEP_STORE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| folder.path().join("cost.sqlite3"));
+    if path.exists() {
+        let started = std::time::Instant::now();
+        drop(Store::open(&path).expect("the kept store opens"));
+        println!(
+            "opened (and migrated if older) {} in {:.1} s",
+            path.display(),
+            started.elapsed().as_secs_f64()
+        );
+    } else {
+        let store = Store::open(&path).expect("the store opens");
+        let started = std::time::Instant::now();
+        build(&store, &Plan::new(messages, 7)).expect("the history builds");
+        println!(
+            "built {messages} messages in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    if text_ids {
+        let before = path.with_extension("text-ids.sqlite3");
+        let _ = std::fs::remove_file(&before);
+        with_text_ids(&path, &before);
+        println!("\n## schema 29: ids as TEXT");
+        report(&before);
+        let started = std::time::Instant::now();
+        drop(Store::open(&before).expect("the older store opens and migrates"));
+        println!(
+            "\nmigrated to numbers (0030 to 0033) in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        println!("\n## ids as numbers, migrated");
+        report(&before);
+        return;
+    }
+    report(&path);
+}
+
+/// The history of `source` copied into a new store at `target` of schema 29, from before ids
+/// were numbers: every row as it is, each id written into its TEXT column as its digits.
+fn with_text_ids(source: &Path, target: &Path) {
+    let connection = Connection::open(target).expect("the older store opens");
+    // 0028 fills its index from the texts already indexed; this store has none yet.
+    connection
+        .create_scalar_function(
+            "cjk_grams",
+            1,
+            rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
+            |_| Ok(None::<String>),
+        )
+        .expect("the function");
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .expect("the migrations")
+        .map(|entry| entry.expect("a migration").path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .and_then(|name| name.get(..4))
+                .and_then(|number| number.parse::<u32>().ok())
+                .is_some_and(|number| number <= 29)
+        })
+        .collect();
+    files.sort();
+    for file in &files {
+        let sql = std::fs::read_to_string(file).expect("a migration");
+        connection
+            .execute_batch(&sql)
+            .expect("the migration applies");
+    }
+    connection
+        .execute_batch("PRAGMA user_version = 29; PRAGMA journal_mode = WAL;")
+        .expect("schema 29");
+    connection
+        .execute("ATTACH DATABASE ?1 AS new", [source.display().to_string()])
+        .expect("the built store");
+    // The synthetic history is in Latin letters: no text for the index of Chinese and Japanese
+    // words, whose rows (grams of a text, kept nowhere else) this copy could not make again.
+    let cjk: i64 = connection
+        .query_row("SELECT count(*) FROM new.cjk_text_docsize", [], |row| {
+            row.get(0)
+        })
+        .expect("the CJK index");
+    assert_eq!(cjk, 0, "this copy does not carry the CJK index");
+    let tables: Vec<String> = connection
+        .prepare(
+            "SELECT name FROM new.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
+             AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND name NOT LIKE '%text\\_%' ESCAPE '\\' \
+             ORDER BY name",
+        )
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| row.get(0))?
+                .collect::<rusqlite::Result<_>>()
+        })
+        .expect("the tables");
+    let copy = tables
+        .iter()
+        .map(|table| {
+            // The messages' trigger counts into the totals as they are copied; the copied
+            // totals then replace those counts.
+            let verb = if table == "channel_message_totals" {
+                "INSERT OR REPLACE"
+            } else {
+                "INSERT"
+            };
+            format!("{verb} INTO main.{table} SELECT * FROM new.{table};")
+        })
+        .collect::<String>();
+    connection
+        .execute_batch(&format!(
+            "BEGIN; {copy}
+             INSERT INTO main.message_text (rowid, content, message_id)
+                 SELECT rowid, content, CAST(message_id AS TEXT) FROM new.message_text;
+             INSERT INTO main.file_text (rowid, content, message_id)
+                 SELECT rowid, content, CAST(message_id AS TEXT) FROM new.file_text;
+             COMMIT;"
+        ))
+        .expect("the history is copied");
+}
+
+fn report(path: &Path) {
+    let connection = Connection::open(path).expect("the store opens");
+    connection
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); VACUUM;")
+        .expect("vacuum");
+    let count: f64 = connection
+        .query_row("SELECT count(*) FROM messages", [], |row| {
+            row.get::<_, i64>(0)
+        })
+        .expect("the messages") as f64;
+    let file = std::fs::metadata(path).expect("its size").len() as f64;
+
+    let tables: Vec<String> = connection
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
+             ORDER BY name",
+        )
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| row.get(0))?
+                .collect::<rusqlite::Result<_>>()
+        })
+        .expect("the tables");
+    let virtual_tables: Vec<String> = connection
+        .prepare("SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'")
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| row.get(0))?
+                .collect::<rusqlite::Result<_>>()
+        })
+        .expect("the virtual tables");
+    let derived = |table: &str| {
+        virtual_tables
+            .iter()
+            .any(|name| table == name || table.starts_with(&format!("{name}_")))
+    };
+
+    let mut rows = Vec::new();
+    let (mut pages_total, mut floor_total) = (0.0, 0.0);
+    for table in &tables {
+        let pages: f64 = connection
+            .query_row(
+                "SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = ?1 OR name IN \
+                 (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1)",
+                [table],
+                |row| row.get::<_, i64>(0),
+            )
+            .expect("dbstat") as f64;
+        let floor = if derived(table) || virtual_tables.contains(table) {
+            0.0
+        } else {
+            floor_of(&connection, table)
+        };
+        pages_total += pages;
+        floor_total += floor;
+        if pages > 0.0 {
+            rows.push((table.clone(), pages, floor));
+        }
+    }
+    rows.sort_by(|a, b| b.1.total_cmp(&a.1));
+    println!(
+        "{count} messages, {:.0} B a message on disk ({:.2} GB per 1M)",
+        file / count,
+        file / count * 1e6 / 1e9
+    );
+    println!("| table (with its indexes) | pages B/message | floor B/message |");
+    println!("|---|---:|---:|");
+    for (table, pages, floor) in rows {
+        println!("| {table} | {:.1} | {:.1} |", pages / count, floor / count);
+    }
+    println!(
+        "| **all** | **{:.1}** | **{:.1}** |",
+        pages_total / count,
+        floor_total / count
+    );
+    println!("store ÷ raw floor: {:.2}", file / floor_total);
+}
+
+/// The bytes of `table`'s values alone: text and blob at their length, numbers and ids at 8.
+fn floor_of(connection: &Connection, table: &str) -> f64 {
+    let columns: Vec<String> = connection
+        .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| row.get(0))?
+                .collect::<rusqlite::Result<_>>()
+        })
+        .expect("the columns");
+    if columns.is_empty() {
+        return 0.0;
+    }
+    let terms: Vec<String> = columns
+        .iter()
+        .map(|column| {
+            let id = column == "id" || column.ends_with("_id");
+            if id {
+                format!("CASE WHEN \"{column}\" IS NULL THEN 0 ELSE 8 END")
+            } else {
+                format!(
+                    "CASE typeof(\"{column}\") WHEN 'null' THEN 0 WHEN 'integer' THEN 8 \
+                     WHEN 'real' THEN 8 ELSE length(CAST(\"{column}\" AS BLOB)) END"
+                )
+            }
+        })
+        .collect();
+    connection
+        .query_row(
+            &format!(
+                "SELECT coalesce(sum({}), 0) FROM \"{table}\"",
+                terms.join(" + ")
+            ),
+            [],
+            |row| row.get::<_, i64>(0),
+        )
+        .expect("the floor") as f64
+}
