@@ -199,12 +199,9 @@ fn index_files(store: &Store, path: &std::path::Path, files: usize, file_bytes: 
             .prepare("SELECT message_id, channel_id FROM messages WHERE rowid % ?1 = 0 LIMIT ?2")
             .expect("a query");
         statement
-            .query_map([step, files as i64], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-            })
+            .query_map([step, files as i64], |row| Ok((row.get(0)?, row.get(1)?)))
             .expect("the messages read")
             .filter_map(|row| row.ok())
-            .map(|(message, channel)| (message.parse().unwrap(), channel.parse().unwrap()))
             .collect()
     };
     for (batch, chunk) in targets.chunks(BATCH).enumerate() {

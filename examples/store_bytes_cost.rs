@@ -129,18 +129,11 @@ fn with_text_ids(source: &Path, target: &Path) {
                 .collect::<rusqlite::Result<_>>()
         })
         .expect("the tables");
+    // A row a migration made (the clock's) or the messages' trigger counted (the channels'
+    // totals) is replaced by the copied one.
     let copy = tables
         .iter()
-        .map(|table| {
-            // The messages' trigger counts into the totals as they are copied; the copied
-            // totals then replace those counts.
-            let verb = if table == "channel_message_totals" {
-                "INSERT OR REPLACE"
-            } else {
-                "INSERT"
-            };
-            format!("{verb} INTO main.{table} SELECT * FROM new.{table};")
-        })
+        .map(|table| format!("INSERT OR REPLACE INTO main.{table} SELECT * FROM new.{table};"))
         .collect::<String>();
     connection
         .execute_batch(&format!(
