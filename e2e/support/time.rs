@@ -4,8 +4,9 @@
 //! fixed-width UTC text, `2026-11-29T18:54:18.123456Z`. A [`Stamp`] knows both spellings, so a
 //! spec compares the product's text with the value its feed used, never with a restated string.
 
-use time::format_description::well_known::Rfc3339;
-use time::{OffsetDateTime, UtcOffset};
+use jiff::Timestamp;
+use jiff::civil::DateTime;
+use jiff::tz::Offset;
 
 /// A point in time with microsecond precision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -17,16 +18,17 @@ impl Stamp {
     /// The wall clock now: the anchor a feed's relative instants hang from.
     pub fn now() -> Stamp {
         Stamp {
-            micros: OffsetDateTime::now_utc().unix_timestamp_nanos() / 1_000,
+            micros: i128::from(Timestamp::now().as_microsecond()),
         }
     }
 
     /// Reads an instant the product wrote. Panics naming the text when it is not one.
     pub fn parse(text: &str) -> Stamp {
-        let at = OffsetDateTime::parse(text, &Rfc3339)
+        let at: Timestamp = text
+            .parse()
             .unwrap_or_else(|error| panic!("{text:?} is not an RFC 3339 instant: {error}"));
         Stamp {
-            micros: at.unix_timestamp_nanos() / 1_000,
+            micros: i128::from(at.as_microsecond()),
         }
     }
 
@@ -44,25 +46,27 @@ impl Stamp {
         self.plus_minutes(-minutes)
     }
 
-    fn date_time(self) -> OffsetDateTime {
-        OffsetDateTime::from_unix_timestamp_nanos(self.micros * 1_000)
-            .expect("a stamp within the calendar")
+    /// The stamp's wall-clock time `offset` ahead of UTC.
+    fn date_time(self, offset: Offset) -> DateTime {
+        let micros = i64::try_from(self.micros).expect("a stamp within the calendar");
+        offset
+            .to_datetime(Timestamp::from_microsecond(micros).expect("a stamp within the calendar"))
     }
 
     fn spelled(self, zone: &str) -> String {
-        self.spelled_in(self.date_time(), zone)
+        self.spelled_in(self.date_time(Offset::UTC), zone)
     }
 
-    fn spelled_in(self, at: OffsetDateTime, zone: &str) -> String {
+    fn spelled_in(self, at: DateTime, zone: &str) -> String {
         format!(
             "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}{zone}",
             at.year(),
-            u8::from(at.month()),
+            at.month(),
             at.day(),
             at.hour(),
             at.minute(),
             at.second(),
-            at.microsecond()
+            at.subsec_nanosecond() / 1_000
         )
     }
 
@@ -73,9 +77,8 @@ impl Stamp {
 
     /// The same instant on a clock `hours` ahead of UTC, e.g. `2026-11-29T20:54:18.123456+02:00`.
     pub fn at_offset(self, hours: i8) -> String {
-        let offset = UtcOffset::from_hms(hours, 0, 0).expect("a whole-hour UTC offset");
         self.spelled_in(
-            self.date_time().to_offset(offset),
+            self.date_time(Offset::constant(hours)),
             &format!("{:+03}:00", hours),
         )
     }

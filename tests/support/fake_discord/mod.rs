@@ -824,12 +824,9 @@ fn discord_now(state: &State) -> discord_manager_vocabulary::instant::Instant {
 /// `Date` as an HTTP answer carries it: whole seconds, on this Discord's clock.
 fn http_date(state: &State) -> String {
     let micros = discord_now(state).as_micros();
-    let at = time::OffsetDateTime::from_unix_timestamp(micros.div_euclid(1_000_000))
+    let at = jiff::Timestamp::from_second(micros.div_euclid(1_000_000))
         .expect("a representable instant");
-    let format = time::macros::format_description!(
-        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
-    );
-    at.format(format).expect("an HTTP date formats")
+    at.strftime("%a, %d %b %Y %H:%M:%S GMT").to_string()
 }
 
 fn mint(state: &mut State) -> u64 {

@@ -311,14 +311,26 @@ impl Rest {
     }
 }
 
-/// An HTTP date (`Tue, 01 Dec 2026 07:22:43 GMT`, RFC 9110's preferred form) as an instant.
+/// An HTTP date (`Tue, 01 Dec 2026 07:22:43 GMT`, RFC 9110's preferred form, `IMF-fixdate`)
+/// as an instant: its day name, then the date and time written again as RFC 3339 for
+/// [`Instant::parse`], which checks each field.
 fn http_date(text: &str) -> Option<Instant> {
-    let format = time::macros::format_description!(
-        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
-    );
-    let parsed = time::PrimitiveDateTime::parse(text.trim(), format).ok()?;
-    let micros = parsed.assume_utc().unix_timestamp_nanos() / 1_000;
-    Some(Instant::from_micros(i64::try_from(micros).ok()?))
+    const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let rest = text.trim().strip_suffix(" GMT")?;
+    let (day_name, rest) = rest.split_once(", ")?;
+    let mut parts = rest.split(' ');
+    let (day, month, year, time) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let month = MONTHS.iter().position(|name| *name == month)? + 1;
+    let well_formed = DAYS.contains(&day_name)
+        && parts.next().is_none()
+        && day.len() == 2
+        && year.len() == 4
+        && time.len() == 8;
+    well_formed.then_some(())?;
+    Instant::parse(&format!("{year}-{month:02}-{day}T{time}Z"))
 }
 
 #[cfg(test)]

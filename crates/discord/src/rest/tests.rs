@@ -74,8 +74,19 @@ fn an_http_date_is_read_to_the_second_and_anything_else_is_not_a_date() {
         Instant::parse("1994-11-06T08:49:37Z")
     );
     assert_eq!(http_date("2026-12-01T07:22:43Z"), None);
-    assert_eq!(http_date("Tue, 01 Dec 2026 07:22:43 PST"), None);
-    assert_eq!(http_date(""), None);
+    for refused in [
+        "Tue, 01 Dec 2026 07:22:43 PST",
+        "",
+        "Xyz, 01 Dec 2026 07:22:43 GMT",
+        "Tue, 1 Dec 2026 07:22:43 GMT",
+        "Tue, 01 Foo 2026 07:22:43 GMT",
+        "Tue, 31 Feb 2026 07:22:43 GMT",
+        "Tue, 01 Dec 2026 7:22:43 GMT",
+        "Tue, 01 Dec 2026 07:22:43.5 GMT",
+        "Tue, 01 Dec 2026 07:22:43 extra GMT",
+    ] {
+        assert_eq!(http_date(refused), None, "{refused}");
+    }
 }
 
 #[test]
