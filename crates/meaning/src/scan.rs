@@ -352,8 +352,7 @@ impl ScanIndex {
         let code = query_code(query);
         let room = (wanted * CANDIDATES_PER_RESULT).max(MIN_CANDIDATES);
         let mut distances = vec![EXCLUDED; self.codes.len()];
-        let mut histogram = [0usize; DIMENSIONS + 1];
-        measure(&self.codes, &code, admits, &mut distances, &mut histogram);
+        let histogram = measure_split(&self.codes, &code, &admits, &mut distances, parts());
         Ok(nearest_slots(&distances, &histogram, room)
             .into_iter()
             .map(|slot| self.keys[slot])
@@ -390,6 +389,72 @@ pub fn rescore(
 
 /// The distance of a slot the filter leaves out: farther than any code can be.
 const EXCLUDED: u16 = DIMENSIONS as u16 + 1;
+
+/// How many threads a scan is split over: each of the machine's cores, up to [`MOST_PARTS`].
+fn parts() -> usize {
+    std::thread::available_parallelism().map_or(1, |cores| cores.get().min(MOST_PARTS))
+}
+
+/// The most threads one scan takes.
+const MOST_PARTS: usize = 4;
+
+/// Fewer slots than this are measured on the calling thread: a thread would cost more than it
+/// saves.
+const SPLIT_FROM: usize = 65_536;
+
+/// [`measure`] over `parts` runs of slots at once, one a thread (the calling thread takes the
+/// first), their counts of slots at each distance added up: a scan of 1M codes is most of a
+/// search's time, and the threads share nothing but what they read.
+fn measure_split(
+    codes: &[[u64; CODE_WORDS]],
+    code: &[u64; CODE_WORDS],
+    admits: &(impl Fn(usize) -> bool + Sync),
+    distances: &mut [u16],
+    parts: usize,
+) -> [usize; DIMENSIONS + 1] {
+    let mut histogram = [0usize; DIMENSIONS + 1];
+    if parts <= 1 || codes.len() < SPLIT_FROM {
+        measure(codes, code, admits, distances, &mut histogram);
+        return histogram;
+    }
+    let run = codes.len().div_ceil(parts);
+    let counts: Vec<[usize; DIMENSIONS + 1]> = std::thread::scope(|scope| {
+        let mut runs = codes.chunks(run).zip(distances.chunks_mut(run)).enumerate();
+        let first = runs.next();
+        let others: Vec<_> = runs
+            .map(|(part, (codes, distances))| {
+                scope.spawn(move || {
+                    let mut counts = [0usize; DIMENSIONS + 1];
+                    let offset = part * run;
+                    measure(
+                        codes,
+                        code,
+                        |slot| admits(offset + slot),
+                        distances,
+                        &mut counts,
+                    );
+                    counts
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(parts);
+        if let Some((_, (codes, distances))) = first {
+            let mut counts = [0usize; DIMENSIONS + 1];
+            measure(codes, code, admits, distances, &mut counts);
+            all.push(counts);
+        }
+        // A thread that panicked (it cannot: it only counts bits) would leave its run's
+        // slots out, never misread.
+        all.extend(others.into_iter().filter_map(|thread| thread.join().ok()));
+        all
+    });
+    for counts in counts {
+        for (total, count) in histogram.iter_mut().zip(counts) {
+            *total += count;
+        }
+    }
+    histogram
+}
 
 /// Each slot's distance in sign bits from `code` (or [`EXCLUDED`] when `admits` says no), and
 /// how many admitted slots are at each distance. One pass over the codes, with the CPU's

@@ -326,6 +326,44 @@ fn the_distances_are_the_sign_bits_that_differ_on_every_path_the_cpu_may_take() 
 }
 
 #[test]
+fn a_scan_split_over_threads_measures_every_slot_as_one_thread_does() {
+    // Codes from a fixed generator, past the size a scan is split from and not a multiple of
+    // the runs, so each run's offset and the short last run are both exercised.
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let codes: Vec<[u64; CODE_WORDS]> = (0..SPLIT_FROM * 2 + 333)
+        .map(|_| std::array::from_fn(|_| next()))
+        .collect();
+    let code: [u64; CODE_WORDS] = std::array::from_fn(|_| next());
+    // Every seventh slot is left out, including the first and last of some run.
+    let admits = |slot: usize| slot % 7 != 3;
+    let mut alone = vec![EXCLUDED; codes.len()];
+    let mut alone_counts = [0; DIMENSIONS + 1];
+    measure(&codes, &code, admits, &mut alone, &mut alone_counts);
+    assert_eq!(
+        alone_counts.iter().sum::<usize>(),
+        codes.len() - codes.len().div_ceil(7) + 1
+    );
+    for parts in 1..=MOST_PARTS {
+        let mut split = vec![EXCLUDED; codes.len()];
+        let counts = measure_split(&codes, &code, &admits, &mut split, parts);
+        assert_eq!(split, alone, "{parts} parts");
+        assert_eq!(counts, alone_counts, "{parts} parts");
+    }
+    // A small index is measured on one thread whatever the parts.
+    let few = &codes[..100];
+    let mut split = vec![EXCLUDED; few.len()];
+    let counts = measure_split(few, &code, &admits, &mut split, 4);
+    assert_eq!(split, alone[..100]);
+    assert_eq!(counts, measured(&alone[..100]));
+}
+
+#[test]
 fn more_messages_than_the_candidates_still_answer_the_exact_nearest() {
     // Twice the least room of candidates, all far but a few: the few are found, closest
     // first, whatever slot they sit in.
