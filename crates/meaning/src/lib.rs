@@ -14,6 +14,7 @@
 //!   rescoring of the best candidates.
 //! - [`blocks`]: the scan's index as the store keeps it, block by block of message keys, so
 //!   a process's first search reads compact codes instead of every vector.
+//! - `resident`: the pages of the binary's model file given back to the kernel once read.
 //! - [`fusion`]: reciprocal rank fusion of the words ranking and the meaning ranking.
 //!
 //! The crate knows no SQL and no Discord: the store keeps the bytes, the business layer
@@ -23,6 +24,7 @@ pub mod blocks;
 pub mod e5;
 pub mod fusion;
 pub mod model;
+mod resident;
 pub mod scan;
 pub mod text;
 pub mod vector;

@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 use discord_manager_vocabulary::error::{Error, Result};
 
 use crate::e5::{Model, Prefix};
+use crate::resident::MappedFile;
 
 /// How many coordinates a vector has.
 pub const DIMENSIONS: usize = 384;
@@ -144,10 +145,23 @@ impl Encoder {
     }
 }
 
+/// The model's file as the binary maps it.
+fn bundled_file() -> MappedFile {
+    // SAFETY: `include_bytes!` data lies in the executable's read-only segment, a private
+    // mapping of the executable's file that nothing writes.
+    unsafe { MappedFile::new(WEIGHTS) }
+}
+
 /// The model of this binary, loaded on the first call.
 pub(crate) fn bundled_model() -> Result<Arc<Model>> {
     LOADED
-        .get_or_init(|| Model::load(WEIGHTS).map(Arc::new))
+        .get_or_init(|| {
+            let file = bundled_file();
+            let model = Model::load(file).map(Arc::new);
+            // The layers are unpacked: their packed bytes are not read again.
+            file.give_back();
+            model
+        })
         .clone()
         .map_err(|fault| {
             Error::internal(format!(
@@ -159,6 +173,39 @@ pub(crate) fn bundled_model() -> Result<Arc<Model>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_embeds_the_same_after_its_files_pages_are_given_back() {
+        let encoder = Encoder::bundled().unwrap();
+        let texts = [
+            "what did we decide about cache eviction?",
+            "¿qué decidimos sobre el desalojo de la caché?",
+        ];
+        let before: Vec<Vec<f32>> = texts
+            .iter()
+            .map(|text| encoder.embed_question(text).unwrap())
+            .collect();
+        bundled_file().give_back();
+        // A text whose words reach embedding chunks no text above read, and the same texts.
+        let fresh = encoder
+            .embed_question("Ωμέγα ψηφιακή ζυγαριά 量子计算机")
+            .unwrap();
+        assert_eq!(fresh.len(), DIMENSIONS);
+        for (text, vector) in texts.iter().zip(before) {
+            assert_eq!(encoder.embed_question(text).unwrap(), vector, "{text}");
+        }
+        // The bytes read again are the file's: its digest is unchanged.
+        assert_eq!(weights_digest(), WEIGHTS_SHA256);
+    }
+
+    /// The SHA-256 of the weights as they read now, in hex.
+    fn weights_digest() -> String {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(WEIGHTS)
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
+    }
 
     #[test]
     fn the_bundled_identity_is_the_full_model_description_and_another_is_refused() {
@@ -196,11 +243,7 @@ mod tests {
 
     #[test]
     fn the_identity_names_the_sha256_of_the_vendored_weights() {
-        use sha2::{Digest, Sha256};
-        let digest: String = Sha256::digest(WEIGHTS)
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect();
+        let digest = weights_digest();
         assert_eq!(digest, WEIGHTS_SHA256);
         assert!(
             Identity::bundled()

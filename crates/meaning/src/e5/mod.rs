@@ -24,6 +24,8 @@ pub(crate) use weights::Fault;
 use tokenizer::Tokenizer;
 use weights::Weights;
 
+use crate::resident::MappedFile;
+
 /// Which side of a search a text is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prefix {
@@ -62,7 +64,7 @@ pub(crate) struct Model {
 
 impl Model {
     /// Reads the model from its file (the bytes live as long as the process).
-    pub(crate) fn load(file: &'static [u8]) -> Result<Model, Fault> {
+    pub(crate) fn load(file: MappedFile) -> Result<Model, Fault> {
         let (weights, vocabulary) = Weights::read(file)?;
         Ok(Model {
             weights,

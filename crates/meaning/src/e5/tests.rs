@@ -5,6 +5,14 @@ use super::kernels::{self, Matrix, Quantised};
 use super::weights::Weights;
 use super::{Model, Prefix};
 use crate::model::{WEIGHTS, bundled_model};
+use crate::resident::MappedFile;
+
+/// `bytes` of the binary's model file, as the engine reads it.
+fn mapped(bytes: &'static [u8]) -> MappedFile {
+    // SAFETY: every slice given here is of `WEIGHTS`, `include_bytes!` data in the
+    // executable's read-only segment.
+    unsafe { MappedFile::new(bytes) }
+}
 
 fn model() -> std::sync::Arc<Model> {
     bundled_model().expect("the bundled model")
@@ -133,7 +141,7 @@ fn a_run_of_characters_no_piece_covers_is_one_unknown_piece() {
 
 #[test]
 fn a_text_inflates_only_the_embedding_chunks_of_its_pieces() {
-    let (weights, _) = Weights::read(WEIGHTS).expect("the weights");
+    let (weights, _) = Weights::read(mapped(WEIGHTS)).expect("the weights");
     let mut row = vec![0.0f32; 384];
     weights.table.add_row(8, &mut row).expect("piece 8");
     weights.table.add_row(41, &mut row).expect("piece 41");
@@ -145,11 +153,66 @@ fn a_text_inflates_only_the_embedding_chunks_of_its_pieces() {
     assert!(row.iter().any(|value| *value != 0.0));
 }
 
+/// Whether the page at `address` is mapped in this process now (`/proc/self/pagemap`'s
+/// present bit, which needs no privilege).
+#[cfg(target_os = "linux")]
+fn resident(address: usize, page: usize) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut pagemap = std::fs::File::open("/proc/self/pagemap").expect("this process's pagemap");
+    pagemap
+        .seek(SeekFrom::Start((address / page * 8) as u64))
+        .expect("the page's entry");
+    let mut entry = [0u8; 8];
+    pagemap.read_exact(&mut entry).expect("the page's entry");
+    u64::from_le_bytes(entry) >> 63 == 1
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_pages_a_chunk_was_inflated_from_are_given_back_and_read_the_same_again() {
+    let page = rustix::param::page_size();
+    let (weights, _) = Weights::read(mapped(WEIGHTS)).expect("the weights");
+    // A piece far down the vocabulary, in a chunk no other test's text reaches.
+    let piece = 180_001;
+    let deflated = weights.table.deflated_chunk_of(piece);
+    let start = deflated.as_ptr() as usize;
+    let whole = start.next_multiple_of(page)..(start + deflated.len()) / page * page;
+    let pages: Vec<usize> = whole.step_by(page).collect();
+    assert!(!pages.is_empty(), "the chunk spans whole pages");
+    // Reading the bytes makes their pages resident, as inflating them does.
+    let sum: u64 = deflated.iter().map(|byte| u64::from(*byte)).sum();
+    assert!(pages.iter().all(|address| resident(*address, page)));
+    let mut first = vec![0.0f32; 384];
+    weights
+        .table
+        .add_row(piece, &mut first)
+        .expect("the piece's row");
+    assert!(
+        pages.iter().all(|address| !resident(*address, page)),
+        "every whole page of the inflated chunk is given back"
+    );
+    // Read again, the pages hold the file's bytes, and a fresh table inflates the same row.
+    assert_eq!(
+        deflated.iter().map(|byte| u64::from(*byte)).sum::<u64>(),
+        sum
+    );
+    let (fresh, _) = Weights::read(mapped(WEIGHTS)).expect("the weights");
+    let mut again = vec![0.0f32; 384];
+    fresh
+        .table
+        .add_row(piece, &mut again)
+        .expect("the piece's row");
+    assert_eq!(first, again);
+    assert!(first.iter().any(|value| *value != 0.0));
+}
+
 #[test]
 fn a_damaged_model_file_is_refused_in_words() {
-    let refusal = Weights::read(&WEIGHTS[..100]).err().expect("a fault");
+    let refusal = Weights::read(mapped(&WEIGHTS[..100]))
+        .err()
+        .expect("a fault");
     assert_eq!(refusal, "the model file ends early, at byte 96");
-    let refusal = Weights::read(&WEIGHTS[4..]).err().expect("a fault");
+    let refusal = Weights::read(mapped(&WEIGHTS[4..])).err().expect("a fault");
     assert_eq!(refusal, "the model file is not a version 1 DME5 file");
 }
 

@@ -30,6 +30,7 @@ use std::sync::Mutex;
 use flate2::read::DeflateDecoder;
 
 use super::kernels::{Matrix, f16_to_f32};
+use crate::resident::MappedFile;
 
 /// The model's shape.
 #[derive(Debug, Clone, Copy)]
@@ -84,7 +85,7 @@ pub(crate) struct Weights {
 
 /// The embedding table: deflated chunks, inflated on first use and kept.
 pub(crate) struct Table {
-    file: &'static [u8],
+    file: MappedFile,
     chunk_rows: usize,
     row_bytes: usize,
     /// Where each chunk starts in `file`, and one past the last.
@@ -165,7 +166,8 @@ impl<'a> Cursor<'a> {
 impl Weights {
     /// Reads the file: the header, the core inflated and parsed (the tokenizer's tables and
     /// the layers), the chunks' offsets.
-    pub(crate) fn read(file: &'static [u8]) -> Result<(Weights, Vocabulary), Fault> {
+    pub(crate) fn read(mapped: MappedFile) -> Result<(Weights, Vocabulary), Fault> {
+        let file = mapped.bytes();
         let mut header = Cursor { bytes: file, at: 0 };
         if header.take(4)? != b"DME5" || header.u32()? != 1 {
             return Err("the model file is not a version 1 DME5 file".into());
@@ -240,7 +242,7 @@ impl Weights {
             embedding_norm,
             layers,
             table: Table {
-                file,
+                file: mapped,
                 chunk_rows,
                 row_bytes: hidden / 32 * 18,
                 offsets,
@@ -351,11 +353,15 @@ impl Table {
             _ => return Err(format!("embedding chunk {index} is past the table")),
         };
         let chunk = std::sync::Arc::new(
-            inflate(&self.file[start..end], self.chunk_rows * self.row_bytes).or_else(|fault| {
+            inflate(
+                &self.file.bytes()[start..end],
+                self.chunk_rows * self.row_bytes,
+            )
+            .or_else(|fault| {
                 // The last chunk holds the rows that are left.
                 if index + 2 == self.offsets.len() {
                     let mut out = Vec::new();
-                    DeflateDecoder::new(&self.file[start..end])
+                    DeflateDecoder::new(&self.file.bytes()[start..end])
                         .read_to_end(&mut out)
                         .map_err(|error| format!("the model file does not inflate: {error}"))?;
                     Ok(out)
@@ -364,6 +370,8 @@ impl Table {
                 }
             })?,
         );
+        // The chunk is inflated into the cache: its deflated bytes are not read again.
+        self.file.give_back_around(start..end);
         if cache.chunks.len() >= CACHED_CHUNKS
             && let Some(oldest) = cache
                 .chunks
@@ -375,6 +383,13 @@ impl Table {
         }
         cache.chunks.insert(index, (clock, chunk.clone()));
         Ok(chunk)
+    }
+
+    /// The deflated bytes of the chunk that holds `piece` (for tests).
+    #[cfg(test)]
+    pub(crate) fn deflated_chunk_of(&self, piece: u32) -> &'static [u8] {
+        let index = piece as usize / self.chunk_rows;
+        &self.file.bytes()[self.offsets[index]..self.offsets[index + 1]]
     }
 
     /// How many chunks are inflated now (for tests).
