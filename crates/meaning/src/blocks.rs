@@ -5,7 +5,9 @@
 //! A block is the compact slots of one key range, ascending by key. The embedding pass keeps
 //! each block it has built current in the same transaction as the vectors it writes
 //! ([`CodeBlock::put`]), and builds the missing ones from the vectors ([`CodeBlock::from_rows`]);
-//! a reader loads the blocks and reads only the ranges that have none yet.
+//! a reader loads the blocks and reads only the ranges that have none yet. A load decodes a
+//! block into its columns ([`SlotColumns`]), which the index appends as they are, numbering
+//! each of the block's channels and authors once.
 //!
 //! The bytes (little-endian), version 1:
 //!
@@ -27,7 +29,7 @@
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 
-use crate::scan::{Row, Slot};
+use crate::scan::{Row, Slot, SlotColumns};
 use crate::vector::CODE_WORDS;
 
 /// How many consecutive message keys a block covers: block `b` holds keys
@@ -151,6 +153,17 @@ impl CodeBlock {
     /// Block `number` from its bytes; refused when they are not a block of this version
     /// (the caller builds it again from the vectors).
     pub fn decode(number: i64, bytes: &[u8]) -> Result<CodeBlock> {
+        Ok(CodeBlock {
+            number,
+            slots: CodeBlock::decode_columns(number, bytes)?.into_slots(),
+        })
+    }
+
+    /// Block `number`'s slots from its bytes, as columns: what a load appends to the index
+    /// ([`ScanIndex::put_columns`](crate::scan::ScanIndex::put_columns)). Refused when they are
+    /// not a block of this version, or when a place lies outside its list or the keys do not
+    /// ascend.
+    pub fn decode_columns(number: i64, bytes: &[u8]) -> Result<SlotColumns> {
         let damaged = || {
             Error::internal(format!(
                 "Block {number} of the meaning index is damaged or of another version"
@@ -180,42 +193,87 @@ impl CodeBlock {
             .collect::<Option<_>>()
             .ok_or_else(damaged)?;
         let first_key = number * BLOCK_KEYS;
-        let offsets = reader.u16s(count).ok_or_else(damaged)?;
+        let keys: Vec<i64> = reader
+            .u16s(count)
+            .ok_or_else(damaged)?
+            .into_iter()
+            .map(|offset| first_key + i64::from(offset))
+            .collect();
+        if keys.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return Err(damaged());
+        }
         let channel_places = reader.u16s(count).ok_or_else(damaged)?;
         let author_places = reader.u16s(count).ok_or_else(damaged)?;
+        let outside = |places: &[u16], list: usize| places.iter().any(|at| *at as usize >= list);
+        if outside(&channel_places, channels.len()) || outside(&author_places, authors.len()) {
+            return Err(damaged());
+        }
         let mut arrived = Vec::with_capacity(count);
         let mut previous = 0i64;
         for _ in 0..count {
             previous = previous.wrapping_add(unzigzag(reader.varint().ok_or_else(damaged)?));
             arrived.push(previous);
         }
-        let mut slots = Vec::with_capacity(count);
-        for n in 0..count {
-            let sent = arrived[n].wrapping_add(unzigzag(reader.varint().ok_or_else(damaged)?));
-            let key = first_key + i64::from(offsets[n]);
-            if slots.last().is_some_and(|last: &Slot| last.key >= key) {
-                return Err(damaged());
-            }
-            slots.push(Slot {
-                key,
-                channel_id: *channels
-                    .get(channel_places[n] as usize)
-                    .ok_or_else(damaged)?,
-                author_id: *authors.get(author_places[n] as usize).ok_or_else(damaged)?,
-                arrived: arrived[n],
-                sent,
-                code: [0; CODE_WORDS],
-            });
+        let mut sent = Vec::with_capacity(count);
+        for at in &arrived {
+            sent.push(at.wrapping_add(unzigzag(reader.varint().ok_or_else(damaged)?)));
         }
-        for slot in &mut slots {
-            for word in &mut slot.code {
-                *word = reader.u64().ok_or_else(damaged)?;
-            }
-        }
+        let code_bytes = reader
+            .take(count.checked_mul(CODE_WORDS * 8).ok_or_else(damaged)?)
+            .ok_or_else(damaged)?;
+        let codes = code_bytes
+            .chunks_exact(CODE_WORDS * 8)
+            .map(|code| {
+                let mut words = [0u64; CODE_WORDS];
+                for (word, bytes) in words.iter_mut().zip(code.chunks_exact(8)) {
+                    *word = u64::from_le_bytes(bytes.try_into().expect("eight bytes"));
+                }
+                words
+            })
+            .collect();
         if reader.at != bytes.len() {
             return Err(damaged());
         }
-        Ok(CodeBlock { number, slots })
+        Ok(SlotColumns {
+            channels,
+            authors,
+            keys,
+            channel_places,
+            author_places,
+            arrived,
+            sent,
+            codes,
+        })
+    }
+
+    /// The block's slots as columns (a block built in memory, from the vectors of a range
+    /// with no block).
+    pub fn columns(&self) -> SlotColumns {
+        let block = self;
+        let mut channels: Vec<ChannelId> = block.slots.iter().map(|s| s.channel_id).collect();
+        channels.sort_unstable();
+        channels.dedup();
+        let mut authors: Vec<UserId> = block.slots.iter().map(|s| s.author_id).collect();
+        authors.sort_unstable();
+        authors.dedup();
+        let place = |at: std::result::Result<usize, usize>| at.unwrap_or(0) as u16;
+        let slots = &block.slots;
+        SlotColumns {
+            keys: slots.iter().map(|s| s.key).collect(),
+            channel_places: slots
+                .iter()
+                .map(|s| place(channels.binary_search(&s.channel_id)))
+                .collect(),
+            author_places: slots
+                .iter()
+                .map(|s| place(authors.binary_search(&s.author_id)))
+                .collect(),
+            arrived: slots.iter().map(|s| s.arrived).collect(),
+            sent: slots.iter().map(|s| s.sent).collect(),
+            codes: slots.iter().map(|s| s.code).collect(),
+            channels,
+            authors,
+        }
     }
 }
 

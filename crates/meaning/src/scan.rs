@@ -86,16 +86,63 @@ pub struct Neighbour {
     pub score: f32,
 }
 
-/// Ids of one kind as small numbers, for the per-slot columns.
+/// Slots of consecutive keys as columns, as a block of the store lays them out
+/// ([`crate::blocks`]): what a load appends to the index ([`ScanIndex::put_columns`]) without
+/// making a [`Slot`] of each message, numbering each channel and author once rather than once
+/// a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotColumns {
+    /// The block's channels and authors, each once.
+    pub(crate) channels: Vec<ChannelId>,
+    pub(crate) authors: Vec<UserId>,
+    /// Each slot's key, ascending.
+    pub(crate) keys: Vec<i64>,
+    /// Each slot's channel and author, as places in the lists above (each within them).
+    pub(crate) channel_places: Vec<u16>,
+    pub(crate) author_places: Vec<u16>,
+    pub(crate) arrived: Vec<i64>,
+    pub(crate) sent: Vec<i64>,
+    pub(crate) codes: Vec<[u64; CODE_WORDS]>,
+}
+
+impl SlotColumns {
+    /// How many slots the block holds.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The block's slots, in key order.
+    pub fn into_slots(self) -> Vec<Slot> {
+        (0..self.keys.len())
+            .map(|n| Slot {
+                key: self.keys[n],
+                channel_id: self.channels[self.channel_places[n] as usize],
+                author_id: self.authors[self.author_places[n] as usize],
+                arrived: self.arrived[n],
+                sent: self.sent[n],
+                code: self.codes[n],
+            })
+            .collect()
+    }
+}
+
+/// Ids of one kind as small numbers, for the per-slot columns. A refresh numbers two ids for
+/// each message it reads (a load, each block's ids once), so they are hashed with foldhash's
+/// fast hasher (already in the build, through hashbrown), not SipHash: Discord chooses ids,
+/// not whoever could send messages.
 #[derive(Debug)]
 struct Ids<Id> {
-    numbers: HashMap<Id, u32>,
+    numbers: HashMap<Id, u32, foldhash::fast::FixedState>,
 }
 
 impl<Id> Default for Ids<Id> {
     fn default() -> Self {
         Ids {
-            numbers: HashMap::new(),
+            numbers: HashMap::default(),
         }
     }
 }
@@ -207,6 +254,18 @@ impl ScanIndex {
         self.len() == 0
     }
 
+    /// Makes room for `additional` more slots at once, so a load that knows how many it will
+    /// read grows each column once instead of doubling it (a doubled column's old copy is
+    /// freed to the allocator, which keeps it).
+    pub fn reserve(&mut self, additional: usize) {
+        self.keys.reserve_exact(additional);
+        self.codes.reserve_exact(additional);
+        self.channels.reserve_exact(additional);
+        self.authors.reserve_exact(additional);
+        self.arrived.reserve_exact(additional);
+        self.sent.reserve_exact(additional);
+    }
+
     /// Adds a message's vector, or replaces it when the message has one already. A row whose
     /// bytes are not a vector (the empty row of a message left with no text) takes the
     /// message out of the index, so the meaning of its old text is never found again; false
@@ -224,11 +283,55 @@ impl ScanIndex {
         }
     }
 
+    /// Adds a block's slots. A block past the last slot of a sorted index (every block a load
+    /// reads, in key order) is appended column by column, its channels and authors numbered
+    /// once each; any other is put slot by slot.
+    pub fn put_columns(&mut self, block: SlotColumns) {
+        let appended = self.sorted == self.keys.len()
+            && match (self.keys.last(), block.keys.first()) {
+                (Some(last), Some(first)) => last < first,
+                _ => true,
+            };
+        if !appended {
+            for slot in block.into_slots() {
+                self.put_slot(slot);
+            }
+            return;
+        }
+        let channels: Vec<u32> = block
+            .channels
+            .iter()
+            .map(|id| self.channel_numbers.number(id))
+            .collect();
+        let authors: Vec<u32> = block
+            .authors
+            .iter()
+            .map(|id| self.author_numbers.number(id))
+            .collect();
+        self.keys.extend_from_slice(&block.keys);
+        self.codes.extend_from_slice(&block.codes);
+        // The places lie within their lists: `SlotColumns` is made only so.
+        self.channels
+            .extend(block.channel_places.iter().map(|at| channels[*at as usize]));
+        self.authors
+            .extend(block.author_places.iter().map(|at| authors[*at as usize]));
+        self.arrived
+            .extend(block.arrived.iter().map(|micros| second_of(*micros)));
+        self.sent
+            .extend(block.sent.iter().map(|micros| second_of(*micros)));
+        self.sorted = self.keys.len();
+    }
+
     /// Adds a message's slot (as a block of the store holds it), or replaces its slot.
     pub fn put_slot(&mut self, slot: Slot) {
         let channel = self.channel_numbers.number(&slot.channel_id);
         let author = self.author_numbers.number(&slot.author_id);
-        let at = match self.find(slot.key) {
+        // A slot past the last of a sorted index (every slot a load reads, and new
+        // messages) is appended without looking for it first.
+        let appended =
+            self.sorted == self.keys.len() && self.keys.last().is_none_or(|last| *last < slot.key);
+        let found = if appended { None } else { self.find(slot.key) };
+        let at = match found {
             Some(at) => {
                 if self.channels[at] == REMOVED {
                     self.removed -= 1;
@@ -237,9 +340,7 @@ impl ScanIndex {
             }
             None => {
                 let at = self.keys.len();
-                let in_order =
-                    self.sorted == at && self.keys.last().is_none_or(|last| *last < slot.key);
-                if in_order {
+                if appended {
                     self.sorted += 1;
                 } else {
                     self.tail.insert(slot.key, at as u32);

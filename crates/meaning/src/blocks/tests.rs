@@ -129,3 +129,40 @@ fn damaged_bytes_of_every_length_are_refused_not_misread() {
     other_version[0] = 2;
     assert!(CodeBlock::decode(0, &other_version).is_err());
 }
+
+#[test]
+fn a_blocks_columns_from_its_bytes_are_those_of_the_block_in_memory() {
+    let block = CodeBlock::from_rows(
+        1,
+        [
+            row(4_100, 9, 3, 10, 12),
+            row(4_097, 2, 3, 5, 5),
+            row(5_000, 9, 1, 20, 19),
+        ],
+    )
+    .expect("a block");
+    let decoded = CodeBlock::decode_columns(1, &block.encode()).expect("its bytes decode");
+    assert_eq!(decoded, block.columns());
+    assert_eq!(decoded.len(), 3);
+    assert_eq!(decoded.keys, [4_097, 4_100, 5_000]);
+    assert_eq!(decoded.channel_places, [0, 1, 1]);
+    assert_eq!(decoded.author_places, [1, 1, 0]);
+    assert_eq!(decoded.into_slots(), block.slots());
+}
+
+#[test]
+fn a_place_outside_its_list_is_refused() {
+    let block =
+        CodeBlock::from_rows(0, [row(5, 1, 2, 10, 10), row(7, 1, 2, 20, 20)]).expect("a block");
+    let mut bytes = block.encode();
+    // version, count, one channel, one author, two key offsets: then the channel places.
+    let places = 1 + 2 + (2 + 8) + (2 + 8) + 2 * 2;
+    assert_eq!(&bytes[places..places + 4], &[0, 0, 0, 0]);
+    bytes[places + 2] = 1;
+    let refusal = CodeBlock::decode_columns(0, &bytes).expect_err("a place past the one channel");
+    assert_eq!(
+        refusal.message(),
+        "Block 0 of the meaning index is damaged or of another version"
+    );
+    assert!(CodeBlock::decode(0, &bytes).is_err());
+}

@@ -422,3 +422,94 @@ fn slots_put_out_of_key_order_are_found_again_before_and_after_the_index_sorts_t
         .expect("a search");
     assert_eq!(keys(&found), [301]);
 }
+
+/// The columns the index keeps, to compare two indexes.
+fn columns(index: &ScanIndex) -> impl PartialEq + std::fmt::Debug {
+    (
+        index.keys.clone(),
+        index.codes.clone(),
+        index.channels.clone(),
+        index.authors.clone(),
+        index.arrived.clone(),
+        index.sent.clone(),
+        index.sorted,
+        index.len(),
+    )
+}
+
+#[test]
+fn a_block_appended_column_by_column_is_the_index_its_slots_put_one_by_one_make() {
+    use crate::blocks::CodeBlock;
+    let first = vec![
+        row(5, "11", "20", 100, &towards(0, 0.0)),
+        row(9, "12", "21", 90, &towards(1, 0.2)),
+        row(4_000, "11", "22", 300, &towards(2, 0.0)),
+    ];
+    let second = vec![
+        row(4_100, "13", "21", 400, &towards(3, 0.1)),
+        row(4_200, "12", "20", 500, &towards(0, 0.3)),
+    ];
+    let column_of = |number, rows: &[Row]| {
+        CodeBlock::from_rows(number, rows.to_vec())
+            .expect("a block")
+            .columns()
+    };
+    let mut by_block = ScanIndex::new(Identity::bundled());
+    by_block.put_columns(column_of(0, &first));
+    by_block.put_columns(column_of(1, &second));
+    let mut by_slot = ScanIndex::new(Identity::bundled());
+    for row in first.iter().chain(&second) {
+        assert!(by_slot.put(row.clone()));
+    }
+    assert_eq!(columns(&by_block), columns(&by_slot));
+    assert_eq!(by_block.len(), 5);
+    // The channels and authors were numbered alike: a filter reads them the same.
+    let author: UserId = "21".parse().unwrap();
+    let filter = ScanFilter {
+        author_id: Some(author),
+        ..everywhere()
+    };
+    let query = towards(1, 0.2);
+    let found = by_block
+        .candidates(&Identity::bundled(), &query, &filter, 10)
+        .unwrap();
+    assert_eq!(found, [9, 4_100]);
+    assert_eq!(
+        by_slot
+            .candidates(&Identity::bundled(), &query, &filter, 10)
+            .unwrap(),
+        found
+    );
+}
+
+#[test]
+fn a_block_before_the_last_slot_is_put_slot_by_slot_and_replaces_what_it_holds() {
+    use crate::blocks::CodeBlock;
+    let mut index = ScanIndex::new(Identity::bundled());
+    index.put_columns(
+        CodeBlock::from_rows(1, [row(4_100, "13", "21", 400, &towards(3, 0.1))])
+            .unwrap()
+            .columns(),
+    );
+    // Block 0 after block 1: out of order, so its slots go through the tail.
+    let older = [
+        row(5, "11", "20", 100, &towards(0, 0.0)),
+        row(4_095, "12", "20", 200, &towards(1, 0.0)),
+    ];
+    index.put_columns(CodeBlock::from_rows(0, older.clone()).unwrap().columns());
+    assert_eq!(index.len(), 3);
+    assert_eq!(index.sorted, 1);
+    assert_eq!(index.find(5), Some(1));
+    assert_eq!(index.find(4_095), Some(2));
+    // The same block again, one message's vector changed: replaced, not added.
+    let changed = [
+        older[0].clone(),
+        row(4_095, "12", "20", 200, &towards(7, 0.0)),
+    ];
+    let new_code = Slot::of(&changed[1]).unwrap().code;
+    assert_ne!(index.codes[2], new_code);
+    index.put_columns(CodeBlock::from_rows(0, changed).unwrap().columns());
+    assert_eq!(index.len(), 3);
+    assert_eq!(index.keys, [4_100, 5, 4_095]);
+    assert_eq!(index.codes[2], new_code);
+}

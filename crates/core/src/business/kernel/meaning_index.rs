@@ -4,9 +4,10 @@
 //! candidates are rescored from their vectors as the store holds them.
 //!
 //! The load reads the blocks of codes the embedding pass keeps (`discord_manager_meaning::blocks`,
-//! about 61 bytes a message) in key order, and the vectors only of ranges that have no block
-//! yet; then it reads on from the last vector written before it began, so a vector written
-//! during the load is applied after it. The question is embedded on a second thread while the
+//! about 61 bytes a message) in key order, each appended to the index column by column
+//! (`ScanIndex::put_columns`, into columns reserved once for every message), and the vectors
+//! only of ranges that have no block yet; then it reads on from the last vector written
+//! before it began, so a vector written during the load is applied after it. The question is embedded on a second thread while the
 //! index loads or refreshes.
 //!
 //! The index is no process-wide state: it belongs to the owner context ([`MeaningIndex`] in
@@ -24,7 +25,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use discord_manager_meaning::blocks::{BLOCK_KEYS, CodeBlock, block_of};
 use discord_manager_meaning::model::{Encoder, Identity};
-use discord_manager_meaning::scan::{Neighbour, Row, ScanFilter, ScanIndex, rescore};
+use discord_manager_meaning::scan::{Neighbour, Row, ScanFilter, ScanIndex, SlotColumns, rescore};
 use discord_manager_store::{MeaningProgress, Reader, Store, StoredMeaning};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::instant::Instant;
@@ -155,21 +156,23 @@ fn load(store: &Store, identity: &Identity) -> Result<Option<ScanIndex>> {
         let Some(model) = reader.meaning_model_id(identity.as_str())? else {
             return Ok(None);
         };
-        let last_block = block_of(reader.message_count()? as i64);
-        Ok(Some((model, reader.last_meaning_seq()?, last_block)))
+        let messages = reader.message_count()?;
+        Ok(Some((model, reader.last_meaning_seq()?, messages)))
     })?;
-    let Some((model, through, last_block)) = begun else {
+    let Some((model, through, messages)) = begun else {
         return Ok(None);
     };
+    let last_block = block_of(messages as i64);
     let mut index = ScanIndex::new(identity.clone());
+    // At most one slot a message: each column grows once, and room it never fills is never
+    // touched, so never resident.
+    index.reserve(messages as usize);
     let mut first = 0;
     while first <= last_block {
         let last = (first + LOAD_BLOCKS - 1).min(last_block);
         let blocks = store.read(|reader| read_blocks(reader, model, first, last))?;
         for block in blocks {
-            for slot in block.into_slots() {
-                index.put_slot(slot);
-            }
+            index.put_columns(block);
         }
         first = last + 1;
     }
@@ -179,7 +182,7 @@ fn load(store: &Store, identity: &Identity) -> Result<Option<ScanIndex>> {
 
 /// Blocks `first` to `last` of `model`'s codes: as built, or, for one not built yet (or
 /// unreadable), built here from its range's vectors.
-fn read_blocks(reader: &Reader<'_>, model: i64, first: i64, last: i64) -> Result<Vec<CodeBlock>> {
+fn read_blocks(reader: &Reader<'_>, model: i64, first: i64, last: i64) -> Result<Vec<SlotColumns>> {
     let mut built = reader
         .meaning_blocks(model, first, (last - first + 1) as usize)?
         .into_iter()
@@ -187,7 +190,7 @@ fn read_blocks(reader: &Reader<'_>, model: i64, first: i64, last: i64) -> Result
     let mut blocks = Vec::new();
     for number in first..=last {
         let kept = match built.next_if(|(at, _)| *at == number) {
-            Some((_, bytes)) => CodeBlock::decode(number, &bytes).ok(),
+            Some((_, bytes)) => CodeBlock::decode_columns(number, &bytes).ok(),
             None => None,
         };
         let block = match kept {
@@ -195,7 +198,7 @@ fn read_blocks(reader: &Reader<'_>, model: i64, first: i64, last: i64) -> Result
             None => {
                 let start = number * BLOCK_KEYS;
                 let rows = reader.meanings_of_keys_between(model, start, start + BLOCK_KEYS - 1)?;
-                CodeBlock::from_rows(number, rows.into_iter().map(scan_row))?
+                CodeBlock::from_rows(number, rows.into_iter().map(scan_row))?.columns()
             }
         };
         blocks.push(block);
