@@ -40,9 +40,9 @@ const LOAD_BATCH: usize = 20_000;
 const LOAD_BATCH: usize = 2;
 
 /// How many blocks of codes a load reads at a time, each group in a read of its own (one in
-/// the unit tests).
+/// the unit tests): about 2 MB, so the group read ahead and the one appended stay small.
 #[cfg(not(test))]
-const LOAD_BLOCKS: i64 = 32;
+const LOAD_BLOCKS: i64 = 8;
 #[cfg(test)]
 const LOAD_BLOCKS: i64 = 1;
 
@@ -167,15 +167,32 @@ fn load(store: &Store, identity: &Identity) -> Result<Option<ScanIndex>> {
     // At most one slot a message: each column grows once, and room it never fills is never
     // touched, so never resident.
     index.reserve(messages as usize);
-    let mut first = 0;
-    while first <= last_block {
-        let last = (first + LOAD_BLOCKS - 1).min(last_block);
-        let blocks = store.read(|reader| read_blocks(reader, model, first, last))?;
-        for block in blocks {
-            index.put_columns(block);
+    let groups: Vec<(i64, i64)> = (0..=last_block)
+        .step_by(LOAD_BLOCKS as usize)
+        .map(|first| (first, (first + LOAD_BLOCKS - 1).min(last_block)))
+        .collect();
+    // One thread reads the groups of blocks while this one appends what it read, so the
+    // disk's reads and the kernel's first touch of the index's memory overlap. The reader is
+    // one group ahead at most; a failure stops both.
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || {
+            for (first, last) in groups {
+                let read = store.read(|reader| read_blocks(reader, model, first, last));
+                let failed = read.is_err();
+                // A closed channel: the load stopped at a failure of its own.
+                if sender.send(read).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        for read in receiver {
+            for block in read? {
+                index.put_columns(block);
+            }
         }
-        first = last + 1;
-    }
+        Ok::<_, Error>(())
+    })?;
     index.seen_through = through;
     Ok(Some(index))
 }
