@@ -1,4 +1,5 @@
-//! The vectors search by meaning reads (`migrations/0022_message_meanings.sql`): one current
+//! The vectors search by meaning reads (`migrations/0022_message_meanings.sql`, keyed by the
+//! message since `0034_meanings_keyed_by_message.sql`): one current
 //! row per message, the model that made it (its full identity stored once), the fingerprint
 //! of the text it was made from, and the vector's bytes. What is embedded and how a vector
 //! is made and compared is decided above the store; the store keeps the bytes and says which
@@ -84,9 +85,12 @@ impl Writer<'_> {
         vector: &[u8],
     ) -> Result<()> {
         const REPLACED_MODEL: &str = "SELECT model FROM message_meanings WHERE message_key = :key";
+        // One more than the highest `seq`, read before a replaced row goes: a reader reads on
+        // after the last it saw (migrations/0034_meanings_keyed_by_message.sql).
         const PUT_MEANING: &str = "INSERT OR REPLACE INTO message_meanings
-                 (message_key, model, fingerprint, vector)
-             VALUES (:key, :model, :fingerprint, :vector)";
+                 (message_key, seq, model, fingerprint, vector)
+             VALUES (:key, (SELECT coalesce(max(seq), 0) + 1 FROM message_meanings),
+                     :model, :fingerprint, :vector)";
         const COUNT_ONE_MORE: &str = "INSERT INTO meaning_totals (model, vectors)
              VALUES (:model, 1)
              ON CONFLICT (model) DO UPDATE SET vectors = vectors + 1";

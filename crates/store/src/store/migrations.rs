@@ -150,6 +150,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0033_text_ids_as_numbers.sql",
         include_str!("../../../../migrations/0033_text_ids_as_numbers.sql"),
     ),
+    (
+        "0034_meanings_keyed_by_message.sql",
+        include_str!("../../../../migrations/0034_meanings_keyed_by_message.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.
