@@ -46,6 +46,9 @@ const LOAD_BLOCKS: i64 = 8;
 #[cfg(test)]
 const LOAD_BLOCKS: i64 = 1;
 
+/// How many threads read a load's blocks at once.
+const LOAD_READERS: usize = 2;
+
 /// The index of meanings of the store an owner context reads. Cloning it shares it: the
 /// contexts of one server's calls hold the same one. Empty until the first search by meaning.
 #[derive(Debug, Clone, Default)]
@@ -171,30 +174,60 @@ fn load(store: &Store, identity: &Identity) -> Result<Option<ScanIndex>> {
         .step_by(LOAD_BLOCKS as usize)
         .map(|first| (first, (first + LOAD_BLOCKS - 1).min(last_block)))
         .collect();
-    // One thread reads the groups of blocks while this one appends what it read, so the
-    // disk's reads and the kernel's first touch of the index's memory overlap. The reader is
-    // one group ahead at most; a failure stops both.
-    std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-        scope.spawn(move || {
-            for (first, last) in groups {
-                let read = store.read(|reader| read_blocks(reader, model, first, last));
-                let failed = read.is_err();
-                // A closed channel: the load stopped at a failure of its own.
-                if sender.send(read).is_err() || failed {
-                    return;
-                }
-            }
-        });
-        for read in receiver {
-            for block in read? {
+    // Threads of their own read the groups of blocks while this one appends them in order, so
+    // the disk's reads (answered sooner two at a time) and the kernel's first touch of the
+    // index's memory overlap.
+    read_ahead(
+        &groups,
+        LOAD_READERS,
+        |(first, last)| store.read(|reader| read_blocks(reader, model, *first, *last)),
+        |blocks| {
+            for block in blocks {
                 index.put_columns(block);
             }
-        }
-        Ok::<_, Error>(())
-    })?;
+        },
+    )?;
     index.seen_through = through;
     Ok(Some(index))
+}
+
+/// Reads each of `parts` with `read` on `readers` threads of their own (part `n` by reader
+/// `n % readers`, each one part ahead at most), and gives what each read to `take` in `parts`'
+/// order. The first failure in that order is returned, and nothing after it is taken; the
+/// readers stop.
+fn read_ahead<Part: Sync, Read: Send>(
+    parts: &[Part],
+    readers: usize,
+    read: impl Fn(&Part) -> Result<Read> + Sync,
+    mut take: impl FnMut(Read),
+) -> Result<()> {
+    let readers = readers.clamp(1, parts.len().max(1));
+    std::thread::scope(|scope| {
+        let read = &read;
+        let receivers: Vec<_> = (0..readers)
+            .map(|first| {
+                let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+                scope.spawn(move || {
+                    for part in parts.iter().skip(first).step_by(readers) {
+                        let result = read(part);
+                        let failed = result.is_err();
+                        // A closed channel: the caller stopped at an earlier failure.
+                        if sender.send(result).is_err() || failed {
+                            return;
+                        }
+                    }
+                });
+                receiver
+            })
+            .collect();
+        for at in 0..parts.len() {
+            let result = receivers[at % readers]
+                .recv()
+                .unwrap_or_else(|_| Err(Error::internal("A read of the store stopped early")));
+            take(result?);
+        }
+        Ok(())
+    })
 }
 
 /// Blocks `first` to `last` of `model`'s codes: as built, or, for one not built yet (or
@@ -387,3 +420,6 @@ fn not_embedded_yet(store: &Store, identity: &Identity) -> Result<Error> {
         ),
     })
 }
+
+#[cfg(test)]
+mod tests;
