@@ -107,45 +107,43 @@ impl CodeBlock {
 
     /// The block's bytes (see the module's documentation).
     pub fn encode(&self) -> Vec<u8> {
-        let mut channels: Vec<u64> = self.slots.iter().map(|s| s.channel_id.get()).collect();
-        channels.sort_unstable();
-        channels.dedup();
-        let mut authors: Vec<u64> = self.slots.iter().map(|s| s.author_id.get()).collect();
-        authors.sort_unstable();
-        authors.dedup();
+        let columns = self.columns();
         let first_key = self.number * BLOCK_KEYS;
-        let mut bytes = Vec::with_capacity(8 + 16 * channels.len() + 62 * self.slots.len());
+        let mut bytes =
+            Vec::with_capacity(8 + 16 * columns.channels.len() + 62 * columns.keys.len());
         bytes.push(VERSION);
         // A block holds at most BLOCK_KEYS slots, channels and authors: each fits in a u16.
-        bytes.extend_from_slice(&(self.slots.len() as u16).to_le_bytes());
-        for list in [&channels, &authors] {
+        bytes.extend_from_slice(&(columns.len() as u16).to_le_bytes());
+        let lists = [
+            columns
+                .channels
+                .iter()
+                .map(|id| id.get())
+                .collect::<Vec<u64>>(),
+            columns.authors.iter().map(|id| id.get()).collect(),
+        ];
+        for list in lists {
             bytes.extend_from_slice(&(list.len() as u16).to_le_bytes());
-            for id in list.iter() {
+            for id in list {
                 bytes.extend_from_slice(&id.to_le_bytes());
             }
         }
-        for slot in &self.slots {
-            bytes.extend_from_slice(&((slot.key - first_key) as u16).to_le_bytes());
+        for key in &columns.keys {
+            bytes.extend_from_slice(&((key - first_key) as u16).to_le_bytes());
         }
-        let place = |list: &[u64], id: u64| list.binary_search(&id).unwrap_or(0) as u16;
-        for slot in &self.slots {
-            bytes.extend_from_slice(&place(&channels, slot.channel_id.get()).to_le_bytes());
-        }
-        for slot in &self.slots {
-            bytes.extend_from_slice(&place(&authors, slot.author_id.get()).to_le_bytes());
+        for place in columns.channel_places.iter().chain(&columns.author_places) {
+            bytes.extend_from_slice(&place.to_le_bytes());
         }
         let mut previous = 0i64;
-        for slot in &self.slots {
-            put_varint(&mut bytes, zigzag(slot.arrived.wrapping_sub(previous)));
-            previous = slot.arrived;
+        for arrived in &columns.arrived {
+            put_varint(&mut bytes, zigzag(arrived.wrapping_sub(previous)));
+            previous = *arrived;
         }
-        for slot in &self.slots {
-            put_varint(&mut bytes, zigzag(slot.sent.wrapping_sub(slot.arrived)));
+        for (sent, arrived) in columns.sent.iter().zip(&columns.arrived) {
+            put_varint(&mut bytes, zigzag(sent.wrapping_sub(*arrived)));
         }
-        for slot in &self.slots {
-            for word in slot.code {
-                bytes.extend_from_slice(&word.to_le_bytes());
-            }
+        for word in columns.codes.iter().flatten() {
+            bytes.extend_from_slice(&word.to_le_bytes());
         }
         bytes
     }
@@ -246,18 +244,18 @@ impl CodeBlock {
         })
     }
 
-    /// The block's slots as columns (a block built in memory, from the vectors of a range
-    /// with no block).
+    /// The block's slots as columns: its channels and authors each once, in ascending order,
+    /// and each slot's places in those lists.
     pub fn columns(&self) -> SlotColumns {
-        let block = self;
-        let mut channels: Vec<ChannelId> = block.slots.iter().map(|s| s.channel_id).collect();
+        let slots = &self.slots;
+        let mut channels: Vec<ChannelId> = slots.iter().map(|s| s.channel_id).collect();
         channels.sort_unstable();
         channels.dedup();
-        let mut authors: Vec<UserId> = block.slots.iter().map(|s| s.author_id).collect();
+        let mut authors: Vec<UserId> = slots.iter().map(|s| s.author_id).collect();
         authors.sort_unstable();
         authors.dedup();
+        // Every slot's id is in its list, built from the slots just above.
         let place = |at: std::result::Result<usize, usize>| at.unwrap_or(0) as u16;
-        let slots = &block.slots;
         SlotColumns {
             keys: slots.iter().map(|s| s.key).collect(),
             channel_places: slots

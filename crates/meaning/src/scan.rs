@@ -287,11 +287,7 @@ impl ScanIndex {
     /// reads, in key order) is appended column by column, its channels and authors numbered
     /// once each; any other is put slot by slot.
     pub fn put_columns(&mut self, block: SlotColumns) {
-        let appended = self.sorted == self.keys.len()
-            && match (self.keys.last(), block.keys.first()) {
-                (Some(last), Some(first)) => last < first,
-                _ => true,
-            };
+        let appended = block.keys.first().is_none_or(|first| self.appends(*first));
         if !appended {
             for slot in block.into_slots() {
                 self.put_slot(slot);
@@ -328,8 +324,7 @@ impl ScanIndex {
         let author = self.author_numbers.number(&slot.author_id);
         // A slot past the last of a sorted index (every slot a load reads, and new
         // messages) is appended without looking for it first.
-        let appended =
-            self.sorted == self.keys.len() && self.keys.last().is_none_or(|last| *last < slot.key);
+        let appended = self.appends(slot.key);
         let found = if appended { None } else { self.find(slot.key) };
         let at = match found {
             Some(at) => {
@@ -362,6 +357,12 @@ impl ScanIndex {
         if self.tail.len() > TAIL.max(self.keys.len() / 8) {
             self.sort();
         }
+    }
+
+    /// Whether a slot of `key` goes after every slot of a sorted index, so it is appended
+    /// without looking for it.
+    fn appends(&self, key: i64) -> bool {
+        self.sorted == self.keys.len() && self.keys.last().is_none_or(|last| *last < key)
     }
 
     /// The slot of `key`, tombstone or not.

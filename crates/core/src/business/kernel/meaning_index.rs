@@ -4,11 +4,12 @@
 //! candidates are rescored from their vectors as the store holds them.
 //!
 //! The load reads the blocks of codes the embedding pass keeps (`discord_manager_meaning::blocks`,
-//! about 61 bytes a message) in key order, each appended to the index column by column
-//! (`ScanIndex::put_columns`, into columns reserved once for every message), and the vectors
-//! only of ranges that have no block yet; then it reads on from the last vector written
-//! before it began, so a vector written during the load is applied after it. The question is embedded on a second thread while the
-//! index loads or refreshes.
+//! about 61 bytes a message) in key order, on two threads of their own ([`read_ahead`]), while
+//! the calling thread appends each to the index column by column (`ScanIndex::put_columns`,
+//! into columns reserved once for every message); it reads the vectors only of ranges that
+//! have no block yet; then it reads on from the last vector written before it began, so a
+//! vector written during the load is applied after it. The question is embedded on another
+//! thread while the index loads or refreshes.
 //!
 //! The index is no process-wide state: it belongs to the owner context ([`MeaningIndex`] in
 //! `OwnerContext::meanings`), so the MCP server's calls, which clone one context, share one
