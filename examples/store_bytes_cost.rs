@@ -8,21 +8,25 @@
 //! migration's timing); it is opened with this build, so an older store is migrated first and
 //! the migration's time is printed.
 //!
-//! `--text-ids` measures the migration that made ids numbers (0030 to 0033): the history is
-//! built, then copied into a store of schema 29, whose id columns are TEXT as every store's were
-//! before it (SQLite writes each id's digits there, as the code of that schema did). That store
-//! is measured, then opened with this build, which migrates it, timed, and measured again.
+//! `--text-ids` measures the migrations that made ids numbers (0030 to 0033) and then instants
+//! (0035): the history is built, then copied into a store of schema 29, whose id and instant
+//! columns are TEXT as every store's were before it (SQLite writes each id's digits and each
+//! instant's microseconds there as text, which 0035 reads back as the numbers they are). That
+//! store is measured; migrations 0030 to 0034 are applied from their files, timed, and it is
+//! measured again; then it is opened with this build, which applies 0035, timed, and measured a
+//! third time.
 //!
 //! **The raw floor** is what the history's values weigh with no key, index, page or record
-//! header around them: every text and blob at its length in bytes, every integer, real and
-//! Discord id at 8 bytes (an id is a 64-bit number, however the store writes it), nothing for a
-//! NULL. The full-text indexes' own tables are left out of the floor (they are derived from the
+//! header around them: every text and blob at its length in bytes, every integer, real,
+//! Discord id and instant at 8 bytes (an id and an instant are 64-bit numbers, however the
+//! store writes them), nothing for a NULL. The full-text indexes' own tables are left out of the floor (they are derived from the
 //! messages) but not out of the store, so the ratio prices them. It asserts nothing.
 
 use std::path::{Path, PathBuf};
 
 use discord_manager_store::Store;
 use discord_manager_synthetic::{Plan, build};
+use discord_manager_vocabulary::instant::Instant;
 use rusqlite::Connection;
 
 fn main() {
@@ -56,15 +60,23 @@ fn main() {
         let before = path.with_extension("text-ids.sqlite3");
         let _ = std::fs::remove_file(&before);
         with_text_ids(&path, &before);
-        println!("\n## schema 29: ids as TEXT");
+        println!("\n## schema 29: ids and instants as TEXT");
+        report(&before);
+        let started = std::time::Instant::now();
+        apply_migrations(&before, 30..=34);
+        println!(
+            "\nmigrated ids to numbers (0030 to 0034) in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        println!("\n## schema 34: ids as numbers, instants as TEXT");
         report(&before);
         let started = std::time::Instant::now();
         drop(Store::open(&before).expect("the older store opens and migrates"));
         println!(
-            "\nmigrated to numbers (0030 to 0033) in {:.1} s",
+            "\nmigrated instants to numbers (0035) in {:.1} s",
             started.elapsed().as_secs_f64()
         );
-        println!("\n## ids as numbers, migrated");
+        println!("\n## ids and instants as numbers");
         report(&before);
         return;
     }
@@ -84,27 +96,9 @@ fn with_text_ids(source: &Path, target: &Path) {
             |_| Ok(None::<String>),
         )
         .expect("the function");
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
-        .expect("the migrations")
-        .map(|entry| entry.expect("a migration").path())
-        .filter(|path| {
-            path.file_name()
-                .and_then(|name| name.to_str())
-                .and_then(|name| name.get(..4))
-                .and_then(|number| number.parse::<u32>().ok())
-                .is_some_and(|number| number <= 29)
-        })
-        .collect();
-    files.sort();
-    for file in &files {
-        let sql = std::fs::read_to_string(file).expect("a migration");
-        connection
-            .execute_batch(&sql)
-            .expect("the migration applies");
-    }
+    run_migrations(&connection, 1..=29);
     connection
-        .execute_batch("PRAGMA user_version = 29; PRAGMA journal_mode = WAL;")
+        .execute_batch("PRAGMA journal_mode = WAL;")
         .expect("schema 29");
     connection
         .execute("ATTACH DATABASE ?1 AS new", [source.display().to_string()])
@@ -129,11 +123,49 @@ fn with_text_ids(source: &Path, target: &Path) {
                 .collect::<rusqlite::Result<_>>()
         })
         .expect("the tables");
+    // Each instant as that schema's code wrote it: its fixed-width text.
+    connection
+        .create_scalar_function(
+            "instant_text",
+            1,
+            rusqlite::functions::FunctionFlags::SQLITE_DETERMINISTIC,
+            |context| {
+                let micros: Option<i64> = context.get(0)?;
+                Ok(micros.map(|micros| Instant::from_micros(micros).to_iso()))
+            },
+        )
+        .expect("the function");
     // A row a migration made (the clock's) or the messages' trigger counted (the channels'
     // totals) is replaced by the copied one.
     let copy = tables
         .iter()
-        .map(|table| format!("INSERT OR REPLACE INTO main.{table} SELECT * FROM new.{table};"))
+        .map(|table| {
+            let columns: Vec<String> = connection
+                .prepare(&format!(
+                    "SELECT name FROM new.pragma_table_info('{table}')"
+                ))
+                .and_then(|mut statement| {
+                    statement
+                        .query_map([], |row| row.get(0))?
+                        .collect::<rusqlite::Result<_>>()
+                })
+                .expect("the columns");
+            let values: Vec<String> = columns
+                .iter()
+                .map(|column| {
+                    if is_instant(column) {
+                        format!("instant_text({column})")
+                    } else {
+                        column.clone()
+                    }
+                })
+                .collect();
+            format!(
+                "INSERT OR REPLACE INTO main.{table} ({}) SELECT {} FROM new.{table};",
+                columns.join(", "),
+                values.join(", ")
+            )
+        })
         .collect::<String>();
     connection
         .execute_batch(&format!(
@@ -145,6 +177,48 @@ fn with_text_ids(source: &Path, target: &Path) {
              COMMIT;"
         ))
         .expect("the history is copied");
+}
+
+/// The migration files numbered within `numbers`, applied in order to the store at `path` in one
+/// transaction, as the binary of their time would have.
+fn apply_migrations(path: &Path, numbers: std::ops::RangeInclusive<u32>) {
+    let mut connection = Connection::open(path).expect("the older store opens");
+    let transaction = connection.transaction().expect("a transaction");
+    run_migrations(&transaction, numbers);
+    transaction.commit().expect("the migrations commit");
+}
+
+/// Runs the migration files numbered within `numbers` on `connection` and sets its schema
+/// version to the last.
+fn run_migrations(connection: &Connection, numbers: std::ops::RangeInclusive<u32>) {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .expect("the migrations")
+        .map(|entry| entry.expect("a migration").path())
+        .filter(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .and_then(|name| name.get(..4))
+                .and_then(|number| number.parse::<u32>().ok())
+                .is_some_and(|number| numbers.contains(&number))
+        })
+        .collect();
+    files.sort();
+    for file in &files {
+        let sql = std::fs::read_to_string(file).expect("a migration");
+        connection
+            .execute_batch(&sql)
+            .expect("the migration applies");
+    }
+    connection
+        .pragma_update(None, "user_version", numbers.end())
+        .expect("the schema version");
+}
+
+/// Whether a column holds an instant: every `…_at`, and the read markers' and push coverage's
+/// `…through`.
+fn is_instant(column: &str) -> bool {
+    column.ends_with("_at") || column.ends_with("through")
 }
 
 fn report(path: &Path) {
@@ -225,7 +299,8 @@ fn report(path: &Path) {
     println!("store ÷ raw floor: {:.2}", file / floor_total);
 }
 
-/// The bytes of `table`'s values alone: text and blob at their length, numbers and ids at 8.
+/// The bytes of `table`'s values alone: text and blob at their length, numbers, ids and
+/// instants at 8.
 fn floor_of(connection: &Connection, table: &str) -> f64 {
     let columns: Vec<String> = connection
         .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
@@ -242,7 +317,7 @@ fn floor_of(connection: &Connection, table: &str) -> f64 {
         .iter()
         .map(|column| {
             let id = column == "id" || column.ends_with("_id");
-            if id {
+            if id || is_instant(column) {
                 format!("CASE WHEN \"{column}\" IS NULL THEN 0 ELSE 8 END")
             } else {
                 format!(

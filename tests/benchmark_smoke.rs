@@ -293,7 +293,7 @@ fn the_same_seed_builds_the_same_history_and_another_seed_does_not() {
                 discord_manager_synthetic::build(&store, &plan).expect("the generator runs");
             drop(store);
             let db = read_only(&path);
-            let rows: Vec<(MessageId, ChannelId, UserId, String)> = db
+            let rows: Vec<(MessageId, ChannelId, UserId, i64)> = db
             .prepare(
                 "SELECT message_id, channel_id, author_id, created_at FROM messages ORDER BY seq",
             )
@@ -333,19 +333,22 @@ fn history_arrives_at_a_steady_rate_up_to_the_planned_end() {
     assert_eq!(produced.last_arrival, Some(end));
     drop(store);
     let db = read_only(&path);
-    let arrivals = |sql: &str| -> String { db.query_row(sql, [], |row| row.get(0)).unwrap() };
-    let first = Instant::parse(&arrivals("SELECT min(created_at) FROM messages")).unwrap();
-    let last = Instant::parse(&arrivals("SELECT max(created_at) FROM messages")).unwrap();
+    // The store keeps an instant as its microseconds.
+    let arrivals = |sql: &str| -> Instant {
+        Instant::from_micros(db.query_row(sql, [], |row| row.get(0)).unwrap())
+    };
+    let first = arrivals("SELECT min(created_at) FROM messages");
+    let last = arrivals("SELECT max(created_at) FROM messages");
     // Each message arrives within the first half of its 43.2 s slot.
     assert!(first >= start && first < start.plus_micros(21_600_000));
     let last_slot = start.plus_micros(999 * 43_200_000);
     assert!(last >= last_slot && last < last_slot.plus_micros(21_600_000));
     // Half the messages arrived in the last six hours (the slot boundary falls between two).
-    let since = end.minus_seconds(6 * 3_600).to_iso();
+    let since = end.minus_seconds(6 * 3_600).as_micros();
     assert_eq!(
         count(
             &db,
-            &format!("SELECT count(*) FROM messages WHERE created_at >= '{since}'")
+            &format!("SELECT count(*) FROM messages WHERE created_at >= {since}")
         ),
         500
     );
@@ -515,10 +518,10 @@ fn the_benchmark_measures_every_reader_and_its_floor_copies_every_row() {
     let readable_in_window = count(
         &db,
         &format!(
-            "SELECT count(*) FROM messages m WHERE created_at >= '{}' AND (
+            "SELECT count(*) FROM messages m WHERE created_at >= {} AND (
                SELECT access FROM channel_events e WHERE e.channel_id = m.channel_id
                ORDER BY seq DESC LIMIT 1) = 'readable'",
-            since.to_iso()
+            since.as_micros()
         ),
     );
     assert!(read.pages > 1, "one day takes several pages");

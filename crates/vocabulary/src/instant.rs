@@ -1,5 +1,6 @@
-//! Instants at the JSON boundary and in the store: ISO-8601 UTC text of fixed width
-//! with microseconds (`2026-11-29T18:54:18.123456Z`), so that text order is time order.
+//! Instants: at the JSON boundary, ISO-8601 UTC text of fixed width with microseconds
+//! (`2026-11-29T18:54:18.123456Z`); in the store (behind the `sqlite` feature), an INTEGER of
+//! microseconds since 1970, so an instant is 8 bytes and orders as a number.
 //!
 //! Input accepts any RFC 3339 instant (any offset, any fraction) and normalises it to UTC;
 //! output is always the fixed-width form. Only instants from [`EARLIEST`] to [`LATEST`] (years
@@ -67,8 +68,9 @@ impl Instant {
     }
 
     fn parse_unbounded(text: &str) -> Option<Instant> {
-        // Every instant the store reads back is in its own fixed-width form: read that
-        // directly (a catch-up reads two per message); anything else goes through RFC 3339.
+        // Every instant the product wrote is in its own fixed-width form (a stored one, until
+        // migration 0035 made them numbers): read that directly; anything else goes through
+        // RFC 3339.
         Instant::parse_fixed_width(text).or_else(|| Instant::parse_rfc3339(text))
     }
 
@@ -340,6 +342,45 @@ impl JsonSchema for Instant {
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({ "type": "string", "format": "date-time" })
+    }
+}
+
+/// Bound as SQLite's 64-bit INTEGER: the instant's microseconds since 1970 (the store holds
+/// every instant so since `migrations/0035_instants_as_numbers.sql`, and they order as numbers).
+#[cfg(feature = "sqlite")]
+impl rusqlite::types::ToSql for Instant {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(rusqlite::types::ToSqlOutput::Owned(
+            rusqlite::types::Value::Integer(self.micros),
+        ))
+    }
+}
+
+/// Read back from the INTEGER [`ToSql`](rusqlite::types::ToSql) wrote, and from nothing else:
+/// an instant the store holds in any other form is a damaged store, said as one.
+#[cfg(feature = "sqlite")]
+impl rusqlite::types::FromSql for Instant {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        use rusqlite::types::{FromSqlError, ValueRef};
+        match value {
+            ValueRef::Integer(micros) => Ok(Instant { micros }),
+            other => {
+                let shown = match other {
+                    ValueRef::Text(bytes) => format!("{:?}", String::from_utf8_lossy(bytes)),
+                    ValueRef::Real(number) => number.to_string(),
+                    ValueRef::Blob(bytes) => format!("{} bytes", bytes.len()),
+                    _ => "nothing".to_string(),
+                };
+                Err(FromSqlError::Other(Box::new(
+                    crate::error::Error::internal(format!(
+                        "The store is damaged: it holds {shown} where an instant belongs"
+                    ))
+                    .with_hint(
+                        "Restore the store from a backup, or run `doctor` to see what else is wrong",
+                    ),
+                )))
+            }
+        }
     }
 }
 

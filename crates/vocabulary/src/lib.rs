@@ -1,7 +1,7 @@
 //! The vocabulary every layer of discord-manager speaks in, and nothing more: no SQLite, no
 //! Discord client, no surface.
 //!
-//! - [`instant`]: instants, written as fixed-width ISO-8601 UTC text;
+//! - [`instant`]: instants, written as fixed-width ISO-8601 UTC text and stored as microseconds;
 //! - [`error`]: the one error type, sorted into kinds (the binary chooses exit codes from them);
 //! - [`words`]: `word_enum!`, each domain word's text, JSON and schema forms defined once;
 //! - [`snowflake`]: Discord ids, a type per kind (`ChannelId`, `MessageId`, `GuildId`,

@@ -108,7 +108,6 @@ impl Reader<'_> {
         &self,
         after: Instant,
     ) -> Result<std::collections::HashMap<ChannelId, ChannelActivity>> {
-        let after = after.to_iso();
         let mut activity: std::collections::HashMap<ChannelId, ChannelActivity> =
             std::collections::HashMap::new();
         type Field = fn(&mut ChannelActivity) -> &mut u64;
@@ -136,7 +135,6 @@ impl Reader<'_> {
         channel_id: &ChannelId,
         after: Instant,
     ) -> Result<ChannelActivity> {
-        let after = after.to_iso();
         let count = |count_after: &str| -> Result<u64> {
             let count: i64 = self.connection.prepare_cached(count_after)?.query_row(
                 named_params! {":channel_id": channel_id, ":after": after},
@@ -167,7 +165,6 @@ impl Reader<'_> {
         top: usize,
     ) -> Result<Vec<WindowActivity>> {
         let ids = sql_id_array(channel_ids.iter().copied());
-        let (since, until) = (since.to_iso(), until.to_iso());
         let mut windows = vec![WindowActivity::default(); channel_ids.len()];
 
         const AUTHORS_PER_CHANNEL_IN_WINDOW: &str = concat!(

@@ -33,7 +33,7 @@ impl Writer<'_> {
         let created_at = self.stamp();
         self.transaction.execute(
             INSERT_ASSISTANT_SEND,
-            named_params! {":created_at": created_at.to_iso(), ":channel_id": channel_id},
+            named_params! {":created_at": created_at, ":channel_id": channel_id},
         )?;
         Ok(created_at)
     }
@@ -49,7 +49,7 @@ impl Writer<'_> {
         self.transaction.execute(
             INSERT_ASSISTANT_REACTION,
             named_params! {
-                ":created_at": created_at.to_iso(),
+                ":created_at": created_at,
                 ":channel_id": channel_id,
                 ":message_id": message_id,
             },
@@ -63,7 +63,7 @@ impl Reader<'_> {
     pub fn assistant_reactions_since(&self, since: Instant) -> Result<u64> {
         let reactions: i64 = self.connection.query_row(
             ASSISTANT_REACTIONS_SINCE,
-            named_params! {":since": since.to_iso()},
+            named_params! {":since": since},
             |row| row.get(0),
         )?;
         Ok(reactions as u64)
@@ -73,7 +73,6 @@ impl Reader<'_> {
     /// scheduled (each will be posted, whenever that is), which the schedules record with
     /// `assistant_source` as their source (the core's word for the MCP surface).
     pub fn assistant_posts_since(&self, since: Instant, assistant_source: &str) -> Result<u64> {
-        let since = since.to_iso();
         let sends: i64 = self.connection.query_row(
             ASSISTANT_SENDS_SINCE,
             named_params! {":since": since},
@@ -92,7 +91,7 @@ impl Reader<'_> {
     pub fn assistant_sends_since(&self, since: Instant) -> Result<u64> {
         let sends: i64 = self.connection.query_row(
             ASSISTANT_SENDS_SINCE,
-            named_params! {":since": since.to_iso()},
+            named_params! {":since": since},
             |row| row.get(0),
         )?;
         Ok(sends as u64)

@@ -74,7 +74,7 @@ impl Writer<'_> {
             .prepare_cached(INDEX_TEXT)?
             .execute(named_params! {":content": text, ":message_id": attachment.message_id})?;
         let text_rowid = self.transaction.last_insert_rowid();
-        let stamp = self.stamp().to_iso();
+        let stamp = self.stamp();
         self.transaction
             .prepare_cached(INSERT_ATTACHMENT_TEXT)?
             .execute(named_params! {

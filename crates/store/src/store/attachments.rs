@@ -165,7 +165,7 @@ impl Writer<'_> {
                 .transaction
                 .prepare_cached(INSERT_ATTACHMENT)?
                 .execute(named_params! {
-                    ":created_at": stamp.to_iso(),
+                    ":created_at": stamp,
                     ":attachment_id": attachment.id,
                     ":message_id": message_id,
                     ":channel_id": channel_id,
@@ -188,7 +188,7 @@ impl Writer<'_> {
         attachment_id: &AttachmentId,
         outcome: &AttachmentOutcome,
     ) -> Result<()> {
-        let stamp = self.stamp().to_iso();
+        let stamp = self.stamp();
         let (word, hash, bytes, reason, attempts, retry_at) = match outcome {
             AttachmentOutcome::Fetched { hash, bytes } => (
                 "fetched",
@@ -211,7 +211,7 @@ impl Writer<'_> {
                 None,
                 Some(reason.as_str()),
                 *attempts,
-                retry_at.map(Instant::to_iso),
+                *retry_at,
             ),
         };
         self.transaction
@@ -247,7 +247,7 @@ impl Reader<'_> {
         let rows = statement.query_map(
             named_params! {
                 ":after": after,
-                ":now": now.to_iso(),
+                ":now": now,
                 ":no_room": format!("{TOTAL_CAP_REACHED}%"),
                 ":room": room.map(|room| i64::try_from(room).unwrap_or(i64::MAX)),
                 ":limit": i64::try_from(limit).unwrap_or(i64::MAX),
@@ -286,7 +286,7 @@ impl Reader<'_> {
                     row.get::<_, Option<i64>>(2)?,
                     row.get::<_, Option<String>>(3)?,
                     row.get::<_, i64>(4)?,
-                    row.get::<_, Option<String>>(5)?,
+                    row.get::<_, Option<Instant>>(5)?,
                 ))
             })
             .optional()?;
@@ -301,7 +301,7 @@ impl Reader<'_> {
                 _ => AttachmentOutcome::Failed {
                     reason,
                     attempts: u32::try_from(attempts).unwrap_or(0),
-                    retry_at: retry_at.as_deref().and_then(Instant::parse),
+                    retry_at,
                 },
             }
         }))

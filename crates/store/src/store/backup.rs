@@ -255,7 +255,7 @@ impl Writer<'_> {
         self.transaction.execute(
             INSERT_BACKUP,
             named_params! {
-                ":created_at": created_at.to_iso(),
+                ":created_at": created_at,
                 ":path": summary.path.to_string_lossy(),
                 ":messages": i64::try_from(summary.messages).unwrap_or(i64::MAX),
                 ":bytes": i64::try_from(summary.bytes).unwrap_or(i64::MAX),
@@ -284,11 +284,8 @@ impl Reader<'_> {
         let Some(row) = rows.next()? else {
             return Ok(None);
         };
-        let created_at: String = row.get(0)?;
         Ok(Some(BackupRecord {
-            created_at: Instant::parse(&created_at).ok_or_else(|| {
-                Error::internal(format!("The store holds a backup instant {created_at:?}"))
-            })?,
+            created_at: row.get(0)?,
             path: row.get(1)?,
             messages: u64::try_from(row.get::<_, i64>(2)?).unwrap_or(0),
             bytes: u64::try_from(row.get::<_, i64>(3)?).unwrap_or(0),

@@ -29,16 +29,13 @@ pub struct BookmarkEvent {
 }
 
 fn bookmark_from_row(row: &Row<'_>) -> rusqlite::Result<BookmarkEvent> {
-    let created_at: String = row.get(5)?;
     Ok(BookmarkEvent {
         message_id: row.get(0)?,
         kind: word(row, 1)?,
         note: row.get(2)?,
         content_when_bookmarked: row.get(3)?,
         source: row.get(4)?,
-        created_at: Instant::parse(&created_at).ok_or_else(|| {
-            rusqlite::Error::InvalidColumnType(5, created_at, rusqlite::types::Type::Text)
-        })?,
+        created_at: row.get(5)?,
     })
 }
 
@@ -106,10 +103,7 @@ impl Reader<'_> {
         let mut dues = std::collections::HashMap::new();
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {
-            let (due, set): (String, String) = (row.get(1)?, row.get(2)?);
-            if let (Some(due), Some(set)) = (Instant::parse(&due), Instant::parse(&set)) {
-                dues.insert(row.get(0)?, (due, set));
-            }
+            dues.insert(row.get(0)?, (row.get(1)?, row.get(2)?));
         }
         Ok(dues)
     }
@@ -127,9 +121,9 @@ impl Writer<'_> {
         self.transaction.execute(
             INSERT_BOOKMARK_DUE_EVENT,
             named_params! {
-                ":created_at": created_at.to_iso(),
+                ":created_at": created_at,
                 ":message_id": message_id,
-                ":due_at": due_at.to_iso(),
+                ":due_at": due_at,
                 ":source": source,
             },
         )?;
@@ -149,7 +143,7 @@ impl Writer<'_> {
         self.transaction.execute(
             INSERT_BOOKMARK_EVENT,
             named_params! {
-                ":created_at": created_at.to_iso(),
+                ":created_at": created_at,
                 ":message_id": message_id,
                 ":kind": kind.as_str(),
                 ":note": note,

@@ -13,7 +13,7 @@ use discord_manager_vocabulary::snowflake::{ChannelId, MessageId, UserId};
 use rusqlite::named_params;
 
 use super::Reader;
-use super::messages::{imported_origin, instant_at, is_reply};
+use super::messages::{imported_origin, is_reply};
 use super::reactions::ReactionEventKind;
 
 /// One message of a window, without its text.
@@ -60,20 +60,17 @@ impl Reader<'_> {
         );
         let mut statement = self.connection.prepare_cached(NEWS_IN_WINDOW)?;
         let rows = statement
-            .query_map(
-                named_params! {":from": from.to_iso(), ":through": through.to_iso()},
-                |row| {
-                    Ok(WindowMessage {
-                        channel_id: row.get(0)?,
-                        message_id: row.get(1)?,
-                        created_at: instant_at(row, 2)?,
-                        author_id: row.get(3)?,
-                        author_name: row.get(4)?,
-                        replies: row.get(5)?,
-                        notice: row.get(6)?,
-                    })
-                },
-            )?
+            .query_map(named_params! {":from": from, ":through": through}, |row| {
+                Ok(WindowMessage {
+                    channel_id: row.get(0)?,
+                    message_id: row.get(1)?,
+                    created_at: row.get(2)?,
+                    author_id: row.get(3)?,
+                    author_name: row.get(4)?,
+                    replies: row.get(5)?,
+                    notice: row.get(6)?,
+                })
+            })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }
@@ -92,16 +89,13 @@ impl Reader<'_> {
         let mut statement = self.connection.prepare_cached(REACTIONS_ADDED_IN_WINDOW)?;
         let mut added: HashMap<ChannelId, Vec<Instant>> = HashMap::new();
         let mut rows = statement.query(named_params! {
-            ":from": from.to_iso(),
-            ":through": through.to_iso(),
+            ":from": from,
+            ":through": through,
             ":added": ReactionEventKind::Add.as_str(),
         })?;
         while let Some(row) = rows.next()? {
             let channel_id: ChannelId = row.get(0)?;
-            added
-                .entry(channel_id)
-                .or_default()
-                .push(instant_at(row, 1)?);
+            added.entry(channel_id).or_default().push(row.get(1)?);
         }
         Ok(added)
     }
@@ -119,7 +113,6 @@ impl Reader<'_> {
              WHERE author_id = :author_id AND created_at >= :from AND created_at <= :through
              GROUP BY channel_id";
         let mut statement = self.connection.prepare_cached(NEWEST_WRITTEN_PER_CHANNEL)?;
-        let (from, through) = (from.to_iso(), through.to_iso());
         let mut written: HashMap<ChannelId, Instant> = HashMap::new();
         for author in author_ids {
             let mut rows = statement.query(named_params! {
@@ -129,7 +122,7 @@ impl Reader<'_> {
             })?;
             while let Some(row) = rows.next()? {
                 let channel_id: ChannelId = row.get(0)?;
-                let at = instant_at(row, 1)?;
+                let at = row.get(1)?;
                 let newest = written.entry(channel_id).or_insert(at);
                 *newest = (*newest).max(at);
             }
@@ -169,15 +162,15 @@ impl Reader<'_> {
             .query_map(
                 named_params! {
                     ":phrase": quoted,
-                    ":from": from.to_iso(),
-                    ":through": through.to_iso(),
+                    ":from": from,
+                    ":through": through,
                 },
                 |row| {
                     Ok(KeywordMatch {
                         message_id: row.get(0)?,
                         channel_id: row.get(1)?,
-                        created_at: instant_at(row, 2)?,
-                        sent_at: instant_at(row, 3)?,
+                        created_at: row.get(2)?,
+                        sent_at: row.get(3)?,
                         author_id: row.get(4)?,
                     })
                 },

@@ -320,12 +320,12 @@ impl Reader<'_> {
         channel_id: &ChannelId,
         since: Instant,
     ) -> Result<(Option<Instant>, u64)> {
-        let newest: Option<String> = self
+        let newest: Option<Instant> = self
             .connection
             .prepare_cached(NEWEST_ARRIVAL_IN_CHANNEL)?
             .query_row(named_params! {":channel_id": channel_id}, |row| row.get(0))?;
         let count = self.channel_news_since(channel_id, since)?;
-        Ok((newest.as_deref().and_then(Instant::parse), count))
+        Ok((newest, count))
     }
 
     /// How many of a channel's messages arrived at or after `since`, imported history left out:
@@ -335,7 +335,7 @@ impl Reader<'_> {
             .connection
             .prepare_cached(CHANNEL_NEWS_COUNT_SINCE)?
             .query_row(
-                named_params! {":channel_id": channel_id, ":since": since.to_iso()},
+                named_params! {":channel_id": channel_id, ":since": since},
                 |row| row.get(0),
             )?;
         Ok(count as u64)
@@ -381,7 +381,7 @@ impl Writer<'_> {
         if self.reader().guild(&guild.guild_id)?.as_ref() == Some(guild) {
             return Ok(false);
         }
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_GUILD_EVENT)?
             .execute(named_params! {
@@ -400,7 +400,7 @@ impl Writer<'_> {
         if self.reader().channel(&channel.channel_id)?.as_ref() == Some(channel) {
             return Ok(false);
         }
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_CHANNEL_EVENT)?
             .execute(named_params! {
@@ -430,7 +430,7 @@ impl Writer<'_> {
         if self.reader().member_roles(guild_id, user_id)?.as_ref() == Some(&sorted) {
             return Ok(false);
         }
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_MEMBER_ROLE_EVENT)?
             .execute(named_params! {

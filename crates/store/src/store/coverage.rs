@@ -148,18 +148,12 @@ pub struct NewGap {
     pub detail: String,
 }
 
-fn instant_at(row: &Row<'_>, index: usize) -> rusqlite::Result<Instant> {
-    let text: String = row.get(index)?;
-    Instant::parse(&text)
-        .ok_or_else(|| rusqlite::Error::InvalidColumnType(index, text, rusqlite::types::Type::Text))
-}
-
 fn gateway_event_from_row(row: &Row<'_>) -> rusqlite::Result<GatewayEventRecord> {
     Ok(GatewayEventRecord {
         kind: word(row, 0)?,
         session_id: row.get(1)?,
         detail: row.get(2)?,
-        created_at: instant_at(row, 3)?,
+        created_at: row.get(3)?,
     })
 }
 
@@ -236,8 +230,8 @@ impl Reader<'_> {
             .connection
             .prepare_cached(GATEWAY_EVENTS_OF_KIND_SINCE)?;
         let rows = statement.query_map(
-            named_params! {":kind": kind.as_str(), ":since": since.to_iso()},
-            |row| instant_at(row, 0),
+            named_params! {":kind": kind.as_str(), ":since": since},
+            |row| row.get(0),
         )?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -249,7 +243,7 @@ impl Reader<'_> {
             .prepare_cached(FIRST_GATEWAY_EVENT_OF_KIND)?
             .query_row(
                 named_params! {":kind": GatewayEventKind::Identify.as_str()},
-                |row| instant_at(row, 0),
+                |row| row.get(0),
             )
             .optional()?)
     }
@@ -266,9 +260,9 @@ impl Reader<'_> {
                     ":resumed": GatewayEventKind::Resumed.as_str(),
                     ":alive": GatewayEventKind::Alive.as_str(),
                     ":stop": GatewayEventKind::Stop.as_str(),
-                    ":before": before.to_iso(),
+                    ":before": before,
                 },
-                |row| instant_at(row, 0),
+                |row| row.get(0),
             )
             .optional()?)
     }
@@ -281,7 +275,7 @@ impl Reader<'_> {
             .connection
             .prepare_cached(NEWEST_MESSAGE_OF_ORIGIN)?
             .query_row(named_params! {":origin": Origin::Gateway.as_str()}, |row| {
-                instant_at(row, 0)
+                row.get(0)
             })
             .optional()?;
         let mut newest = gateway_message;
@@ -289,7 +283,7 @@ impl Reader<'_> {
             let at = self
                 .connection
                 .prepare_cached(newest_of_table)?
-                .query_row([], |row| instant_at(row, 0))
+                .query_row([], |row| row.get(0))
                 .optional()?;
             newest = newest.max(at);
         }
@@ -324,7 +318,7 @@ impl Reader<'_> {
             named_params! {
                 ":channel_id": channel_id,
                 ":after": to_stored(after),
-                ":since": since.to_iso(),
+                ":since": since,
             },
             |row| row.get(0),
         )?)
@@ -367,9 +361,7 @@ impl Reader<'_> {
         Ok(self
             .connection
             .prepare_cached(CHANNEL_FIRST_SEEN)?
-            .query_row(named_params! {":channel_id": channel_id}, |row| {
-                instant_at(row, 0)
-            })
+            .query_row(named_params! {":channel_id": channel_id}, |row| row.get(0))
             .optional()?)
     }
 
@@ -380,8 +372,8 @@ impl Reader<'_> {
             .prepare_cached(LATEST_DISCORD_CLOCK)?
             .query_row([], |row| {
                 Ok(DiscordClockReading {
-                    discord_at: instant_at(row, 0)?,
-                    host_at: instant_at(row, 1)?,
+                    discord_at: row.get(0)?,
+                    host_at: row.get(1)?,
                 })
             })
             .optional()?)
@@ -394,11 +386,11 @@ impl Reader<'_> {
             Ok(GapRecord {
                 kind: word(row, 0)?,
                 channel_id: row.get(1)?,
-                from_at: instant_at(row, 2)?,
-                until_at: instant_at(row, 3)?,
+                from_at: row.get(2)?,
+                until_at: row.get(3)?,
                 after_message_id: row.get::<_, Option<i64>>(4)?.map(from_stored),
                 detail: row.get(5)?,
-                created_at: instant_at(row, 6)?,
+                created_at: row.get(6)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -424,7 +416,7 @@ fn coverage_from_row(row: &Row<'_>) -> rusqlite::Result<ChannelCoverage> {
     Ok(ChannelCoverage {
         channel_id: row.get(0)?,
         complete_through: from_stored(row.get(1)?),
-        last_backfill_at: instant_at(row, 2)?,
+        last_backfill_at: row.get(2)?,
     })
 }
 
@@ -461,7 +453,7 @@ impl Writer<'_> {
         self.transaction
             .prepare_cached(INSERT_GATEWAY_EVENT)?
             .execute(named_params! {
-                ":created_at": created_at.to_iso(),
+                ":created_at": created_at,
                 ":kind": kind.as_str(),
                 ":session_id": session_id,
                 ":detail": detail,
@@ -471,7 +463,7 @@ impl Writer<'_> {
 
     /// Records a completed backfill of one channel.
     pub fn record_coverage(&mut self, coverage: &NewCoverage) -> Result<()> {
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_COVERAGE)?
             .execute(named_params! {
@@ -496,7 +488,7 @@ impl Writer<'_> {
         if let Some(known) = self.reader().channel_beginning(channel_id)? {
             return Ok(known);
         }
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_CHANNEL_BEGINNING)?
             .execute(named_params! {
@@ -510,13 +502,13 @@ impl Writer<'_> {
 
     /// Records a reading of Discord's clock.
     pub fn record_discord_clock(&mut self, reading: DiscordClockReading) -> Result<()> {
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_DISCORD_CLOCK_READING)?
             .execute(named_params! {
                 ":created_at": created_at,
-                ":discord_at": reading.discord_at.to_iso(),
-                ":host_at": reading.host_at.to_iso(),
+                ":discord_at": reading.discord_at,
+                ":host_at": reading.host_at,
                 ":host_ahead_ms": reading.host_ahead_ms(),
             })?;
         Ok(())
@@ -524,15 +516,15 @@ impl Writer<'_> {
 
     /// Records a gap.
     pub fn record_gap(&mut self, gap: &NewGap) -> Result<()> {
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_GAP)?
             .execute(named_params! {
                 ":created_at": created_at,
                 ":kind": gap.kind.as_str(),
                 ":channel_id": gap.channel_id,
-                ":from_at": gap.from_at.to_iso(),
-                ":until_at": gap.until_at.to_iso(),
+                ":from_at": gap.from_at,
+                ":until_at": gap.until_at,
                 ":after_message_id": gap.after_message_id.map(to_stored),
                 ":detail": gap.detail,
             })?;

@@ -402,7 +402,7 @@ impl Writer<'_> {
         const INSERT_POLL_VOTE_EVENT: &str = "INSERT INTO poll_vote_events
                  (created_at, message_id, channel_id, user_id, answer_id, voted)
              VALUES (:created_at, :message_id, :channel_id, :user_id, :answer_id, :voted)";
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_POLL_VOTE_EVENT)?
             .execute(named_params! {
@@ -455,7 +455,7 @@ impl Writer<'_> {
         const INSERT_EXTRAS: &str = "INSERT INTO message_extras (created_at, message_id,
                  channel_id, extras)
              VALUES (:created_at, :message_id, :channel_id, :extras)";
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_EXTRAS)?
             .execute(named_params! {

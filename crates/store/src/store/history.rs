@@ -81,7 +81,7 @@ impl Reader<'_> {
             .query_map(
                 named_params! {
                     ":channel_id": channel_id,
-                    ":sent_at": at.sent_at.to_iso(),
+                    ":sent_at": at.sent_at,
                     ":message_id": at.message_id.map_or(0, stored_bits),
                     ":limit": limit as i64,
                 },
@@ -106,7 +106,7 @@ impl Reader<'_> {
             .query_map(
                 named_params! {
                     ":channel_id": channel_id,
-                    ":sent_at": at.sent_at.to_iso(),
+                    ":sent_at": at.sent_at,
                     ":message_id": at.message_id.map_or(0, stored_bits),
                     ":limit": limit as i64,
                 },

@@ -64,7 +64,7 @@ impl Writer<'_> {
         if merged == known {
             return Ok(false);
         }
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction.execute(
             INSERT_IDENTITY_EVENT,
             named_params! {

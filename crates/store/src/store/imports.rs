@@ -69,7 +69,6 @@ const INSERT_IMPORT_STEP: &str = "INSERT INTO channel_imports (created_at, chann
 
 fn import_state_from_row(row: &Row<'_>) -> rusqlite::Result<ImportState> {
     let id = |index: usize| -> rusqlite::Result<u64> { Ok(from_stored(row.get(index)?)) };
-    let at: String = row.get(7)?;
     Ok(ImportState {
         channel_id: row.get(0)?,
         window_start: id(1)?,
@@ -78,9 +77,7 @@ fn import_state_from_row(row: &Row<'_>) -> rusqlite::Result<ImportState> {
         pages: id(4)?,
         fetched: id(5)?,
         stored: id(6)?,
-        last_page_at: Instant::parse(&at).ok_or_else(|| {
-            rusqlite::Error::InvalidColumnType(7, at, rusqlite::types::Type::Text)
-        })?,
+        last_page_at: row.get(7)?,
     })
 }
 
@@ -108,7 +105,7 @@ impl Reader<'_> {
 impl Writer<'_> {
     /// Appends one page's step of a channel's import.
     pub fn record_import_step(&mut self, step: &NewImportStep) -> Result<()> {
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_IMPORT_STEP)?
             .execute(named_params! {

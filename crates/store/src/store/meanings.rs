@@ -12,6 +12,7 @@ use super::messages::{message_columns, message_from_row_at};
 use super::search::SearchFilter;
 use super::{MessageRecord, Reader, Writer};
 use discord_manager_vocabulary::error::Result;
+use discord_manager_vocabulary::instant::Instant;
 
 /// A message's text as search indexes it now, to embed, with what the store holds of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,7 +69,7 @@ impl Writer<'_> {
         }
         const INSERT_MODEL: &str =
             "INSERT INTO meaning_models (created_at, identity) VALUES (:created_at, :identity)";
-        let stamp = self.stamp().to_iso();
+        let stamp = self.stamp();
         self.transaction
             .prepare_cached(INSERT_MODEL)?
             .execute(named_params! {":created_at": stamp, ":identity": identity})?;
@@ -361,8 +362,8 @@ fn stored_meaning(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredMeaning> {
         key: row.get(1)?,
         channel_id: row.get(2)?,
         author_id: row.get(3)?,
-        arrived: super::messages::instant_at(row, 4)?.as_micros(),
-        sent: super::messages::instant_at(row, 5)?.as_micros(),
+        arrived: row.get::<_, Instant>(4)?.as_micros(),
+        sent: row.get::<_, Instant>(5)?.as_micros(),
         vector: row.get(6)?,
     })
 }

@@ -20,14 +20,11 @@ pub struct MentionDismissal {
 }
 
 fn dismissal_from_row(row: &Row<'_>) -> rusqlite::Result<MentionDismissal> {
-    let created_at: String = row.get(3)?;
     Ok(MentionDismissal {
         message_id: row.get(0)?,
         note: row.get(1)?,
         source: row.get(2)?,
-        created_at: Instant::parse(&created_at).ok_or_else(|| {
-            rusqlite::Error::InvalidColumnType(3, created_at, rusqlite::types::Type::Text)
-        })?,
+        created_at: row.get(3)?,
     })
 }
 
@@ -102,7 +99,7 @@ impl Reader<'_> {
             named_params! {
                 ":channel_id": channel_id,
                 ":authors": id_list(authors),
-                ":sent_at": sent_at.to_iso(),
+                ":sent_at": sent_at,
             },
             |row| row.get(0),
         )?)
@@ -121,7 +118,7 @@ impl Writer<'_> {
         self.transaction.execute(
             INSERT_MENTION_DISMISSAL,
             named_params! {
-                ":created_at": created_at.to_iso(),
+                ":created_at": created_at,
                 ":message_id": message_id,
                 ":note": note,
                 ":source": source,

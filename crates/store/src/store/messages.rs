@@ -224,14 +224,6 @@ macro_rules! message_columns {
 }
 pub(crate) use message_columns;
 
-pub(super) fn instant_at(row: &Row<'_>, index: usize) -> rusqlite::Result<Instant> {
-    // Read in place: no copy of the text unless it is not an instant.
-    let text = row.get_ref(index)?.as_str()?;
-    Instant::parse(text).ok_or_else(|| {
-        rusqlite::Error::InvalidColumnType(index, text.to_string(), rusqlite::types::Type::Text)
-    })
-}
-
 pub(super) fn message_from_row(row: &Row<'_>) -> rusqlite::Result<MessageRecord> {
     message_from_row_at(row, 0)
 }
@@ -252,8 +244,8 @@ pub(super) fn message_from_row_at(row: &Row<'_>, at: usize) -> rusqlite::Result<
         author_id: row.get(at + 3)?,
         author_name: row.get(at + 4)?,
         original_content: row.get(at + 5)?,
-        created_at: instant_at(row, at + 6)?,
-        sent_at: instant_at(row, at + 7)?,
+        created_at: row.get(at + 6)?,
+        sent_at: row.get(at + 7)?,
         reply_to_message_id,
         reply_to_author_id,
         mention_everyone: row.get(at + 10)?,
@@ -339,7 +331,7 @@ impl Reader<'_> {
             .query_map(
                 named_params! {
                     ":channel_id": channel_id,
-                    ":since": since.to_iso(),
+                    ":since": since,
                     ":limit": limit as i64,
                 },
                 message_from_row,
@@ -381,7 +373,7 @@ impl Reader<'_> {
         let mut positions = Vec::new();
         let mut rows = statement.query(named_params! {
             ":channel_ids": ids,
-            ":since": since.to_iso(),
+            ":since": since,
             ":limit": limit as i64,
         })?;
         while let Some(row) = rows.next()? {
@@ -425,7 +417,7 @@ impl Reader<'_> {
         let rows = statement
             .query_map(
                 named_params! {
-                    ":from": from.to_iso(),
+                    ":from": from,
                     ":channel_ids": ids,
                     ":limit": limit as i64,
                 },
@@ -451,16 +443,13 @@ impl Reader<'_> {
             "'"
         );
         let mut statement = self.connection.prepare_cached(NEWS_ARRIVALS_FROM)?;
-        // Arrival instants are fixed-width ISO text, so their text order is their time order.
-        let split = split.map(|at| at.to_iso());
         let mut counts = ArrivalCounts::default();
-        let mut rows = statement.query(named_params! {":from": from.to_iso()})?;
+        let mut rows = statement.query(named_params! {":from": from})?;
         while let Some(row) = rows.next()? {
             let channel_id: ChannelId = row.get(0)?;
+            let arrived: Instant = row.get(1)?;
             *counts.window.entry(channel_id).or_default() += 1;
-            if let Some(split) = &split
-                && row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)? >= split.as_str()
-            {
+            if split.is_some_and(|split| arrived >= split) {
                 *counts.after.entry(channel_id).or_default() += 1;
             }
         }
@@ -520,7 +509,7 @@ impl Reader<'_> {
                     ":user_id": user_id,
                     ":role_kind": MentionKind::Role.as_str(),
                     ":role_ids": roles,
-                    ":since": since.to_iso(),
+                    ":since": since,
                     ":limit": limit as i64,
                 },
                 message_from_row,
@@ -607,8 +596,8 @@ impl Reader<'_> {
             if let Some(message) = page.record(&row.get::<_, MessageId>(0)?) {
                 message.edits.push(EditRecord {
                     content: row.get(1)?,
-                    edited_at: instant_at(row, 2)?,
-                    created_at: instant_at(row, 3)?,
+                    edited_at: row.get(2)?,
+                    created_at: row.get(3)?,
                 });
             }
         }
@@ -644,7 +633,7 @@ impl Reader<'_> {
         while let Some(row) = rows.next()? {
             if let Some(message) = page.record(&row.get::<_, MessageId>(0)?) {
                 message.deleted = true;
-                message.deleted_at = Some(instant_at(row, 1)?);
+                message.deleted_at = Some(row.get(1)?);
             }
         }
         Ok(())
@@ -720,14 +709,14 @@ impl Writer<'_> {
             .transaction
             .prepare_cached(INSERT_MESSAGE)?
             .execute(named_params! {
-                ":created_at": stamp.to_iso(),
+                ":created_at": stamp,
                 ":message_id": message.message_id,
                 ":channel_id": message.channel_id,
                 ":guild_id": message.guild_id,
                 ":author_id": message.author_id,
                 ":author_name": message.author_name,
                 ":content": message.content,
-                ":sent_at": message.sent_at.to_iso(),
+                ":sent_at": message.sent_at,
                 ":reply_to_message_id": message.reply_to_message_id,
                 ":reply_to_author_id": message.reply_to_author_id,
                 ":mention_everyone": message.mention_everyone,
@@ -760,11 +749,11 @@ impl Writer<'_> {
             .transaction
             .prepare_cached(INSERT_EDIT)?
             .execute(named_params! {
-                ":created_at": stamp.to_iso(),
+                ":created_at": stamp,
                 ":message_id": edit.message_id,
                 ":channel_id": edit.channel_id,
                 ":content": edit.content,
-                ":edited_at": edit.edited_at.to_iso(),
+                ":edited_at": edit.edited_at,
                 ":imported": edit.imported,
             })?;
         if inserted == 0 {
@@ -796,7 +785,7 @@ impl Writer<'_> {
             self.transaction
                 .prepare_cached(INSERT_DELETION)?
                 .execute(named_params! {
-                    ":created_at": stamp.to_iso(),
+                    ":created_at": stamp,
                     ":message_id": message_id,
                     ":channel_id": channel_id,
                     ":bulk": bulk,
@@ -831,7 +820,7 @@ impl Writer<'_> {
                 self.transaction
                     .prepare_cached(INSERT_MENTION)?
                     .execute(named_params! {
-                        ":created_at": stamp.to_iso(),
+                        ":created_at": stamp,
                         ":message_id": message_id,
                         ":kind": kind.as_str(),
                         ":target_id": target_id,

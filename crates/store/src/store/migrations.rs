@@ -154,6 +154,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0034_meanings_keyed_by_message.sql",
         include_str!("../../../../migrations/0034_meanings_keyed_by_message.sql"),
     ),
+    (
+        "0035_instants_as_numbers.sql",
+        include_str!("../../../../migrations/0035_instants_as_numbers.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.
@@ -194,8 +198,46 @@ pub(super) fn migrate(connection: &mut Connection, path: &Path, application_id: 
     }
     // 0028 writes each text as the index of Chinese and Japanese words reads it.
     super::cjk::register_grams(connection).map_err(|error| super::unusable_store(path, error))?;
+    // 0035 reads each instant the store wrote as text.
+    register_instant_micros(connection).map_err(|error| super::unusable_store(path, error))?;
     while !migrate_step(connection, path, application_id)? {}
     Ok(())
+}
+
+/// `instant_micros(value)`, for `0035_instants_as_numbers.sql`: an instant the store wrote as
+/// text, read by the product's own parser, as its microseconds since 1970; NULL stays NULL and a
+/// number (or its digits, as a TEXT column keeps a number) stays as it is. Anything else fails the migration, naming what the store held, so
+/// that no row is turned into another instant or left as text.
+fn register_instant_micros(connection: &Connection) -> rusqlite::Result<()> {
+    use discord_manager_vocabulary::instant::Instant;
+    use rusqlite::functions::FunctionFlags;
+    use rusqlite::types::ValueRef;
+    connection.create_scalar_function(
+        "instant_micros",
+        1,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |context| match context.get_raw(0) {
+            ValueRef::Null => Ok(None),
+            ValueRef::Integer(micros) => Ok(Some(micros)),
+            ValueRef::Text(bytes) => {
+                let text = String::from_utf8_lossy(bytes);
+                // A number in a TEXT column reads back as its digits (SQLite's TEXT affinity):
+                // never an instant's text, which always has its dashes, so it is the number.
+                let digits = text.parse::<i64>().ok().filter(|_| !text.starts_with('+'));
+                digits
+                    .or_else(|| Instant::parse(&text).map(Instant::as_micros))
+                    .map(Some)
+                    .ok_or_else(|| {
+                        rusqlite::Error::UserFunctionError(
+                            format!("the store holds {text:?} where an instant belongs").into(),
+                        )
+                    })
+            }
+            ValueRef::Real(_) | ValueRef::Blob(_) => Err(rusqlite::Error::UserFunctionError(
+                "the store holds a number with a fraction or bytes where an instant belongs".into(),
+            )),
+        },
+    )
 }
 
 /// One transaction of [`migrate`]: every migration for a new store, the next one for a store

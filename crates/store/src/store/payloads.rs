@@ -56,7 +56,7 @@ impl Writer<'_> {
     pub fn record_payload_reading(&mut self, rules: u32) -> Result<()> {
         const RECORD_READING: &str =
             "INSERT INTO payload_readings (created_at, rules) VALUES (:created_at, :rules)";
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(RECORD_READING)?
             .execute(named_params! {":created_at": created_at, ":rules": rules})?;

@@ -23,7 +23,7 @@ impl Writer<'_> {
     ) -> Result<()> {
         const RECORD: &str = "INSERT INTO push_deliveries (created_at, session, message_id, kind)
              VALUES (:created_at, :session, :message_id, :kind)";
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(RECORD)?
             .execute(named_params! {
@@ -39,13 +39,13 @@ impl Writer<'_> {
     pub fn record_push_coverage(&mut self, session: &str, through: Instant) -> Result<()> {
         const RECORD: &str = "INSERT INTO push_coverage (created_at, session, through)
              VALUES (:created_at, :session, :through)";
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(RECORD)?
             .execute(named_params! {
                 ":created_at": created_at,
                 ":session": session,
-                ":through": through.to_iso(),
+                ":through": through,
             })?;
         Ok(())
     }
@@ -70,11 +70,10 @@ impl Reader<'_> {
     /// The furthest any session had pushed everything; None before any session.
     pub fn push_coverage(&self) -> Result<Option<Instant>> {
         const NEWEST: &str = "SELECT max(through) FROM push_coverage";
-        let through: Option<String> = self
+        Ok(self
             .connection
             .prepare_cached(NEWEST)?
-            .query_row([], |row| row.get(0))?;
-        Ok(through.as_deref().and_then(Instant::parse))
+            .query_row([], |row| row.get(0))?)
     }
 }
 

@@ -212,7 +212,7 @@ impl Writer<'_> {
         const INSERT_REACTION_EVENT: &str = "INSERT INTO reaction_events (created_at, message_id,
                  channel_id, kind, user_id, emoji)
              VALUES (:created_at, :message_id, :channel_id, :kind, :user_id, :emoji)";
-        let created_at = self.stamp().to_iso();
+        let created_at = self.stamp();
         self.transaction
             .prepare_cached(INSERT_REACTION_EVENT)?
             .execute(named_params! {

@@ -20,10 +20,7 @@ impl Reader<'_> {
         let mut markers = HashMap::new();
         let mut rows = statement.query([])?;
         while let Some(row) = rows.next()? {
-            let through: String = row.get(1)?;
-            if let Some(through) = Instant::parse(&through) {
-                markers.insert(row.get(0)?, through);
-            }
+            markers.insert(row.get(0)?, row.get(1)?);
         }
         Ok(markers)
     }
@@ -39,7 +36,7 @@ impl Reader<'_> {
     ) -> Result<Vec<MessageRecord>> {
         let starts: serde_json::Map<String, serde_json::Value> = starts
             .iter()
-            .map(|(channel, start)| (channel.to_string(), start.to_iso().into()))
+            .map(|(channel, start)| (channel.to_string(), start.as_micros().into()))
             .collect();
         let starts = serde_json::Value::Object(starts).to_string();
         // Channel ids are digits, so the JSON path quotes them as object keys.
@@ -56,7 +53,7 @@ impl Reader<'_> {
         let rows = statement
             .query_map(
                 named_params! {
-                    ":from": from.to_iso(),
+                    ":from": from,
                     ":starts": starts,
                     ":limit": limit as i64,
                 },
@@ -82,9 +79,9 @@ impl Writer<'_> {
         self.transaction.execute(
             INSERT_READ_MARKER,
             named_params! {
-                ":created_at": created_at.to_iso(),
+                ":created_at": created_at,
                 ":channel_id": channel_id,
-                ":read_through": through.to_iso(),
+                ":read_through": through,
                 ":source": source,
             },
         )?;

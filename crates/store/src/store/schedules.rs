@@ -7,7 +7,6 @@ use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
 use discord_manager_vocabulary::words::word_enum;
 use rusqlite::{OptionalExtension, Row, named_params};
 
-use super::messages::instant_at;
 use super::words::word;
 use super::{Reader, Writer};
 
@@ -167,11 +166,11 @@ const INSERT_SCHEDULE_EVENT: &str = "INSERT INTO schedule_events (created_at, sc
 fn schedule_from_row(row: &Row<'_>) -> rusqlite::Result<ScheduleRecord> {
     Ok(ScheduleRecord {
         schedule_id: row.get(0)?,
-        created_at: instant_at(row, 1)?,
+        created_at: row.get(1)?,
         channel_id: row.get(2)?,
         content: row.get(3)?,
         reply_to_message_id: row.get(4)?,
-        send_at: instant_at(row, 5)?,
+        send_at: row.get(5)?,
         nonce: row.get(6)?,
         source: row.get(7)?,
         events: Vec::new(),
@@ -183,7 +182,7 @@ fn event_from_row(row: &Row<'_>) -> rusqlite::Result<(i64, ScheduleEvent)> {
         row.get(0)?,
         ScheduleEvent {
             kind: word(row, 1)?,
-            created_at: instant_at(row, 2)?,
+            created_at: row.get(2)?,
             attempt: row.get(3)?,
             nonce: row.get(4)?,
             message_id: row.get(5)?,
@@ -227,7 +226,7 @@ impl Reader<'_> {
             .prepare_cached(DUE_SCHEDULES)?
             .query_map(
                 named_params! {
-                    ":now": now.to_iso(),
+                    ":now": now,
                     ":final_kinds": ScheduleEventKind::final_kinds_json(),
                 },
                 schedule_from_row,
@@ -238,11 +237,10 @@ impl Reader<'_> {
 
     /// The earliest `send_at` of the schedules without a final event.
     pub fn next_send_at(&self) -> Result<Option<Instant>> {
-        let next: Option<String> = self.connection.prepare_cached(NEXT_SEND_AT)?.query_row(
+        Ok(self.connection.prepare_cached(NEXT_SEND_AT)?.query_row(
             named_params! {":final_kinds": ScheduleEventKind::final_kinds_json()},
             |row| row.get(0),
-        )?;
-        Ok(next.as_deref().and_then(Instant::parse))
+        )?)
     }
 
     fn with_events(&self, mut schedules: Vec<ScheduleRecord>) -> Result<Vec<ScheduleRecord>> {
@@ -271,11 +269,11 @@ impl Writer<'_> {
         self.transaction.execute(
             INSERT_SCHEDULE,
             named_params! {
-                ":created_at": created_at.to_iso(),
+                ":created_at": created_at,
                 ":channel_id": schedule.channel_id,
                 ":content": schedule.content,
                 ":reply_to_message_id": schedule.reply_to_message_id,
-                ":send_at": schedule.send_at.to_iso(),
+                ":send_at": schedule.send_at,
                 ":nonce": schedule.nonce,
                 ":source": schedule.source,
             },
@@ -303,7 +301,7 @@ impl Writer<'_> {
         self.transaction.execute(
             INSERT_SCHEDULE_EVENT,
             named_params! {
-                ":created_at": created_at.to_iso(),
+                ":created_at": created_at,
                 ":schedule_id": schedule_id,
                 ":kind": event.kind.as_str(),
                 ":attempt": event.attempt,

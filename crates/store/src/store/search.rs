@@ -717,7 +717,7 @@ impl SearchFilter {
         );
         let text = |value: &str| Value::from(value.to_string());
         let id = |id: i64| Value::Integer(id);
-        let instant = |at: &Instant| Value::from(at.to_iso());
+        let instant = |at: &Instant| Value::from(at.as_micros());
         if let Some(author_id) = &self.author_id {
             conditions.and(
                 "m.author_id = :author_id",

@@ -240,7 +240,7 @@ fn the_arrival_clock_is_strictly_increasing_across_two_writing_processes() {
     let mut statement = connection
         .prepare("SELECT CAST(message_id AS TEXT), created_at FROM reaction_events ORDER BY seq")
         .unwrap();
-    let rows: Vec<(String, String)> = statement
+    let rows: Vec<(String, Instant)> = statement
         .query_map(params![], |row| Ok((row.get(0)?, row.get(1)?)))
         .unwrap()
         .map(Result::unwrap)

@@ -359,5 +359,6 @@ fn the_meaning_totals_start_from_the_vectors_a_store_already_holds() {
     assert_eq!(totals, [(1, 1), (2, 2)]);
 }
 
+mod instants_as_numbers;
 mod meanings_by_key;
 mod numeric_ids;
