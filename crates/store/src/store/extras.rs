@@ -17,6 +17,7 @@ use rusqlite::{OptionalExtension, named_params};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::text_index::IndexedText;
 use super::{Reader, Writer};
 
 fn is_zero(value: &u64) -> bool {
@@ -466,7 +467,7 @@ impl Writer<'_> {
             })?;
         let words = extras.searchable_text();
         if words != current.searchable_text() {
-            self.index_text(message_id, &words)?;
+            self.index_text(message_id, &words, IndexedText::Later)?;
         }
         Ok(true)
     }

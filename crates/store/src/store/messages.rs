@@ -13,6 +13,7 @@ use rusqlite::{OptionalExtension, Row, named_params};
 
 use super::extras::MessageExtras;
 use super::reactions::{ReactionCount, reaction_counts};
+use super::text_index::IndexedText;
 use super::words::word;
 use super::{Reader, Writer};
 
@@ -729,7 +730,13 @@ impl Writer<'_> {
             self.unstamp(stamp);
             return Ok(false);
         }
-        self.index_text(&message.message_id, &message.content)?;
+        // The row just inserted (the totals' trigger's own insert does not change it).
+        let seq = self.transaction.last_insert_rowid();
+        self.index_text(
+            &message.message_id,
+            &message.content,
+            IndexedText::Own { seq },
+        )?;
         self.insert_mentions(
             &message.message_id,
             &message.mentioned_user_ids,
@@ -760,7 +767,7 @@ impl Writer<'_> {
             self.unstamp(stamp);
             return Ok(false);
         }
-        self.index_text(&edit.message_id, &edit.content)?;
+        self.index_text(&edit.message_id, &edit.content, IndexedText::Later)?;
         self.insert_mentions(
             &edit.message_id,
             &edit.mentioned_user_ids,

@@ -158,6 +158,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0035_instants_as_numbers.sql",
         include_str!("../../../../migrations/0035_instants_as_numbers.sql"),
     ),
+    (
+        "0036_message_text_without_its_copy.sql",
+        include_str!("../../../../migrations/0036_message_text_without_its_copy.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.
@@ -208,7 +212,7 @@ pub(super) fn migrate(connection: &mut Connection, path: &Path, application_id: 
 /// text, read by the product's own parser, as its microseconds since 1970; NULL stays NULL and a
 /// number (or its digits, as a TEXT column keeps a number) stays as it is. Anything else fails the migration, naming what the store held, so
 /// that no row is turned into another instant or left as text.
-fn register_instant_micros(connection: &Connection) -> rusqlite::Result<()> {
+pub(super) fn register_instant_micros(connection: &Connection) -> rusqlite::Result<()> {
     use discord_manager_vocabulary::instant::Instant;
     use rusqlite::functions::FunctionFlags;
     use rusqlite::types::ValueRef;

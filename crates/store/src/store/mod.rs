@@ -37,6 +37,7 @@ mod schedules;
 mod search;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+mod text_index;
 mod words;
 
 use std::fs::OpenOptions;

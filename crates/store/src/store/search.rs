@@ -12,14 +12,14 @@ use std::collections::{HashMap, HashSet};
 use discord_manager_vocabulary::error::Result;
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::{
-    AttachmentId, ChannelId, GuildId, MessageId, RoleId, UserId, sql_id_array, stored_bits,
+    AttachmentId, ChannelId, GuildId, RoleId, UserId, sql_id_array, stored_bits,
 };
 use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, named_params};
 
 use super::cjk;
 use super::messages::{MentionKind, is_reply, message_columns, message_from_row_at};
-use super::{MessageRecord, Reader, Writer};
+use super::{MessageRecord, Reader};
 
 /// What narrows a search besides the query.
 #[derive(Debug, Clone, Default)]
@@ -227,29 +227,6 @@ pub struct SearchHit {
 pub struct AttachmentMatch {
     pub attachment_id: AttachmentId,
     pub filename: String,
-}
-
-impl Writer<'_> {
-    /// Indexes one version of a message's content; called with the message and with each edit.
-    pub(super) fn index_text(&mut self, message_id: &MessageId, content: &str) -> Result<()> {
-        if content.is_empty() {
-            return Ok(());
-        }
-        const INDEX_TEXT: &str =
-            "INSERT INTO message_text (content, message_id) VALUES (:content, :message_id)";
-        const INDEX_CJK: &str = "INSERT INTO cjk_text (rowid, content, message_id)
-             VALUES (:rowid, :content, :message_id)";
-        self.transaction
-            .prepare_cached(INDEX_TEXT)?
-            .execute(named_params! {":content": content, ":message_id": message_id})?;
-        if let Some(grams) = cjk::grams(content) {
-            let rowid = self.transaction.last_insert_rowid();
-            self.transaction.prepare_cached(INDEX_CJK)?.execute(
-                named_params! {":rowid": rowid, ":content": grams, ":message_id": message_id},
-            )?;
-        }
-        Ok(())
-    }
 }
 
 /// How many versions the first pass reads from the index for each message a search returns:

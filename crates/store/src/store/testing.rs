@@ -109,13 +109,32 @@ pub const HISTORY_TABLES: &[&str] = &[
     "payload_readings",
     "push_deliveries",
     "push_coverage",
+    "version_texts",
 ];
+
+/// Takes a current store's index of the messages' words back to before migration 0036, for a
+/// test that takes a store back to an older schema to migrate it again: the index keeps its
+/// own copy of every text again, under the same numbers, and the table and view 0036 adds are
+/// gone.
+pub const TEXT_INDEX_BEFORE_0036: &str = "
+    CREATE TEMP TABLE texts_before_0036 AS
+        SELECT text_rowid, content, message_id FROM message_text_versions;
+    DROP VIEW message_text_versions;
+    DROP TABLE message_text;
+    DROP TABLE version_texts;
+    CREATE VIRTUAL TABLE message_text USING fts5(
+        content,
+        message_id UNINDEXED,
+        tokenize = 'unicode61 remove_diacritics 2'
+    );
+    INSERT INTO message_text (rowid, content, message_id)
+        SELECT text_rowid, content, message_id FROM texts_before_0036;
+    DROP TABLE temp.texts_before_0036;";
 /// FTS5's own tables behind `message_text`, `file_text` and `cjk_text` (a virtual table
 /// cannot carry triggers; the store only ever inserts into them).
 pub const SEARCH_TABLES: &[&str] = &[
     "message_text",
     "message_text_config",
-    "message_text_content",
     "message_text_data",
     "message_text_docsize",
     "message_text_idx",

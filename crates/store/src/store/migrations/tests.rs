@@ -149,6 +149,9 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
     // written before them.
     let connection = Connection::open(&path).unwrap();
     connection
+        .execute_batch(crate::store::testing::TEXT_INDEX_BEFORE_0036)
+        .unwrap();
+    connection
         .execute_batch(
             "DROP TRIGGER channel_message_totals_count;
              DROP TRIGGER channel_message_totals_only_grow;
@@ -249,6 +252,9 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
     // Back to schema 19: the tables gone (0021's to 0023's too), as a store written before them.
     let connection = Connection::open(&path).unwrap();
     connection
+        .execute_batch(crate::store::testing::TEXT_INDEX_BEFORE_0036)
+        .unwrap();
+    connection
         .execute_batch(
             "DROP TABLE attachments;
              DROP TABLE attachment_outcomes;
@@ -336,6 +342,9 @@ fn the_meaning_totals_start_from_the_vectors_a_store_already_holds() {
     // Back to schema 22: vectors written before their totals were kept.
     let connection = Connection::open(&path).unwrap();
     connection
+        .execute_batch(crate::store::testing::TEXT_INDEX_BEFORE_0036)
+        .unwrap();
+    connection
         .execute_batch(
             "DROP TABLE meaning_totals; DROP TABLE message_payloads; DROP TABLE payload_readings; \
              DROP TABLE push_deliveries; DROP TABLE push_coverage; \
@@ -362,3 +371,4 @@ fn the_meaning_totals_start_from_the_vectors_a_store_already_holds() {
 mod instants_as_numbers;
 mod meanings_by_key;
 mod numeric_ids;
+mod text_index_without_its_copy;

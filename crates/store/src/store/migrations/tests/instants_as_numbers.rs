@@ -121,7 +121,10 @@ fn every_instant_becomes_its_microseconds_and_reads_back_as_the_same_instant() {
     {
         let connection = store.lock();
         assert_eq!(version_and_id(&connection).unwrap().0, LATEST);
-        assert_eq!(indexes_and_triggers(&connection), shape);
+        // Every index and trigger as it was (the later migrations add their own).
+        let now = indexes_and_triggers(&connection);
+        let lost: Vec<_> = shape.iter().filter(|made| !now.contains(made)).collect();
+        assert!(lost.is_empty(), "{lost:?}");
         assert_eq!(
             stored(&connection, "messages", "created_at"),
             integers(&[
