@@ -513,3 +513,64 @@ fn a_block_before_the_last_slot_is_put_slot_by_slot_and_replaces_what_it_holds()
     assert_eq!(index.keys, [4_100, 5, 4_095]);
     assert_eq!(index.codes[2], new_code);
 }
+
+/// A vector of [`DIMENSIONS`] coordinates: `first` at coordinate 0, `-0.01` at the next
+/// `disagreeing`, 0.01 at the rest.
+fn leaning(first: f32, disagreeing: usize) -> Vec<f32> {
+    (0..DIMENSIONS)
+        .map(|at| match at {
+            0 => first,
+            at if at <= disagreeing => -0.01,
+            _ => 0.01,
+        })
+        .collect()
+}
+
+#[test]
+fn the_questions_coordinates_against_the_sign_bits_are_summed_as_each_bit_says() {
+    let query: Vec<f32> = (0..DIMENSIONS)
+        .map(|at| ((at * 37 % 101) as f32 - 50.0) / 100.0)
+        .collect();
+    let ranking = SignRanking::of(&query);
+    for seed in 0..4usize {
+        let vector: Vec<f32> = (0..DIMENSIONS)
+            .map(|at| ((at * 13 + seed * 7) % 17) as f32 - 8.0)
+            .collect();
+        let code = sign_code(&coordinates(&quantise(&vector).unwrap()).unwrap());
+        let expected: f32 = query
+            .iter()
+            .zip(&vector)
+            .map(|(q, x)| if *x > 0.0 { *q } else { -*q })
+            .sum();
+        let score = ranking.score(&code);
+        assert!(
+            (score - expected).abs() < 1e-3,
+            "{score} against {expected}"
+        );
+    }
+}
+
+#[test]
+fn a_slot_the_sign_bits_distance_puts_behind_a_thousand_others_is_found_by_the_questions_coordinates()
+ {
+    // The question leans on coordinate 0. A thousand slots disagree with it there alone (one
+    // sign bit away); message 1 agrees there and disagrees on three small coordinates (three
+    // bits away), yet it is by far the closest. Ranked by sign bits alone, the thousand would
+    // fill the candidates and leave it out.
+    let mut index = Indexed::new();
+    for key in 10..1_010 {
+        index.put(row(key, "11", "20", key, &leaning(-0.01, 0)));
+    }
+    index.put(row(1, "11", "20", 1, &leaning(1.0, 3)));
+    let query = leaning(1.0, 0);
+    let candidates = index
+        .index
+        .candidates(&Identity::bundled(), &query, &everywhere(), 1)
+        .unwrap();
+    assert_eq!(candidates.len(), MIN_CANDIDATES);
+    assert!(candidates.contains(&1), "{:?}", &candidates[..10]);
+    let found = index
+        .search(&Identity::bundled(), &query, &everywhere(), 1)
+        .unwrap();
+    assert_eq!(keys(&found), [1]);
+}
