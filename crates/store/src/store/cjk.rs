@@ -267,15 +267,7 @@ mod tests {
         /// What a search for `query` (as the business layer quotes plain words) finds in
         /// channels 300 and 301: each hit's message and snippet.
         fn search(store: &Store, query: &str) -> Vec<(MessageId, String)> {
-            let filter = SearchFilter {
-                channel_ids: vec!["300".parse().unwrap(), "301".parse().unwrap()],
-                ..SearchFilter::default()
-            };
-            store
-                .read(|reader| reader.search(query, &filter, 10))
-                .unwrap()
-                .unwrap()
-                .hits
+            crate::store::testing::search_hits(store, query, &["300", "301"])
                 .into_iter()
                 .map(|hit| (hit.message.message_id, hit.snippet))
                 .collect()

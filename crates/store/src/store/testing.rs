@@ -151,3 +151,19 @@ pub const SEARCH_TABLES: &[&str] = &[
     "cjk_text_docsize",
     "cjk_text_idx",
 ];
+
+/// The hits of a search by words for `query` in `channels`, at most ten, as a test reads them.
+pub fn search_hits(store: &Store, query: &str, channels: &[&str]) -> Vec<super::SearchHit> {
+    let filter = super::SearchFilter {
+        channel_ids: channels
+            .iter()
+            .map(|channel| channel.parse().expect("a channel id"))
+            .collect(),
+        ..super::SearchFilter::default()
+    };
+    store
+        .read(|reader| reader.search(query, &filter, 10))
+        .expect("a search")
+        .expect("a query FTS5 reads")
+        .hits
+}

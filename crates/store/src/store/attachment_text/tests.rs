@@ -65,15 +65,7 @@ fn message_with_a_kept_log_in(
 }
 
 fn search(store: &Store, query: &str) -> Vec<(MessageId, String, Option<AttachmentMatch>)> {
-    let filter = SearchFilter {
-        channel_ids: vec!["300".parse().unwrap()],
-        ..SearchFilter::default()
-    };
-    store
-        .read(|reader| reader.search(query, &filter, 10))
-        .unwrap()
-        .unwrap()
-        .hits
+    crate::store::testing::search_hits(store, query, &["300"])
         .into_iter()
         .map(|hit| (hit.message.message_id, hit.snippet, hit.in_attachment))
         .collect()

@@ -6,7 +6,6 @@
 use discord_manager_vocabulary::snowflake::MessageId;
 
 use super::*;
-use crate::store::search::SearchFilter;
 use crate::store::{NewEdit, Store};
 
 /// The migration that drops the index's copy.
@@ -49,15 +48,7 @@ fn store_before(path: &Path) {
 
 /// What a search for `query` finds in channel 9: each hit's message and snippet.
 fn search(store: &Store, query: &str) -> Vec<(u64, String)> {
-    let filter = SearchFilter {
-        channel_ids: vec!["9".parse().unwrap()],
-        ..SearchFilter::default()
-    };
-    store
-        .read(|reader| reader.search(query, &filter, 10))
-        .unwrap()
-        .unwrap()
-        .hits
+    crate::store::testing::search_hits(store, query, &["9"])
         .into_iter()
         .map(|hit| (hit.message.message_id.get(), hit.snippet))
         .collect()
