@@ -130,9 +130,9 @@ impl Reader<'_> {
         anchor: &Anchor,
         limit: usize,
     ) -> Result<HistoryPage> {
-        // The last instant ISO-8601 can write: after every message.
+        // The latest instant accepted: after every message.
         let newest = Position {
-            sent_at: Instant::from_micros(253_402_300_799_999_999),
+            sent_at: discord_manager_vocabulary::instant::LATEST,
             message_id: None,
         };
         let messages = match anchor {
