@@ -5,6 +5,7 @@
 //! p50 and p95, then recall@10 of meaning alone on its paraphrase queries (no words search,
 //! no filters: the model's own share of the benchmark's figure).
 
+use discord_manager_meaning::centre::Centre;
 use discord_manager_meaning::model::Encoder;
 use discord_manager_meaning::scan::{Row, ScanFilter, ScanIndex, rescore};
 use discord_manager_meaning::vector::quantise;
@@ -70,7 +71,12 @@ fn main() {
         times[times.len() / 2],
         times[times.len() * 95 / 100]
     );
-    let mut index = ScanIndex::new(encoder.identity().clone());
+    let stored: Vec<Vec<u8>> = vectors
+        .iter()
+        .map(|vector| quantise(vector).expect("a vector"))
+        .collect();
+    let centre = Centre::of(stored.iter().map(Vec::as_slice)).expect("vectors");
+    let mut index = ScanIndex::new(encoder.identity().clone(), centre);
     for (key, vector) in vectors.iter().enumerate() {
         index.put(Row {
             key: key as i64,
@@ -152,7 +158,13 @@ fn main() {
 /// results. The scan and the rescoring alone: no SQL filter, no read of the candidates'
 /// vectors from a store (they are kept here in memory).
 fn scan_at(size: usize, encoder: &Encoder, vectors: &[Vec<f32>]) {
-    let mut index = ScanIndex::new(encoder.identity().clone());
+    // The centre of the set's own vectors, which the noisy copies share.
+    let bases: Vec<Vec<u8>> = vectors
+        .iter()
+        .map(|vector| quantise(vector).expect("a vector"))
+        .collect();
+    let centre = Centre::of(bases.iter().map(Vec::as_slice)).expect("vectors");
+    let mut index = ScanIndex::new(encoder.identity().clone(), centre);
     let mut stored = Vec::with_capacity(size);
     let mut noise = 0x2545_f491_4f6c_dd1d_u64;
     for key in 0..size {

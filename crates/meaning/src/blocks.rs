@@ -9,11 +9,16 @@
 //! block into its columns ([`SlotColumns`]), which the index appends as they are, numbering
 //! each of the block's channels and authors once.
 //!
-//! The bytes (little-endian), version 1:
+//! A block's sign bits are taken less the store's centre ([`Centre`]), and the block names
+//! the centre it was built with: a block of another centre (the pass made a new one since) is
+//! refused as if damaged, and its range is read from the vectors instead.
+//!
+//! The bytes (little-endian), version 2:
 //!
 //! | part | bytes |
 //! |---|---|
-//! | version | 1 (`1`) |
+//! | version | 1 (`2`) |
+//! | the centre's fingerprint | 8 |
 //! | slots `n` | 2 |
 //! | channels `c`, then each channel's id | 2, then 8 × `c` |
 //! | authors `a`, then each author's id | 2, then 8 × `a` |
@@ -29,6 +34,7 @@
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 
+use crate::centre::Centre;
 use crate::scan::{Row, Slot, SlotColumns};
 use crate::vector::CODE_WORDS;
 
@@ -36,27 +42,34 @@ use crate::vector::CODE_WORDS;
 /// `b × BLOCK_KEYS` to `(b + 1) × BLOCK_KEYS − 1`.
 pub const BLOCK_KEYS: i64 = 4_096;
 
-/// The version byte of the encoding above.
-const VERSION: u8 = 1;
+/// The version byte of the encoding above (1: uncentred sign bits, and no centre named).
+const VERSION: u8 = 2;
 
 /// The block a message key belongs to.
 pub fn block_of(key: i64) -> i64 {
     key.div_euclid(BLOCK_KEYS)
 }
 
-/// The slots of one block's key range, ascending by key.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The slots of one block's key range, ascending by key, and the centre their sign bits are
+/// taken from.
+#[derive(Debug, Clone, PartialEq)]
 pub struct CodeBlock {
     number: i64,
+    centre: Centre,
     slots: Vec<Slot>,
 }
 
 impl CodeBlock {
-    /// Block `number` built from the stored vectors of its range (rows outside it are
-    /// refused: the caller read the wrong range).
-    pub fn from_rows(number: i64, rows: impl IntoIterator<Item = Row>) -> Result<CodeBlock> {
+    /// Block `number` built from the stored vectors of its range, less `centre` (rows outside
+    /// the range are refused: the caller read the wrong range).
+    pub fn from_rows(
+        number: i64,
+        centre: &Centre,
+        rows: impl IntoIterator<Item = Row>,
+    ) -> Result<CodeBlock> {
         let mut block = CodeBlock {
             number,
+            centre: centre.clone(),
             slots: Vec::new(),
         };
         for row in rows {
@@ -87,7 +100,7 @@ impl CodeBlock {
             )));
         }
         let place = self.slots.binary_search_by_key(&row.key, |slot| slot.key);
-        match (Slot::of(row), place) {
+        match (Slot::of(row, &self.centre), place) {
             (Some(slot), Ok(at)) => self.slots[at] = slot,
             (Some(slot), Err(at)) => self.slots.insert(at, slot),
             (None, Ok(at)) => {
@@ -110,8 +123,9 @@ impl CodeBlock {
         let columns = self.columns();
         let first_key = self.number * BLOCK_KEYS;
         let mut bytes =
-            Vec::with_capacity(8 + 16 * columns.channels.len() + 62 * columns.keys.len());
+            Vec::with_capacity(16 + 16 * columns.channels.len() + 62 * columns.keys.len());
         bytes.push(VERSION);
+        bytes.extend_from_slice(&self.centre.fingerprint().to_le_bytes());
         // A block holds at most BLOCK_KEYS slots, channels and authors: each fits in a u16.
         bytes.extend_from_slice(&(columns.len() as u16).to_le_bytes());
         let lists = [
@@ -149,26 +163,29 @@ impl CodeBlock {
     }
 
     /// Block `number` from its bytes; refused when they are not a block of this version
-    /// (the caller builds it again from the vectors).
-    pub fn decode(number: i64, bytes: &[u8]) -> Result<CodeBlock> {
+    /// built with `centre` (the caller builds it again from the vectors).
+    pub fn decode(number: i64, bytes: &[u8], centre: &Centre) -> Result<CodeBlock> {
         Ok(CodeBlock {
             number,
-            slots: CodeBlock::decode_columns(number, bytes)?.into_slots(),
+            centre: centre.clone(),
+            slots: CodeBlock::decode_columns(number, bytes, centre)?.into_slots(),
         })
     }
 
     /// Block `number`'s slots from its bytes, as columns: what a load appends to the index
     /// ([`ScanIndex::put_columns`](crate::scan::ScanIndex::put_columns)). Refused when they are
-    /// not a block of this version, or when a place lies outside its list or the keys do not
-    /// ascend.
-    pub fn decode_columns(number: i64, bytes: &[u8]) -> Result<SlotColumns> {
+    /// not a block of this version built with `centre`, or when a place lies outside its list
+    /// or the keys do not ascend.
+    pub fn decode_columns(number: i64, bytes: &[u8], centre: &Centre) -> Result<SlotColumns> {
         let damaged = || {
             Error::internal(format!(
                 "Block {number} of the meaning index is damaged or of another version"
             ))
         };
         let mut reader = Bytes { bytes, at: 0 };
-        if reader.take(1).ok_or_else(damaged)?[0] != VERSION {
+        if reader.take(1).ok_or_else(damaged)?[0] != VERSION
+            || reader.u64().ok_or_else(damaged)? != centre.fingerprint()
+        {
             return Err(damaged());
         }
         let count = reader.u16().ok_or_else(damaged)? as usize;
@@ -233,6 +250,7 @@ impl CodeBlock {
             return Err(damaged());
         }
         Ok(SlotColumns {
+            centre: centre.fingerprint(),
             channels,
             authors,
             keys,
@@ -257,6 +275,7 @@ impl CodeBlock {
         // Every slot's id is in its list, built from the slots just above.
         let place = |at: std::result::Result<usize, usize>| at.unwrap_or(0) as u16;
         SlotColumns {
+            centre: self.centre.fingerprint(),
             keys: slots.iter().map(|s| s.key).collect(),
             channel_places: slots
                 .iter()

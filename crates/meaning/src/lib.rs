@@ -10,6 +10,8 @@
 //! - [`text`]: the text of a message that is embedded, the same text full-text search
 //!   indexes, and its fingerprint.
 //! - [`vector`]: a unit vector as 384 signed bytes, and what is derived from them at load.
+//! - [`centre`]: the mean of a store's vectors, taken away before their sign bits are taken,
+//!   so the bits tell messages apart.
 //! - [`scan`]: the per-process index of every current vector, its filters and the exact
 //!   rescoring of the best candidates.
 //! - [`blocks`]: the scan's index as the store keeps it, block by block of message keys, so
@@ -21,6 +23,7 @@
 //! decides what a search may see.
 
 pub mod blocks;
+pub mod centre;
 pub mod e5;
 pub mod fusion;
 pub mod model;

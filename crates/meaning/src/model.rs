@@ -254,6 +254,7 @@ mod tests {
 
     /// The index over the messages' vectors, and the keys closest to `question`, best first.
     fn ranked(encoder: &Encoder, messages: &[&str], question: &str) -> Vec<i64> {
+        use crate::centre::Centre;
         use crate::scan::{Row, ScanFilter, ScanIndex};
         use crate::vector::quantise;
 
@@ -262,7 +263,12 @@ mod tests {
         assert!(vectors.iter().all(|vector| vector.len() == DIMENSIONS));
         let length: f32 = vectors[0].iter().map(|x| x * x).sum::<f32>().sqrt();
         assert!((length - 1.0).abs() < 1e-4, "{length}");
-        let mut index = ScanIndex::new(encoder.identity().clone());
+        let stored: Vec<Vec<u8>> = vectors
+            .iter()
+            .map(|vector| quantise(vector).expect("a vector"))
+            .collect();
+        let centre = Centre::of(stored.iter().map(Vec::as_slice)).expect("vectors");
+        let mut index = ScanIndex::new(encoder.identity().clone(), centre);
         for (key, vector) in vectors.iter().enumerate() {
             index.put(Row {
                 key: key as i64 + 1,

@@ -8,11 +8,15 @@
 //! measure: the scan's cost and an answer's size do not depend on it. Real embeddings of real
 //! lines make good bases (the benchmark embeds the meaning evaluation set's chat lines); a
 //! handful of made-up directions will do for an answer's size.
+//!
+//! Once the vectors are in, the writer takes their centre and builds every block of codes
+//! less it, as the embedding pass does over a store it has walked whole.
 
-use discord_manager_core::business::messages::embedding::keep_blocks;
+use discord_manager_core::business::messages::embedding::{keep_blocks, take_centre};
+use discord_manager_meaning::blocks::block_of;
 use discord_manager_meaning::model::{DIMENSIONS, Identity};
 use discord_manager_meaning::vector::quantise;
-use discord_manager_store::Store;
+use discord_manager_store::{MeaningWalk, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 
 use crate::Rng;
@@ -21,6 +25,9 @@ use crate::Rng;
 /// for messages without one.
 const BATCH: usize = 10_000;
 const SPAN: i64 = 20_000;
+
+/// How many blocks of codes one transaction builds.
+const BLOCKS: i64 = 16;
 
 /// How far each coordinate of a stand-in strays from its base, either way.
 const NOISE: f32 = 0.025;
@@ -51,9 +58,29 @@ pub fn write_stand_in_meanings(store: &Store, bases: &[Vec<f32>]) -> Result<usiz
                 let vector = stand_in(&bases[*key as usize % bases.len()], *key);
                 writer.put_meaning(*key, model, 0, &quantise(&vector)?)?;
             }
-            keep_blocks(writer, model, &keys, &[])
+            Ok(())
         })?;
         written += keys.len();
+    }
+    if written == 0 {
+        return Ok(0);
+    }
+    // Every message has a vector: the walk covers them all, and the centre is taken of them.
+    store.write(|writer| {
+        writer.put_meaning_walk(
+            model,
+            MeaningWalk {
+                low_key: 1,
+                high_key: last,
+            },
+        )
+    })?;
+    take_centre(store, model)?;
+    let mut first = 0;
+    while first <= block_of(last) {
+        let blocks: Vec<i64> = (first..(first + BLOCKS).min(block_of(last) + 1)).collect();
+        store.write(|writer| keep_blocks(writer, model, &[], &blocks))?;
+        first += BLOCKS;
     }
     Ok(written)
 }

@@ -17,6 +17,10 @@ pub const EXEMPTIONS: &[Exemption] = &[
         reason: "keeps the scan's blocks of codes current in the transaction that writes vectors: called by the embedding pass and the benchmark's stand-in writer, never by the owner",
     },
     Exemption {
+        function: "business::messages::embedding::take_centre",
+        reason: "takes the centre of the store's vectors that the scan's sign bits are taken less: called by the embedding pass when one is due and by the benchmark's stand-in writer, never by the owner",
+    },
+    Exemption {
         function: "business::activity::arrivals::arrivals",
         reason: "what needs the owner as it arrives, read by the briefing's own sections: the MCP server pushes it into the session and `watch` prints it; a stream, not a call",
     },

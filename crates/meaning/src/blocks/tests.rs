@@ -10,6 +10,11 @@ fn vector(seed: u32) -> Vec<u8> {
     quantise(&raw).expect("a vector")
 }
 
+/// The centre the blocks are built with: the mean of three of the vectors above.
+fn centre() -> Centre {
+    Centre::of([vector(1).as_slice(), &vector(2), &vector(3)]).expect("three vectors")
+}
+
 fn row(key: i64, channel: u64, author: u64, arrived: i64, sent: i64) -> Row {
     Row {
         key,
@@ -48,7 +53,7 @@ fn a_block_decodes_to_the_slots_it_was_built_from_in_key_order() {
             1_400_000_000_000_000,
         ),
     ];
-    let block = CodeBlock::from_rows(2, rows.clone()).expect("a block");
+    let block = CodeBlock::from_rows(2, &centre(), rows.clone()).expect("a block");
     assert_eq!(
         block
             .slots()
@@ -58,13 +63,13 @@ fn a_block_decodes_to_the_slots_it_was_built_from_in_key_order() {
         [8_192, 8_195, 12_287]
     );
     let bytes = block.encode();
-    let decoded = CodeBlock::decode(2, &bytes).expect("its bytes decode");
+    let decoded = CodeBlock::decode(2, &bytes, &centre()).expect("its bytes decode");
     assert_eq!(decoded, block);
     assert_eq!(decoded.slots()[0].channel_id.get(), u64::MAX);
     assert_eq!(decoded.slots()[2].sent, 1_400_000_000_000_000);
     assert_eq!(
         decoded.slots()[1].code,
-        Slot::of(&rows[0]).expect("a slot").code
+        Slot::of(&rows[0], &centre()).expect("a slot").code
     );
 }
 
@@ -80,7 +85,9 @@ fn a_live_message_costs_about_sixty_bytes_in_a_block() {
             arrived - 180_000,
         )
     });
-    let bytes = CodeBlock::from_rows(1, rows).expect("a block").encode();
+    let bytes = CodeBlock::from_rows(1, &centre(), rows)
+        .expect("a block")
+        .encode();
     let per_message = bytes.len() as f64 / 4_096.0;
     assert!((60.0..64.0).contains(&per_message), "{per_message}");
 }
@@ -88,14 +95,15 @@ fn a_live_message_costs_about_sixty_bytes_in_a_block() {
 #[test]
 fn a_put_replaces_or_removes_a_slot_and_a_key_of_another_block_is_refused() {
     let mut block =
-        CodeBlock::from_rows(0, [row(5, 1, 2, 10, 10), row(7, 1, 2, 20, 20)]).expect("a block");
+        CodeBlock::from_rows(0, &centre(), [row(5, 1, 2, 10, 10), row(7, 1, 2, 20, 20)])
+            .expect("a block");
     let mut moved = row(5, 3, 4, 30, 31);
     moved.vector = vector(99);
     block.put(&moved).expect("a put");
     assert_eq!(block.slots()[0].channel_id.get(), 3);
     assert_eq!(
         block.slots()[0].code,
-        Slot::of(&moved).expect("a slot").code
+        Slot::of(&moved, &centre()).expect("a slot").code
     );
     let mut emptied = row(7, 1, 2, 20, 20);
     emptied.vector = Vec::new();
@@ -112,11 +120,11 @@ fn a_put_replaces_or_removes_a_slot_and_a_key_of_another_block_is_refused() {
 
 #[test]
 fn damaged_bytes_of_every_length_are_refused_not_misread() {
-    let block =
-        CodeBlock::from_rows(0, [row(5, 1, 2, 10, 10), row(7, 1, 2, 20, 20)]).expect("a block");
+    let block = CodeBlock::from_rows(0, &centre(), [row(5, 1, 2, 10, 10), row(7, 1, 2, 20, 20)])
+        .expect("a block");
     let bytes = block.encode();
     for length in 0..bytes.len() {
-        let refusal = CodeBlock::decode(0, &bytes[..length]).expect_err("cut short");
+        let refusal = CodeBlock::decode(0, &bytes[..length], &centre()).expect_err("cut short");
         assert_eq!(
             refusal.message(),
             "Block 0 of the meaning index is damaged or of another version"
@@ -124,16 +132,17 @@ fn damaged_bytes_of_every_length_are_refused_not_misread() {
     }
     let mut longer = bytes.clone();
     longer.push(0);
-    assert!(CodeBlock::decode(0, &longer).is_err());
+    assert!(CodeBlock::decode(0, &longer, &centre()).is_err());
     let mut other_version = bytes;
-    other_version[0] = 2;
-    assert!(CodeBlock::decode(0, &other_version).is_err());
+    other_version[0] = 1;
+    assert!(CodeBlock::decode(0, &other_version, &centre()).is_err());
 }
 
 #[test]
 fn a_blocks_columns_from_its_bytes_are_those_of_the_block_in_memory() {
     let block = CodeBlock::from_rows(
         1,
+        &centre(),
         [
             row(4_100, 9, 3, 10, 12),
             row(4_097, 2, 3, 5, 5),
@@ -141,7 +150,8 @@ fn a_blocks_columns_from_its_bytes_are_those_of_the_block_in_memory() {
         ],
     )
     .expect("a block");
-    let decoded = CodeBlock::decode_columns(1, &block.encode()).expect("its bytes decode");
+    let decoded =
+        CodeBlock::decode_columns(1, &block.encode(), &centre()).expect("its bytes decode");
     assert_eq!(decoded, block.columns());
     assert_eq!(decoded.len(), 3);
     assert_eq!(decoded.keys, [4_097, 4_100, 5_000]);
@@ -152,17 +162,45 @@ fn a_blocks_columns_from_its_bytes_are_those_of_the_block_in_memory() {
 
 #[test]
 fn a_place_outside_its_list_is_refused() {
-    let block =
-        CodeBlock::from_rows(0, [row(5, 1, 2, 10, 10), row(7, 1, 2, 20, 20)]).expect("a block");
+    let block = CodeBlock::from_rows(0, &centre(), [row(5, 1, 2, 10, 10), row(7, 1, 2, 20, 20)])
+        .expect("a block");
     let mut bytes = block.encode();
-    // version, count, one channel, one author, two key offsets: then the channel places.
-    let places = 1 + 2 + (2 + 8) + (2 + 8) + 2 * 2;
+    // version, centre, count, one channel, one author, two key offsets: then the channel
+    // places.
+    let places = 1 + 8 + 2 + (2 + 8) + (2 + 8) + 2 * 2;
     assert_eq!(&bytes[places..places + 4], &[0, 0, 0, 0]);
     bytes[places + 2] = 1;
-    let refusal = CodeBlock::decode_columns(0, &bytes).expect_err("a place past the one channel");
+    let refusal =
+        CodeBlock::decode_columns(0, &bytes, &centre()).expect_err("a place past the one channel");
     assert_eq!(
         refusal.message(),
         "Block 0 of the meaning index is damaged or of another version"
     );
-    assert!(CodeBlock::decode(0, &bytes).is_err());
+    assert!(CodeBlock::decode(0, &bytes, &centre()).is_err());
+}
+
+#[test]
+fn a_block_names_its_centre_and_is_refused_under_another() {
+    let rows = [row(5, 1, 2, 10, 10), row(7, 1, 2, 20, 20)];
+    let block = CodeBlock::from_rows(0, &centre(), rows.clone()).expect("a block");
+    let bytes = block.encode();
+    assert_eq!(bytes[1..9], centre().fingerprint().to_le_bytes());
+    for other in [
+        Centre::none(),
+        Centre::of([vector(4).as_slice()]).expect("a vector"),
+    ] {
+        let refusal = CodeBlock::decode(0, &bytes, &other).expect_err("another centre");
+        assert_eq!(
+            refusal.message(),
+            "Block 0 of the meaning index is damaged or of another version"
+        );
+        assert!(CodeBlock::decode_columns(0, &bytes, &other).is_err());
+    }
+    // The sign bits are taken less the centre: not the vectors' own.
+    let own = CodeBlock::from_rows(0, &Centre::none(), rows).expect("a block");
+    assert_ne!(own.slots()[0].code, block.slots()[0].code);
+    assert_eq!(
+        own.slots()[0].code,
+        crate::vector::sign_code(&crate::vector::coordinates(&vector(5)).unwrap())
+    );
 }

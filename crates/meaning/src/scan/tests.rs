@@ -1,7 +1,7 @@
 //! Unit tests of `scan`, kept beside it so the production file reads on its own.
 
 use super::*;
-use crate::vector::quantise;
+use crate::vector::{quantise, sign_code};
 
 /// A unit vector along coordinate `axis`, tilted a little towards `axis + 1`.
 fn towards(axis: usize, tilt: f32) -> Vec<f32> {
@@ -45,7 +45,7 @@ struct Indexed {
 impl Indexed {
     fn new() -> Indexed {
         Indexed {
-            index: ScanIndex::new(Identity::bundled()),
+            index: ScanIndex::new(Identity::bundled(), Centre::none()),
             stored: HashMap::new(),
         }
     }
@@ -450,14 +450,14 @@ fn a_block_appended_column_by_column_is_the_index_its_slots_put_one_by_one_make(
         row(4_200, "12", "20", 500, &towards(0, 0.3)),
     ];
     let column_of = |number, rows: &[Row]| {
-        CodeBlock::from_rows(number, rows.to_vec())
+        CodeBlock::from_rows(number, &Centre::none(), rows.to_vec())
             .expect("a block")
             .columns()
     };
-    let mut by_block = ScanIndex::new(Identity::bundled());
-    by_block.put_columns(column_of(0, &first));
-    by_block.put_columns(column_of(1, &second));
-    let mut by_slot = ScanIndex::new(Identity::bundled());
+    let mut by_block = ScanIndex::new(Identity::bundled(), Centre::none());
+    by_block.put_columns(column_of(0, &first)).unwrap();
+    by_block.put_columns(column_of(1, &second)).unwrap();
+    let mut by_slot = ScanIndex::new(Identity::bundled(), Centre::none());
     for row in first.iter().chain(&second) {
         assert!(by_slot.put(row.clone()));
     }
@@ -485,18 +485,30 @@ fn a_block_appended_column_by_column_is_the_index_its_slots_put_one_by_one_make(
 #[test]
 fn a_block_before_the_last_slot_is_put_slot_by_slot_and_replaces_what_it_holds() {
     use crate::blocks::CodeBlock;
-    let mut index = ScanIndex::new(Identity::bundled());
-    index.put_columns(
-        CodeBlock::from_rows(1, [row(4_100, "13", "21", 400, &towards(3, 0.1))])
+    let mut index = ScanIndex::new(Identity::bundled(), Centre::none());
+    index
+        .put_columns(
+            CodeBlock::from_rows(
+                1,
+                &Centre::none(),
+                [row(4_100, "13", "21", 400, &towards(3, 0.1))],
+            )
             .unwrap()
             .columns(),
-    );
+        )
+        .unwrap();
     // Block 0 after block 1: out of order, so its slots go through the tail.
     let older = [
         row(5, "11", "20", 100, &towards(0, 0.0)),
         row(4_095, "12", "20", 200, &towards(1, 0.0)),
     ];
-    index.put_columns(CodeBlock::from_rows(0, older.clone()).unwrap().columns());
+    index
+        .put_columns(
+            CodeBlock::from_rows(0, &Centre::none(), older.clone())
+                .unwrap()
+                .columns(),
+        )
+        .unwrap();
     assert_eq!(index.len(), 3);
     assert_eq!(index.sorted, 1);
     assert_eq!(index.find(5), Some(1));
@@ -506,9 +518,15 @@ fn a_block_before_the_last_slot_is_put_slot_by_slot_and_replaces_what_it_holds()
         older[0].clone(),
         row(4_095, "12", "20", 200, &towards(7, 0.0)),
     ];
-    let new_code = Slot::of(&changed[1]).unwrap().code;
+    let new_code = Slot::of(&changed[1], &Centre::none()).unwrap().code;
     assert_ne!(index.codes[2], new_code);
-    index.put_columns(CodeBlock::from_rows(0, changed).unwrap().columns());
+    index
+        .put_columns(
+            CodeBlock::from_rows(0, &Centre::none(), changed)
+                .unwrap()
+                .columns(),
+        )
+        .unwrap();
     assert_eq!(index.len(), 3);
     assert_eq!(index.keys, [4_100, 5, 4_095]);
     assert_eq!(index.codes[2], new_code);
@@ -573,4 +591,87 @@ fn a_slot_the_sign_bits_distance_puts_behind_a_thousand_others_is_found_by_the_q
         .search(&Identity::bundled(), &query, &everywhere(), 1)
         .unwrap();
     assert_eq!(keys(&found), [1]);
+}
+
+/// A unit vector of a part every vector shares (0.5 on every coordinate) and a part of its own
+/// drawn from `seed`: -0.2 on about `negative_in_four` quarters of the coordinates, 0.2 on the
+/// rest. Its own part never changes a sign, so every such vector has the same sign bits of its
+/// own.
+fn shared_and_own(seed: u64, negative_in_four: u64) -> Vec<f32> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let vector: Vec<f32> = (0..DIMENSIONS)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            0.5 + if state % 4 < negative_in_four {
+                -0.2
+            } else {
+                0.2
+            }
+        })
+        .collect();
+    let length = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    vector.into_iter().map(|x| x / length).collect()
+}
+
+#[test]
+fn sign_bits_taken_less_the_centre_find_the_nearest_of_vectors_that_share_a_large_part() {
+    // 9,000 messages whose vectors share a large part, each with its own part negative on
+    // about half the coordinates; the question is message 9,000's own vector, put last, whose
+    // own part is negative on about three quarters. Uncentred, every slot has the same sign
+    // bits: the shortlist is the first 8,000 slots and leaves it out. Less the centre, the
+    // slots' sign bits are their own parts', and so must the question's be: its own bits
+    // (all set) would put message 9,000, with the most bits unset, farthest of all.
+    let rows: Vec<Row> = (1..=9_000)
+        .map(|key| {
+            let negative = if key == 9_000 { 3 } else { 2 };
+            row(key, "11", "20", key, &shared_and_own(key as u64, negative))
+        })
+        .collect();
+    let centre = Centre::of(rows.iter().map(|row| row.vector.as_slice())).expect("vectors");
+    let query = shared_and_own(9_000, 3);
+    let found = |centre: Centre| {
+        let mut index = ScanIndex::new(Identity::bundled(), centre);
+        for row in &rows {
+            index.put(row.clone());
+        }
+        index
+            .candidates(&Identity::bundled(), &query, &everywhere(), 1)
+            .unwrap()
+    };
+    let uncentred = found(Centre::none());
+    assert_eq!(uncentred.len(), MIN_CANDIDATES);
+    assert!(!uncentred.contains(&9_000));
+    let centred = found(centre);
+    assert_eq!(centred.len(), MIN_CANDIDATES);
+    assert!(centred.contains(&9_000), "{:?}", &centred[..10]);
+}
+
+#[test]
+fn a_block_built_with_another_centre_is_refused_by_the_index() {
+    use crate::blocks::CodeBlock;
+    let rows = [row(5, "11", "20", 100, &towards(0, 0.0))];
+    let centre = Centre::of([rows[0].vector.as_slice()]).expect("a vector");
+    let mut index = ScanIndex::new(Identity::bundled(), Centre::none());
+    let refusal = index
+        .put_columns(
+            CodeBlock::from_rows(0, &centre, rows.clone())
+                .unwrap()
+                .columns(),
+        )
+        .expect_err("another centre");
+    assert_eq!(
+        refusal.message(),
+        "A block of the meaning index was built with another centre than the index"
+    );
+    assert!(index.is_empty());
+    index
+        .put_columns(
+            CodeBlock::from_rows(0, &Centre::none(), rows)
+                .unwrap()
+                .columns(),
+        )
+        .unwrap();
+    assert_eq!(index.len(), 1);
 }

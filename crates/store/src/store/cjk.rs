@@ -320,7 +320,7 @@ mod tests {
             drop(store);
             let connection = rusqlite::Connection::open(&path).unwrap();
             connection
-                .execute_batch(crate::store::testing::TEXT_INDEX_BEFORE_0036)
+                .execute_batch(crate::store::testing::BEFORE_0036)
                 .unwrap();
             connection
                 .execute_batch("DROP TABLE cjk_text; DROP TABLE IF EXISTS cjk_text_content; DROP TABLE meaning_walks; DROP TABLE meaning_blocks; PRAGMA user_version = 27;")

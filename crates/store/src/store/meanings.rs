@@ -368,6 +368,8 @@ fn stored_meaning(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredMeaning> {
     })
 }
 
+mod centres;
+pub use centres::StoredCentre;
 mod walks_and_blocks;
 pub use walks_and_blocks::MeaningWalk;
 

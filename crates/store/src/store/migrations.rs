@@ -162,6 +162,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0036_message_text_without_its_copy.sql",
         include_str!("../../../../migrations/0036_message_text_without_its_copy.sql"),
     ),
+    (
+        "0037_meaning_centres.sql",
+        include_str!("../../../../migrations/0037_meaning_centres.sql"),
+    ),
 ];
 
 /// The schema version this binary writes and reads: the number of migrations it knows.

@@ -69,7 +69,9 @@ pub use history::{Anchor, HistoryPage, Position};
 pub use identity::{Identity, IdentitySource};
 pub use imports::{ImportState, NewImportStep};
 pub use ingest_claim::{IngestClaim, IngestHolder};
-pub use meanings::{MeaningProgress, MeaningWalk, StoredMeaning, TextChanges, TextToEmbed};
+pub use meanings::{
+    MeaningProgress, MeaningWalk, StoredCentre, StoredMeaning, TextChanges, TextToEmbed,
+};
 pub use mention_state::MentionDismissal;
 pub use messages::{
     ArrivalCounts, EditRecord, MentionCandidate, MessageRecord, NewEdit, NewMessage, Origin,

@@ -112,11 +112,12 @@ pub const HISTORY_TABLES: &[&str] = &[
     "version_texts",
 ];
 
-/// Takes a current store's index of the messages' words back to before migration 0036, for a
-/// test that takes a store back to an older schema to migrate it again: the index keeps its
-/// own copy of every text again, under the same numbers, and the table and view 0036 adds are
-/// gone.
-pub const TEXT_INDEX_BEFORE_0036: &str = "
+/// Takes a current store back to before migration 0036, for a test that takes a store back to
+/// an older schema to migrate it again: 0037's centres are gone, the index of the messages'
+/// words keeps its own copy of every text again, under the same numbers, and the table and view
+/// 0036 adds are gone.
+pub const BEFORE_0036: &str = "
+    DROP TABLE meaning_centres;
     CREATE TEMP TABLE texts_before_0036 AS
         SELECT text_rowid, content, message_id FROM message_text_versions;
     DROP VIEW message_text_versions;

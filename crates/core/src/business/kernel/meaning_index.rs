@@ -18,6 +18,10 @@
 //! store is read: a refresh reads its batch first and applies it after, and a search takes its
 //! candidates, lets go, then reads their vectors.
 //!
+//! Every slot's sign bits, and the question's, are taken less the centre the store held when
+//! the index was loaded ([`store_centre`]); a block built with another centre (the pass took a
+//! new one since) is read from the vectors instead, so one index never mixes two centres.
+//!
 //! Only the bundled model's vectors are loaded: a vector another model made is never
 //! compared with a question (the scan refuses another identity too).
 
@@ -25,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use discord_manager_meaning::blocks::{BLOCK_KEYS, CodeBlock, block_of};
+use discord_manager_meaning::centre::Centre;
 use discord_manager_meaning::model::{Encoder, Identity};
 use discord_manager_meaning::scan::{Neighbour, Row, ScanFilter, ScanIndex, SlotColumns, rescore};
 use discord_manager_store::{MeaningProgress, Reader, Store, StoredMeaning};
@@ -70,7 +75,7 @@ impl Default for Loaded {
     fn default() -> Loaded {
         Loaded {
             store: None,
-            index: ScanIndex::new(Identity::bundled()),
+            index: ScanIndex::new(Identity::bundled(), Centre::none()),
             from_blocks: false,
         }
     }
@@ -161,13 +166,14 @@ fn load(store: &Store, identity: &Identity) -> Result<Option<ScanIndex>> {
             return Ok(None);
         };
         let messages = reader.message_count()?;
-        Ok(Some((model, reader.last_meaning_seq()?, messages)))
+        let centre = store_centre(reader, model)?;
+        Ok(Some((model, reader.last_meaning_seq()?, messages, centre)))
     })?;
-    let Some((model, through, messages)) = begun else {
+    let Some((model, through, messages, centre)) = begun else {
         return Ok(None);
     };
     let last_block = block_of(messages as i64);
-    let mut index = ScanIndex::new(identity.clone());
+    let mut index = ScanIndex::new(identity.clone(), centre.clone());
     // At most one slot a message: each column grows once, and room it never fills is never
     // touched, so never resident.
     index.reserve(messages as usize);
@@ -181,11 +187,12 @@ fn load(store: &Store, identity: &Identity) -> Result<Option<ScanIndex>> {
     read_ahead(
         &groups,
         LOAD_READERS,
-        |(first, last)| store.read(|reader| read_blocks(reader, model, *first, *last)),
+        |(first, last)| store.read(|reader| read_blocks(reader, model, &centre, *first, *last)),
         |blocks| {
             for block in blocks {
-                index.put_columns(block);
+                index.put_columns(block)?;
             }
+            Ok(())
         },
     )?;
     index.seen_through = through;
@@ -194,13 +201,13 @@ fn load(store: &Store, identity: &Identity) -> Result<Option<ScanIndex>> {
 
 /// Reads each of `parts` with `read` on `readers` threads of their own (part `n` by reader
 /// `n % readers`, each one part ahead at most), and gives what each read to `take` in `parts`'
-/// order. The first failure in that order is returned, and nothing after it is taken; the
-/// readers stop.
+/// order. The first failure in that order (of a read, or of a take) is returned, and nothing
+/// after it is taken; the readers stop.
 fn read_ahead<Part: Sync, Read: Send>(
     parts: &[Part],
     readers: usize,
     read: impl Fn(&Part) -> Result<Read> + Sync,
-    mut take: impl FnMut(Read),
+    mut take: impl FnMut(Read) -> Result<()>,
 ) -> Result<()> {
     let readers = readers.clamp(1, parts.len().max(1));
     std::thread::scope(|scope| {
@@ -225,15 +232,31 @@ fn read_ahead<Part: Sync, Read: Send>(
             let result = receivers[at % readers]
                 .recv()
                 .unwrap_or_else(|_| Err(Error::internal("A read of the store stopped early")));
-            take(result?);
+            take(result?)?;
         }
         Ok(())
     })
 }
 
+/// The centre of `model`'s vectors as the store holds it; none when the pass has not taken
+/// one yet, or when it is damaged (the pass takes it again).
+pub(crate) fn store_centre(reader: &Reader<'_>, model: i64) -> Result<Centre> {
+    Ok(reader
+        .meaning_centre(model)?
+        .and_then(|stored| Centre::from_bytes(&stored.centre).ok())
+        .unwrap_or_else(Centre::none))
+}
+
 /// Blocks `first` to `last` of `model`'s codes: as built, or, for one not built yet (or
-/// unreadable), built here from its range's vectors.
-fn read_blocks(reader: &Reader<'_>, model: i64, first: i64, last: i64) -> Result<Vec<SlotColumns>> {
+/// unreadable, or built with another centre than `centre`), built here from its range's
+/// vectors.
+fn read_blocks(
+    reader: &Reader<'_>,
+    model: i64,
+    centre: &Centre,
+    first: i64,
+    last: i64,
+) -> Result<Vec<SlotColumns>> {
     let mut built = reader
         .meaning_blocks(model, first, (last - first + 1) as usize)?
         .into_iter()
@@ -241,7 +264,7 @@ fn read_blocks(reader: &Reader<'_>, model: i64, first: i64, last: i64) -> Result
     let mut blocks = Vec::new();
     for number in first..=last {
         let kept = match built.next_if(|(at, _)| *at == number) {
-            Some((_, bytes)) => CodeBlock::decode_columns(number, &bytes).ok(),
+            Some((_, bytes)) => CodeBlock::decode_columns(number, &bytes, centre).ok(),
             None => None,
         };
         let block = match kept {
@@ -249,7 +272,7 @@ fn read_blocks(reader: &Reader<'_>, model: i64, first: i64, last: i64) -> Result
             None => {
                 let start = number * BLOCK_KEYS;
                 let rows = reader.meanings_of_keys_between(model, start, start + BLOCK_KEYS - 1)?;
-                CodeBlock::from_rows(number, rows.into_iter().map(scan_row))?.columns()
+                CodeBlock::from_rows(number, centre, rows.into_iter().map(scan_row))?.columns()
             }
         };
         blocks.push(block);

@@ -21,6 +21,13 @@
 //! mid-batch, the batch is simply done again: the store holds one row per message, replaced,
 //! never two.
 //!
+//! **The centre.** Sign bits tell messages apart only less the centre of the store's vectors
+//! (`discord_manager_meaning::centre`), so the pass takes one from a sample of the vectors once
+//! the model has embedded [`CENTRE_FROM`] messages, and again each time that number has doubled,
+//! until it has taken one over [`CENTRE_SETTLED`] messages: a handful of times in a store's
+//! life, each while the store's blocks are few. A new centre drops the model's blocks in the
+//! same transaction, and the pass builds them again, centred.
+//!
 //! The ingest daemon runs it on a blocking thread beside the gateway, never inside the
 //! gateway writer's transactions; tests, the seed and the benchmark run it to the end.
 
@@ -28,12 +35,15 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::business::kernel::meaning_index::scan_row;
+use crate::business::kernel::meaning_index::{scan_row, store_centre};
 use discord_manager_meaning::blocks::{BLOCK_KEYS, CodeBlock, block_of};
+use discord_manager_meaning::centre::Centre;
 use discord_manager_meaning::model::Encoder;
 use discord_manager_meaning::text::{MessageText, fingerprint};
 use discord_manager_meaning::vector::quantise;
-use discord_manager_store::{MeaningProgress, MeaningWalk, Store, TextChanges, Writer};
+use discord_manager_store::{
+    MeaningProgress, MeaningWalk, Reader, Store, StoredCentre, TextChanges, Writer,
+};
 use discord_manager_vocabulary::error::{Error, Result};
 
 /// How many messages a step embeds at most (of each kind: new, and changed).
@@ -49,6 +59,31 @@ pub const SPAN: i64 = 20_000;
 /// walked (each reads up to 4,096 vectors, about 1.6 MB): a store embedded before blocks
 /// existed gets them 245 steps after an upgrade at 1M messages.
 pub const BLOCKS_PER_STEP: usize = 2;
+
+/// How many messages the model has embedded when the pass takes its first centre: fewer are
+/// all rescored by every search anyway (the scan's shortlist is longer). Three in the unit
+/// tests, so a few messages take the path a large store takes.
+#[cfg(not(test))]
+pub const CENTRE_FROM: u64 = 1_000;
+#[cfg(test)]
+pub const CENTRE_FROM: u64 = 3;
+
+/// How many messages the model has embedded when the pass takes its last centre; it is taken
+/// of [`CENTRE_SAMPLE`] vectors spread evenly over them, and stands from then on (six in the
+/// unit tests).
+#[cfg(not(test))]
+pub const CENTRE_SETTLED: u64 = 20_000;
+#[cfg(test)]
+pub const CENTRE_SETTLED: u64 = 6;
+
+/// How many messages' vectors a centre is taken of at most, spread evenly over the keys the
+/// pass has walked (10,000 random reads, a handful of times). Over 10,000 real sentences, a
+/// centre taken of 500 of them served as well as one taken of all (docs/performance.md,
+/// "Search by meaning: candidates"). Four in the unit tests.
+#[cfg(not(test))]
+pub const CENTRE_SAMPLE: u64 = 10_000;
+#[cfg(test)]
+pub const CENTRE_SAMPLE: u64 = 4;
 
 /// What one step did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -77,6 +112,9 @@ pub struct EmbeddingPass {
     changes: TextChanges,
     /// How many keys a step looks through ([`SPAN`]).
     span: i64,
+    /// How many messages the model will have embedded when the centre is next taken (None:
+    /// not read from the store yet; `u64::MAX`: never again).
+    centre_due_at: Option<u64>,
 }
 
 /// What a step read: the keys to embed and where the walk stands after them.
@@ -100,6 +138,7 @@ impl EmbeddingPass {
             model: None,
             changes: TextChanges::default(),
             span: SPAN,
+            centre_due_at: None,
         })
     }
 
@@ -133,6 +172,7 @@ impl EmbeddingPass {
                 *self.model.insert(model)
             }
         };
+        self.keep_centre(store, model)?;
         let (changes, span) = (self.changes, self.span);
         let planned = store.read(|reader| {
             let last = reader.message_count()? as i64;
@@ -246,6 +286,35 @@ impl EmbeddingPass {
         })
     }
 
+    /// Takes the centre of the model's vectors when it is due (see the module's
+    /// documentation): from up to [`CENTRE_SAMPLE`] vectors spread evenly over the walked keys,
+    /// written with the blocks dropped in one transaction.
+    fn keep_centre(&mut self, store: &Store, model: i64) -> Result<()> {
+        let due_at = match self.centre_due_at {
+            Some(due_at) => due_at,
+            None => *self.centre_due_at.insert(store.read(|reader| {
+                let stored = reader.meaning_centre(model)?;
+                Ok(match stored {
+                    Some(stored) if Centre::from_bytes(&stored.centre).is_ok() => {
+                        next_centre_at(stored.reach)
+                    }
+                    // None yet, or damaged: taken again.
+                    _ => CENTRE_FROM,
+                })
+            })?),
+        };
+        if due_at == u64::MAX {
+            return Ok(());
+        }
+        let embedded = store.read(|reader| Ok(reader.meaning_progress(Some(model))?.embedded))?;
+        if embedded < due_at {
+            return Ok(());
+        }
+        let embedded = take_centre(store, model)?;
+        self.centre_due_at = Some(next_centre_at(embedded));
+        Ok(())
+    }
+
     /// Steps until nothing is left (the seed, tests and the benchmark); how many were embedded.
     pub fn run_to_end(&mut self, store: &Store) -> Result<usize> {
         let mut embedded = 0;
@@ -268,6 +337,60 @@ impl EmbeddingPass {
     }
 }
 
+/// Takes the centre of `model`'s vectors now, from up to [`CENTRE_SAMPLE`] of them spread
+/// evenly over the keys the pass has walked, and writes it with the model's blocks dropped, in
+/// one transaction (no centre is written when the sample holds no vector): how many messages
+/// the model had embedded. Called by the pass when a centre is due, and by the benchmark's
+/// stand-in writer once its vectors are in.
+pub fn take_centre(store: &Store, model: i64) -> Result<u64> {
+    let (embedded, vectors) = store.read(|reader| {
+        let embedded = reader.meaning_progress(Some(model))?.embedded;
+        Ok((embedded, sample_vectors(reader, model)?))
+    })?;
+    if let Some(centre) = Centre::of(vectors.iter().map(Vec::as_slice)) {
+        let made_from = vectors.iter().filter(|vector| !vector.is_empty()).count() as u64;
+        store.write(|writer| {
+            writer.put_meaning_centre(
+                model,
+                &StoredCentre {
+                    centre: centre.to_bytes(),
+                    made_from,
+                    reach: embedded,
+                },
+            )
+        })?;
+    }
+    Ok(embedded)
+}
+
+/// When the centre taken at `reach` messages embedded is next taken: at twice as many, or
+/// never (`u64::MAX`) once it was taken at [`CENTRE_SETTLED`].
+fn next_centre_at(reach: u64) -> u64 {
+    if reach >= CENTRE_SETTLED {
+        u64::MAX
+    } else {
+        reach.saturating_mul(2).max(CENTRE_FROM)
+    }
+}
+
+/// Up to [`CENTRE_SAMPLE`] of `model`'s vectors, of keys spread evenly over the range the
+/// pass has walked (empty ones among them: messages with no text).
+fn sample_vectors(reader: &Reader<'_>, model: i64) -> Result<Vec<Vec<u8>>> {
+    let Some(walk) = reader.meaning_walk(model)? else {
+        return Ok(Vec::new());
+    };
+    let keys = (walk.high_key - walk.low_key + 1).max(0) as u64;
+    let sample = keys.min(CENTRE_SAMPLE);
+    let spread: Vec<i64> = (0..sample)
+        .map(|n| walk.low_key + (n * keys / sample) as i64)
+        .collect();
+    Ok(reader
+        .meaning_vectors(model, &spread)?
+        .into_iter()
+        .map(|(_, vector)| vector)
+        .collect())
+}
+
 /// Brings the blocks of codes up to date with the vectors just `written` (a block not built
 /// yet is built whole from its range), and builds the `missing` blocks: to be called in the
 /// transaction that wrote the vectors, by every writer of vectors (the pass, and the
@@ -278,11 +401,12 @@ pub fn keep_blocks(
     written: &[i64],
     missing: &[i64],
 ) -> Result<()> {
+    let centre = store_centre(&writer.reader(), model)?;
     let mut touched: BTreeSet<i64> = written.iter().map(|key| block_of(*key)).collect();
     touched.extend(missing);
     for number in touched {
         let built = writer.reader().meaning_block(model, number)?;
-        let block = match built.map(|bytes| CodeBlock::decode(number, &bytes)) {
+        let block = match built.map(|bytes| CodeBlock::decode(number, &bytes, &centre)) {
             Some(Ok(mut block)) => {
                 let in_block: Vec<i64> = written
                     .iter()
@@ -301,7 +425,8 @@ pub fn keep_blocks(
                 }
                 block
             }
-            // Not built yet, or unreadable: built from every vector of its range.
+            // Not built yet, or unreadable (or of another centre): built from every vector of
+            // its range.
             _ => {
                 let first = number * BLOCK_KEYS;
                 let rows = writer.reader().meanings_of_keys_between(
@@ -309,7 +434,7 @@ pub fn keep_blocks(
                     first,
                     first + BLOCK_KEYS - 1,
                 )?;
-                CodeBlock::from_rows(number, rows.into_iter().map(scan_row))?
+                CodeBlock::from_rows(number, &centre, rows.into_iter().map(scan_row))?
             }
         };
         writer.put_meaning_block(model, number, &block.encode())?;

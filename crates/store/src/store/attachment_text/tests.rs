@@ -276,7 +276,7 @@ fn a_store_from_before_the_files_own_index_finds_its_files_words_after_the_upgra
     // Back to schema 26: the file's text a row of `message_text`, as 0021 wrote it.
     let connection = rusqlite::Connection::open(&path).unwrap();
     connection
-        .execute_batch(crate::store::testing::TEXT_INDEX_BEFORE_0036)
+        .execute_batch(crate::store::testing::BEFORE_0036)
         .unwrap();
     connection
         .execute_batch(&format!(

@@ -149,7 +149,7 @@ fn a_store_from_before_the_running_totals_gets_them_counted_from_its_messages() 
     // written before them.
     let connection = Connection::open(&path).unwrap();
     connection
-        .execute_batch(crate::store::testing::TEXT_INDEX_BEFORE_0036)
+        .execute_batch(crate::store::testing::BEFORE_0036)
         .unwrap();
     connection
         .execute_batch(
@@ -252,7 +252,7 @@ fn a_store_from_before_the_attachments_record_gets_its_messages_files_listed() {
     // Back to schema 19: the tables gone (0021's to 0023's too), as a store written before them.
     let connection = Connection::open(&path).unwrap();
     connection
-        .execute_batch(crate::store::testing::TEXT_INDEX_BEFORE_0036)
+        .execute_batch(crate::store::testing::BEFORE_0036)
         .unwrap();
     connection
         .execute_batch(
@@ -342,7 +342,7 @@ fn the_meaning_totals_start_from_the_vectors_a_store_already_holds() {
     // Back to schema 22: vectors written before their totals were kept.
     let connection = Connection::open(&path).unwrap();
     connection
-        .execute_batch(crate::store::testing::TEXT_INDEX_BEFORE_0036)
+        .execute_batch(crate::store::testing::BEFORE_0036)
         .unwrap();
     connection
         .execute_batch(

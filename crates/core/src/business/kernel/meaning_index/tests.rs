@@ -16,7 +16,10 @@ fn parts_are_read_on_threads_of_their_own_and_taken_in_their_order() {
             readers.lock().unwrap().push(std::thread::current().id());
             Ok(part * 3)
         },
-        |value| taken.push(value),
+        |value| {
+            taken.push(value);
+            Ok(())
+        },
     )
     .unwrap();
     assert_eq!(taken, [0, 3, 6, 9, 12, 15, 18, 21, 24, 27]);
@@ -31,7 +34,16 @@ fn parts_are_read_on_threads_of_their_own_and_taken_in_their_order() {
 #[test]
 fn more_readers_than_parts_read_each_part_once_and_no_parts_take_nothing() {
     let mut taken = Vec::new();
-    read_ahead(&[7u32, 8], 4, |part| Ok(*part), |value| taken.push(value)).unwrap();
+    read_ahead(
+        &[7u32, 8],
+        4,
+        |part| Ok(*part),
+        |value| {
+            taken.push(value);
+            Ok(())
+        },
+    )
+    .unwrap();
     assert_eq!(taken, [7, 8]);
     let none: [u32; 0] = [];
     read_ahead(
@@ -55,9 +67,33 @@ fn the_first_failure_in_the_parts_order_is_returned_and_nothing_after_it_is_take
             7 | 10 => Err(Error::internal(format!("part {part} failed"))),
             _ => Ok(*part),
         },
-        |value| taken.push(value),
+        |value| {
+            taken.push(value);
+            Ok(())
+        },
     )
     .unwrap_err();
     assert_eq!(failure.message(), "part 7 failed");
     assert_eq!(taken, [0, 1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn a_part_that_cannot_be_taken_stops_the_rest() {
+    let parts: Vec<u32> = (0..12).collect();
+    let mut taken = Vec::new();
+    let failure = read_ahead(
+        &parts,
+        2,
+        |part| Ok(*part),
+        |value| {
+            if value == 4 {
+                return Err(Error::internal("part 4 cannot be taken"));
+            }
+            taken.push(value);
+            Ok(())
+        },
+    )
+    .unwrap_err();
+    assert_eq!(failure.message(), "part 4 cannot be taken");
+    assert_eq!(taken, [0, 1, 2, 3]);
 }
