@@ -516,13 +516,14 @@ impl SignRanking {
             .chunks(8)
             .take(CODE_WORDS * 8)
             .map(|coordinates| {
+                // Byte 0 is every coordinate taken against; each byte adds twice the coordinate
+                // of its lowest bit to the byte without that bit: 256 additions a table.
                 let mut sums = [0f32; 256];
-                for (byte, sum) in sums.iter_mut().enumerate() {
-                    *sum = coordinates
-                        .iter()
-                        .enumerate()
-                        .map(|(bit, x)| if (byte >> bit) & 1 == 1 { *x } else { -*x })
-                        .sum();
+                sums[0] = -coordinates.iter().sum::<f32>();
+                for byte in 1..256usize {
+                    let lowest = byte.trailing_zeros() as usize;
+                    let x = coordinates.get(lowest).copied().unwrap_or(0.0);
+                    sums[byte] = sums[byte & (byte - 1)] + 2.0 * x;
                 }
                 sums
             })
@@ -532,11 +533,13 @@ impl SignRanking {
 
     /// How the question's coordinates hold against `code`.
     fn score(&self, code: &[u64; CODE_WORDS]) -> f32 {
-        self.sums
-            .iter()
-            .enumerate()
-            .map(|(at, sums)| sums[((code[at / 8] >> (at % 8 * 8)) & 0xff) as usize])
-            .sum()
+        let mut total = 0f32;
+        for (word, tables) in code.iter().zip(self.sums.chunks_exact(8)) {
+            for (at, sums) in tables.iter().enumerate() {
+                total += sums[((word >> (at * 8)) & 0xff) as usize];
+            }
+        }
+        total
     }
 
     /// The `room` of `slots` whose sign bits `query` ranks best (ties: the lower slot), in
