@@ -76,7 +76,7 @@ fn main() {
         .map(|vector| quantise(vector).expect("a vector"))
         .collect();
     let centre = Centre::of(stored.iter().map(Vec::as_slice)).expect("vectors");
-    let mut index = ScanIndex::new(encoder.identity().clone(), centre);
+    let mut index = ScanIndex::new(encoder.identity().clone(), centre.clone());
     for (key, vector) in vectors.iter().enumerate() {
         index.put(Row {
             key: key as i64,
@@ -150,20 +150,15 @@ fn main() {
             vectors.len()
         );
     }
-    scan_at(1_000_000, &encoder, &vectors);
+    scan_at(1_000_000, &encoder, &vectors, centre);
 }
 
 /// The scan over `size` stored vectors (the set's own, repeated with a little noise, in 50
 /// channels), one question at a time over every channel: p50 and p95 of 50 searches for ten
 /// results. The scan and the rescoring alone: no SQL filter, no read of the candidates'
-/// vectors from a store (they are kept here in memory).
-fn scan_at(size: usize, encoder: &Encoder, vectors: &[Vec<f32>]) {
-    // The centre of the set's own vectors, which the noisy copies share.
-    let bases: Vec<Vec<u8>> = vectors
-        .iter()
-        .map(|vector| quantise(vector).expect("a vector"))
-        .collect();
-    let centre = Centre::of(bases.iter().map(Vec::as_slice)).expect("vectors");
+/// vectors from a store (they are kept here in memory). The sign bits are taken less `centre`,
+/// the centre of the set's own vectors, which the noisy copies share.
+fn scan_at(size: usize, encoder: &Encoder, vectors: &[Vec<f32>], centre: Centre) {
     let mut index = ScanIndex::new(encoder.identity().clone(), centre);
     let mut stored = Vec::with_capacity(size);
     let mut noise = 0x2545_f491_4f6c_dd1d_u64;
