@@ -9,13 +9,24 @@
 //! projection added back and normalised, then the feed-forward (GELU between its two
 //! matrices) added back and normalised. The sentence vector is the mean of its tokens' last
 //! states, `<s>` and `</s>` included, scaled to length 1.
+//!
+//! **One text on two cores.** Everything in a layer but attention is done token by token, so
+//! a text's tokens are shared between two threads that run the whole pass side by side, each
+//! over its own tokens. Attention alone reads the other share's keys and values: each thread
+//! publishes its own in an [`Exchange`] and the two meet once a layer before reading them.
+//! The exchange keeps two layers' keys and values, so a thread that runs ahead into the next
+//! layer writes beside what the other is still reading. Each token's arithmetic is the same
+//! on either path, so a shared pass gives the same bits as a pass on one thread.
 
-use super::kernels::{Quantised, add_and_normalise, dot, gelu, multiply_tokens};
+use std::ops::Range;
+use std::sync::{Condvar, Mutex, RwLock, RwLockReadGuard};
+
+use super::kernels::{Quantised, add_and_normalise, dot, gelu, multiply};
 use super::weights::{Fault, Weights};
 
 /// The unit vector of each sequence, in order. Each sequence holds `<s>`, its content and
-/// `</s>`, at most as many tokens as the model has positions. `split`: the matrix products
-/// share their tokens between two threads.
+/// `</s>`, at most as many tokens as the model has positions. `split`: the tokens are shared
+/// between this thread and one more.
 pub(crate) fn encode(
     weights: &Weights,
     sequences: &[Vec<u32>],
@@ -24,9 +35,8 @@ pub(crate) fn encode(
     let shape = weights.shape;
     let hidden = shape.hidden;
     let tokens: usize = sequences.iter().map(Vec::len).sum();
-    // Where each sequence starts, and one past the last.
-    let mut starts = Vec::with_capacity(sequences.len() + 1);
-    starts.push(0);
+    // Each token's sequence, as the range of tokens it spans.
+    let mut spans = Vec::with_capacity(tokens);
     let mut x = vec![0.0f32; tokens * hidden];
     let mut t = 0;
     for sequence in sequences {
@@ -37,44 +47,126 @@ pub(crate) fn encode(
                 shape.positions
             ));
         }
+        let span = t..t + sequence.len();
         for (position, piece) in sequence.iter().enumerate() {
             let row = &mut x[t * hidden..(t + 1) * hidden];
             row.copy_from_slice(&weights.positions[position * hidden..(position + 1) * hidden]);
             weights.table.add_row(*piece, row)?;
+            spans.push(span.clone());
             t += 1;
         }
-        starts.push(t);
     }
     let norm = &weights.embedding_norm;
     add_and_normalise(&mut x, None, &norm.weight, &norm.bias, shape.epsilon);
 
-    let mut quantised = Quantised::default();
-    let mut query = vec![0.0f32; tokens * hidden];
-    let mut key = vec![0.0f32; tokens * hidden];
-    let mut value = vec![0.0f32; tokens * hidden];
-    let mut context = vec![0.0f32; tokens * hidden];
-    let mut projected = vec![0.0f32; tokens * hidden];
-    let mut middle = vec![0.0f32; tokens * shape.feed_forward];
-    let head_size = hidden / shape.heads;
-    let scale = 1.0 / (head_size as f32).sqrt();
-    let longest = sequences.iter().map(Vec::len).max().unwrap_or(0);
-    let mut probabilities = vec![0.0f32; longest];
-    for layer in &weights.layers {
-        quantised.quantise(&x, hidden);
-        multiply_tokens(&layer.query, &quantised, &mut query, split);
-        multiply_tokens(&layer.key, &quantised, &mut key, split);
-        multiply_tokens(&layer.value, &quantised, &mut value, split);
-        for window in starts.windows(2) {
-            let (first, end) = (window[0], window[1]);
-            for t in first..end {
+    let shares: Vec<Range<usize>> = if split && tokens >= 2 {
+        vec![0..tokens / 2, tokens / 2..tokens]
+    } else {
+        std::iter::once(0..tokens).collect()
+    };
+    let exchange = Exchange::new(&shares, hidden);
+    let pass = Pass {
+        weights,
+        spans: &spans,
+        exchange: &exchange,
+    };
+    match &shares[..] {
+        [_, second] => {
+            let (first_x, second_x) = x.split_at_mut(second.start * hidden);
+            std::thread::scope(|scope| {
+                let helper = scope.spawn(|| pass.share(1, second_x));
+                let mine = pass.share(0, first_x);
+                let theirs = helper
+                    .join()
+                    .unwrap_or_else(|_| Err("an embedding thread stopped".into()));
+                mine.and(theirs)
+            })?;
+        }
+        _ => pass.share(0, &mut x)?,
+    }
+
+    let mut vectors = Vec::with_capacity(sequences.len());
+    let mut first = 0;
+    for sequence in sequences {
+        let mut pooled = vec![0.0f32; hidden];
+        for t in first..first + sequence.len() {
+            for (sum, value) in pooled.iter_mut().zip(&x[t * hidden..(t + 1) * hidden]) {
+                *sum += value;
+            }
+        }
+        first += sequence.len();
+        let length = pooled.iter().map(|value| value * value).sum::<f32>().sqrt();
+        let length = length.max(1e-12);
+        pooled.iter_mut().for_each(|value| *value /= length);
+        vectors.push(pooled);
+    }
+    Ok(vectors)
+}
+
+/// What every share of one pass reads.
+struct Pass<'a> {
+    weights: &'a Weights,
+    spans: &'a [Range<usize>],
+    exchange: &'a Exchange,
+}
+
+impl Pass<'_> {
+    /// Every layer over share `index` of the tokens, whose states `x` holds.
+    fn share(&self, index: usize, x: &mut [f32]) -> Result<(), Fault> {
+        let exchange = self.exchange;
+        // Should this thread stop early, the other is not left waiting for it.
+        let _leaving = Leaving(&exchange.meeting);
+        let shape = self.weights.shape;
+        let hidden = shape.hidden;
+        let own = exchange.shares[index].clone();
+        let tokens = own.len();
+        let mut quantised = Quantised::default();
+        let mut query = vec![0.0f32; tokens * hidden];
+        let mut context = vec![0.0f32; tokens * hidden];
+        let mut projected = vec![0.0f32; tokens * hidden];
+        let mut middle = vec![0.0f32; tokens * shape.feed_forward];
+        let head_size = hidden / shape.heads;
+        let scale = 1.0 / (head_size as f32).sqrt();
+        let longest = self.spans.iter().map(Range::len).max().unwrap_or(0);
+        let mut probabilities = vec![0.0f32; longest];
+        for (number, layer) in self.weights.layers.iter().enumerate() {
+            let parity = number % 2;
+            quantised.quantise(x, hidden);
+            multiply(&layer.query, quantised.all(), &mut query);
+            {
+                let mut published = exchange.layers[parity][index]
+                    .write()
+                    .map_err(|_| stopped())?;
+                let KeysValues { key, value } = &mut *published;
+                multiply(&layer.key, quantised.all(), key);
+                multiply(&layer.value, quantised.all(), value);
+            }
+            exchange.meeting.wait()?;
+            let read: Vec<RwLockReadGuard<KeysValues>> = exchange.layers[parity]
+                .iter()
+                .map(|lock| lock.read().map_err(|_| stopped()))
+                .collect::<Result<_, _>>()?;
+            // Token `s`'s row of keys or values, wherever its share published it.
+            let row = |s: usize, values: bool| -> &[f32] {
+                let at = exchange.shares.partition_point(|share| share.end <= s);
+                let published = &read[at];
+                let rows = if values {
+                    &published.value
+                } else {
+                    &published.key
+                };
+                let s = s - exchange.shares[at].start;
+                &rows[s * hidden..(s + 1) * hidden]
+            };
+            for (t, span) in own.clone().zip(&self.spans[own.clone()]) {
+                let local = t - own.start;
                 for head in 0..shape.heads {
                     let columns = head * head_size..(head + 1) * head_size;
-                    let q = &query[t * hidden..][columns.clone()];
-                    let probabilities = &mut probabilities[..end - first];
+                    let q = &query[local * hidden..][columns.clone()];
+                    let probabilities = &mut probabilities[..span.len()];
                     let mut largest = f32::NEG_INFINITY;
-                    for (s, probability) in (first..end).zip(probabilities.iter_mut()) {
-                        let k = &key[s * hidden..][columns.clone()];
-                        *probability = dot(q, k) * scale;
+                    for (s, probability) in span.clone().zip(probabilities.iter_mut()) {
+                        *probability = dot(q, &row(s, false)[columns.clone()]) * scale;
                         largest = largest.max(*probability);
                     }
                     let mut total = 0.0;
@@ -82,58 +174,164 @@ pub(crate) fn encode(
                         *probability = (*probability - largest).exp();
                         total += *probability;
                     }
-                    let out = &mut context[t * hidden..][columns.clone()];
+                    let out = &mut context[local * hidden..][columns.clone()];
                     out.fill(0.0);
-                    for (s, probability) in (first..end).zip(probabilities.iter()) {
+                    for (s, probability) in span.clone().zip(probabilities.iter()) {
                         let weight = probability / total;
-                        let v = &value[s * hidden..][columns.clone()];
-                        for (out, v) in out.iter_mut().zip(v) {
+                        for (out, v) in out.iter_mut().zip(&row(s, true)[columns.clone()]) {
                             *out += weight * v;
                         }
                     }
                 }
             }
+            drop(read);
+            quantised.quantise(&context, hidden);
+            multiply(&layer.attention_out, quantised.all(), &mut projected);
+            let norm = &layer.attention_norm;
+            add_and_normalise(x, Some(&projected), &norm.weight, &norm.bias, shape.epsilon);
+            quantised.quantise(x, hidden);
+            multiply(&layer.feed_in, quantised.all(), &mut middle);
+            for value in middle.iter_mut() {
+                *value = gelu(*value);
+            }
+            quantised.quantise(&middle, shape.feed_forward);
+            multiply(&layer.feed_out, quantised.all(), &mut projected);
+            let norm = &layer.output_norm;
+            add_and_normalise(x, Some(&projected), &norm.weight, &norm.bias, shape.epsilon);
         }
-        quantised.quantise(&context, hidden);
-        multiply_tokens(&layer.attention_out, &quantised, &mut projected, split);
-        let norm = &layer.attention_norm;
-        add_and_normalise(
-            &mut x,
-            Some(&projected),
-            &norm.weight,
-            &norm.bias,
-            shape.epsilon,
-        );
-        quantised.quantise(&x, hidden);
-        multiply_tokens(&layer.feed_in, &quantised, &mut middle, split);
-        for value in middle.iter_mut() {
-            *value = gelu(*value);
+        Ok(())
+    }
+}
+
+fn stopped() -> Fault {
+    "an embedding thread stopped".into()
+}
+
+/// A share's keys and values of one layer, token by token.
+struct KeysValues {
+    key: Vec<f32>,
+    value: Vec<f32>,
+}
+
+/// Where the shares publish their keys and values, and where they meet.
+struct Exchange {
+    shares: Vec<Range<usize>>,
+    /// By the layer's parity, then by share.
+    layers: [Vec<RwLock<KeysValues>>; 2],
+    meeting: Meeting,
+}
+
+impl Exchange {
+    fn new(shares: &[Range<usize>], hidden: usize) -> Exchange {
+        let layer = || {
+            shares
+                .iter()
+                .map(|share| {
+                    RwLock::new(KeysValues {
+                        key: vec![0.0; share.len() * hidden],
+                        value: vec![0.0; share.len() * hidden],
+                    })
+                })
+                .collect()
+        };
+        Exchange {
+            shares: shares.to_vec(),
+            layers: [layer(), layer()],
+            meeting: Meeting::new(shares.len()),
         }
-        quantised.quantise(&middle, shape.feed_forward);
-        multiply_tokens(&layer.feed_out, &quantised, &mut projected, split);
-        let norm = &layer.output_norm;
-        add_and_normalise(
-            &mut x,
-            Some(&projected),
-            &norm.weight,
-            &norm.bias,
-            shape.epsilon,
-        );
+    }
+}
+
+/// A barrier the shares of one pass meet at, once a layer; unlike `std::sync::Barrier` it
+/// lets a thread that stopped early leave, so the other is told instead of waiting forever.
+struct Meeting {
+    threads: usize,
+    state: Mutex<Round>,
+    turned: Condvar,
+}
+
+#[derive(Default)]
+struct Round {
+    arrived: usize,
+    number: u64,
+    broken: bool,
+}
+
+impl Meeting {
+    fn new(threads: usize) -> Meeting {
+        Meeting {
+            threads,
+            state: Mutex::new(Round::default()),
+            turned: Condvar::new(),
+        }
     }
 
-    Ok(starts
-        .windows(2)
-        .map(|window| {
-            let mut pooled = vec![0.0f32; hidden];
-            for t in window[0]..window[1] {
-                for (sum, value) in pooled.iter_mut().zip(&x[t * hidden..(t + 1) * hidden]) {
-                    *sum += value;
-                }
-            }
-            let length = pooled.iter().map(|value| value * value).sum::<f32>().sqrt();
-            let length = length.max(1e-12);
-            pooled.iter_mut().for_each(|value| *value /= length);
-            pooled
-        })
-        .collect())
+    /// Returns once every thread has arrived, or at once when there is only this one.
+    fn wait(&self) -> Result<(), Fault> {
+        if self.threads == 1 {
+            return Ok(());
+        }
+        let mut round = self.state.lock().map_err(|_| stopped())?;
+        if round.broken {
+            return Err(stopped());
+        }
+        round.arrived += 1;
+        if round.arrived == self.threads {
+            round.arrived = 0;
+            round.number += 1;
+            self.turned.notify_all();
+            return Ok(());
+        }
+        let number = round.number;
+        let round = self
+            .turned
+            .wait_while(round, |round| round.number == number && !round.broken)
+            .map_err(|_| stopped())?;
+        if round.number == number {
+            return Err(stopped());
+        }
+        Ok(())
+    }
+}
+
+/// Marks the meeting broken when its thread leaves it, by returning (a thread that finished
+/// has met the other at every layer, so nobody waits for it again), by an error or by
+/// unwinding (the other is then told at its next meeting).
+struct Leaving<'a>(&'a Meeting);
+
+impl Drop for Leaving<'_> {
+    fn drop(&mut self) {
+        let mut round = match self.0.state.lock() {
+            Ok(round) => round,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        round.broken = true;
+        self.0.turned.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Meeting;
+
+    #[test]
+    fn a_thread_waiting_at_a_meeting_is_told_when_the_other_leaves() {
+        let meeting = Meeting::new(2);
+        std::thread::scope(|scope| {
+            let waiting = scope.spawn(|| meeting.wait());
+            // The other thread meets once, then leaves before the second meeting.
+            let helper = scope.spawn(|| {
+                let _leaving = super::Leaving(&meeting);
+                meeting.wait()
+            });
+            assert_eq!(helper.join().expect("the helper"), Ok(()));
+            assert_eq!(waiting.join().expect("the waiter"), Ok(()));
+        });
+        assert_eq!(
+            meeting.wait(),
+            Err("an embedding thread stopped".to_string())
+        );
+        // One thread alone never waits.
+        assert_eq!(Meeting::new(1).wait(), Ok(()));
+    }
 }

@@ -40,11 +40,16 @@ pub(crate) struct Matrix {
     /// a group's scales of a block's rows are one vector (read by the x86-64 kernels alone).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     block_scales: Vec<f32>,
-    /// Each weight's nibble as a byte (0..=15), row by row: unpacked once at load (21 MB for
-    /// the twelve layers, against 12 MB packed), so the products read them straight.
-    weights: Vec<u8>,
+    /// The weights packed as the file keeps them, row by row: a group's 16 bytes, byte `j`
+    /// holding weight `j` in its low nibble and weight `j + 16` in its high one. Kept packed
+    /// (12 MB for the twelve layers, against 21 MB a byte each), a product reads half as
+    /// much memory, which is what one question's few tokens wait on.
+    packed: Vec<u8>,
     pub bias: Vec<f32>,
 }
+
+/// Bytes of a packed group's weights.
+const PACKED: usize = GROUP / 2;
 
 impl Matrix {
     /// A matrix from the file's groups (an f16 scale and 16 bytes each).
@@ -55,13 +60,10 @@ impl Matrix {
         bias: Vec<f32>,
     ) -> Matrix {
         let mut scales = Vec::with_capacity(groups.len() / 18);
-        let mut weights = vec![0u8; groups.len() / 18 * GROUP];
-        for (group, out) in groups.chunks_exact(18).zip(weights.chunks_exact_mut(GROUP)) {
+        let mut packed = Vec::with_capacity(groups.len() / 18 * PACKED);
+        for group in groups.chunks_exact(18) {
             scales.push(f16_to_f32(u16::from_le_bytes([group[0], group[1]])));
-            for (j, byte) in group[2..].iter().enumerate() {
-                out[j] = byte & 0x0f;
-                out[j + 16] = byte >> 4;
-            }
+            packed.extend_from_slice(&group[2..]);
         }
         let groups_per_row = columns / GROUP;
         let mut block_scales = Vec::with_capacity(rows / ROWS * ROWS * groups_per_row);
@@ -77,8 +79,19 @@ impl Matrix {
             columns,
             scales,
             block_scales,
-            weights,
+            packed,
             bias,
+        }
+    }
+
+    /// Weight `column` of `row` as its nibble (0..=15).
+    fn nibble(&self, row: usize, column: usize) -> u8 {
+        let group = row * (self.columns / GROUP) + column / GROUP;
+        let byte = self.packed[group * PACKED + column % PACKED];
+        if column % GROUP < PACKED {
+            byte & 0x0f
+        } else {
+            byte >> 4
         }
     }
 }
@@ -155,22 +168,6 @@ impl Activations<'_> {
     }
 }
 
-/// [`multiply`] with the tokens shared between two threads when `split` (one text's pass,
-/// which has both cores to itself), on this one otherwise.
-pub(crate) fn multiply_tokens(matrix: &Matrix, x: &Quantised, out: &mut [f32], split: bool) {
-    let tokens = x.all().tokens();
-    if !split || tokens < 2 {
-        multiply(matrix, x.all(), out);
-        return;
-    }
-    let half = tokens / 2;
-    let (first, second) = out.split_at_mut(half * matrix.rows);
-    std::thread::scope(|scope| {
-        scope.spawn(|| multiply(matrix, x.view(half..tokens), second));
-        multiply(matrix, x.view(0..half), first);
-    });
-}
-
 /// 1.5 × 2^23: adding it leaves no fraction bits, so the addition rounds to an integer.
 const ROUNDING: f32 = 12_582_912.0;
 
@@ -202,56 +199,62 @@ pub(crate) fn multiply(matrix: &Matrix, x: Activations, out: &mut [f32]) {
 pub(crate) fn multiply_portable(matrix: &Matrix, x: Activations, out: &mut [f32], from: usize) {
     let columns = matrix.columns;
     let groups = columns / GROUP;
-    for first in (from..matrix.rows).step_by(ROWS) {
-        let count = ROWS.min(matrix.rows - first);
-        let expanded = &matrix.weights[first * columns..(first + count) * columns];
-        for t in 0..x.tokens() {
-            let values = &x.values[t * columns..(t + 1) * columns];
-            let scales = &x.scales[t * groups..(t + 1) * groups];
-            let sums = &x.sums[t * groups..(t + 1) * groups];
-            for r in 0..count {
-                let row = first + r;
-                let weights = &expanded[r * columns..(r + 1) * columns];
-                let row_scales = &matrix.scales[row * groups..(row + 1) * groups];
-                let mut total = 0.0f32;
-                for g in 0..groups {
-                    let w = &weights[g * GROUP..(g + 1) * GROUP];
-                    let a = &values[g * GROUP..(g + 1) * GROUP];
-                    let dot: i32 = w
-                        .iter()
-                        .zip(a)
-                        .map(|(w, a)| i32::from(*w) * i32::from(*a))
-                        .sum();
-                    total += row_scales[g] * scales[g] * (dot - 8 * sums[g]) as f32;
-                }
-                out[t * matrix.rows + row] = matrix.bias[row] + total;
+    for t in 0..x.tokens() {
+        let values = &x.values[t * columns..(t + 1) * columns];
+        let scales = &x.scales[t * groups..(t + 1) * groups];
+        let sums = &x.sums[t * groups..(t + 1) * groups];
+        for row in from..matrix.rows {
+            let row_scales = &matrix.scales[row * groups..(row + 1) * groups];
+            let mut total = 0.0f32;
+            for g in 0..groups {
+                let a = &values[g * GROUP..(g + 1) * GROUP];
+                let dot: i32 = a
+                    .iter()
+                    .enumerate()
+                    .map(|(j, a)| i32::from(matrix.nibble(row, g * GROUP + j)) * i32::from(*a))
+                    .sum();
+                total += row_scales[g] * scales[g] * (dot - 8 * sums[g]) as f32;
             }
+            out[t * matrix.rows + row] = matrix.bias[row] + total;
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
-    //! The products with AVX2: `maddubs` multiplies 32 weights (0..=15) by 32 signed bytes
-    //! into 16 pair sums and `madd` by ones widens them to 8 lanes of i32 (with AVX-VNNI,
-    //! `dpbusd` does both at once); each group's sum is scaled into 8 lanes of f32 with one
-    //! fused multiply-add, and one horizontal sum ends each output.
+    //! The products with AVX2. Two groups of a row are one 32-byte load of packed weights:
+    //! its low nibbles are weights 0..16 of both groups and its high nibbles weights 16..32,
+    //! so the activations of the two groups are laid the same way (two lane permutes per
+    //! token, shared by the block's rows). `maddubs` multiplies 32 nibbles by 32 signed bytes
+    //! into 16 pair sums, the low and high nibbles' sums are added (at most 4 × 15 × 127, an
+    //! i16 holds it) and `madd` by ones widens them to 8 lanes of i32: four for each group
+    //! (with AVX-VNNI, `dpbusd` does the products and the widening). Each lane is scaled by
+    //! its group's scales with one fused multiply-add, and one horizontal sum ends each
+    //! output. A row's last group, when the count is odd, is done alone.
 
-    use super::{Activations, GROUP, Matrix, ROWS};
+    use super::{Activations, GROUP, Matrix, PACKED, ROWS};
     use std::arch::x86_64::*;
 
-    /// The loop of both variants; `$dot` makes a group's 8 lanes of i32 from weights and
-    /// activations. Blocks of [`ROWS`] rows: per token, each row's lanes gather its groups'
-    /// scaled sums; the eight rows' lanes are then summed across in one vector, the rows'
-    /// outputs side by side, and stored at once. Rows past the last whole block go the
-    /// portable way.
+    /// The loop of both variants; `$pair` makes 8 lanes of i32 (four per group) from the low
+    /// and high nibbles and the two activation vectors laid to match, `$single` one group's
+    /// 8 lanes from its 32 nibbles and activations. Blocks of [`ROWS`] rows: per token, each
+    /// row's lanes gather its groups' scaled sums; the eight rows' lanes are then summed
+    /// across in one vector, the rows' outputs side by side, and stored at once. Rows past
+    /// the last whole block go the portable way.
     macro_rules! products {
-        ($matrix:ident, $x:ident, $out:ident, |$w:ident, $a:ident| $dot:expr) => {{
+        (
+            $matrix:ident, $x:ident, $out:ident,
+            pair |$low:ident, $high:ident, $a_low:ident, $a_high:ident| $pair:expr,
+            single |$w:ident, $a:ident| $single:expr
+        ) => {{
             let columns = $matrix.columns;
             let groups = columns / GROUP;
+            let pairs = groups / 2;
+            let row_bytes = groups * PACKED;
+            let nibbles = _mm256_set1_epi8(0x0f);
             let whole = $matrix.rows - $matrix.rows % ROWS;
             for first in (0..whole).step_by(ROWS) {
-                let expanded = &$matrix.weights[first * columns..(first + ROWS) * columns];
+                let packed = &$matrix.packed[first * row_bytes..(first + ROWS) * row_bytes];
                 let block_scales = &$matrix.block_scales[first * groups..(first + ROWS) * groups];
                 // SAFETY: the bias holds a value per row, first + 8 <= rows.
                 let bias = unsafe { _mm256_loadu_ps($matrix.bias.as_ptr().add(first)) };
@@ -261,8 +264,69 @@ pub(crate) mod avx2 {
                     let sums = &$x.sums[t * groups..(t + 1) * groups];
                     let mut lanes = [_mm256_setzero_ps(); ROWS];
                     let mut offsets = _mm256_setzero_ps();
-                    for g in 0..groups {
-                        // SAFETY: `values` holds `columns` bytes, g * GROUP + 32 <= columns.
+                    for p in 0..pairs {
+                        let g = 2 * p;
+                        // SAFETY: `values` holds `columns` bytes, (g + 2) * GROUP <= columns.
+                        let (first_group, second_group) = unsafe {
+                            (
+                                _mm256_loadu_si256(values.as_ptr().add(g * GROUP) as *const __m256i),
+                                _mm256_loadu_si256(
+                                    values.as_ptr().add((g + 1) * GROUP) as *const __m256i
+                                ),
+                            )
+                        };
+                        // Activations 0..16 of both groups, then 16..32 of both.
+                        let $a_low = _mm256_permute2x128_si256(first_group, second_group, 0x20);
+                        let $a_high = _mm256_permute2x128_si256(first_group, second_group, 0x31);
+                        // SAFETY: `block_scales` holds 8 scales per group.
+                        let (first_scales, second_scales) = unsafe {
+                            (
+                                _mm256_loadu_ps(block_scales.as_ptr().add(g * ROWS)),
+                                _mm256_loadu_ps(block_scales.as_ptr().add((g + 1) * ROWS)),
+                            )
+                        };
+                        let first_scaled = _mm256_mul_ps(first_scales, _mm256_set1_ps(scales[g]));
+                        let second_scaled =
+                            _mm256_mul_ps(second_scales, _mm256_set1_ps(scales[g + 1]));
+                        offsets =
+                            _mm256_fmadd_ps(first_scaled, _mm256_set1_ps(sums[g] as f32), offsets);
+                        offsets = _mm256_fmadd_ps(
+                            second_scaled,
+                            _mm256_set1_ps(sums[g + 1] as f32),
+                            offsets,
+                        );
+                        // Rows 0..4's scales of both groups, then rows 4..8's: row r's pair
+                        // of scales, each over its group's four lanes, is one in-lane shuffle.
+                        let rows_0_to_4 = _mm256_permute2f128_ps(first_scaled, second_scaled, 0x20);
+                        let rows_4_to_8 = _mm256_permute2f128_ps(first_scaled, second_scaled, 0x31);
+                        for (r, lane) in lanes.iter_mut().enumerate() {
+                            // SAFETY: row r of `packed` holds `row_bytes` bytes, g * 16 + 32 of
+                            // them are read.
+                            let weights = unsafe {
+                                _mm256_loadu_si256(
+                                    packed.as_ptr().add(r * row_bytes + g * PACKED)
+                                        as *const __m256i,
+                                )
+                            };
+                            let $low = _mm256_and_si256(weights, nibbles);
+                            let $high = _mm256_and_si256(_mm256_srli_epi16(weights, 4), nibbles);
+                            let dot = $pair;
+                            let scale = match r {
+                                0 => _mm256_permute_ps(rows_0_to_4, 0x00),
+                                1 => _mm256_permute_ps(rows_0_to_4, 0x55),
+                                2 => _mm256_permute_ps(rows_0_to_4, 0xaa),
+                                3 => _mm256_permute_ps(rows_0_to_4, 0xff),
+                                4 => _mm256_permute_ps(rows_4_to_8, 0x00),
+                                5 => _mm256_permute_ps(rows_4_to_8, 0x55),
+                                6 => _mm256_permute_ps(rows_4_to_8, 0xaa),
+                                _ => _mm256_permute_ps(rows_4_to_8, 0xff),
+                            };
+                            *lane = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), scale, *lane);
+                        }
+                    }
+                    if groups % 2 == 1 {
+                        let g = groups - 1;
+                        // SAFETY: `values` holds `columns` bytes, (g + 1) * GROUP <= columns.
                         let $a = unsafe {
                             _mm256_loadu_si256(values.as_ptr().add(g * GROUP) as *const __m256i)
                         };
@@ -272,12 +336,21 @@ pub(crate) mod avx2 {
                         let scaled = _mm256_mul_ps(row_scales, _mm256_set1_ps(scales[g]));
                         offsets = _mm256_fmadd_ps(scaled, _mm256_set1_ps(sums[g] as f32), offsets);
                         for (r, lane) in lanes.iter_mut().enumerate() {
-                            // SAFETY: row r of `expanded` holds `columns` bytes.
-                            let $w = unsafe {
-                                _mm256_loadu_si256(expanded.as_ptr().add(r * columns + g * GROUP)
-                                    as *const __m256i)
+                            // SAFETY: row r of `packed` holds `row_bytes` bytes, the last 16 are
+                            // read.
+                            let weights = unsafe {
+                                _mm_loadu_si128(
+                                    packed.as_ptr().add(r * row_bytes + g * PACKED)
+                                        as *const __m128i,
+                                )
                             };
-                            let dot = $dot;
+                            let low = _mm_and_si128(weights, _mm256_castsi256_si128(nibbles));
+                            let high = _mm_and_si128(
+                                _mm_srli_epi16(weights, 4),
+                                _mm256_castsi256_si128(nibbles),
+                            );
+                            let $w = _mm256_set_m128i(high, low);
+                            let dot = $single;
                             let scale =
                                 _mm256_permutevar8x32_ps(scaled, _mm256_set1_epi32(r as i32));
                             *lane = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot), scale, *lane);
@@ -301,19 +374,44 @@ pub(crate) mod avx2 {
     #[target_feature(enable = "avx2,fma")]
     pub(crate) unsafe fn multiply(matrix: &Matrix, x: Activations, out: &mut [f32]) {
         let ones = _mm256_set1_epi16(1);
-        products!(matrix, x, out, |w, a| _mm256_madd_epi16(
-            _mm256_maddubs_epi16(w, a),
-            ones
-        ))
+        products!(
+            matrix,
+            x,
+            out,
+            pair | low,
+            high,
+            a_low,
+            a_high
+                | _mm256_madd_epi16(
+                    _mm256_add_epi16(
+                        _mm256_maddubs_epi16(low, a_low),
+                        _mm256_maddubs_epi16(high, a_high)
+                    ),
+                    ones
+                ),
+            single | w,
+            a | _mm256_madd_epi16(_mm256_maddubs_epi16(w, a), ones)
+        )
     }
 
     #[target_feature(enable = "avx2,fma,avxvnni")]
     pub(crate) unsafe fn multiply_vnni(matrix: &Matrix, x: Activations, out: &mut [f32]) {
-        products!(matrix, x, out, |w, a| _mm256_dpbusd_avx_epi32(
-            _mm256_setzero_si256(),
-            w,
-            a
-        ))
+        products!(
+            matrix,
+            x,
+            out,
+            pair | low,
+            high,
+            a_low,
+            a_high
+                | _mm256_dpbusd_avx_epi32(
+                    _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), low, a_low),
+                    high,
+                    a_high
+                ),
+            single | w,
+            a | _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), w, a)
+        )
     }
 
     /// Eight vectors' sums, as one vector: lane `r` is the sum of `lanes[r]`.
