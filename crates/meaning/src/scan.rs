@@ -469,20 +469,12 @@ impl ScanIndex {
             },
             None => None,
         };
-        // A bound that is not set is not read: an unfiltered search reads only the codes and
-        // the channels. The bounds are taken to the second, widened: the start's second and
-        // the last second before the end are in.
-        let within = |times: &[u32], slot: usize, (start, end): (Option<i64>, Option<i64>)| {
-            start.is_none_or(|start| times[slot] >= second_of(start))
-                && end.is_none_or(|end| times[slot] <= second_of(end.saturating_sub(1)))
-        };
-        let admits = |slot: usize| {
-            let channel = self.channels[slot];
-            channel != REMOVED
-                && admitted[channel as usize]
-                && author.is_none_or(|author| self.authors[slot] == author)
-                && within(&self.arrived, slot, filter.arrived)
-                && within(&self.sent, slot, filter.sent)
+        let admission = Admission {
+            channels: &self.channels,
+            admitted,
+            author: author.map(|author| (author, &self.authors[..])),
+            arrived: Bounds::of(filter.arrived, &self.arrived),
+            sent: Bounds::of(filter.sent, &self.sent),
         };
         // The question's coordinates less the centre, as every slot's: both its sign bits and
         // the ranking of the shortlist are taken of them (over 10,000 real sentences, ranking by
@@ -492,12 +484,82 @@ impl ScanIndex {
         let shortlist = (wanted * SHORTLIST_PER_RESULT).max(MIN_SHORTLIST);
         let room = (wanted * CANDIDATES_PER_RESULT).max(MIN_CANDIDATES);
         let mut distances = vec![EXCLUDED; self.codes.len()];
-        let histogram = measure_split(&self.codes, &code, &admits, &mut distances, parts());
+        let histogram = measure_split(&self.codes, &code, &admission, &mut distances, parts());
         let shortlisted = nearest_slots(&distances, &histogram, shortlist);
         Ok(SignRanking::best(&centred, &self.codes, shortlisted, room)
             .into_iter()
             .map(|slot| self.keys[slot])
             .collect())
+    }
+}
+
+/// Whether a slot is measured: the scan asks it of every slot, so it is inlined into the
+/// counting loop (the filter as a closure, which the compiler left as a call once a slot,
+/// took as much of a 1M scan as counting the bits did).
+pub(crate) trait Admits: Sync {
+    fn admits(&self, slot: usize) -> bool;
+}
+
+impl<F: Fn(usize) -> bool + Sync> Admits for F {
+    #[inline(always)]
+    fn admits(&self, slot: usize) -> bool {
+        self(slot)
+    }
+}
+
+/// What a search's filter admits, slot by slot. A bound that is not set is not read: an
+/// unfiltered search reads only the codes and the channels.
+struct Admission<'a> {
+    channels: &'a [u32],
+    /// By channel number.
+    admitted: Vec<bool>,
+    /// The author's number, and every slot's.
+    author: Option<(u32, &'a [u32])>,
+    arrived: Option<Bounds<'a>>,
+    sent: Option<Bounds<'a>>,
+}
+
+impl Admits for Admission<'_> {
+    #[inline(always)]
+    fn admits(&self, slot: usize) -> bool {
+        // A tombstone's channel, REMOVED, is past every channel number: never admitted.
+        // `&`, not `&&`: every test is taken, with no branch to mispredict.
+        self.admitted
+            .get(self.channels[slot] as usize)
+            .copied()
+            .unwrap_or(false)
+            & self
+                .author
+                .is_none_or(|(author, authors)| authors[slot] == author)
+            & self.arrived.as_ref().is_none_or(|bounds| bounds.hold(slot))
+            & self.sent.as_ref().is_none_or(|bounds| bounds.hold(slot))
+    }
+}
+
+/// A time filter as the scan holds it: taken to the second, widened (the start's second and
+/// the last second before the end are in), over every slot's seconds.
+struct Bounds<'a> {
+    first: u32,
+    last: u32,
+    seconds: &'a [u32],
+}
+
+impl<'a> Bounds<'a> {
+    /// None when neither end is set.
+    fn of((start, end): (Option<i64>, Option<i64>), seconds: &'a [u32]) -> Option<Bounds<'a>> {
+        if start.is_none() && end.is_none() {
+            return None;
+        }
+        Some(Bounds {
+            first: start.map_or(0, second_of),
+            last: end.map_or(u32::MAX, |end| second_of(end.saturating_sub(1))),
+            seconds,
+        })
+    }
+
+    #[inline(always)]
+    fn hold(&self, slot: usize) -> bool {
+        (self.first..=self.last).contains(&self.seconds[slot])
     }
 }
 
@@ -553,10 +615,15 @@ impl SignRanking {
         if slots.len() <= room {
             return slots;
         }
+        // The shortlist's codes gathered first, in a loop of loads alone: they lie anywhere in
+        // the column, and scoring each as it is read would leave the processor waiting on one
+        // miss at a time behind each score's 48 additions.
+        let gathered: Vec<[u64; CODE_WORDS]> = slots.iter().map(|&slot| codes[slot]).collect();
         let ranking = SignRanking::of(query);
-        let mut scored: Vec<(f32, usize)> = slots
+        let mut scored: Vec<(f32, usize)> = gathered
             .iter()
-            .map(|&slot| (ranking.score(&codes[slot]), slot))
+            .zip(&slots)
+            .map(|(code, &slot)| (ranking.score(code), slot))
             .collect();
         scored.select_nth_unstable_by(room - 1, |a, b| {
             b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1))
@@ -615,13 +682,13 @@ const SPLIT_FROM: usize = 65_536;
 fn measure_split(
     codes: &[[u64; CODE_WORDS]],
     code: &[u64; CODE_WORDS],
-    admits: &(impl Fn(usize) -> bool + Sync),
+    admits: &impl Admits,
     distances: &mut [u16],
     parts: usize,
 ) -> [usize; DIMENSIONS + 1] {
     let mut histogram = [0usize; DIMENSIONS + 1];
     if parts <= 1 || codes.len() < SPLIT_FROM {
-        measure(codes, code, admits, distances, &mut histogram);
+        measure(codes, code, admits, 0, distances, &mut histogram);
         return histogram;
     }
     let run = codes.len().div_ceil(parts);
@@ -633,13 +700,7 @@ fn measure_split(
                 scope.spawn(move || {
                     let mut counts = [0usize; DIMENSIONS + 1];
                     let offset = part * run;
-                    measure(
-                        codes,
-                        code,
-                        |slot| admits(offset + slot),
-                        distances,
-                        &mut counts,
-                    );
+                    measure(codes, code, admits, offset, distances, &mut counts);
                     counts
                 })
             })
@@ -647,7 +708,7 @@ fn measure_split(
         let mut all = Vec::with_capacity(parts);
         if let Some((_, (codes, distances))) = first {
             let mut counts = [0usize; DIMENSIONS + 1];
-            measure(codes, code, admits, distances, &mut counts);
+            measure(codes, code, admits, 0, distances, &mut counts);
             all.push(counts);
         }
         // A thread that panicked (it cannot: it only counts bits) would leave its run's
@@ -664,13 +725,15 @@ fn measure_split(
 }
 
 /// Each slot's distance in sign bits from `code` (or [`EXCLUDED`] when `admits` says no), and
-/// how many admitted slots are at each distance. One pass over the codes, with the CPU's
-/// popcount instruction where it has one: the codes of 1M messages are 48 MB, and counting
-/// their bits is most of a search's time.
+/// how many admitted slots are at each distance; `admits` is asked of slot `offset + i` for
+/// the `i`th code here. One pass over the codes, with the CPU's popcount instruction where it
+/// has one: the codes of 1M messages are 48 MB, and counting their bits is most of a search's
+/// time.
 fn measure(
     codes: &[[u64; CODE_WORDS]],
     code: &[u64; CODE_WORDS],
-    admits: impl Fn(usize) -> bool,
+    admits: &impl Admits,
+    offset: usize,
     distances: &mut [u16],
     histogram: &mut [usize; DIMENSIONS + 1],
 ) {
@@ -678,10 +741,10 @@ fn measure(
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU has the POPCNT instruction, checked just above; that is the only
         // requirement of a function compiled with it enabled.
-        unsafe { measure_with_popcnt(codes, code, admits, distances, histogram) };
+        unsafe { measure_with_popcnt(codes, code, admits, offset, distances, histogram) };
         return;
     }
-    measure_portably(codes, code, admits, distances, histogram);
+    measure_portably(codes, code, admits, offset, distances, histogram);
 }
 
 /// [`measure_portably`] compiled with the POPCNT instruction: without it, x86-64's baseline
@@ -691,29 +754,45 @@ fn measure(
 fn measure_with_popcnt(
     codes: &[[u64; CODE_WORDS]],
     code: &[u64; CODE_WORDS],
-    admits: impl Fn(usize) -> bool,
+    admits: &impl Admits,
+    offset: usize,
     distances: &mut [u16],
     histogram: &mut [usize; DIMENSIONS + 1],
 ) {
-    measure_portably(codes, code, admits, distances, histogram);
+    measure_portably(codes, code, admits, offset, distances, histogram);
 }
+
+/// Slots counted into this many histograms in turn: consecutive slots mostly lie at nearby
+/// distances, and one histogram would make each count wait for the last one's store.
+const INTERLEAVED: usize = 4;
 
 #[inline(always)]
 fn measure_portably(
     codes: &[[u64; CODE_WORDS]],
     code: &[u64; CODE_WORDS],
-    admits: impl Fn(usize) -> bool,
+    admits: &impl Admits,
+    offset: usize,
     distances: &mut [u16],
     histogram: &mut [usize; DIMENSIONS + 1],
 ) {
+    let mut counts = [[0u32; DIMENSIONS + 1]; INTERLEAVED];
+    // Without a branch on the filter: a search over some of the channels admits slots in no
+    // order a processor could predict, and every code is read either way.
     for (slot, (stored, distance)) in codes.iter().zip(distances.iter_mut()).enumerate() {
-        if admits(slot) {
-            let bits = hamming(code, stored);
-            *distance = bits as u16;
-            histogram[bits as usize] += 1;
+        let admitted = admits.admits(offset + slot);
+        let bits = hamming(code, stored);
+        *distance = if admitted { bits as u16 } else { EXCLUDED };
+        counts[slot % INTERLEAVED][bits as usize] += u32::from(admitted);
+    }
+    for counts in counts {
+        for (total, count) in histogram.iter_mut().zip(counts) {
+            *total += count as usize;
         }
     }
 }
+
+/// Distances [`nearest_slots`] tests at once.
+const RUN: usize = 32;
 
 /// The `room` admitted slots nearest by sign bits, in slot order: every slot nearer than the
 /// distance where `room` is reached, then slots at that distance, lowest first, until `room`
@@ -739,12 +818,22 @@ fn nearest_slots(
         room - taken
     };
     let mut nearest = Vec::with_capacity(room.min(distances.len()));
-    for (slot, distance) in distances.iter().enumerate() {
-        if *distance < threshold {
-            nearest.push(slot);
-        } else if *distance == threshold && ties > 0 {
-            ties -= 1;
-            nearest.push(slot);
+    // Runs of slots all past the threshold (nearly all of them) are passed over whole: the
+    // test of a run is one vector comparison.
+    for (run, chunk) in distances.chunks(RUN).enumerate() {
+        if chunk
+            .iter()
+            .fold(true, |past, distance| past & (*distance > threshold))
+        {
+            continue;
+        }
+        for (at, distance) in chunk.iter().enumerate() {
+            if *distance < threshold {
+                nearest.push(run * RUN + at);
+            } else if *distance == threshold && ties > 0 {
+                ties -= 1;
+                nearest.push(run * RUN + at);
+            }
         }
     }
     nearest

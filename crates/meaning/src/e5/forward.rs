@@ -21,7 +21,7 @@
 use std::ops::Range;
 use std::sync::{Condvar, Mutex, RwLock, RwLockReadGuard};
 
-use super::kernels::{Quantised, add_and_normalise, dot, gelu, multiply};
+use super::kernels::{Quantised, add_and_normalise, dot, exp, gelu_all, multiply};
 use super::weights::{Fault, Weights};
 
 /// The unit vector of each sequence, in order. Each sequence holds `<s>`, its content and
@@ -171,7 +171,7 @@ impl Pass<'_> {
                     }
                     let mut total = 0.0;
                     for probability in probabilities.iter_mut() {
-                        *probability = (*probability - largest).exp();
+                        *probability = exp(*probability - largest);
                         total += *probability;
                     }
                     let out = &mut context[local * hidden..][columns.clone()];
@@ -191,9 +191,7 @@ impl Pass<'_> {
             add_and_normalise(x, Some(&projected), &norm.weight, &norm.bias, shape.epsilon);
             quantised.quantise(x, hidden);
             multiply(&layer.feed_in, quantised.all(), &mut middle);
-            for value in middle.iter_mut() {
-                *value = gelu(*value);
-            }
+            gelu_all(&mut middle);
             quantised.quantise(&middle, shape.feed_forward);
             multiply(&layer.feed_out, quantised.all(), &mut projected);
             let norm = &layer.output_norm;

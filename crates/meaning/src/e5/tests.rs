@@ -353,3 +353,20 @@ fn a_text_shared_between_two_threads_gets_the_same_bits_as_on_one() {
     let shared = super::forward::encode(&model.weights, &tokens, true).expect("vectors");
     assert_eq!(alone, shared);
 }
+
+#[test]
+fn the_arithmetic_exponential_is_within_two_units_in_the_last_place() {
+    let mut worst = 0f64;
+    // From the least the softmax and GELU can pass to well above the most (0).
+    for step in 0..=174_000 {
+        let x = -87.0 + step as f32 * 0.001;
+        let exact = f64::from(x).exp();
+        let error = ((f64::from(kernels::exp(x)) - exact) / exact).abs();
+        worst = worst.max(error);
+    }
+    // An f32's unit in the last place is 2^-23 of its value at most (1.19e-7).
+    assert!(worst < 2.0 * 1.2e-7, "{worst}");
+    // Far below the softmax's and GELU's range it is as good as nothing.
+    assert!(kernels::exp(-1.0e4) < 1.0e-37);
+    assert_eq!(kernels::exp(0.0), 1.0);
+}

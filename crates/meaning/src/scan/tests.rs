@@ -285,6 +285,31 @@ fn the_nearest_slots_stop_at_room_with_ties_taken_lowest_slot_first() {
 }
 
 #[test]
+fn the_nearest_slots_are_found_in_every_run_of_distances_the_pass_skips_over() {
+    // 100 slots far away but for the first and last of a run, a run's middle, and a slot of
+    // the short last run; ties at the threshold span two runs.
+    let mut distances = vec![200u16; 100];
+    for (slot, distance) in [(0, 9), (31, 4), (32, 5), (47, 5), (63, 5), (99, 1)] {
+        distances[slot] = distance;
+    }
+    distances[64] = EXCLUDED;
+    let histogram = measured(&distances);
+    assert_eq!(nearest_slots(&distances, &histogram, 2), vec![31, 99]);
+    assert_eq!(
+        nearest_slots(&distances, &histogram, 4),
+        vec![31, 32, 47, 99]
+    );
+    assert_eq!(
+        nearest_slots(&distances, &histogram, 6),
+        vec![0, 31, 32, 47, 63, 99]
+    );
+    // Past them, the far slots in slot order; the one left out, never.
+    let all = nearest_slots(&distances, &histogram, 99);
+    assert_eq!(all.len(), 99);
+    assert!(!all.contains(&64));
+}
+
+#[test]
 fn fewer_admitted_slots_than_room_are_all_taken_and_a_slot_left_out_never_is() {
     let distances = [EXCLUDED, 4, EXCLUDED, 0];
     let histogram = measured(&distances);
@@ -309,7 +334,7 @@ fn the_distances_are_the_sign_bits_that_differ_on_every_path_the_cpu_may_take() 
     let expected = [1, EXCLUDED, 1, 2];
     let mut distances = vec![EXCLUDED; codes.len()];
     let mut histogram = [0; DIMENSIONS + 1];
-    measure(&codes, &code, admits, &mut distances, &mut histogram);
+    measure(&codes, &code, &admits, 0, &mut distances, &mut histogram);
     assert_eq!(distances, expected);
     assert_eq!((histogram[1], histogram[2]), (2, 1));
     let mut portable = vec![EXCLUDED; codes.len()];
@@ -317,7 +342,8 @@ fn the_distances_are_the_sign_bits_that_differ_on_every_path_the_cpu_may_take() 
     measure_portably(
         &codes,
         &code,
-        admits,
+        &admits,
+        0,
         &mut portable,
         &mut portable_histogram,
     );
@@ -344,7 +370,7 @@ fn a_scan_split_over_threads_measures_every_slot_as_one_thread_does() {
     let admits = |slot: usize| slot % 7 != 3;
     let mut alone = vec![EXCLUDED; codes.len()];
     let mut alone_counts = [0; DIMENSIONS + 1];
-    measure(&codes, &code, admits, &mut alone, &mut alone_counts);
+    measure(&codes, &code, &admits, 0, &mut alone, &mut alone_counts);
     assert_eq!(
         alone_counts.iter().sum::<usize>(),
         codes.len() - codes.len().div_ceil(7) + 1
