@@ -244,8 +244,8 @@ pub(crate) mod avx2 {
     macro_rules! products {
         (
             $matrix:ident, $x:ident, $out:ident,
-            pair |$low:ident, $high:ident, $a_low:ident, $a_high:ident| $pair:expr,
-            single |$w:ident, $a:ident| $single:expr
+            pair = |$low:ident, $high:ident, $a_low:ident, $a_high:ident| $pair:expr,
+            single = |$w:ident, $a:ident| $single:expr
         ) => {{
             let columns = $matrix.columns;
             let groups = columns / GROUP;
@@ -268,11 +268,10 @@ pub(crate) mod avx2 {
                         let g = 2 * p;
                         // SAFETY: `values` holds `columns` bytes, (g + 2) * GROUP <= columns.
                         let (first_group, second_group) = unsafe {
+                            let at = values.as_ptr().add(g * GROUP);
                             (
-                                _mm256_loadu_si256(values.as_ptr().add(g * GROUP) as *const __m256i),
-                                _mm256_loadu_si256(
-                                    values.as_ptr().add((g + 1) * GROUP) as *const __m256i
-                                ),
+                                _mm256_loadu_si256(at as *const __m256i),
+                                _mm256_loadu_si256(at.add(GROUP) as *const __m256i),
                             )
                         };
                         // Activations 0..16 of both groups, then 16..32 of both.
@@ -303,10 +302,8 @@ pub(crate) mod avx2 {
                             // SAFETY: row r of `packed` holds `row_bytes` bytes, g * 16 + 32 of
                             // them are read.
                             let weights = unsafe {
-                                _mm256_loadu_si256(
-                                    packed.as_ptr().add(r * row_bytes + g * PACKED)
-                                        as *const __m256i,
-                                )
+                                _mm256_loadu_si256(packed.as_ptr().add(r * row_bytes + g * PACKED)
+                                    as *const __m256i)
                             };
                             let $low = _mm256_and_si256(weights, nibbles);
                             let $high = _mm256_and_si256(_mm256_srli_epi16(weights, 4), nibbles);
@@ -339,10 +336,8 @@ pub(crate) mod avx2 {
                             // SAFETY: row r of `packed` holds `row_bytes` bytes, the last 16 are
                             // read.
                             let weights = unsafe {
-                                _mm_loadu_si128(
-                                    packed.as_ptr().add(r * row_bytes + g * PACKED)
-                                        as *const __m128i,
-                                )
+                                _mm_loadu_si128(packed.as_ptr().add(r * row_bytes + g * PACKED)
+                                    as *const __m128i)
                             };
                             let low = _mm_and_si128(weights, _mm256_castsi256_si128(nibbles));
                             let high = _mm_and_si128(
@@ -378,19 +373,14 @@ pub(crate) mod avx2 {
             matrix,
             x,
             out,
-            pair | low,
-            high,
-            a_low,
-            a_high
-                | _mm256_madd_epi16(
-                    _mm256_add_epi16(
-                        _mm256_maddubs_epi16(low, a_low),
-                        _mm256_maddubs_epi16(high, a_high)
-                    ),
-                    ones
-                ),
-            single | w,
-            a | _mm256_madd_epi16(_mm256_maddubs_epi16(w, a), ones)
+            pair = |low, high, a_low, a_high| {
+                let sums = _mm256_add_epi16(
+                    _mm256_maddubs_epi16(low, a_low),
+                    _mm256_maddubs_epi16(high, a_high),
+                );
+                _mm256_madd_epi16(sums, ones)
+            },
+            single = |w, a| _mm256_madd_epi16(_mm256_maddubs_epi16(w, a), ones)
         )
     }
 
@@ -400,17 +390,11 @@ pub(crate) mod avx2 {
             matrix,
             x,
             out,
-            pair | low,
-            high,
-            a_low,
-            a_high
-                | _mm256_dpbusd_avx_epi32(
-                    _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), low, a_low),
-                    high,
-                    a_high
-                ),
-            single | w,
-            a | _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), w, a)
+            pair = |low, high, a_low, a_high| {
+                let first = _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), low, a_low);
+                _mm256_dpbusd_avx_epi32(first, high, a_high)
+            },
+            single = |w, a| _mm256_dpbusd_avx_epi32(_mm256_setzero_si256(), w, a)
         )
     }
 
