@@ -14,7 +14,7 @@
 mod forward;
 mod kernels;
 mod tokenizer;
-mod weights;
+pub(crate) mod weights;
 
 #[cfg(test)]
 mod tests;

@@ -213,7 +213,7 @@ fn a_damaged_model_file_is_refused_in_words() {
         .expect("a fault");
     assert_eq!(refusal, "the model file ends early, at byte 96");
     let refusal = Weights::read(mapped(&WEIGHTS[4..])).err().expect("a fault");
-    assert_eq!(refusal, "the model file is not a version 1 DME5 file");
+    assert_eq!(refusal, "the model file is not a version 2 DME5 file");
 }
 
 /// A matrix of chosen nibbles and scales, and activations with both signs.

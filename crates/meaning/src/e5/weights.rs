@@ -1,24 +1,29 @@
-//! The vendored model file and what is read from it: the tokenizer's tables, the twelve
-//! layers (inflated once, at load) and the embedding table, inflated a chunk at a time as
-//! texts need its rows.
+//! The vendored model file and what is read from it: the tokenizer's tables (inflated once,
+//! at load), the twelve layers (unpacked at load) and the embedding table, inflated a chunk
+//! at a time as texts need its rows.
 //!
 //! The file (`crates/meaning/model/multilingual-e5-small-q4.dme5`, written by the
 //! `convert_e5` example) is, in little-endian order:
 //!
-//! - `DME5`, the version (1), then u32s: hidden size, layers, heads, feed-forward size,
+//! - `DME5`, the version (2), then u32s: hidden size, layers, heads, feed-forward size,
 //!   pieces (= rows of the embedding table), positions, quantisation group (32); the
 //!   layer-norm epsilon (f32); rows per embedding chunk and the number of chunks;
-//! - the core's inflated and deflated lengths (u64), the chunks' offsets (u64, one more than
-//!   chunks, from the start of the chunk area);
-//! - the core, deflated: the tokenizer (pieces, the ids of `<s>` `</s>` `<pad>` `<unk>`, the
-//!   pieces' byte length in all, their byte offsets, scores (f32) and kinds (1: a control
+//! - u64s: the front's inflated and deflated lengths and the layers' length; the chunks'
+//!   offsets (one more than chunks, from the start of the chunk area);
+//! - the front, deflated: the tokenizer (pieces, the ids of `<s>` `</s>` `<pad>` `<unk>`,
+//!   the pieces' byte length in all, their byte offsets, scores (f32) and kinds (1: a control
 //!   piece), their bytes, then the normaliser's map: entries, its byte length, and per entry
 //!   a character, a count and that many replacement characters), the position table (f32,
-//!   positions × hidden, already shifted past XLM-R's two padding positions), token type 0,
-//!   the embedding layer norm, then per layer in order the query, key, value, attention
-//!   output, its layer norm, the feed-forward in and out, and the output layer norm (each
-//!   matrix as 4-bit groups followed by its f32 bias);
+//!   positions × hidden, already shifted past XLM-R's two padding positions), token type 0
+//!   and the embedding layer norm;
+//! - the layers, as they are (4-bit weights barely deflate, and inflating them cost a
+//!   process a tenth of a second at load): per layer in order the query, key, value,
+//!   attention output, its layer norm, the feed-forward in and out, and the output layer norm
+//!   (each matrix as 4-bit groups followed by its f32 bias);
 //! - the embedding table's chunks, each deflated alone.
+//!
+//! Version 1 held the front and the layers deflated together; the values are the same
+//! ([`values_digest`] reads them whatever the container).
 //!
 //! A 4-bit group is 32 weights: an f16 scale `d` and 16 bytes, byte `j` holding weight `j` in
 //! its low nibble and weight `j + 16` in its high one; a weight is `(nibble − 8) × d`.
@@ -164,13 +169,15 @@ impl<'a> Cursor<'a> {
 }
 
 impl Weights {
-    /// Reads the file: the header, the core inflated and parsed (the tokenizer's tables and
-    /// the layers), the chunks' offsets.
+    /// Reads the file: the header, the front inflated and parsed (the tokenizer's tables and
+    /// the embeddings' parts but the table), the layers, the chunks' offsets.
     pub(crate) fn read(mapped: MappedFile) -> Result<(Weights, Vocabulary), Fault> {
         let file = mapped.bytes();
         let mut header = Cursor { bytes: file, at: 0 };
-        if header.take(4)? != b"DME5" || header.u32()? != 1 {
-            return Err("the model file is not a version 1 DME5 file".into());
+        if header.take(4)? != b"DME5" || header.u32()? != VERSION {
+            return Err(format!(
+                "the model file is not a version {VERSION} DME5 file"
+            ));
         }
         let hidden = header.usize()?;
         let layers = header.usize()?;
@@ -188,20 +195,22 @@ impl Weights {
                  feed-forward {feed_forward}, heads {heads}, group {group}"
             ));
         }
-        let core_length = header.u64()? as usize;
-        let core_deflated = header.u64()? as usize;
+        let front_length = header.u64()? as usize;
+        let front_deflated = header.u64()? as usize;
+        let layers_length = header.u64()? as usize;
         let chunk_offsets = (0..=chunks)
             .map(|_| header.u64().map(|offset| offset as usize))
             .collect::<Result<Vec<usize>, Fault>>()?;
-        let core_bytes = header.take(core_deflated)?;
+        let front_bytes = header.take(front_deflated)?;
+        let layer_bytes = header.take(layers_length)?;
         let area = header.at;
         let offsets: Vec<usize> = chunk_offsets.iter().map(|offset| area + offset).collect();
         if offsets.last().copied() != Some(file.len()) {
             return Err("the model file's embedding chunks do not end where it ends".into());
         }
-        let core = inflate(core_bytes, core_length)?;
+        let front = inflate(front_bytes, front_length)?;
         let mut read = Cursor {
-            bytes: &core,
+            bytes: &front,
             at: 0,
         };
         let vocabulary = read_vocabulary(&mut read, pieces)?;
@@ -213,6 +222,13 @@ impl Weights {
             }
         }
         let embedding_norm = read.norm(hidden)?;
+        if read.at != front.len() {
+            return Err("the model file's front holds more than its tables".into());
+        }
+        let mut read = Cursor {
+            bytes: layer_bytes,
+            at: 0,
+        };
         let layers = (0..layers)
             .map(|_| {
                 Ok(Layer {
@@ -227,8 +243,8 @@ impl Weights {
                 })
             })
             .collect::<Result<Vec<Layer>, Fault>>()?;
-        if read.at != core.len() {
-            return Err("the model file's core holds more than its layers".into());
+        if read.at != layer_bytes.len() {
+            return Err("the model file's layers are longer than its shape says".into());
         }
         let weights = Weights {
             shape: Shape {
@@ -251,6 +267,46 @@ impl Weights {
         };
         Ok((weights, vocabulary))
     }
+}
+
+/// The model file's version: the layout above.
+const VERSION: u32 = 2;
+
+/// The SHA-256 of the model's values whatever the container: the shape (the header's seven
+/// sizes and the epsilon, as the file writes them), the front and the layers as they read
+/// once inflated, and every chunk of the embedding table inflated, in order. Version 1 of
+/// the file gives the same digest: its core was the front and the layers, deflated together.
+#[cfg(test)]
+pub(crate) fn values_digest(file: &[u8]) -> Result<[u8; 32], Fault> {
+    use sha2::{Digest, Sha256};
+    let mut digest = Sha256::new();
+    digest.update(file.get(8..40).ok_or("the model file ends in its header")?);
+    let mut header = Cursor {
+        bytes: file,
+        at: 40,
+    };
+    let _chunk_rows = header.u32()?;
+    let chunks = header.usize()?;
+    let front_length = header.u64()? as usize;
+    let front_deflated = header.u64()? as usize;
+    let layers_length = header.u64()? as usize;
+    let chunk_offsets = (0..=chunks)
+        .map(|_| header.u64().map(|offset| offset as usize))
+        .collect::<Result<Vec<usize>, Fault>>()?;
+    digest.update(inflate(header.take(front_deflated)?, front_length)?);
+    digest.update(header.take(layers_length)?);
+    let area = header.at;
+    for pair in chunk_offsets.windows(2) {
+        let deflated = file
+            .get(area + pair[0]..area + pair[1])
+            .ok_or("the model file's embedding chunks run past its end")?;
+        let mut out = Vec::new();
+        DeflateDecoder::new(deflated)
+            .read_to_end(&mut out)
+            .map_err(|error| format!("the model file does not inflate: {error}"))?;
+        digest.update(&out);
+    }
+    Ok(digest.finalize().into())
 }
 
 fn read_vocabulary(read: &mut Cursor, pieces: usize) -> Result<Vocabulary, Fault> {
