@@ -1,4 +1,6 @@
-//! The pages of the binary's model file given back to the kernel once their bytes are read.
+//! The pages a process holds: those of the binary's model file given back to the kernel once
+//! their bytes are read, and the index's columns asked for in huge pages
+//! ([`prefer_huge_pages`]).
 //!
 //! The model's file is `include_bytes!` data: a read-only, private mapping of the executable
 //! that nothing ever writes. Reading it makes its pages resident in the process, and they
@@ -83,6 +85,37 @@ fn give_back_pages(bytes: &'static [u8], range: std::ops::Range<usize>) {
 
 #[cfg(not(target_os = "linux"))]
 fn give_back_pages(_: &'static [u8], _: std::ops::Range<usize>) {}
+
+/// Asks the kernel to back the whole pages of `memory` with huge pages (2 MiB on x86-64) as
+/// they are first written, where transparent huge pages are on (`madvise` or `always`): a
+/// column the index fills once, tens of megabytes, then takes one fault per 2 MiB instead of
+/// one per 4 KiB. Nothing changes where the kernel declines.
+pub(crate) fn prefer_huge_pages<T>(memory: &mut [std::mem::MaybeUninit<T>]) {
+    #[cfg(target_os = "linux")]
+    {
+        let length = std::mem::size_of_val(memory);
+        let Some(pages) = whole_pages(
+            memory.as_mut_ptr() as usize,
+            0..length,
+            rustix::param::page_size(),
+        ) else {
+            return;
+        };
+        // SAFETY: the range is whole pages of memory this caller holds exclusively (`&mut`);
+        // MADV_HUGEPAGE changes only how its pages are backed, never what they hold.
+        let advised = unsafe {
+            rustix::mm::madvise(
+                pages.start as *mut std::ffi::c_void,
+                pages.end - pages.start,
+                rustix::mm::Advice::LinuxHugepage,
+            )
+        };
+        // Advice refused leaves the memory in small pages, as it was.
+        let _ = advised;
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = memory;
+}
 
 #[cfg(test)]
 mod tests {

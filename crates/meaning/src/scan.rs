@@ -23,6 +23,7 @@ use std::hash::Hash;
 
 use crate::centre::Centre;
 use crate::model::{DIMENSIONS, Identity};
+use crate::resident::prefer_huge_pages;
 use crate::vector::{CODE_WORDS, coordinates, dot, hamming, inverse_length, query_code};
 use discord_manager_vocabulary::snowflake::{ChannelId, UserId};
 
@@ -287,6 +288,12 @@ impl ScanIndex {
         self.authors.reserve_exact(additional);
         self.arrived.reserve_exact(additional);
         self.sent.reserve_exact(additional);
+        prefer_huge_pages(self.keys.spare_capacity_mut());
+        prefer_huge_pages(self.codes.spare_capacity_mut());
+        prefer_huge_pages(self.channels.spare_capacity_mut());
+        prefer_huge_pages(self.authors.spare_capacity_mut());
+        prefer_huge_pages(self.arrived.spare_capacity_mut());
+        prefer_huge_pages(self.sent.spare_capacity_mut());
     }
 
     /// Adds a message's vector, or replaces it when the message has one already. A row whose
