@@ -113,6 +113,27 @@ struct Pass<'a> {
 impl Pass<'_> {
     /// Every layer over share `index` of the tokens, whose states `x` holds.
     fn share(&self, index: usize, x: &mut [f32]) -> Result<(), Fault> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: the processor has AVX2, checked just above.
+                return unsafe { self.share_avx2(index, x) };
+            }
+        }
+        self.run_layers(index, x)
+    }
+
+    /// [`Pass::share`] compiled with AVX2: the attention, the layer norms, GELU and the
+    /// quantising run eight values at a time, not four, with the same arithmetic in the same
+    /// order (no fused multiply-add), so the same bits.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn share_avx2(&self, index: usize, x: &mut [f32]) -> Result<(), Fault> {
+        self.run_layers(index, x)
+    }
+
+    #[inline(always)]
+    fn run_layers(&self, index: usize, x: &mut [f32]) -> Result<(), Fault> {
         let exchange = self.exchange;
         // Should this thread stop early, the other is not left waiting for it.
         let _leaving = Leaving(&exchange.meeting);
@@ -125,8 +146,6 @@ impl Pass<'_> {
         let mut context = vec![0.0f32; tokens * hidden];
         let mut projected = vec![0.0f32; tokens * hidden];
         let mut middle = vec![0.0f32; tokens * shape.feed_forward];
-        let head_size = hidden / shape.heads;
-        let scale = 1.0 / (head_size as f32).sqrt();
         let longest = self.spans.iter().map(Range::len).max().unwrap_or(0);
         let mut probabilities = vec![0.0f32; longest];
         for (number, layer) in self.weights.layers.iter().enumerate() {
@@ -146,44 +165,27 @@ impl Pass<'_> {
                 .iter()
                 .map(|lock| lock.read().map_err(|_| stopped()))
                 .collect::<Result<_, _>>()?;
-            // Token `s`'s row of keys or values, wherever its share published it.
-            let row = |s: usize, values: bool| -> &[f32] {
-                let at = exchange.shares.partition_point(|share| share.end <= s);
-                let published = &read[at];
-                let rows = if values {
-                    &published.value
-                } else {
-                    &published.key
-                };
-                let s = s - exchange.shares[at].start;
-                &rows[s * hidden..(s + 1) * hidden]
+            // Token `s`'s row of keys and of values, wherever its share published it.
+            let (keys, values): (Vec<&[f32]>, Vec<&[f32]>) = exchange
+                .shares
+                .iter()
+                .zip(&read)
+                .flat_map(|(share, published)| {
+                    published
+                        .key
+                        .chunks_exact(hidden)
+                        .zip(published.value.chunks_exact(hidden))
+                        .take(share.len())
+                })
+                .unzip();
+            let attended = Attended {
+                query: &query,
+                keys: &keys,
+                values: &values,
+                spans: &self.spans[own.clone()],
+                heads: shape.heads,
             };
-            for (t, span) in own.clone().zip(&self.spans[own.clone()]) {
-                let local = t - own.start;
-                for head in 0..shape.heads {
-                    let columns = head * head_size..(head + 1) * head_size;
-                    let q = &query[local * hidden..][columns.clone()];
-                    let probabilities = &mut probabilities[..span.len()];
-                    let mut largest = f32::NEG_INFINITY;
-                    for (s, probability) in span.clone().zip(probabilities.iter_mut()) {
-                        *probability = dot(q, &row(s, false)[columns.clone()]) * scale;
-                        largest = largest.max(*probability);
-                    }
-                    let mut total = 0.0;
-                    for probability in probabilities.iter_mut() {
-                        *probability = exp(*probability - largest);
-                        total += *probability;
-                    }
-                    let out = &mut context[local * hidden..][columns.clone()];
-                    out.fill(0.0);
-                    for (s, probability) in span.clone().zip(probabilities.iter()) {
-                        let weight = probability / total;
-                        for (out, v) in out.iter_mut().zip(&row(s, true)[columns.clone()]) {
-                            *out += weight * v;
-                        }
-                    }
-                }
-            }
+            attended.attend(&mut context, &mut probabilities);
             drop(read);
             quantised.quantise(&context, hidden);
             multiply(&layer.attention_out, quantised.all(), &mut projected);
@@ -198,6 +200,55 @@ impl Pass<'_> {
             add_and_normalise(x, Some(&projected), &norm.weight, &norm.bias, shape.epsilon);
         }
         Ok(())
+    }
+}
+
+/// Attention over a share's tokens: each token's heads, over the tokens of its own text.
+struct Attended<'a> {
+    /// The share's queries, token by token.
+    query: &'a [f32],
+    /// Every token's keys and values (of both shares), by token.
+    keys: &'a [&'a [f32]],
+    values: &'a [&'a [f32]],
+    /// The text each of the share's tokens is in, as the range of its tokens.
+    spans: &'a [Range<usize>],
+    heads: usize,
+}
+
+impl Attended<'_> {
+    /// Writes each token's attended values into `context` (token by token, as `query`).
+    #[inline(always)]
+    fn attend(&self, context: &mut [f32], probabilities: &mut [f32]) {
+        let hidden = self.keys.first().map_or(0, |row| row.len());
+        let head_size = hidden / self.heads;
+        let scale = 1.0 / (head_size as f32).sqrt();
+        for (local, span) in self.spans.iter().enumerate() {
+            let keys = &self.keys[span.clone()];
+            let values = &self.values[span.clone()];
+            let probabilities = &mut probabilities[..span.len()];
+            for head in 0..self.heads {
+                let columns = head * head_size..(head + 1) * head_size;
+                let q = &self.query[local * hidden..][columns.clone()];
+                let mut largest = f32::NEG_INFINITY;
+                for (key, probability) in keys.iter().zip(probabilities.iter_mut()) {
+                    *probability = dot(q, &key[columns.clone()]) * scale;
+                    largest = largest.max(*probability);
+                }
+                // The exponentials first, several at a time, then their sum in order.
+                for probability in probabilities.iter_mut() {
+                    *probability = exp(*probability - largest);
+                }
+                let total: f32 = probabilities.iter().sum();
+                let out = &mut context[local * hidden..][columns.clone()];
+                out.fill(0.0);
+                for (value, probability) in values.iter().zip(probabilities.iter()) {
+                    let weight = probability / total;
+                    for (out, v) in out.iter_mut().zip(&value[columns.clone()]) {
+                        *out += weight * v;
+                    }
+                }
+            }
+        }
     }
 }
 
