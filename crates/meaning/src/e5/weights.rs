@@ -173,40 +173,30 @@ impl Weights {
     /// the embeddings' parts but the table), the layers, the chunks' offsets.
     pub(crate) fn read(mapped: MappedFile) -> Result<(Weights, Vocabulary), Fault> {
         let file = mapped.bytes();
-        let mut header = Cursor { bytes: file, at: 0 };
-        if header.take(4)? != b"DME5" || header.u32()? != VERSION {
-            return Err(format!(
-                "the model file is not a version {VERSION} DME5 file"
-            ));
-        }
-        let hidden = header.usize()?;
-        let layers = header.usize()?;
-        let heads = header.usize()?;
-        let feed_forward = header.usize()?;
-        let pieces = header.usize()?;
-        let positions = header.usize()?;
-        let group = header.usize()?;
-        let epsilon = header.f32s(1)?[0];
-        let chunk_rows = header.usize()?;
-        let chunks = header.usize()?;
+        let Sections {
+            shape:
+                Header {
+                    hidden,
+                    layers,
+                    heads,
+                    feed_forward,
+                    pieces,
+                    positions,
+                    group,
+                    epsilon,
+                    ..
+                },
+            chunk_rows,
+            front_length,
+            front: front_bytes,
+            layers: layer_bytes,
+            chunks: offsets,
+        } = Sections::of(file)?;
         if group != 32 || hidden % 32 != 0 || feed_forward % 32 != 0 || heads == 0 {
             return Err(format!(
                 "the model file's shape is not one this engine runs: hidden {hidden}, \
                  feed-forward {feed_forward}, heads {heads}, group {group}"
             ));
-        }
-        let front_length = header.u64()? as usize;
-        let front_deflated = header.u64()? as usize;
-        let layers_length = header.u64()? as usize;
-        let chunk_offsets = (0..=chunks)
-            .map(|_| header.u64().map(|offset| offset as usize))
-            .collect::<Result<Vec<usize>, Fault>>()?;
-        let front_bytes = header.take(front_deflated)?;
-        let layer_bytes = header.take(layers_length)?;
-        let area = header.at;
-        let offsets: Vec<usize> = chunk_offsets.iter().map(|offset| area + offset).collect();
-        if offsets.last().copied() != Some(file.len()) {
-            return Err("the model file's embedding chunks do not end where it ends".into());
         }
         let front = inflate(front_bytes, front_length)?;
         let mut read = Cursor {
@@ -272,6 +262,91 @@ impl Weights {
 /// The model file's version: the layout above.
 const VERSION: u32 = 2;
 
+/// The model's shape as the header gives it.
+struct Header<'a> {
+    /// The seven sizes and the epsilon as the file writes them (what [`values_digest`]
+    /// hashes).
+    #[cfg_attr(not(test), allow(dead_code))]
+    bytes: &'a [u8],
+    hidden: usize,
+    layers: usize,
+    heads: usize,
+    feed_forward: usize,
+    pieces: usize,
+    positions: usize,
+    group: usize,
+    epsilon: f32,
+}
+
+/// Where the file's parts lie, as its header says.
+struct Sections<'a> {
+    shape: Header<'a>,
+    chunk_rows: usize,
+    /// The front's length once inflated, and its deflated bytes.
+    front_length: usize,
+    front: &'a [u8],
+    /// The layers, as they are.
+    layers: &'a [u8],
+    /// Where each embedding chunk starts in the file, and one past the last (the file's end).
+    chunks: Vec<usize>,
+}
+
+impl Sections<'_> {
+    fn of(file: &[u8]) -> Result<Sections<'_>, Fault> {
+        let mut header = Cursor { bytes: file, at: 0 };
+        if header.take(4)? != b"DME5" || header.u32()? != VERSION {
+            return Err(format!(
+                "the model file is not a version {VERSION} DME5 file"
+            ));
+        }
+        let shape_at = header.at;
+        let hidden = header.usize()?;
+        let layers = header.usize()?;
+        let heads = header.usize()?;
+        let feed_forward = header.usize()?;
+        let pieces = header.usize()?;
+        let positions = header.usize()?;
+        let group = header.usize()?;
+        let epsilon = header.f32s(1)?[0];
+        let shape = Header {
+            bytes: &file[shape_at..header.at],
+            hidden,
+            layers,
+            heads,
+            feed_forward,
+            pieces,
+            positions,
+            group,
+            epsilon,
+        };
+        let chunk_rows = header.usize()?;
+        let chunks = header.usize()?;
+        let front_length = header.u64()? as usize;
+        let front_deflated = header.u64()? as usize;
+        let layers_length = header.u64()? as usize;
+        let chunk_offsets = (0..=chunks)
+            .map(|_| header.u64().map(|offset| offset as usize))
+            .collect::<Result<Vec<usize>, Fault>>()?;
+        let front = header.take(front_deflated)?;
+        let layers = header.take(layers_length)?;
+        let area = header.at;
+        let chunks: Vec<usize> = chunk_offsets.iter().map(|offset| area + offset).collect();
+        if chunks.last().copied() != Some(file.len())
+            || chunks.windows(2).any(|pair| pair[0] > pair[1])
+        {
+            return Err("the model file's embedding chunks do not end where it ends".into());
+        }
+        Ok(Sections {
+            shape,
+            chunk_rows,
+            front_length,
+            front,
+            layers,
+            chunks,
+        })
+    }
+}
+
 /// The SHA-256 of the model's values whatever the container: the shape (the header's seven
 /// sizes and the epsilon, as the file writes them), the front and the layers as they read
 /// once inflated, and every chunk of the embedding table inflated, in order. Version 1 of
@@ -279,29 +354,14 @@ const VERSION: u32 = 2;
 #[cfg(test)]
 pub(crate) fn values_digest(file: &[u8]) -> Result<[u8; 32], Fault> {
     use sha2::{Digest, Sha256};
+    let sections = Sections::of(file)?;
     let mut digest = Sha256::new();
-    digest.update(file.get(8..40).ok_or("the model file ends in its header")?);
-    let mut header = Cursor {
-        bytes: file,
-        at: 40,
-    };
-    let _chunk_rows = header.u32()?;
-    let chunks = header.usize()?;
-    let front_length = header.u64()? as usize;
-    let front_deflated = header.u64()? as usize;
-    let layers_length = header.u64()? as usize;
-    let chunk_offsets = (0..=chunks)
-        .map(|_| header.u64().map(|offset| offset as usize))
-        .collect::<Result<Vec<usize>, Fault>>()?;
-    digest.update(inflate(header.take(front_deflated)?, front_length)?);
-    digest.update(header.take(layers_length)?);
-    let area = header.at;
-    for pair in chunk_offsets.windows(2) {
-        let deflated = file
-            .get(area + pair[0]..area + pair[1])
-            .ok_or("the model file's embedding chunks run past its end")?;
+    digest.update(sections.shape.bytes);
+    digest.update(inflate(sections.front, sections.front_length)?);
+    digest.update(sections.layers);
+    for pair in sections.chunks.windows(2) {
         let mut out = Vec::new();
-        DeflateDecoder::new(deflated)
+        DeflateDecoder::new(&file[pair[0]..pair[1]])
             .read_to_end(&mut out)
             .map_err(|error| format!("the model file does not inflate: {error}"))?;
         digest.update(&out);
