@@ -264,8 +264,8 @@ const VERSION: u32 = 2;
 
 /// The model's shape as the header gives it.
 struct Header<'a> {
-    /// The seven sizes and the epsilon as the file writes them (what [`values_digest`]
-    /// hashes).
+    /// The seven sizes and the epsilon as the file writes them (what the values' digest
+    /// hashes first).
     #[cfg_attr(not(test), allow(dead_code))]
     bytes: &'a [u8],
     hidden: usize,
