@@ -72,14 +72,26 @@ fn give_back_pages(bytes: &'static [u8], range: std::ops::Range<usize>) {
     // a read-only mapping of a file that nothing writes; MADV_DONTNEED on such a private, unwritten
     // mapping only drops the resident copies, and a later read maps the file's same bytes in
     // again. No reference into the range is invalidated.
+    unsafe { advise(pages, rustix::mm::Advice::LinuxDontNeed) };
+}
+
+/// `madvise` over whole `pages` (addresses); advice refused changes nothing the caller relies
+/// on (the pages stay resident, or in small pages).
+///
+/// # Safety
+///
+/// `pages` must be whole pages of memory that `advice` leaves reading the same bytes through
+/// every reference into it.
+#[cfg(target_os = "linux")]
+unsafe fn advise(pages: std::ops::Range<usize>, advice: rustix::mm::Advice) {
+    // SAFETY: the caller's contract above.
     let advised = unsafe {
         rustix::mm::madvise(
             pages.start as *mut std::ffi::c_void,
             pages.end - pages.start,
-            rustix::mm::Advice::LinuxDontNeed,
+            advice,
         )
     };
-    // Advice refused leaves the pages resident: memory the kernel can take back anyway.
     let _ = advised;
 }
 
@@ -103,15 +115,7 @@ pub(crate) fn prefer_huge_pages<T>(memory: &mut [std::mem::MaybeUninit<T>]) {
         };
         // SAFETY: the range is whole pages of memory this caller holds exclusively (`&mut`);
         // MADV_HUGEPAGE changes only how its pages are backed, never what they hold.
-        let advised = unsafe {
-            rustix::mm::madvise(
-                pages.start as *mut std::ffi::c_void,
-                pages.end - pages.start,
-                rustix::mm::Advice::LinuxHugepage,
-            )
-        };
-        // Advice refused leaves the memory in small pages, as it was.
-        let _ = advised;
+        unsafe { advise(pages, rustix::mm::Advice::LinuxHugepage) };
     }
     #[cfg(not(target_os = "linux"))]
     let _ = memory;

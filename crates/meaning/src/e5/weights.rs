@@ -334,7 +334,10 @@ impl Sections<'_> {
         if chunks.last().copied() != Some(file.len())
             || chunks.windows(2).any(|pair| pair[0] > pair[1])
         {
-            return Err("the model file's embedding chunks do not end where it ends".into());
+            return Err(
+                "the model file's embedding chunks are out of order or do not end where it ends"
+                    .into(),
+            );
         }
         Ok(Sections {
             shape,
