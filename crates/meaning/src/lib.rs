@@ -7,6 +7,8 @@
 //!   [`model::Identity`], the full description of the coordinate space stored beside the
 //!   vectors: vectors of another identity are never compared.
 //! - [`e5`]: the model's tokenizer, weights, integer kernels and forward pass.
+//! - [`language`]: the directions in which the model's questions differ by language alone,
+//!   taken off every question so it finds answers in any language.
 //! - [`text`]: the text of a message that is embedded, the same text full-text search
 //!   indexes, and its fingerprint.
 //! - [`vector`]: a unit vector as 384 signed bytes, and what is derived from them at load.
@@ -26,6 +28,7 @@ pub mod blocks;
 pub mod centre;
 pub mod e5;
 pub mod fusion;
+pub mod language;
 pub mod model;
 mod resident;
 pub mod scan;

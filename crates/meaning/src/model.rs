@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 use discord_manager_vocabulary::error::{Error, Result};
 
 use crate::e5::{Model, Prefix};
+use crate::language::LanguageDirections;
 use crate::resident::MappedFile;
 
 /// How many coordinates a vector has.
@@ -18,6 +19,10 @@ pub const DIMENSIONS: usize = 384;
 
 /// The model's weights, vendored (crates/meaning/model/PROVENANCE.md).
 pub(crate) static WEIGHTS: &[u8] = include_bytes!("../model/multilingual-e5-small-q4.dme5");
+
+/// The directions in which the model's questions differ by language alone, taken off every
+/// question (crates/meaning/model/PROVENANCE.md; [`LanguageDirections`]).
+static LANGUAGE_DIRECTIONS: &[u8] = include_bytes!("../model/language-directions.f32");
 
 /// The digest the identity names for the weights: the SHA-256 of the model file as first
 /// vendored (version 1 of its layout). The file has been laid out again since, with the same
@@ -89,6 +94,7 @@ impl Identity {
 pub struct Encoder {
     model: Arc<Model>,
     identity: Identity,
+    languages: Arc<LanguageDirections>,
 }
 
 /// The model, once loaded (or why it did not load).
@@ -101,11 +107,20 @@ impl Encoder {
         Ok(Encoder {
             model: bundled_model()?,
             identity: Identity::bundled(),
+            languages: Arc::new(LanguageDirections::from_bytes(
+                LANGUAGE_DIRECTIONS,
+                DIMENSIONS,
+            )?),
         })
     }
 
     pub fn identity(&self) -> &Identity {
         &self.identity
+    }
+
+    /// The directions every question is taken off ([`Encoder::embed_question`]).
+    pub fn language_directions(&self) -> &LanguageDirections {
+        &self.languages
     }
 
     /// One unit vector of [`DIMENSIONS`] coordinates per message text, in order (E5's
@@ -115,11 +130,22 @@ impl Encoder {
         self.embed_on(texts, Prefix::Passage)
     }
 
-    /// The vector of a question (E5's `query: ` side), to compare with messages' vectors.
+    /// The vector of a question (E5's `query: ` side), to compare with messages' vectors:
+    /// the model's, taken off the directions in which languages differ
+    /// ([`LanguageDirections`]), so it matches messages by meaning and not by language.
     pub fn embed_question(&self, question: &str) -> Result<Vec<f32>> {
-        self.embed_on(&[question], Prefix::Query)?
+        let mut vector = self
+            .embed_on(&[question], Prefix::Query)?
             .pop()
-            .ok_or_else(|| Error::internal("The sentence encoder returned no vector"))
+            .ok_or_else(|| Error::internal("The sentence encoder returned no vector"))?;
+        self.languages.take_from(&mut vector);
+        Ok(vector)
+    }
+
+    /// Questions' vectors as the model gives them, their language still in them: what the
+    /// language directions are measured from ([`LanguageDirections::of_corpus`]).
+    pub fn embed_questions_with_their_language(&self, questions: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_on(questions, Prefix::Query)
     }
 
     /// Message texts' vectors: [`Encoder::embed_messages`].

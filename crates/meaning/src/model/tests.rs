@@ -155,18 +155,19 @@ fn a_paraphrase_finds_its_message_by_meaning_where_it_shares_no_word() {
     assert_eq!(found[0], 1, "{found:?}");
 }
 
-/// The evaluation set's m034, its distractor m117 and two others, asked for in English
-/// (p018) and in Spanish (t007): the Spanish question, whose "caché" is the one word it
-/// shares with the English messages, puts the browser's cache first and the decision
-/// second.
+/// The evaluation set's m034, its distractor m117, two others and a Spanish message of the
+/// set (m152, redis restarted), asked for in English (p018) and in Spanish (t007). With its
+/// language in it, the Spanish question put the Spanish message first and the browser's cache
+/// before the decision; taken off the language directions, it finds the decision first.
 #[test]
-fn the_cache_eviction_decision_is_found_first_in_english_and_second_in_spanish() {
+fn the_cache_eviction_decision_is_found_first_in_english_and_in_spanish() {
     let messages = [
         "cleared my browser cache and the bug went away lol classic",
         "ok decision: we drop the LRU and go with per-key TTLs, 5 min default. simpler to \
          reason about and redis does the work",
         "aws bill down 22% after moving batch jobs to spot instances",
         "friday team lunch at the thai place? need headcount by wed",
+        "reinicié el nodo de redis, la memoria estaba al 98%",
     ];
     let encoder = Encoder::bundled().expect("the bundled encoder");
     let found = ranked(
@@ -174,13 +175,13 @@ fn the_cache_eviction_decision_is_found_first_in_english_and_second_in_spanish()
         &messages,
         "what did we decide about cache eviction?",
     );
-    assert_eq!(found, [2, 1, 4, 3]);
+    assert_eq!(found, [2, 1, 5, 4, 3]);
     let found = ranked(
         &encoder,
         &messages,
         "¿qué decidimos sobre la expiración de la caché?",
     );
-    assert_eq!(found, [1, 2, 4, 3]);
+    assert_eq!(found, [2, 1, 5, 4, 3]);
 }
 
 #[test]
