@@ -24,14 +24,10 @@ use serde_json::json;
 
 fn main() {
     let set = eval::load().unwrap_or_else(|error| panic!("{error}"));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let folder = tempfile::tempdir().expect("a temporary folder");
-    let services = set
-        .build(&runtime, &folder.path().join("meaning.sqlite3"))
-        .unwrap_or_else(|error| panic!("the set's store: {error}"));
+    let built = set
+        .build_in_temporary_folder()
+        .unwrap_or_else(|error| panic!("{error}"));
+    let (runtime, services) = (&built.runtime, &built.services);
     eprintln!(
         "bench: meaning set of {} messages, {} queries",
         set.messages.len(),
@@ -51,7 +47,7 @@ fn main() {
     let mut misses = Vec::new();
     for (mode, arguments) in &modes {
         let measure = |kind| {
-            eval::recall(&set, &runtime, &services, kind, arguments)
+            eval::recall(&set, runtime, services, kind, arguments)
                 .unwrap_or_else(|error| panic!("{mode}: {error}"))
         };
         let paraphrase = measure(QueryKind::Paraphrase);
@@ -87,7 +83,7 @@ fn main() {
         let cells: Vec<String> = modes
             .iter()
             .map(|(mode, arguments)| {
-                let recall = eval::recall_of(&set, &runtime, &services, arguments, |query| {
+                let recall = eval::recall_of(&set, runtime, services, arguments, |query| {
                     query.kind == QueryKind::Translated && query.language() == language
                 })
                 .unwrap_or_else(|error| panic!("{mode}: {error}"));

@@ -399,15 +399,11 @@ fn the_checker_names_the_query_that_breaks_each_rule() {
 #[test]
 fn words_search_finds_every_exact_querys_target_in_its_first_ten_results() {
     let set = set();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let folder = tempfile::tempdir().expect("a temporary folder");
-    let services = set
-        .build(&runtime, &folder.path().join("meaning.sqlite3"))
-        .unwrap_or_else(|error| panic!("the set's store: {error}"));
-    let exact = eval::recall(&set, &runtime, &services, QueryKind::Exact, &json!({}))
+    let built = set
+        .build_in_temporary_folder()
+        .unwrap_or_else(|error| panic!("{error}"));
+    let (runtime, services) = (&built.runtime, &built.services);
+    let exact = eval::recall(&set, runtime, services, QueryKind::Exact, &json!({}))
         .unwrap_or_else(|error| panic!("{error}"));
     assert!(
         exact.missed.is_empty(),
@@ -417,7 +413,7 @@ fn words_search_finds_every_exact_querys_target_in_its_first_ten_results() {
     assert_eq!(exact.found, exact.queries);
     // The paraphrase figure is the benchmark's to report; here only that every paraphrase
     // query runs and is counted.
-    let paraphrase = eval::recall(&set, &runtime, &services, QueryKind::Paraphrase, &json!({}))
+    let paraphrase = eval::recall(&set, runtime, services, QueryKind::Paraphrase, &json!({}))
         .unwrap_or_else(|error| panic!("{error}"));
     let refused: Vec<_> = paraphrase
         .missed
@@ -443,21 +439,17 @@ fn words_search_finds_every_exact_querys_target_in_its_first_ten_results() {
 #[test]
 fn the_cache_eviction_question_finds_the_decision_first_in_english_and_in_spanish() {
     let set = set();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let folder = tempfile::tempdir().expect("a temporary folder");
-    let services = set
-        .build(&runtime, &folder.path().join("meaning.sqlite3"))
-        .unwrap_or_else(|error| panic!("the set's store: {error}"));
+    let built = set
+        .build_in_temporary_folder()
+        .unwrap_or_else(|error| panic!("{error}"));
+    let (runtime, services) = (&built.runtime, &built.services);
     let asked = ["p018", "t007"];
     for query in asked {
         let target = set.queries.iter().find(|q| q.id == query).expect(query);
         assert_eq!(target.target, "m034", "{query}");
     }
     for mode in ["meaning", "both"] {
-        let recall = eval::recall_of(&set, &runtime, &services, &json!({"mode": mode}), |query| {
+        let recall = eval::recall_of(&set, runtime, services, &json!({"mode": mode}), |query| {
             asked.contains(&query.id.as_str())
         })
         .unwrap_or_else(|error| panic!("{mode}: {error}"));

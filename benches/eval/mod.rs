@@ -288,9 +288,27 @@ impl EvalSet {
         })
     }
 
+    /// Builds the set's store in a new temporary folder ([`EvalSet::build`]), with a runtime
+    /// to call it on: what the benchmark and the tests search.
+    pub fn build_in_temporary_folder(&self) -> Result<BuiltSet, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|error| format!("a runtime: {error}"))?;
+        let folder = tempfile::tempdir().map_err(|error| format!("a temporary folder: {error}"))?;
+        let services = self
+            .build(&runtime, &folder.path().join("meaning.sqlite3"))
+            .map_err(|error| format!("the set's store: {error}"))?;
+        Ok(BuiltSet {
+            runtime,
+            services,
+            _folder: folder,
+        })
+    }
+
     /// Builds the set's store at `path` (a new file) through the real recorders, and the
     /// services an in-process call reads it with.
-    pub fn build(
+    fn build(
         &self,
         runtime: &tokio::runtime::Runtime,
         path: &Path,
@@ -334,6 +352,14 @@ fn channel_id(index: usize) -> String {
 
 fn user_id(index: usize) -> String {
     format!("10000000000000{:05}", index + 1)
+}
+
+/// The set's store, built in a temporary folder, and a runtime to call it on.
+pub struct BuiltSet {
+    pub runtime: tokio::runtime::Runtime,
+    pub services: Services,
+    /// Removed with the set: the store lives in it.
+    _folder: tempfile::TempDir,
 }
 
 /// A search mode's recall@10 over one kind of query.
