@@ -93,7 +93,7 @@ poll\t''"
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l limit -d 'At most this many results; a page also stops early where its answer would outgrow an assistant\'s context (about 8,000 tokens). Default 20, from 1 to 100.' -r
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l mentions-owner -d 'true: only messages that mention the owner (as `mentionsOwner` says); false: only those that do not. Default: both.' -r -f -a "true\t''
 false\t''"
-complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l mode -d 'How to find messages: `words` (the query\'s words, exact), `meaning` (what the query means, in other words too) or `both` (the two rankings fused). Default: `words`.' -r -f -a "words\t''
+complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l mode -d 'How to find messages: `words` (the query\'s words, exact), `meaning` (what the query means, in other words or another language too) or `both` (the two rankings fused). Default: `words`.' -r -f -a "words\t''
 meaning\t''
 both\t''"
 complete -c discord-manager -n "__fish_discord_manager_using_subcommand search" -l pinned -d 'true: only messages pinned now; false: only those not pinned. Default: both.' -r -f -a "true\t''

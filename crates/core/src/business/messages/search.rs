@@ -37,8 +37,8 @@ use serde_json::json;
 /// node`), in any form of accents or case, and search syntax (SQLite FTS5) is also
 /// understood: "an exact phrase", `OR`, `NOT`, parentheses, `prefix*`, `NEAR(word other, 5)`.
 /// By meaning (`mode: "meaning"`), a question in the owner's words ("what did we decide about
-/// cache eviction?") finds the messages that say it in other words; `mode: "both"` fuses the
-/// two rankings. Each result says why it matched (`matchedBy`). Only readable channels in
+/// cache eviction?") finds the messages that say it in other words, or in another language;
+/// `mode: "both"` fuses the two rankings. Each result says why it matched (`matchedBy`). Only readable channels in
 /// scope are searched. Use `messages_history` with `around` to read the conversation around a
 /// result.
 ///
@@ -52,7 +52,8 @@ pub struct Search {
     #[schemars(length(min = 1, max = 500))]
     pub query: String,
     /// How to find messages: `words` (the query's words, exact), `meaning` (what the query
-    /// means, in other words too) or `both` (the two rankings fused). Default: `words`.
+    /// means, in other words or another language too) or `both` (the two rankings fused).
+    /// Default: `words`.
     pub mode: Option<SearchMode>,
     /// Only this channel or thread. Default: every readable channel in scope.
     pub channel_id: Option<ChannelId>,
