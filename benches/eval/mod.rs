@@ -308,11 +308,7 @@ impl EvalSet {
 
     /// Builds the set's store at `path` (a new file) through the real recorders, and the
     /// services an in-process call reads it with.
-    fn build(
-        &self,
-        runtime: &tokio::runtime::Runtime,
-        path: &Path,
-    ) -> Result<Services, String> {
+    fn build(&self, runtime: &tokio::runtime::Runtime, path: &Path) -> Result<Services, String> {
         let store = Arc::new(Store::open(path).map_err(|error| error.message().to_string())?);
         let owner_id = self.owner_id()?;
         discord_manager_ingest::guilds::record_application_owner(
