@@ -82,6 +82,7 @@ fn feed_context(store: &Store) -> Result<OwnerContext> {
         keywords: Default::default(),
         meaning: true,
         attachment_work: Default::default(),
+        waiting_calls: Default::default(),
         meanings: Default::default(),
         source: Source::Cli,
     })

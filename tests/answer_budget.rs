@@ -60,6 +60,7 @@ async fn world() -> World {
         keywords: Default::default(),
         meaning: true,
         attachment_work: Default::default(),
+        waiting_calls: Default::default(),
         meanings: Default::default(),
         source: Source::Cli,
     };

@@ -39,6 +39,7 @@ fn services() -> (tempfile::TempDir, Services) {
         keywords: Default::default(),
         meaning: true,
         attachment_work: Default::default(),
+        waiting_calls: Default::default(),
         meanings: Default::default(),
         source: Source::Mcp,
     };

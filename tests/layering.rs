@@ -1238,3 +1238,70 @@ fn the_import_check_sees_an_alias_and_lets_a_plain_import_be() {
         ["`discord_manager_store` renamed `store`"]
     );
 }
+
+/// Collects the `static` items of a file, at any depth (inside functions too), outside test
+/// code.
+#[derive(Default)]
+struct Statics {
+    names: Vec<String>,
+}
+
+impl<'ast> Visit<'ast> for Statics {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if let syn::Item::Static(item) = item
+            && !source_tree::is_test_code(&item.attrs)
+        {
+            self.names.push(item.ident.to_string());
+        }
+        let test_only = match item {
+            syn::Item::Mod(item) => source_tree::is_test_code(&item.attrs),
+            syn::Item::Fn(item) => source_tree::is_test_code(&item.attrs),
+            syn::Item::Impl(item) => source_tree::is_test_code(&item.attrs),
+            _ => false,
+        };
+        if !test_only {
+            syn::visit::visit_item(self, item);
+        }
+    }
+}
+
+/// The `static` items of `source` outside test code.
+fn statics_in(source: &str) -> Vec<String> {
+    let mut statics = Statics::default();
+    statics.visit_file(&syn::parse_file(source).unwrap());
+    statics.names
+}
+
+#[test]
+fn the_business_layer_holds_no_process_wide_state() {
+    // What a call shares with other calls (the meaning index, the turns of attachment work,
+    // the places of waiting calls) belongs to the owner context its server built; a static
+    // would be shared by every server, store and test of the process.
+    let business = root().join("crates/core/src/business");
+    let mut found = Vec::new();
+    for file in source_tree::rust_files(&business) {
+        if file.file_name().is_some_and(|name| name == "tests.rs")
+            || file.components().any(|part| part.as_os_str() == "tests")
+        {
+            continue;
+        }
+        for name in statics_in(&std::fs::read_to_string(&file).unwrap()) {
+            found.push(format!("{} ({name})", file.display()));
+        }
+    }
+    assert_eq!(found, Vec::<String>::new());
+}
+
+#[test]
+fn the_state_check_finds_a_static_inside_a_function_and_leaves_test_code_alone() {
+    let source = "
+        static TOP: u8 = 0;
+        fn nonce() { static SEQUENCE: AtomicU64 = AtomicU64::new(0); }
+        #[cfg(test)]
+        mod tests { static FIXTURE: u8 = 0; }
+        #[cfg(test)]
+        fn helper() { static HELD: u8 = 0; }
+        fn borrowed() -> &'static str { \"\" }
+    ";
+    assert_eq!(statics_in(source), ["TOP", "SEQUENCE"]);
+}

@@ -169,6 +169,7 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
             keywords: Default::default(),
             meaning: true,
             attachment_work: Default::default(),
+            waiting_calls: Default::default(),
             meanings: Default::default(),
             source: Source::Cli,
         },

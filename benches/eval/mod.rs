@@ -283,6 +283,7 @@ impl EvalSet {
             keywords: Default::default(),
             meaning: true,
             attachment_work: Default::default(),
+            waiting_calls: Default::default(),
             meanings: Default::default(),
             source: Source::Cli,
         })

@@ -316,6 +316,7 @@ pub fn owner_context() -> OwnerContext {
         keywords: Default::default(),
         meaning: true,
         attachment_work: Default::default(),
+        waiting_calls: Default::default(),
         meanings: Default::default(),
         source: Source::Cli,
     }

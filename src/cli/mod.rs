@@ -23,6 +23,7 @@ use discord_manager_core::business::{self, Source};
 use discord_manager_core::config::Config;
 use discord_manager_core::config::ImportWindow;
 use discord_manager_core::registry::{self, Capability, Services};
+use discord_manager_discord::identify_watch::IdentifyCount;
 use discord_manager_store::Store;
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::snowflake::ID_FORMAT;
@@ -477,7 +478,9 @@ pub(crate) fn color_enabled() -> bool {
         && std::io::stderr().is_terminal()
 }
 
-pub(crate) fn init_logging(default: &str) {
+/// Installs the log output on stderr and, beside it, the IDENTIFY counter, whose count it
+/// returns (the daemon's IDENTIFY budget reads it).
+pub(crate) fn init_logging(default: &str) -> IdentifyCount {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     // Logs go to stderr: stdout carries results (and, for `mcp`, nothing but JSON-RPC).
@@ -487,15 +490,17 @@ pub(crate) fn init_logging(default: &str) {
         .with_writer(std::io::stderr)
         .with_ansi(color_enabled())
         .with_filter(filter);
+    let identifies = IdentifyCount::default();
     let _ = tracing_subscriber::registry()
         .with(output)
-        .with(discord_manager_discord::identify_watch::layer())
+        .with(identifies.layer())
         .try_init();
+    identifies
 }
 
 /// `ingest`: the daemon, on a store it may write, with its options.
 pub(crate) fn run_ingest(db: Option<PathBuf>, options: &ArgMatches) -> Result<(), Failure> {
-    init_logging("warn,discord_manager=info");
+    let identifies = init_logging("warn,discord_manager=info");
     let config = Config::from_env()?;
     let store = Store::open_writable(&store_path(db, &config)?)?;
     full_disk_lever(&store)?;
@@ -516,6 +521,7 @@ pub(crate) fn run_ingest(db: Option<PathBuf>, options: &ArgMatches) -> Result<()
             import,
             ..Default::default()
         },
+        identifies,
     )?;
     Ok(())
 }

@@ -32,6 +32,7 @@ impl WorldContext for World {
             keywords: Default::default(),
             meaning: true,
             attachment_work: Default::default(),
+            waiting_calls: Default::default(),
             meanings: Default::default(),
             source: Source::Cli,
         }

@@ -165,6 +165,7 @@ fn context(world: &World) -> OwnerContext {
         keywords: Default::default(),
         meaning: false,
         attachment_work: AttachmentWork::new(1),
+        waiting_calls: Default::default(),
         meanings: Default::default(),
         source: Source::Mcp,
     }

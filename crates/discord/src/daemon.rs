@@ -43,7 +43,7 @@ use super::cdn::CdnPolicy;
 use super::channel_work::{ChannelJob, blocking};
 use super::gateway::{Notice, Received, Writer, relay};
 use super::gateway_tap::GatewayTap;
-use super::identify_watch;
+use super::identify_watch::IdentifyCount;
 use super::rest::{Rest, RestError, RetryPolicy};
 use super::sender::RestSender;
 
@@ -84,7 +84,15 @@ impl Default for IngestOptions {
 
 /// Runs the daemon until SIGINT or SIGTERM (Ok) or a fatal error (the token rejected, the
 /// intents refused).
-pub fn run_ingest(config: &Config, store: Store, options: IngestOptions) -> Result<()> {
+///
+/// `identifies` is the count of IDENTIFYs the process's tracing layer sees leave
+/// ([`identify_watch`](super::identify_watch)); the IDENTIFY budget counts serenity's own from it.
+pub fn run_ingest(
+    config: &Config,
+    store: Store,
+    options: IngestOptions,
+    identifies: IdentifyCount,
+) -> Result<()> {
     // Before any request: a second daemon on this store leaves without touching Discord.
     let _claim = store.claim_ingest()?;
     // One thread for everything async: serenity spawns a task per dispatch, and on a
@@ -94,7 +102,7 @@ pub fn run_ingest(config: &Config, store: Store, options: IngestOptions) -> Resu
         .enable_all()
         .build()
         .map_err(|error| Error::internal("Cannot start the runtime").with_source(error))?;
-    runtime.block_on(supervise(config, Arc::new(store), options))
+    runtime.block_on(supervise(config, Arc::new(store), options, identifies))
 }
 
 /// The signals that stop the daemon cleanly: SIGTERM and SIGINT on Unix, Ctrl-C elsewhere.
@@ -264,7 +272,7 @@ fn identify_budget(store: &Store) -> Result<IdentifyBudget> {
     })
 }
 
-/// The IDENTIFYs one gateway client sent, as [`identify_watch`] sees them leave.
+/// The IDENTIFYs one gateway client sent, as [`identify_watch`](super::identify_watch) sees them leave.
 struct Identifies {
     sent: watch::Receiver<u64>,
     /// The count when last asked.
@@ -274,9 +282,9 @@ struct Identifies {
 }
 
 impl Identifies {
-    /// Counts every IDENTIFY sent from now on.
-    fn watch() -> Identifies {
-        let mut sent = identify_watch::watch();
+    /// Counts every IDENTIFY `count` sees sent from now on.
+    fn watch(count: &IdentifyCount) -> Identifies {
+        let mut sent = count.watch();
         let seen = *sent.borrow_and_update();
         Identifies {
             sent,
@@ -424,6 +432,8 @@ struct Supervisor {
     /// The gateway URL start-up learned and checked.
     gateway: String,
     signals: Signals,
+    /// The IDENTIFYs the process's tracing layer saw leave.
+    identifies: IdentifyCount,
     alive_every: Duration,
     /// Into the writer's queue. Every gateway client's relay holds a clone, so the queue closes,
     /// and the writer finishes, only once the last client is gone and this is dropped.
@@ -440,8 +450,13 @@ struct Supervisor {
 
 /// Runs the supervisor's steps: start, then sessions (each after the identify-wait) until a stop
 /// signal or a fatal error, then shutdown.
-async fn supervise(config: &Config, store: Arc<Store>, options: IngestOptions) -> Result<()> {
-    let Some(mut supervisor) = Supervisor::start(config, store, options).await? else {
+async fn supervise(
+    config: &Config,
+    store: Arc<Store>,
+    options: IngestOptions,
+    identifies: IdentifyCount,
+) -> Result<()> {
+    let Some(mut supervisor) = Supervisor::start(config, store, options, identifies).await? else {
         return Ok(());
     };
     let outcome = supervisor.run_sessions().await;
@@ -455,6 +470,7 @@ impl Supervisor {
         config: &Config,
         store: Arc<Store>,
         options: IngestOptions,
+        identifies: IdentifyCount,
     ) -> Result<Option<Supervisor>> {
         let token = config.token.clone().ok_or_else(|| {
             Error::config("ingest needs the bot token: set DISCORD_TOKEN (in the environment, the env file DISCORD_MANAGER_ENV_FILE names, or the config file)")
@@ -472,7 +488,7 @@ impl Supervisor {
                 return Ok(None);
             }
         };
-        Supervisor::launch(config, options, store, rest, gateway, signals).map(Some)
+        Supervisor::launch(config, options, store, rest, gateway, signals, identifies).map(Some)
     }
 
     /// Starts what runs beside the gateway for the whole run: the writer thread, the backfill
@@ -484,6 +500,7 @@ impl Supervisor {
         rest: Arc<Rest>,
         gateway: String,
         signals: Signals,
+        identifies: IdentifyCount,
     ) -> Result<Supervisor> {
         let (queue, queued) = mpsc::unbounded_channel();
         let (backfill, batches) = mpsc::unbounded_channel();
@@ -536,6 +553,7 @@ impl Supervisor {
             rest,
             gateway,
             signals,
+            identifies,
             alive_every: options.alive_every,
             queue,
             backfill,
@@ -651,7 +669,7 @@ impl Supervisor {
     async fn connect(&self) -> Result<(serenity::Client, Identifies, GatewayTap)> {
         // Every IDENTIFY serenity sends from here on is counted as it leaves; the first one of
         // this client is the one recorded just below, before it is sent.
-        let identifies = Identifies::watch();
+        let identifies = Identifies::watch(&self.identifies);
         self.store.write(|writer| {
             writer.record_gateway_event(GatewayEventKind::Identify, None, Some(&self.gateway))
         })?;

@@ -1174,6 +1174,7 @@ impl Generator {
             keywords: Default::default(),
             meaning: true,
             attachment_work: Default::default(),
+            waiting_calls: Default::default(),
             meanings: Default::default(),
             source,
         };

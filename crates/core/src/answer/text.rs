@@ -103,13 +103,10 @@ impl Default for TextBlock {
     }
 }
 
-/// Eight hex digits no text stored before this answer can predict: the standard library's
-/// hasher keys are drawn from the operating system's randomness once per process, and each
-/// call mixes in a counter and the clock.
+/// Eight hex digits no text stored before this answer can predict: each `RandomState` is made
+/// with keys of its own, drawn from the operating system's randomness, and hashes the clock.
 fn fresh_nonce() -> String {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     hasher.write_i64(Instant::now().as_micros());
     format!("{:08x}", hasher.finish() as u32)
 }

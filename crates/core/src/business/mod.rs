@@ -18,3 +18,4 @@ pub mod store;
 
 pub use kernel::attachment_work::AttachmentWork;
 pub use kernel::context::{OwnerContext, Source};
+pub use kernel::waiting_calls::WaitingCalls;

@@ -13,8 +13,8 @@ use crate::business::activity::wait::Activity;
 use crate::business::activity::wait::POLL_INTERVAL;
 use crate::business::activity::wait::WaitForActivity;
 use crate::business::activity::wait::wait_for_activity;
-use crate::business::activity::wait::wait_within;
 use crate::business::bookmarks::add::{AddBookmark, add_bookmark};
+use crate::business::{OwnerContext, WaitingCalls};
 use crate::test_fixtures::WorldContext;
 
 use std::time::Duration;
@@ -304,8 +304,8 @@ fn waiting_for(after: Instant, wait_seconds: u32) -> WaitForActivity {
 
 /// Runs until `waiting` has no place left, without sleeping: the waits take their places
 /// after their first count, on the blocking pool.
-async fn until_full(waiting: &tokio::sync::Semaphore) {
-    while waiting.available_permits() > 0 {
+async fn until_full(waiting: &WaitingCalls) {
+    while waiting.waiting() < waiting.most() {
         tokio::task::yield_now().await;
     }
 }
@@ -315,17 +315,16 @@ async fn a_wait_beyond_the_bound_is_refused_at_once_and_an_ended_wait_frees_its_
     let world = Arc::new(World::new());
     let channel = world.channel("general");
     let cutoff = poll(&world, Instant::from_micros(0), 0).await.cutoff;
-    let waiting = Arc::new(tokio::sync::Semaphore::new(2));
+    // A context of two places, as one server's calls share it.
+    let context = OwnerContext {
+        waiting_calls: WaitingCalls::new(2),
+        ..world.context()
+    };
+    let waiting = context.waiting_calls.clone();
     let wait = |seconds: u32| {
-        let (world, waiting) = (Arc::clone(&world), Arc::clone(&waiting));
+        let (world, context) = (Arc::clone(&world), context.clone());
         tokio::spawn(async move {
-            wait_within(
-                &world.store,
-                waiting_for(cutoff, seconds),
-                &world.context(),
-                &waiting,
-            )
-            .await
+            wait_for_activity(&world.store, waiting_for(cutoff, seconds), &context).await
         })
     };
     let (first, second) = (wait(60), wait(60));
@@ -334,7 +333,7 @@ async fn a_wait_beyond_the_bound_is_refused_at_once_and_an_ended_wait_frees_its_
     let refused = wait(60).await.unwrap().unwrap_err();
     assert_eq!(
         refused.message(),
-        "`waitSeconds`: 64 activity_wait calls are already waiting, the most that may wait at \
+        "`waitSeconds`: 2 activity_wait calls are already waiting, the most that may wait at \
          once; call again once one of them has returned, or without `waitSeconds` to count at \
          once"
     );
@@ -344,14 +343,14 @@ async fn a_wait_beyond_the_bound_is_refused_at_once_and_an_ended_wait_frees_its_
     // An ended wait (here: its future dropped, as a cancelled call's is) frees its place.
     first.abort();
     assert!(first.await.unwrap_err().is_cancelled());
-    assert_eq!(waiting.available_permits(), 1);
+    assert_eq!(waiting.waiting(), 1);
     let third = wait(60);
     until_full(&waiting).await;
     // Something new: the waits answer, and their places are free again.
     world.post(channel, "7", "news", json!({}));
     assert_eq!(second.await.unwrap().unwrap().total, 1);
     assert_eq!(third.await.unwrap().unwrap().total, 1);
-    assert_eq!(waiting.available_permits(), 2);
+    assert_eq!(waiting.waiting(), 0);
     // With every place taken, what has already arrived is still answered at once.
     let (fourth, fifth) = (wait(60), wait(60));
     assert_eq!(fourth.await.unwrap().unwrap().total, 1);

@@ -139,32 +139,16 @@ fn count_after(
     })
 }
 
-/// How many calls may wait at once (a process-wide bound). A call that would be one more is
-/// refused at once, in the owner's words, rather than queued: a queued wait could outlast the
-/// very time it was asked to wait, and waits that pile up hold memory and store reads.
-pub const MAX_WAITING: usize = 64;
-
-/// The waits under way in this process.
-static WAITING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(MAX_WAITING);
-
 /// The business function of `activity_wait`. It holds no thread while it waits: it sleeps on
 /// the runtime's timer, and each store read (the first count, then one small read of the
-/// store's clock per [`POLL_INTERVAL`]) runs on the blocking pool and returns at once. At
-/// most [`MAX_WAITING`] calls wait at once; dropping the future ends the wait.
+/// store's clock per [`POLL_INTERVAL`]) runs on the blocking pool and returns at once. A call
+/// that is about to wait takes a place among the context's
+/// [`WaitingCalls`](crate::business::kernel::waiting_calls::WaitingCalls), and is refused at
+/// once when every place is taken; dropping the future ends the wait and frees its place.
 pub async fn wait_for_activity(
     store: &Arc<Store>,
     input: WaitForActivity,
     context: &OwnerContext,
-) -> Result<Activity> {
-    wait_within(store, input, context, &WAITING).await
-}
-
-/// [`wait_for_activity`] with the waits under way counted by `waiting`.
-pub(crate) async fn wait_within(
-    store: &Arc<Store>,
-    input: WaitForActivity,
-    context: &OwnerContext,
-    waiting: &tokio::sync::Semaphore,
 ) -> Result<Activity> {
     let after = input.after.unwrap_or_else(Instant::now);
     let wait = Duration::from_secs(u64::from(input.wait_seconds.unwrap_or(0)));
@@ -182,11 +166,12 @@ pub(crate) async fn wait_within(
         return Ok(activity);
     }
     // Only a call that is about to wait takes a place among the waits.
-    let Ok(_place) = waiting.try_acquire() else {
+    let Some(_place) = context.waiting_calls.take_place() else {
         return Err(Error::input(format!(
-            "`waitSeconds`: {MAX_WAITING} activity_wait calls are already waiting, the most \
-             that may wait at once; call again once one of them has returned, or without \
-             `waitSeconds` to count at once"
+            "`waitSeconds`: {} activity_wait calls are already waiting, the most that may wait \
+             at once; call again once one of them has returned, or without `waitSeconds` to \
+             count at once",
+            context.waiting_calls.most()
         )));
     };
     let mut seen = activity.cutoff;

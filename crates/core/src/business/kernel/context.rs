@@ -12,6 +12,7 @@ use super::approval::OwnerApproval;
 use super::model::OwnerView;
 use crate::business::kernel::attachment_work::AttachmentWork;
 use crate::business::kernel::meaning_index::MeaningIndex;
+use crate::business::kernel::waiting_calls::WaitingCalls;
 use crate::config::{Config, GuildScope, Keywords};
 
 word_enum! {
@@ -66,6 +67,9 @@ pub struct OwnerContext {
     /// Shared by every call of one server (the contexts it clones), so the MCP server's calls
     /// together take at most its bound, as the CLI's one call does.
     pub attachment_work: AttachmentWork,
+    /// The places of calls waiting for something new (`activity_wait` with `waitSeconds`): how
+    /// many wait at once. Shared like `attachment_work`.
+    pub waiting_calls: WaitingCalls,
     /// The index of meanings of the store this context reads, loaded at the first search by
     /// meaning. Shared like `attachment_work`: one server's calls search one index.
     pub meanings: MeaningIndex,
@@ -88,6 +92,7 @@ pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Re
         keywords: config.keywords.clone(),
         meaning: config.meaning,
         attachment_work: AttachmentWork::default(),
+        waiting_calls: WaitingCalls::default(),
         meanings: MeaningIndex::default(),
         source,
     })

@@ -4,8 +4,8 @@
 //!
 //! - [`context`]: the owner context a call runs in; [`input`]: validation of a call's input
 //!   against its type, with the owner-worded error; [`attachment_work`]: how many calls read
-//!   and decode kept files at once; [`meaning_index`]: the vectors a context searches by
-//!   meaning.
+//!   and decode kept files at once; [`waiting_calls`]: how many calls wait for something new
+//!   at once; [`meaning_index`]: the vectors a context searches by meaning.
 //! - [`model`]: the message every result shows, cursors and the `Shaper` that turns store rows
 //!   into it; [`message_extras`], what a message carries beyond its text; [`presentation`],
 //!   how a message reads on a page and in a model's text.
@@ -33,6 +33,7 @@ pub mod outbox;
 pub mod presentation;
 pub(crate) mod system_messages;
 pub mod untrusted;
+pub mod waiting_calls;
 
 use discord_manager_vocabulary::instant::Instant;
 

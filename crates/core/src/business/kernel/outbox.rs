@@ -8,7 +8,6 @@
 //! Discord answers with that message instead of creating a second one.
 
 use std::hash::{BuildHasher, RandomState};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use discord_manager_sender::{Delivered, Delivery, DiscordSender, OutgoingMessage, SendFailure};
@@ -39,9 +38,11 @@ pub const ASSISTANT_REACTIONS_PER_MINUTE: u64 = 5;
 
 /// A new nonce: at most 25 characters (Discord's limit), unique per message.
 pub(crate) fn new_nonce() -> String {
-    static SEQUENCE: AtomicU64 = AtomicU64::new(0);
     let micros = Instant::now().as_micros();
-    let random = RandomState::new().hash_one((micros, SEQUENCE.fetch_add(1, Ordering::Relaxed)));
+    // Each `RandomState` is made with keys of its own, drawn from the operating system's
+    // randomness: two nonces made in the same microsecond differ by their keys, with no
+    // counter shared by the process.
+    let random = RandomState::new().hash_one(micros);
     format!("{random:016x}{:08x}", micros as u32)
 }
 
