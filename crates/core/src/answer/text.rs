@@ -103,8 +103,9 @@ impl Default for TextBlock {
     }
 }
 
-/// Eight hex digits no text stored before this answer can predict: each `RandomState` is made
-/// with keys of its own, drawn from the operating system's randomness, and hashes the clock.
+/// Eight hex digits no text stored before this answer can predict: `RandomState::new` makes a
+/// hasher with new random keys each time (the standard library's contract), and it hashes the
+/// clock.
 fn fresh_nonce() -> String {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_i64(Instant::now().as_micros());

@@ -39,9 +39,9 @@ pub const ASSISTANT_REACTIONS_PER_MINUTE: u64 = 5;
 /// A new nonce: at most 25 characters (Discord's limit), unique per message.
 pub(crate) fn new_nonce() -> String {
     let micros = Instant::now().as_micros();
-    // Each `RandomState` is made with keys of its own, drawn from the operating system's
-    // randomness: two nonces made in the same microsecond differ by their keys, with no
-    // counter shared by the process.
+    // `RandomState::new` makes a hasher with new random keys each time (the standard
+    // library's contract): two nonces made in the same microsecond differ by their keys, with
+    // no counter shared by the process.
     let random = RandomState::new().hash_one(micros);
     format!("{random:016x}{:08x}", micros as u32)
 }

@@ -77,7 +77,7 @@ mod tests {
         let third = calls.take_place().expect("the place the first gave back");
         drop((second, third));
         assert_eq!(calls.waiting(), 0);
-        // Another context's places are its own.
+        // A bound of none still lets one call wait; the default is the documented 64.
         assert_eq!(WaitingCalls::new(0).most(), 1);
         assert_eq!(WaitingCalls::default().most(), MOST_WAITING);
     }
