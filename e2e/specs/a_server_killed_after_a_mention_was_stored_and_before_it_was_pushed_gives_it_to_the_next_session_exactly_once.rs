@@ -1,6 +1,9 @@
 //! `kill -9` between the recorder's commit and the push: the MCP server is frozen (SIGSTOP),
 //! a mention is stored while it cannot write, and the server is killed (SIGKILL) without ever
 //! pushing it. The next session replays it, once; the one after that does not replay it again.
+//!
+//! The server is frozen only once it has recorded its own start (it logs so at debug): frozen
+//! inside that write, it would hold the store's write lock, and nothing could be stored.
 
 use serde_json::json;
 
@@ -10,11 +13,14 @@ use crate::support::live::{Daemon, caught_up_until};
 
 pub async fn spec() {
     let fake = FakeDiscord::start();
-    let store = Store::without_owner();
+    let store = Store::without_owner().setting("RUST_LOG", "warn,discord_manager=debug");
     let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
     let frozen = store.mcp().await;
     frozen.ping().await;
+    frozen
+        .wait_for_log("replayed what no session was given; pushing what arrives")
+        .await;
     frozen.signal("STOP");
 
     let mut mention =

@@ -19,7 +19,8 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::io::AsyncReadExt;
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use super::record;
@@ -154,7 +155,7 @@ impl ClientHandler for Owner {
 /// One MCP session with one server process.
 pub struct Mcp {
     client: RunningService<RoleClient, Owner>,
-    stderr: JoinHandle<String>,
+    stderr: Stderr,
     /// The server's process id.
     pid: u32,
 }
@@ -281,12 +282,7 @@ impl Mcp {
             .spawn()
             .unwrap_or_else(|error| panic!("{BINARY} mcp did not start: {error}"));
         let pid = transport.id().expect("the server runs");
-        let mut stderr = stderr.expect("the server's stderr is piped");
-        let stderr = tokio::spawn(async move {
-            let mut text = String::new();
-            let _ = stderr.read_to_string(&mut text).await;
-            text
-        });
+        let stderr = Stderr::read(stderr.expect("the server's stderr is piped"));
         match patiently("initialize", owner.serve(transport)).await {
             Ok(client) => Mcp {
                 client,
@@ -294,10 +290,27 @@ impl Mcp {
                 pid,
             },
             Err(error) => {
-                let stderr = patiently("the server's stderr", stderr)
-                    .await
-                    .unwrap_or_default();
+                let stderr = stderr.whole().await;
                 panic!("the MCP session did not initialize: {error}; the server said: {stderr}")
+            }
+        }
+    }
+
+    /// Waits until the server has written a line containing `needle` to stderr (a line it
+    /// logs once it has done something): a deterministic signal, within [`PATIENCE`], or the
+    /// spec fails showing what it wrote.
+    pub async fn wait_for_log(&self, needle: &str) {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let written = self.stderr.written.notified();
+            if self.stderr.so_far().contains(needle) {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, written).await.is_err() {
+                panic!(
+                    "waited for the server to log {needle:?}; it wrote: {}",
+                    self.stderr.so_far()
+                );
             }
         }
     }
@@ -471,9 +484,50 @@ impl Mcp {
         patiently("closing the session", self.client.cancel())
             .await
             .unwrap_or_else(|error| panic!("the MCP session did not close: {error}"));
-        patiently("the server's stderr", self.stderr)
-            .await
-            .unwrap_or_default()
+        self.stderr.whole().await
+    }
+}
+
+/// The server's stderr, read line by line as it is written.
+struct Stderr {
+    text: Arc<Mutex<String>>,
+    /// Told each time a line arrives.
+    written: Arc<Notify>,
+    /// Ends when the server closes its stderr.
+    reader: JoinHandle<()>,
+}
+
+impl Stderr {
+    fn read(stderr: tokio::process::ChildStderr) -> Stderr {
+        let (text, written) = (Arc::new(Mutex::new(String::new())), Arc::new(Notify::new()));
+        let reader = tokio::spawn({
+            let (text, written) = (Arc::clone(&text), Arc::clone(&written));
+            async move {
+                let mut lines = tokio::io::BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    let mut text = text.lock().unwrap();
+                    text.push_str(&line);
+                    text.push('\n');
+                    written.notify_waiters();
+                }
+            }
+        });
+        Stderr {
+            text,
+            written,
+            reader,
+        }
+    }
+
+    fn so_far(&self) -> String {
+        self.text.lock().unwrap().clone()
+    }
+
+    /// Everything the server wrote, once it has closed its stderr.
+    async fn whole(self) -> String {
+        let Stderr { text, reader, .. } = self;
+        let _ = patiently("the server's stderr", reader).await;
+        text.lock().unwrap().clone()
     }
 }
 

@@ -95,6 +95,8 @@ impl Pusher {
                 }
             }
         };
+        // The replay is recorded: from here the server writes only as it pushes.
+        debug!("replayed what no session was given; pushing what arrives");
         let mut sent: VecDeque<tokio::time::Instant> = VecDeque::new();
         let mut held: Vec<Arrival> = Vec::new();
         let mut covered = tokio::time::Instant::now();
