@@ -95,7 +95,8 @@ impl Pusher {
                 }
             }
         };
-        // The replay is recorded: from here the server writes only as it pushes.
+        // The replay is recorded: from here the server writes only as it pushes, and every
+        // ten minutes to record how far it has pushed.
         debug!("replayed what no session was given; pushing what arrives");
         let mut sent: VecDeque<tokio::time::Instant> = VecDeque::new();
         let mut held: Vec<Arrival> = Vec::new();
