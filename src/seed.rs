@@ -70,21 +70,8 @@ struct ApplicationOwner {
 fn feed_context(store: &Store) -> Result<OwnerContext> {
     let owner_id = store.read(|reader| Ok(reader.identity()?.owner_user_id))?;
     Ok(OwnerContext {
-        owner_id,
-        guild_scope: GuildScope::every_guild(),
         token_configured: true,
-        read_only: false,
-        send_channel_ids: None,
-        allow_dms: false,
-        link_previews: false,
-        confirm_posts: false,
-        owner_approval: None,
-        keywords: Default::default(),
-        meaning: true,
-        attachment_work: Default::default(),
-        waiting_calls: Default::default(),
-        meanings: Default::default(),
-        source: Source::Cli,
+        ..OwnerContext::with_unset_settings(owner_id, GuildScope::every_guild(), Source::Cli)
     })
 }
 

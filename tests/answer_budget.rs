@@ -48,21 +48,12 @@ async fn world() -> World {
     let bases: Vec<Vec<f32>> = (0..8).map(made_up_base).collect();
     write_stand_in_meanings(&store, &bases).expect("stand-in vectors");
     let context = OwnerContext {
-        owner_id: Some(OWNER_ID.parse().expect("the generator's owner id")),
-        guild_scope: GuildScope::every_guild(),
         token_configured: true,
-        read_only: false,
-        send_channel_ids: None,
-        allow_dms: false,
-        link_previews: false,
-        confirm_posts: false,
-        owner_approval: None,
-        keywords: Default::default(),
-        meaning: true,
-        attachment_work: Default::default(),
-        waiting_calls: Default::default(),
-        meanings: Default::default(),
-        source: Source::Cli,
+        ..OwnerContext::with_unset_settings(
+            Some(OWNER_ID.parse().expect("the generator's owner id")),
+            GuildScope::every_guild(),
+            Source::Cli,
+        )
     };
     let channel_id = produced
         .busiest_readable_channel

@@ -26,23 +26,11 @@ const FOREIGN_WORDING: &[&str] = &[
 fn services() -> (tempfile::TempDir, Services) {
     let folder = tempfile::tempdir().unwrap();
     let store = Store::open(&folder.path().join("drift.sqlite3")).unwrap();
-    let context = OwnerContext {
-        owner_id: Some("1000000000000000001".parse().unwrap()),
-        guild_scope: GuildScope::every_guild(),
-        token_configured: false,
-        read_only: false,
-        send_channel_ids: None,
-        allow_dms: false,
-        link_previews: false,
-        confirm_posts: false,
-        owner_approval: None,
-        keywords: Default::default(),
-        meaning: true,
-        attachment_work: Default::default(),
-        waiting_calls: Default::default(),
-        meanings: Default::default(),
-        source: Source::Mcp,
-    };
+    let context = OwnerContext::with_unset_settings(
+        Some("1000000000000000001".parse().unwrap()),
+        GuildScope::every_guild(),
+        Source::Mcp,
+    );
     (
         folder,
         Services {

@@ -157,21 +157,8 @@ async fn hostile_store() -> (tempfile::TempDir, Services) {
     let services = Services {
         store: Arc::clone(&store),
         context: OwnerContext {
-            owner_id,
-            guild_scope: GuildScope::every_guild(),
             token_configured: true,
-            read_only: false,
-            send_channel_ids: None,
-            allow_dms: false,
-            link_previews: false,
-            confirm_posts: false,
-            owner_approval: None,
-            keywords: Default::default(),
-            meaning: true,
-            attachment_work: Default::default(),
-            waiting_calls: Default::default(),
-            meanings: Default::default(),
-            source: Source::Cli,
+            ..OwnerContext::with_unset_settings(owner_id, GuildScope::every_guild(), Source::Cli)
         },
         sender: Some(Arc::new(DemoDiscord::new(
             Arc::clone(&store),

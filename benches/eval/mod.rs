@@ -271,21 +271,12 @@ impl EvalSet {
     /// The owner's context on the set's store, as the CLI builds it.
     pub fn owner_context(&self) -> Result<OwnerContext, String> {
         Ok(OwnerContext {
-            owner_id: Some(self.owner_id()?),
-            guild_scope: GuildScope::every_guild(),
-            token_configured: false,
             read_only: true,
-            send_channel_ids: None,
-            allow_dms: false,
-            link_previews: false,
-            confirm_posts: false,
-            owner_approval: None,
-            keywords: Default::default(),
-            meaning: true,
-            attachment_work: Default::default(),
-            waiting_calls: Default::default(),
-            meanings: Default::default(),
-            source: Source::Cli,
+            ..OwnerContext::with_unset_settings(
+                Some(self.owner_id()?),
+                GuildScope::every_guild(),
+                Source::Cli,
+            )
         })
     }
 

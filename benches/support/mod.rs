@@ -303,23 +303,11 @@ pub fn page_through(
 
 /// The owner's context on a synthetic store, as the CLI builds it.
 pub fn owner_context() -> OwnerContext {
-    OwnerContext {
-        owner_id: Some(OWNER_ID.parse().expect("OWNER_ID is an id")),
-        guild_scope: GuildScope::every_guild(),
-        token_configured: false,
-        read_only: false,
-        send_channel_ids: None,
-        allow_dms: false,
-        link_previews: false,
-        confirm_posts: false,
-        owner_approval: None,
-        keywords: Default::default(),
-        meaning: true,
-        attachment_work: Default::default(),
-        waiting_calls: Default::default(),
-        meanings: Default::default(),
-        source: Source::Cli,
-    }
+    OwnerContext::with_unset_settings(
+        Some(OWNER_ID.parse().expect("OWNER_ID is an id")),
+        GuildScope::every_guild(),
+        Source::Cli,
+    )
 }
 
 /// The store and context every in-process call uses.

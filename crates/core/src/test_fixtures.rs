@@ -19,23 +19,11 @@ pub trait WorldContext {
 
 impl WorldContext for World {
     fn context(&self) -> OwnerContext {
-        OwnerContext {
-            owner_id: Some(self.owner_id),
-            guild_scope: GuildScope::only(vec![self.guild_id]),
-            token_configured: false,
-            read_only: false,
-            send_channel_ids: None,
-            allow_dms: false,
-            link_previews: false,
-            confirm_posts: false,
-            owner_approval: None,
-            keywords: Default::default(),
-            meaning: true,
-            attachment_work: Default::default(),
-            waiting_calls: Default::default(),
-            meanings: Default::default(),
-            source: Source::Cli,
-        }
+        OwnerContext::with_unset_settings(
+            Some(self.owner_id),
+            GuildScope::only(vec![self.guild_id]),
+            Source::Cli,
+        )
     }
 
     fn sending_context(&self) -> OwnerContext {

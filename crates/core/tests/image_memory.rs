@@ -153,21 +153,13 @@ fn kept_attachment(world: &World, filename: &str, content_type: &str, bytes: &[u
 
 fn context(world: &World) -> OwnerContext {
     OwnerContext {
-        owner_id: Some(world.owner_id),
-        guild_scope: GuildScope::only(vec![world.guild_id]),
-        token_configured: false,
-        read_only: false,
-        send_channel_ids: None,
-        allow_dms: false,
-        link_previews: false,
-        confirm_posts: false,
-        owner_approval: None,
-        keywords: Default::default(),
         meaning: false,
         attachment_work: AttachmentWork::new(1),
-        waiting_calls: Default::default(),
-        meanings: Default::default(),
-        source: Source::Mcp,
+        ..OwnerContext::with_unset_settings(
+            Some(world.owner_id),
+            GuildScope::only(vec![world.guild_id]),
+            Source::Mcp,
+        )
     }
 }
 

@@ -1161,22 +1161,8 @@ impl Generator {
     /// The owner's bookmarks, through the bookmark capabilities: added from the CLI and the
     /// MCP server in turn, and every third resolved.
     fn bookmarks(&mut self, store: &Store) -> Result<()> {
-        let context = |source| OwnerContext {
-            owner_id: Some(owner_id()),
-            guild_scope: GuildScope::every_guild(),
-            token_configured: false,
-            read_only: false,
-            send_channel_ids: None,
-            allow_dms: false,
-            link_previews: false,
-            confirm_posts: false,
-            owner_approval: None,
-            keywords: Default::default(),
-            meaning: true,
-            attachment_work: Default::default(),
-            waiting_calls: Default::default(),
-            meanings: Default::default(),
-            source,
+        let context = |source| {
+            OwnerContext::with_unset_settings(Some(owner_id()), GuildScope::every_guild(), source)
         };
         for (position, message_id) in self.bookmarked.iter().enumerate() {
             let source = if position % 2 == 0 {

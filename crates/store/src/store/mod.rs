@@ -187,6 +187,7 @@ fn make_private(_path: &Path) {}
 
 /// `file:<path>?immutable=1`, the path percent-encoded.
 fn immutable_uri(path: &Path) -> String {
+    use std::fmt::Write as _;
     #[cfg(unix)]
     let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
     #[cfg(not(unix))]
@@ -196,7 +197,8 @@ fn immutable_uri(path: &Path) -> String {
         if byte.is_ascii_alphanumeric() || b"/._-~".contains(&byte) {
             uri.push(byte as char);
         } else {
-            uri.push_str(&format!("%{byte:02X}"));
+            // Writing to a String cannot fail.
+            let _ = write!(uri, "%{byte:02X}");
         }
     }
     uri.push_str("?immutable=1");

@@ -99,6 +99,37 @@ pub fn build_owner_context(config: &Config, store: &Store, source: Source) -> Re
 }
 
 impl OwnerContext {
+    /// The context of `owner_id` over `guild_scope`, called through `source`, with every
+    /// setting at the value an unset variable gives it: no token, not read-only, no channel an
+    /// assistant may post in, no direct messages, no link previews, no confirmation asked, no
+    /// keywords, search by meaning on, and places of its own for attachment work, waiting calls
+    /// and the index of meanings. For what builds a context without a configuration (the demo
+    /// seed, fixtures, the benchmarks), each changing what it needs with `..`;
+    /// [`build_owner_context`] names every field, so a new setting cannot be left to this.
+    pub fn with_unset_settings(
+        owner_id: Option<UserId>,
+        guild_scope: GuildScope,
+        source: Source,
+    ) -> Self {
+        OwnerContext {
+            owner_id,
+            guild_scope,
+            token_configured: false,
+            read_only: false,
+            send_channel_ids: None,
+            allow_dms: false,
+            link_previews: false,
+            confirm_posts: false,
+            owner_approval: None,
+            keywords: Keywords::default(),
+            meaning: true,
+            attachment_work: AttachmentWork::default(),
+            waiting_calls: WaitingCalls::default(),
+            meanings: MeaningIndex::default(),
+            source,
+        }
+    }
+
     /// Whether the owner can be asked, in person, about a post.
     pub(crate) fn can_ask_owner(&self) -> bool {
         self.owner_approval.is_some()
