@@ -176,3 +176,38 @@ impl OwnerContext {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use discord_manager_playback::world::World;
+
+    use super::*;
+
+    /// What `with_unset_settings` promises: the context the surfaces build when no variable
+    /// is set, setting for setting.
+    #[test]
+    fn unset_settings_are_what_a_configuration_with_no_variable_gives() {
+        let world = World::alone();
+        let config = Config::from_lookup(|_| None).expect("no variable is a valid configuration");
+        let built = build_owner_context(&config, &world.store, Source::Mcp).unwrap();
+        let unset = OwnerContext::with_unset_settings(
+            built.owner_id,
+            GuildScope::every_guild(),
+            Source::Mcp,
+        );
+        assert_eq!(unset.guild_scope, built.guild_scope);
+        assert_eq!(unset.token_configured, built.token_configured);
+        assert_eq!(unset.read_only, built.read_only);
+        assert_eq!(unset.send_channel_ids, built.send_channel_ids);
+        assert_eq!(unset.allow_dms, built.allow_dms);
+        assert_eq!(unset.link_previews, built.link_previews);
+        assert_eq!(unset.confirm_posts, built.confirm_posts);
+        assert_eq!(
+            unset.owner_approval.is_none(),
+            built.owner_approval.is_none()
+        );
+        assert_eq!(unset.keywords, built.keywords);
+        assert_eq!(unset.meaning, built.meaning);
+        assert_eq!(unset.source, built.source);
+    }
+}
