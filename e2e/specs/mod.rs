@@ -199,4 +199,5 @@ specs! {
     with_confirm_posts_an_assistants_post_in_a_listed_channel_waits_for_the_owners_yes,
     with_discords_clock_5_minutes_behind_kill_9_and_a_restart_lose_nothing,
     with_push_off_the_server_declares_no_channel_and_pushes_nothing,
+    with_the_store_compressed_a_kill_9_and_a_restart_lose_no_message_and_the_store_stays_sound,
 }

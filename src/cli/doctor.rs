@@ -263,6 +263,11 @@ fn protections_check(config: &Config, sources: &discord_manager_core::config::So
             "DISCORD_MANAGER_CONFIRM_POSTS",
         ),
         (
+            "the store's pages compressed",
+            on_off(config.compress_store).to_string(),
+            "DISCORD_MANAGER_COMPRESS_STORE",
+        ),
+        (
             "pushed into the session",
             config.push.describe(),
             discord_manager_core::config::PUSH_VARIABLE,
@@ -621,11 +626,25 @@ fn writable_check(path: &Path) -> Check {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     let wal_bytes = std::fs::metadata(&wal).map_or(0, |metadata| metadata.len());
-    let detail = format!(
+    let mut detail = format!(
         "{} is writable, mode {mode:04o}, WAL {}",
         path.display(),
         size(wal_bytes)
     );
+    // A store whose pages are compressed (DISCORD_MANAGER_COMPRESS_STORE) holds fewer blocks
+    // than its length: say what it takes.
+    #[cfg(unix)]
+    if let Ok(metadata) = std::fs::metadata(path) {
+        let held = std::os::unix::fs::MetadataExt::blocks(&metadata).saturating_mul(512);
+        if held.saturating_mul(4) < metadata.len().saturating_mul(3) {
+            let _ = write!(
+                detail,
+                "; its pages compressed, {} on disk for a file of {}",
+                size(held),
+                size(metadata.len())
+            );
+        }
+    }
     if mode & 0o077 != 0 {
         Check::new("store", Status::Fail, detail).fix(format!(
             "make it yours only: `chmod 600 {}`",

@@ -24,7 +24,7 @@ use discord_manager_core::config::Config;
 use discord_manager_core::config::ImportWindow;
 use discord_manager_core::registry::{self, Capability, Services};
 use discord_manager_discord::identify_watch::IdentifyCount;
-use discord_manager_store::Store;
+use discord_manager_store::{PageCompression, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 use discord_manager_vocabulary::snowflake::ID_FORMAT;
 use serde_json::{Map, Number, Value};
@@ -502,7 +502,7 @@ pub(crate) fn init_logging(default: &str) -> IdentifyCount {
 pub(crate) fn run_ingest(db: Option<PathBuf>, options: &ArgMatches) -> Result<(), Failure> {
     let identifies = init_logging("warn,discord_manager=info");
     let config = Config::from_env()?;
-    let store = Store::open_writable(&store_path(db, &config)?)?;
+    let store = Store::open_writable_as(&store_path(db, &config)?, page_compression(&config))?;
     full_disk_lever(&store)?;
     let repair_every = *options
         .get_one::<u64>("repair-every")
@@ -782,7 +782,16 @@ pub(crate) fn store_path(db: Option<PathBuf>, config: &Config) -> Result<PathBuf
 }
 
 pub(crate) fn open_store(db: Option<PathBuf>, config: &Config) -> Result<Store> {
-    Store::open(&store_path(db, config)?)
+    Store::open_as(&store_path(db, config)?, page_compression(config))
+}
+
+/// Whether the store's pages are written compressed (`DISCORD_MANAGER_COMPRESS_STORE`).
+fn page_compression(config: &Config) -> PageCompression {
+    if config.compress_store {
+        PageCompression::On
+    } else {
+        PageCompression::Off
+    }
 }
 
 /// Writes to stdout; a reader that went away (`| head`) ends the program quietly.

@@ -167,6 +167,10 @@ pub struct Config {
     /// waits for the owner's yes in the MCP client's form, in the listed channels too (off by
     /// default).
     pub confirm_posts: bool,
+    /// `DISCORD_MANAGER_COMPRESS_STORE=1`: the store's pages are written compressed, within
+    /// 1.2× of what its history weighs, at a cost to ingest and to reading (off by default;
+    /// docs/performance.md, "Store size").
+    pub compress_store: bool,
     /// `DISCORD_MANAGER_IMPORT_DAYS`: how much history from before the store began `ingest`
     /// imports (None: unset, the default).
     pub import_window: Option<ImportWindow>,
@@ -252,6 +256,11 @@ impl Config {
                 "DISCORD_MANAGER_CONFIRM_POSTS",
                 value("DISCORD_MANAGER_CONFIRM_POSTS"),
                 "the owner confirms each of an assistant's posts",
+            )?,
+            compress_store: switch(
+                "DISCORD_MANAGER_COMPRESS_STORE",
+                value("DISCORD_MANAGER_COMPRESS_STORE"),
+                "the store's pages compressed",
             )?,
             import_window: value("DISCORD_MANAGER_IMPORT_DAYS")
                 .map(|days| {

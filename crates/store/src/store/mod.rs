@@ -16,6 +16,7 @@ mod briefing;
 mod channels;
 mod cjk;
 mod clock;
+mod compressed_pages;
 mod coverage;
 mod extras;
 mod history;
@@ -57,6 +58,7 @@ pub use backup::{BackupProgress, BackupRecord, BackupSummary};
 pub use bookmarks::{BookmarkEvent, BookmarkKind};
 pub use briefing::{KeywordMatch, WindowMessage};
 pub use channels::{ChannelKind, ChannelRecord, GuildRecord, RolePermissions, Tag};
+pub use compressed_pages::PageCompression;
 pub use coverage::{
     BeginningSource, ChannelBeginning, ChannelCoverage, DiscordClockReading, GapKind, GapRecord,
     GatewayEventKind, GatewayEventRecord, NewCoverage, NewGap,
@@ -113,6 +115,14 @@ fn unusable_store(path: &Path, error: rusqlite::Error) -> Error {
         }
         _ => error.into(),
     }
+}
+
+/// The VFS a connection opens the store through (see `compressed_pages.rs`), registered with
+/// SQLite on first use.
+fn vfs(pages: PageCompression) -> Result<&'static str> {
+    compressed_pages::register()
+        .map_err(|reason| Error::internal(format!("Cannot open the store: {reason}")))?;
+    Ok(pages.vfs())
 }
 
 /// The settings of every connection to the store, writable or not.
@@ -375,9 +385,15 @@ impl Store {
     /// A file that is not a discord-manager store (another program's SQLite database, or not
     /// SQLite at all) is refused before anything touches it, and left exactly as it was.
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_as(path, PageCompression::Off)
+    }
+
+    /// [`open`](Store::open), with the store's pages written compressed or not (either way,
+    /// pages written compressed before are read).
+    pub fn open_as(path: &Path, pages: PageCompression) -> Result<Store> {
         refuse_sqlite_uri(path)?;
         let found = ownership::inspect(path)?;
-        match Store::open_writable(path) {
+        match Store::open_writable_as(path, pages) {
             Ok(store) => Ok(store),
             Err(failure) if found == ownership::Found::Store => {
                 Store::open_read_only(path).map_err(|_| failure)
@@ -388,15 +404,25 @@ impl Store {
 
     /// Opens the store for writing, never read-only: what `ingest` and `seed` need.
     pub fn open_writable(path: &Path) -> Result<Store> {
+        Store::open_writable_as(path, PageCompression::Off)
+    }
+
+    /// [`open_writable`](Store::open_writable), with the store's pages written compressed or
+    /// not.
+    pub fn open_writable_as(path: &Path, pages: PageCompression) -> Result<Store> {
         refuse_sqlite_uri(path)?;
         ownership::inspect(path)?;
         create_folder(path)?;
-        Store::open_writable_with(path, open_lock::OpenLock::shared(path))
+        Store::open_writable_with(path, open_lock::OpenLock::shared(path), pages)
     }
 
     /// [`open_writable`](Store::open_writable) once the file is known to be a store (or
     /// nothing yet), holding `open_lock`.
-    fn open_writable_with(path: &Path, open_lock: open_lock::OpenLock) -> Result<Store> {
+    fn open_writable_with(
+        path: &Path,
+        open_lock: open_lock::OpenLock,
+        pages: PageCompression,
+    ) -> Result<Store> {
         // The file may have been replaced while this process waited for the lock.
         ownership::inspect(path)?;
         // Create the file ourselves so it is private from its first byte; SQLite gives the
@@ -415,15 +441,19 @@ impl Store {
         // may do with it, before SQLite copies that mode to a new -wal and -shm.
         make_private(path);
         let flags = OpenFlags::default() & !OpenFlags::SQLITE_OPEN_URI;
-        let mut connection = Connection::open_with_flags(path, flags).map_err(|error| {
-            Error::config(format!(
-                "Cannot open the store at {}: {error}",
-                path.display()
-            ))
-        })?;
+        let mut connection = Connection::open_with_flags_and_vfs(path, flags, vfs(pages)?)
+            .map_err(|error| {
+                Error::config(format!(
+                    "Cannot open the store at {}: {error}",
+                    path.display()
+                ))
+            })?;
         let unusable = |error| unusable_store(path, error);
         configure(&connection, path)?;
         // The first statements that touch the file: where a wrong or unwritable file shows.
+        if pages == PageCompression::On {
+            compressed_pages::give_pages_room(&connection, &open_lock).map_err(unusable)?;
+        }
         switch_to_wal(&connection).map_err(unusable)?;
         connection
             .pragma_update(None, "synchronous", "NORMAL")
@@ -458,13 +488,15 @@ impl Store {
             connection.query_row(READ_SCHEMA, [], |row| row.get::<_, i64>(0))
         };
         let mut immutable = false;
-        let connection = match Connection::open_with_flags(path, flags) {
+        let reading = vfs(PageCompression::Off)?;
+        let connection = match Connection::open_with_flags_and_vfs(path, flags, reading) {
             Ok(connection) if readable(&connection).is_ok() => connection,
             _ => {
                 immutable = true;
-                let connection = Connection::open_with_flags(
+                let connection = Connection::open_with_flags_and_vfs(
                     immutable_uri(path),
                     flags | OpenFlags::SQLITE_OPEN_URI,
+                    reading,
                 )
                 .map_err(|error| unusable_store(path, error))?;
                 readable(&connection).map_err(|error| unusable_store(path, error))?;
@@ -671,13 +703,15 @@ impl Store {
             return Ok(connection);
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let reading = vfs(PageCompression::Off)?;
         let connection = if self.shared.immutable {
-            Connection::open_with_flags(
+            Connection::open_with_flags_and_vfs(
                 immutable_uri(&self.shared.path),
                 flags | OpenFlags::SQLITE_OPEN_URI,
+                reading,
             )
         } else {
-            Connection::open_with_flags(&self.shared.path, flags)
+            Connection::open_with_flags_and_vfs(&self.shared.path, flags, reading)
         }
         .map_err(|error| unusable_store(&self.shared.path, error))?;
         configure(&connection, &self.shared.path)?;

@@ -60,6 +60,19 @@ fn open_lock_file(path: &Path) -> std::io::Result<File> {
 }
 
 impl OpenLock {
+    /// Runs `work` while no other store handle, in this process or another, has the store
+    /// open (the lock taken exclusively for that time, then shared again); None, with nothing
+    /// run, when one has or the lock could not be made.
+    pub(super) fn while_alone<T>(&self, work: impl FnOnce() -> T) -> Option<T> {
+        let file = self.file.as_ref()?;
+        file.try_lock().ok()?;
+        let done = work();
+        if let Err(error) = file.lock_shared() {
+            tracing::debug!("the store's open lock could not be shared again: {error}");
+        }
+        Some(done)
+    }
+
     /// Holds the store at `path` open, shared with every other opener; waits while `seed
     /// --replace` holds it.
     pub(super) fn shared(path: &Path) -> OpenLock {
@@ -136,6 +149,7 @@ impl Store {
             OpenLock {
                 file: Some(lock.file),
             },
+            super::PageCompression::Off,
         )
     }
 }
