@@ -16,7 +16,9 @@
 //!   within about 2 s each); `BENCH_PROCESS_REPS` (default 20): MCP sessions and CLI runs;
 //! - `BENCH_REUSE=1`: reuse stores built by an earlier run (under `target/bench-stores/`)
 //!   and report the ingest figures recorded when they were built;
-//! - `BENCH_FLOOR=0`: skip the raw rusqlite floor (minutes at 1M), for a run about reading.
+//! - `BENCH_FLOOR=0`: skip the raw rusqlite floor (minutes at 1M), for a run about reading;
+//! - `BENCH_COMPRESS=1`: the stores' pages written compressed (`DISCORD_MANAGER_COMPRESS_STORE=1`
+//!   for the build, the in-process readers and the MCP and CLI processes alike).
 //!
 //! The `discord-manager` binary it drives is the one Cargo builds for benches
 //! (`target/release/discord-manager`).
@@ -66,7 +68,11 @@ fn main() {
     let reuse = std::env::var("BENCH_REUSE").is_ok_and(|value| value == "1");
     let floor = std::env::var("BENCH_FLOOR").map_or(true, |value| value != "0");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let stores = root.join("target").join("bench-stores");
+    // Compressed stores are kept apart, so BENCH_REUSE never mixes the two.
+    let stores = root.join("target").join(match support::page_compression() {
+        discord_manager_store::PageCompression::On => "bench-stores-compressed",
+        discord_manager_store::PageCompression::Off => "bench-stores",
+    });
     std::fs::create_dir_all(&stores).expect("target/bench-stores can be created");
 
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
@@ -131,6 +137,7 @@ fn command_line(sizes: &[u64]) -> String {
         "BENCH_PROCESS_REPS",
         "BENCH_REUSE",
         "BENCH_FLOOR",
+        "BENCH_COMPRESS",
     ] {
         if let Ok(value) = std::env::var(name) {
             knobs.push(format!("{name}={value}"));
@@ -573,7 +580,7 @@ fn child_build() {
         batch: env_number("BENCH_CHILD_BATCH", 64) as usize,
         end: Instant::now(),
     };
-    let store = Store::open(&path).expect("the store opens");
+    let store = Store::open_as(&path, support::page_compression()).expect("the store opens");
     let (produced, timing) =
         discord_manager_synthetic::build(&store, &plan).expect("the generator runs");
     drop(store);
@@ -671,6 +678,11 @@ fn clean_environment(command: &mut Command) {
         "RUST_LOG",
     ] {
         command.env_remove(name);
+    }
+    if support::page_compression() == discord_manager_store::PageCompression::On {
+        command.env("DISCORD_MANAGER_COMPRESS_STORE", "1");
+    } else {
+        command.env_remove("DISCORD_MANAGER_COMPRESS_STORE");
     }
 }
 

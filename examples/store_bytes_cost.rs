@@ -236,11 +236,8 @@ fn is_instant(column: &str) -> bool {
 }
 
 fn report(path: &Path, pages: PageCompression) {
-    // Through the store's own VFS, which opening the store above registered.
-    let vfs = match pages {
-        PageCompression::On => "discord-manager-compressed",
-        PageCompression::Off => "discord-manager",
-    };
+    // Through the store's own VFS: SQLite's would read compressed pages as they lie.
+    let vfs = discord_manager_store::vfs(pages).expect("the store's VFS registers");
     let connection = Connection::open_with_flags_and_vfs(path, OpenFlags::default(), vfs)
         .expect("the store opens");
     connection

@@ -22,7 +22,7 @@ use discord_manager_core::business::kernel::examples::{Examples, Sample};
 use discord_manager_core::business::{OwnerContext, Source};
 use discord_manager_core::config::GuildScope;
 use discord_manager_core::registry::{self, Effect, Services};
-use discord_manager_store::Store;
+use discord_manager_store::{PageCompression, Store};
 use discord_manager_synthetic::OWNER_ID;
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::{ChannelId, MessageId};
@@ -310,10 +310,20 @@ pub fn owner_context() -> OwnerContext {
     )
 }
 
+/// Whether the benchmark's stores are written with their pages compressed (`BENCH_COMPRESS=1`).
+pub fn page_compression() -> PageCompression {
+    match std::env::var("BENCH_COMPRESS").as_deref() {
+        Ok("1") => PageCompression::On,
+        _ => PageCompression::Off,
+    }
+}
+
 /// The store and context every in-process call uses.
 pub fn services(path: &Path) -> Services {
     Services {
-        store: Arc::new(Store::open(path).expect("the benchmark store opens")),
+        store: Arc::new(
+            Store::open_as(path, page_compression()).expect("the benchmark store opens"),
+        ),
         context: owner_context(),
         // The benchmark measures reading; nothing is sent.
         sender: None,
@@ -618,13 +628,25 @@ fn next_row(
 
 /// Folds the write-ahead log into the database file and returns the file's size in bytes.
 pub fn checkpointed_size(path: &Path) -> rusqlite::Result<u64> {
-    let connection = Connection::open(path)?;
+    let vfs = discord_manager_store::vfs(page_compression()).expect("the store's VFS registers");
+    let connection =
+        Connection::open_with_flags_and_vfs(path, rusqlite::OpenFlags::default(), vfs)?;
     connection.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
     drop(connection);
     let wal = std::fs::metadata(format!("{}-wal", path.display()))
         .map(|m| m.len())
         .unwrap_or(0);
-    Ok(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) + wal)
+    let file = std::fs::metadata(path).ok();
+    // A store whose pages are compressed takes the blocks it holds, not its length.
+    let bytes = match (page_compression(), file) {
+        #[cfg(unix)]
+        (PageCompression::On, Some(metadata)) => {
+            std::os::unix::fs::MetadataExt::blocks(&metadata) * 512
+        }
+        (_, Some(metadata)) => metadata.len(),
+        (_, None) => 0,
+    };
+    Ok(bytes + wal)
 }
 
 /// Peak resident memory (VmHWM) of a running process, in kB.

@@ -58,7 +58,8 @@ pub fn embedded_chat_lines() -> Result<Vec<Vec<f32>>, String> {
 /// how many were written, and how long it took.
 pub fn write_vectors(path: &Path, bases: &[Vec<f32>]) -> Result<(usize, Duration), String> {
     let started = Stopwatch::now();
-    let store = Store::open(path).map_err(|error| error.message().to_string())?;
+    let store = Store::open_as(path, super::page_compression())
+        .map_err(|error| error.message().to_string())?;
     let written =
         write_stand_in_meanings(&store, bases).map_err(|error| error.message().to_string())?;
     Ok((written, started.elapsed()))

@@ -84,6 +84,18 @@ fn confirming_posts_is_off_unless_turned_on_and_refuses_anything_but_1_or_0_by_n
 }
 
 #[test]
+fn compressing_the_store_is_off_unless_turned_on_and_refuses_anything_but_1_or_0_by_name() {
+    assert!(!config(&[]).unwrap().compress_store);
+    let read = |value| config(&[("DISCORD_MANAGER_COMPRESS_STORE", value)]);
+    assert!(read("1").unwrap().compress_store);
+    assert!(!read("0").unwrap().compress_store);
+    assert_eq!(
+        read("zstd").unwrap_err().message(),
+        "DISCORD_MANAGER_COMPRESS_STORE must be 1 (the store's pages compressed) or 0"
+    );
+}
+
+#[test]
 fn import_days_reads_a_number_all_or_zero_and_refuses_anything_else_by_name() {
     assert_eq!(config(&[]).unwrap().import_window, None);
     let read = |value| config(&[("DISCORD_MANAGER_IMPORT_DAYS", value)]);

@@ -180,13 +180,17 @@ impl Store {
     /// copies.
     fn snapshot_connection(&self) -> Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        // Read through the store's VFS, so compressed pages are copied as the pages they hold:
+        // the copy is a plain SQLite file.
+        let reading = super::vfs(super::PageCompression::Off)?;
         let connection = if self.shared.immutable {
-            Connection::open_with_flags(
+            Connection::open_with_flags_and_vfs(
                 super::immutable_uri(&self.shared.path),
                 flags | OpenFlags::SQLITE_OPEN_URI,
+                reading,
             )
         } else {
-            Connection::open_with_flags(&self.shared.path, flags)
+            Connection::open_with_flags_and_vfs(&self.shared.path, flags, reading)
         }
         .map_err(|error| super::unusable_store(&self.shared.path, error))?;
         connection

@@ -117,9 +117,10 @@ fn unusable_store(path: &Path, error: rusqlite::Error) -> Error {
     }
 }
 
-/// The VFS a connection opens the store through (see `compressed_pages.rs`), registered with
-/// SQLite on first use.
-fn vfs(pages: PageCompression) -> Result<&'static str> {
+/// The SQLite VFS a connection opens the store through (see `compressed_pages.rs`),
+/// registered on first use: what a tool that opens the store with rusqlite itself (the
+/// benchmark, the measuring examples) must name, or it reads compressed pages as they lie.
+pub fn vfs(pages: PageCompression) -> Result<&'static str> {
     compressed_pages::register()
         .map_err(|reason| Error::internal(format!("Cannot open the store: {reason}")))?;
     Ok(pages.vfs())

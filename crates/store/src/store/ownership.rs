@@ -99,13 +99,16 @@ fn look_inside(path: &Path, wal_mode: bool) -> Result<Found> {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    // The store's VFS: a store whose pages are compressed reads as one.
+    let reading = super::vfs(super::PageCompression::Off)?;
     let connection = if wal_mode && !Path::new(&wal).exists() {
-        Connection::open_with_flags(
+        Connection::open_with_flags_and_vfs(
             super::immutable_uri(path),
             flags | OpenFlags::SQLITE_OPEN_URI,
+            reading,
         )
     } else {
-        Connection::open_with_flags(path, flags & !OpenFlags::SQLITE_OPEN_URI)
+        Connection::open_with_flags_and_vfs(path, flags & !OpenFlags::SQLITE_OPEN_URI, reading)
     };
     let unreadable = |_: rusqlite::Error| {
         Error::config(format!(

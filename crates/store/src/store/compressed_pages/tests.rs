@@ -402,3 +402,29 @@ fn a_database_written_compressed_without_a_wal_keeps_its_length_in_whole_pages()
     assert!(compressed_slots(&path) > 50);
     read_back(&connect(&path, READING));
 }
+
+#[test]
+fn a_backup_of_a_compressed_store_is_a_plain_sqlite_file() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("s.sqlite3");
+    // Opened again, so every page is read from the file, none from the WAL.
+    drop(Store::open_as(&path, PageCompression::On).unwrap());
+    let store = Store::open_as(&path, PageCompression::On).unwrap();
+    let pages = usize::try_from(std::fs::metadata(&path).unwrap().len() / 16384).unwrap();
+    assert_eq!(compressed_slots(&path), pages - 1);
+    let copy = folder.path().join("copy.sqlite3");
+    store.backup_to(&copy, |_| {}).unwrap();
+    // SQLite's own VFS reads it whole: no page of it is compressed.
+    let plain = Connection::open(&copy).unwrap();
+    let check: String = plain
+        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+    let objects = |connection: &Connection| -> i64 {
+        connection
+            .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+            .unwrap()
+    };
+    assert_eq!(objects(&plain), objects(&connect(&path, READING)));
+    assert!(objects(&plain) > 100);
+}
