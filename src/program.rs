@@ -18,8 +18,8 @@ use discord_manager_vocabulary::error::ErrorKind;
 
 use crate::cli::{
     self, Failure, backup, color_enabled, discord_sender, init_logging, open_store,
-    print_mcp_config, render, run_capability, run_doctor, run_ingest, setup, store_path,
-    write_completions, write_stdout,
+    page_compression, print_mcp_config, render, run_capability, run_doctor, run_ingest, setup,
+    store_path, write_completions, write_stdout,
 };
 
 /// Runs the command line and returns the exit code.
@@ -102,7 +102,11 @@ fn run(matches: &ArgMatches) -> Result<(), Failure> {
             let destination = sub
                 .get_one::<PathBuf>("path")
                 .expect("clap requires a path");
-            let report = backup::run(&store_path(db, &config)?, destination)?;
+            let report = backup::run(
+                &store_path(db, &config)?,
+                destination,
+                page_compression(&config),
+            )?;
             write_stdout(render::terminal_safe(&report).as_bytes())
         }
         "seed" => {

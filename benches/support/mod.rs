@@ -436,7 +436,10 @@ const COPY_CHUNK: usize = 4_096;
 /// a caller can check it against the product's own index.
 pub fn floor(source: &Path, target: &Path, transactions: u64) -> rusqlite::Result<Floor> {
     drop(Store::open(target).expect("the floor store opens and migrates"));
-    let reader = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    // The floor store is plain; the source is read through the store's VFS, compressed or not.
+    let reading = discord_manager_store::vfs(PageCompression::Off).expect("the VFS registers");
+    let reader =
+        Connection::open_with_flags_and_vfs(source, OpenFlags::SQLITE_OPEN_READ_ONLY, reading)?;
     let writer = Connection::open(target)?;
     writer.pragma_update(None, "journal_mode", "WAL")?;
     writer.pragma_update(None, "synchronous", "NORMAL")?;

@@ -15,18 +15,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use discord_manager_attachments::{Cache, ContentHash};
-use discord_manager_store::{BackupProgress, Store};
+use discord_manager_store::{BackupProgress, PageCompression, Store};
 use discord_manager_vocabulary::error::{Error, Result};
 
 /// Backs up the store at `store_path` to `destination`; answers what to print.
-pub fn run(store_path: &Path, destination: &Path) -> Result<String> {
+pub fn run(store_path: &Path, destination: &Path, pages: PageCompression) -> Result<String> {
     if !store_path.is_file() {
         return Err(Error::config(format!(
             "There is no store at {} to back up: check --db or DISCORD_MANAGER_DB",
             store_path.display()
         )));
     }
-    let store = Store::open(store_path)?;
+    let store = Store::open_as(store_path, pages)?;
     let files_destination = Cache::folder_of(destination);
     // A destination that exists is refused by the store's backup, in its own words; only a
     // free path whose attachments folder is taken is refused here.
@@ -186,7 +186,7 @@ mod tests {
             .unwrap();
         drop(store);
         let backup = root.path().join("backup.sqlite3");
-        let said = run(&store_path, &backup).unwrap();
+        let said = run(&store_path, &backup, PageCompression::Off).unwrap();
         let folder = root.path().join("backup.sqlite3.attachments");
         assert!(
             said.contains(&format!(
@@ -220,7 +220,7 @@ mod tests {
         // A second backup whose folder is taken is refused before anything is written.
         let again = root.path().join("again.sqlite3");
         std::fs::create_dir(root.path().join("again.sqlite3.attachments")).unwrap();
-        let refused = run(&store_path, &again).unwrap_err();
+        let refused = run(&store_path, &again, PageCompression::Off).unwrap_err();
         assert!(
             refused
                 .message()

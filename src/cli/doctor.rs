@@ -25,7 +25,7 @@ use discord_manager_discord::bot_check::{
 };
 use discord_manager_discord::daemon::CLOCK_WARNING_MS;
 use discord_manager_discord::rest::{Rest, RestError};
-use discord_manager_store::{GatewayEventKind, IngestHolder, Store};
+use discord_manager_store::{GatewayEventKind, IngestHolder, PageCompression, Store};
 use discord_manager_vocabulary::instant::Instant;
 use discord_manager_vocabulary::snowflake::GuildId;
 use serde::{Deserialize, Serialize};
@@ -170,7 +170,8 @@ pub fn run(store_path: Option<PathBuf>) -> Report {
         .map_or_else(discord_manager_store::default_path, Ok);
     match &path {
         Ok(path) => {
-            checks.extend(store_checks(path));
+            let compress = config.as_ref().is_some_and(|config| config.compress_store);
+            checks.extend(store_checks(path, compress));
             let policy = config
                 .as_ref()
                 .map(|config| config.attachments)
@@ -558,7 +559,7 @@ const STALE_AFTER_SECONDS: i64 = 120;
 const WAL_WARNING_BYTES: u64 = 256 * 1024 * 1024;
 
 /// The store, whether an `ingest` holds it, and how fresh it is.
-fn store_checks(path: &Path) -> Vec<Check> {
+fn store_checks(path: &Path, compress: bool) -> Vec<Check> {
     if !path.is_file() {
         return vec![
             Check::new(
@@ -573,7 +574,14 @@ fn store_checks(path: &Path) -> Vec<Check> {
             Check::skipped("backup", "there is no store"),
         ];
     }
-    let (store_check, store) = match Store::open_writable(path) {
+    // Opened as every other process opens it, so what it folds from the WAL is written the
+    // same way.
+    let pages = if compress {
+        PageCompression::On
+    } else {
+        PageCompression::Off
+    };
+    let (store_check, store) = match Store::open_writable_as(path, pages) {
         Ok(store) => (writable_check(path), Ok(store)),
         Err(error) => (
             Check::new(

@@ -786,7 +786,7 @@ pub(crate) fn open_store(db: Option<PathBuf>, config: &Config) -> Result<Store> 
 }
 
 /// Whether the store's pages are written compressed (`DISCORD_MANAGER_COMPRESS_STORE`).
-fn page_compression(config: &Config) -> PageCompression {
+pub(crate) fn page_compression(config: &Config) -> PageCompression {
     if config.compress_store {
         PageCompression::On
     } else {
