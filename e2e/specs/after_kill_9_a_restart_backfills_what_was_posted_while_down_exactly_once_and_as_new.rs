@@ -5,7 +5,7 @@ use crate::support::live::{Daemon, EVER, caught_up, caught_up_until, ids};
 pub async fn spec() {
     let fake = FakeDiscord::start();
     let store = Store::without_owner();
-    let mut daemon = Daemon::start(&fake, &store);
+    let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
 
     // One message the gateway never delivers, below one it does: the newest stored message
@@ -28,16 +28,7 @@ pub async fn spec() {
         .unwrap()
         .to_string();
 
-    daemon.kill9();
-    fake.post_offline(
-        &[
-            FakeDiscord::message_line("@id:down1", GENERAL, GRACE, "posted while down"),
-            FakeDiscord::message_line("@id:down2", GENERAL, LINUS, "also while down"),
-        ]
-        .join("\n"),
-    );
-    let daemon = Daemon::start(&fake, &store);
-    daemon.wait_until_caught_up(1);
+    let daemon = daemon.kill9_and_restart_after_two_posts(&fake, &store);
 
     let everything = caught_up(&store, GENERAL, EVER);
     let mut stored = ids(&everything);

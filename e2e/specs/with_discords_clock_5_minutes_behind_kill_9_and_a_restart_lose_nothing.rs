@@ -11,7 +11,7 @@ pub async fn spec() {
     let fake = FakeDiscord::start();
     fake.set_clock_offset_ms(-DISCORD_BEHIND_MS);
     let store = Store::without_owner();
-    let mut daemon = Daemon::start(&fake, &store);
+    let daemon = Daemon::start(&fake, &store);
     daemon.wait_until_caught_up(1);
 
     // One message the gateway never delivers, below one it does.
@@ -33,16 +33,7 @@ pub async fn spec() {
         .unwrap()
         .to_string();
 
-    daemon.kill9();
-    fake.post_offline(
-        &[
-            FakeDiscord::message_line("@id:down1", GENERAL, GRACE, "posted while down"),
-            FakeDiscord::message_line("@id:down2", GENERAL, LINUS, "also while down"),
-        ]
-        .join("\n"),
-    );
-    let daemon = Daemon::start(&fake, &store);
-    daemon.wait_until_caught_up(1);
+    let daemon = daemon.kill9_and_restart_after_two_posts(&fake, &store);
 
     let mut stored = ids(&caught_up(&store, GENERAL, EVER));
     stored.sort();

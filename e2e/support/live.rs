@@ -321,6 +321,27 @@ impl Daemon {
         self.status = Some(self.child.wait().expect("the daemon can be waited on"));
     }
 
+    /// `kill -9`, then two messages posted in #general while the daemon is down (`down1` by
+    /// Grace, `down2` by Linus), then a new daemon, caught up once.
+    pub fn kill9_and_restart_after_two_posts(
+        mut self,
+        fake: &FakeDiscord,
+        store: &Store,
+    ) -> Daemon {
+        use super::fake_discord::{GENERAL, GRACE, LINUS};
+        self.kill9();
+        fake.post_offline(
+            &[
+                FakeDiscord::message_line("@id:down1", GENERAL, GRACE, "posted while down"),
+                FakeDiscord::message_line("@id:down2", GENERAL, LINUS, "also while down"),
+            ]
+            .join("\n"),
+        );
+        let daemon = Daemon::start(fake, store);
+        daemon.wait_until_caught_up(1);
+        daemon
+    }
+
     /// SIGTERM, then waits for the exit; returns how it exited.
     pub fn terminate(&mut self) -> ExitStatus {
         self.send_sigterm();

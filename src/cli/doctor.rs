@@ -264,11 +264,6 @@ fn protections_check(config: &Config, sources: &discord_manager_core::config::So
             "DISCORD_MANAGER_CONFIRM_POSTS",
         ),
         (
-            "the store's pages compressed",
-            on_off(config.compress_store).to_string(),
-            "DISCORD_MANAGER_COMPRESS_STORE",
-        ),
-        (
             "pushed into the session",
             config.push.describe(),
             discord_manager_core::config::PUSH_VARIABLE,
